@@ -1,0 +1,18 @@
+"""nardy: a TD-Gammon-style engine for backgammon and the nardy / tavli family.
+
+The public API in a few names: :class:`Position` (Position JSON, always from the side to
+move), :func:`get_rules` (the rules table of the six games) and :func:`successors`
+(every legal full-turn successor). See ``docs/architecture.md`` for the module map.
+"""
+
+from .errors import (AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, NardyError,
+                     NotationError, PositionError, VariantError)
+from .position import Position
+from .variants import VARIANTS, Rules, get_rules
+from .movegen import successors
+
+__all__ = [
+    "Position", "Rules", "get_rules", "successors", "VARIANTS",
+    "NardyError", "PositionError", "NotationError", "DiceError", "MoveError",
+    "IllegalMoveError", "AmbiguousMoveError", "VariantError",
+]

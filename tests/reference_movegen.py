@@ -1,0 +1,207 @@
+"""A slow, obviously correct move generator, the reference the numba core is checked against.
+
+Written straight from ``shared/RULES.md`` on a different representation from the kernel
+(one physical board in the mover's numbering, plain Python lists): every ordered way of
+playing the dice one checker step at a time, every prefix kept, end-of-turn rules applied,
+then the forced-play rules. Only a memo of (board, step) pairs already expanded keeps gul
+bara cascades finite in practice; it changes no result.
+"""
+
+from engine.position import Position
+from engine.variants import (BLOCK_EACH, BLOCK_NONE, BLOCK_QUARTER, CASCADE_GAME,
+                             CASCADE_NONE, HEAD_FIRST_ANY_DOUBLE, HEAD_FIRST_CLASSIC, HIT,
+                             HOLD, MOTHER_DEFERRED, MOTHER_IMMEDIATE, PIN, get_rules)
+
+
+class Board:
+    """Mutable board from the mover's side: ``mine[p]``, ``theirs[p]`` at my point p."""
+
+    __slots__ = ("mine", "theirs", "my_bar", "their_bar", "my_off", "their_off",
+                 "my_pins", "their_pins", "heads", "over")
+
+    def copy(self):
+        b = Board()
+        b.mine, b.theirs = self.mine[:], self.theirs[:]
+        b.my_bar, b.their_bar, b.my_off, b.their_off = (self.my_bar, self.their_bar,
+                                                        self.my_off, self.their_off)
+        b.my_pins, b.their_pins = set(self.my_pins), set(self.their_pins)
+        b.heads, b.over = self.heads, self.over
+        return b
+
+    def sig(self):
+        return (tuple(self.mine), tuple(self.theirs), self.my_bar, self.their_bar,
+                self.my_off, self.their_off, frozenset(self.my_pins),
+                frozenset(self.their_pins), self.over)
+
+
+def _board(pos, rules):
+    b = Board()
+    b.mine = [0] + list(pos.me) + [0]
+    b.theirs = [0] * 26
+    for q in range(1, 25):
+        b.theirs[_my_point(rules, q)] = pos.them[q - 1]
+    b.my_bar, b.their_bar = pos.bar
+    b.my_off, b.their_off = pos.off
+    b.my_pins = set(pos.pinned[0])                              # my points
+    b.their_pins = {_my_point(rules, q) for q in pos.pinned[1]}  # also my points
+    b.heads, b.over = 0, False
+    return b
+
+
+def _my_point(rules, q):
+    """My number of the opponent's point q (the map is its own inverse)."""
+    return rules.opposite_point(q)
+
+
+def _to_position(b, pos, rules, turns, pending):
+    them = [0] * 24
+    for p in range(1, 25):
+        them[_my_point(rules, p) - 1] = b.theirs[p]
+    return Position(pos.variant, tuple(b.mine[1:25]), tuple(them), (b.my_bar, b.their_bar),
+                    (b.my_off, b.their_off),
+                    (tuple(sorted(b.my_pins)),
+                     tuple(sorted(_my_point(rules, p) for p in b.their_pins))),
+                    turns, tuple(pending))
+
+
+def _move(b, rules, src, die, head_limit):
+    """The board after one checker steps from src (25 = bar) by die, or None."""
+    if src == 25:
+        if b.my_bar == 0:
+            return None
+    else:
+        if b.mine[src] == 0 or b.my_bar > 0 or src in b.my_pins:
+            return None
+    if src == 24 and rules.head and b.heads >= head_limit:
+        return None
+    if src == 24 and rules.start_rule:
+        left = b.mine[24] < 15 - b.my_off  # some checker has left the start
+        if left and b.my_off == 0 and not any(b.mine[1:13]):
+            return None
+    dest = src - die
+    n = b.copy()
+    if src == 25:
+        n.my_bar -= 1
+    else:
+        n.mine[src] -= 1
+        if src in n.their_pins and n.mine[src] == 0:
+            n.their_pins.discard(src)
+    if src == 24:
+        n.heads += 1
+    if dest <= 0:
+        if b.my_bar or any(b.mine[7:25]) or b.my_pins:
+            return None
+        if dest < 0 and any(b.mine[src + 1:7]):
+            return None
+        n.my_off += 1
+        n.over = n.my_off == 15
+        _deferred_mother(n, rules)
+        return n
+    theirs = b.theirs[dest]
+    if theirs:
+        if rules.meet == HOLD:
+            return None
+        if rules.meet == HIT:
+            if theirs > 1:
+                return None
+            n.theirs[dest] = 0
+            n.their_bar += 1
+        elif rules.meet == PIN:
+            if dest in b.their_pins:
+                pass
+            elif theirs == 1 and b.mine[dest] == 0:
+                n.their_pins.add(dest)
+                if _my_point(rules, dest) == 24 and rules.mother == MOTHER_IMMEDIATE:
+                    n.over = True
+            else:
+                return None
+    n.mine[dest] += 1
+    _deferred_mother(n, rules)
+    return n
+
+
+def _deferred_mother(n, rules):
+    # option: a pinned mother wins once the pinner has left his own start; both
+    # mothers pinned ends the game too
+    if rules.meet == PIN and rules.mother == MOTHER_DEFERRED and not n.over:
+        if _my_point(rules, 24) in n.their_pins and (n.mine[24] == 0 or 24 in n.my_pins):
+            n.over = True
+
+
+def _block_legal(b, rules):
+    if rules.block == BLOCK_NONE:
+        return True
+    if rules.block == BLOCK_QUARTER:
+        return not all(b.mine[p] for p in range(19, 25))
+    held = {_my_point(rules, p) for p in range(1, 25) if b.mine[p]}  # opponent numbering
+    their_points = [_my_point(rules, p) for p in range(1, 25) if b.theirs[p]]
+    lowest = min(their_points, default=25)
+    for lo in range(1, 20):
+        if all(q in held for q in range(lo, lo + 6)) and not lowest < lo:
+            return False
+    return True
+
+
+def reference_successors(pos: Position, dice, rules=None):
+    """The set of canonical keys of every legal successor of ``pos`` for ``dice``."""
+    rules = rules or get_rules(pos.variant)
+    segment = dice is None
+    cascade = False
+    if segment:
+        orders = [list(pos.pending)]
+    elif dice[0] != dice[1]:
+        orders = [[dice[0], dice[1]], [dice[1], dice[0]]]
+    else:
+        d = dice[0]
+        if rules.cascade == CASCADE_NONE:
+            cascade = False
+        elif rules.cascade == CASCADE_GAME:
+            cascade = sum(pos.turns) >= 3
+        else:
+            cascade = pos.turns[0] >= 3
+        orders = [[x for x in range(d, 7 if cascade else d + 1) for _ in range(4)]]
+    head_limit = 1
+    if not segment and dice[0] == dice[1] and pos.turns[0] == 0:
+        if rules.head_first == HEAD_FIRST_ANY_DOUBLE or (
+                rules.head_first == HEAD_FIRST_CLASSIC and dice[0] in (3, 4, 6)):
+            head_limit = 2
+    total = len(orders[0])
+    ends = []  # (board, dice used, first die)
+    for order in orders:
+        seen = set()
+
+        def walk(b, k, first):
+            ends.append((b, total if b.over else k, first))
+            if b.over or k == total:
+                return
+            for src in range(25, 0, -1):
+                n = _move(b, rules, src, order[k], head_limit)
+                if n is None:
+                    continue
+                if rules.block == BLOCK_EACH and not _block_legal(n, rules):
+                    continue
+                key = (n.sig(), n.heads, k + 1, first if k else order[0])
+                if key in seen:
+                    continue
+                seen.add(key)
+                walk(n, k + 1, order[0] if k == 0 else first)
+
+        walk(_board(pos, rules), 0, None)
+    legal = [e for e in ends if _block_legal(e[0], rules)]
+    most = max(used for _, used, _ in legal)
+    chosen = [e for e in legal if e[1] == most]
+    if not segment and dice[0] != dice[1] and most == 1:
+        big = max(dice)
+        if any(first == big for _, _, first in chosen):
+            chosen = [e for e in chosen if e[2] == big]
+    keys = set()
+    for b, used, _ in chosen:
+        if segment:
+            p = _to_position(b, pos, rules, pos.turns, ())
+        else:
+            rest = orders[0][used:] if cascade and not b.over else []
+            p = _to_position(b, pos, rules, pos.turns, ()).flip()
+            p = Position(p.variant, p.me, p.them, p.bar, p.off, p.pinned,
+                         (pos.turns[1], pos.turns[0] + 1), tuple(rest))
+        keys.add(p.key())
+    return keys
