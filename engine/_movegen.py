@@ -18,33 +18,69 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 import numpy as np
 from numba import njit
 
-from ._layout import (BAR, HEADS, KEY_LEN, ME, NPEND, OFF, OVER, PEND, PIN_ME, PIN_THEM,
-                      SINGLE, STATE_LEN, THEM, TURNS_ME, TURNS_THEM, USED)
+from ._layout import (BAR, ME, NPEND, OFF, PEND, PIN_ME, PIN_THEM, STATE_LEN, THEM,
+                      TURNS_ME, TURNS_THEM)
 from .variants import (BLOCK_EACH, BLOCK_END, BLOCK_NONE, BLOCK_QUARTER, CASCADE_GAME,
                        CASCADE_NONE, HEAD_FIRST_ANY_DOUBLE, HEAD_FIRST_CLASSIC, HIT, HOLD,
                        MOTHER_DEFERRED, MOTHER_IMMEDIATE, PIN, T_BLOCK, T_CASCADE, T_HEAD,
                        T_HEAD_FIRST, T_MEET, T_MOTHER, T_OPP, T_START)
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+# The kernel works on compact int8 copies of the states: the first 104 slots of the
+# layout (both sides' checkers and pins), then its own scratch. Turns and pending dice
+# do not change within a turn, so they stay in the caller's int16 state.
+_W_HEADS = 104       # checkers that left the head this turn / segment
+_W_USED = 105        # single moves played
+_W_SINGLE = 106      # die of a one-die play (the "larger die" rule)
+_W_OVER = 107        # 1 once the game has ended during the turn
+_W_LEN = 112
+
+# Zobrist keys: a state's hash is the XOR of _ZOB[i, s[i]] over the slots that vary
+# within one turn (both sides' checkers, pins, and the scratch that matters), so a
+# single step updates it in O(1). A fixed seed keeps generation deterministic.
+_ZOB = np.random.default_rng(20261129).integers(
+    0, np.iinfo(np.int64).max, size=(STATE_LEN, 16), dtype=np.int64).astype(np.uint64)
+_HASHED_END = PIN_THEM + 26
 
 
 # ---------------------------------------------------------------- small helpers
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hash(s):
-    h = _FNV_OFFSET
-    for i in range(PIN_THEM + 26):
-        h = (h ^ np.uint64(s[i] & 0xFFFF)) * _FNV_PRIME
-    h = (h ^ np.uint64(s[HEADS] + 16 * s[SINGLE])) * _FNV_PRIME
+    """Full Zobrist hash of a state (the slots a turn can change)."""
+    h = np.uint64(0)
+    for i in range(_HASHED_END):
+        h ^= _ZOB[i, s[i] & 15]
+    h ^= _ZOB[_W_HEADS, s[_W_HEADS] & 15]
+    h ^= _ZOB[_W_SINGLE, s[_W_SINGLE] & 15]
+    return h
+
+
+@njit(cache=True, inline="always")
+def _put(c, i, v, h):
+    """Set slot ``i`` of state ``c`` to ``v``, returning the updated hash."""
+    h ^= _ZOB[i, c[i] & 15] ^ _ZOB[i, v & 15]
+    c[i] = v
     return h
 
 
 @njit(cache=True, inline="always")
 def _equal(a, b):
-    for i in range(STATE_LEN):
-        if a[i] != b[i]:
-            return False
-    return True
+    """Whether two working states are equal (compared 8 bytes at a time)."""
+    av = a.view(np.uint64)
+    bv = b.view(np.uint64)
+    diff = np.uint64(0)
+    for i in range(_W_LEN // 8):
+        diff |= av[i] ^ bv[i]
+    return diff == 0
+
+
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """``dst[:] = src`` for working states, 8 bytes at a time (numba's slice copy is
+    several times slower for arrays this small)."""
+    dv = dst.view(np.uint64)
+    sv = src.view(np.uint64)
+    for i in range(_W_LEN // 8):
+        dv[i] = sv[i]
 
 
 @njit(cache=True)
@@ -53,14 +89,14 @@ def _new_set(capacity):
     cap = 16
     while cap < 2 * capacity:
         cap *= 2
-    return (np.empty((capacity, STATE_LEN), np.int16), np.empty(capacity, np.uint64),
+    return (np.empty((capacity, _W_LEN), np.int8), np.empty(capacity, np.uint64),
             np.full(cap, -1, np.int64))
 
 
 @njit(cache=True)
-def _set_add(states, hashes, table, n, s):
-    """Add state ``s`` unless present; returns the (maybe grown) arrays and the count."""
-    h = _hash(s)
+def _set_add(states, hashes, table, n, s, h):
+    """Add state ``s`` (whose hash is ``h``) unless present; returns the (maybe grown)
+    arrays and the count."""
     mask = table.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while True:
@@ -71,13 +107,13 @@ def _set_add(states, hashes, table, n, s):
             return states, hashes, table, n
         i = (i + 1) & mask
     if n == states.shape[0]:
-        bigger = np.empty((2 * n, STATE_LEN), np.int16)
+        bigger = np.empty((2 * n, _W_LEN), np.int8)
         bigger[:n] = states
         states = bigger
         bh = np.empty(2 * n, np.uint64)
         bh[:n] = hashes
         hashes = bh
-    states[n] = s
+    _copy(states[n], s)
     hashes[n] = h
     table[i] = n
     n += 1
@@ -119,23 +155,24 @@ def _start_open(s):
 
 
 @njit(cache=True)
-def _step(s, t, src, die, head_limit, child):
+def _step(s, h, t, src, die, head_limit, child):
     """Try to move one checker of mine from ``src`` (25 = bar) by ``die``.
 
-    Writes the result into ``child`` and returns True when the step is legal.
+    ``h`` is the hash of ``s``. Writes the result into ``child`` and returns its hash,
+    or 0 when the step is illegal.
     """
     if s[ME + src] == 0:
-        return False
+        return np.uint64(0)
     if src != BAR and s[ME + BAR] > 0:
-        return False
+        return np.uint64(0)
     meet = t[T_MEET]
     if meet == PIN and s[PIN_ME + src] != 0:
-        return False
+        return np.uint64(0)
     if src == 24:
-        if t[T_HEAD] != 0 and s[HEADS] >= head_limit:
-            return False
+        if t[T_HEAD] != 0 and s[_W_HEADS] >= head_limit:
+            return np.uint64(0)
         if t[T_START] != 0 and not _start_open(s):
-            return False
+            return np.uint64(0)
     dest = src - die
     if dest >= 1:
         q = t[T_OPP + dest]
@@ -145,51 +182,51 @@ def _step(s, t, src, die, head_limit, child):
         if theirs > 0:
             if meet == HIT:
                 if theirs >= 2:
-                    return False
+                    return np.uint64(0)
                 hit = True
             elif meet == HOLD:
-                return False
+                return np.uint64(0)
             else:  # PIN
                 if s[PIN_THEM + q] != 0:
                     pass                      # I pin there: open to me
                 elif theirs == 1 and s[ME + dest] == 0:
                     pin_them = True
                 else:
-                    return False
-        child[:] = s
+                    return np.uint64(0)
+        _copy(child, s)
         if hit:
-            child[THEM + q] -= 1
-            child[THEM + BAR] += 1
+            h = _put(child, THEM + q, 0, h)
+            h = _put(child, THEM + BAR, child[THEM + BAR] + 1, h)
         if pin_them:
-            child[PIN_THEM + q] = 1
-            if q == 24:
-                mother = t[T_MOTHER]
-                if mother == MOTHER_IMMEDIATE:
-                    child[OVER] = 1
-        child[ME + dest] += 1
+            h = _put(child, PIN_THEM + q, 1, h)
+            if q == 24 and t[T_MOTHER] == MOTHER_IMMEDIATE:
+                child[_W_OVER] = 1
+        h = _put(child, ME + dest, child[ME + dest] + 1, h)
     else:
         if not _all_home(s, src):
-            return False
+            return np.uint64(0)
         if dest < 0:
             for p in range(src + 1, 7):
                 if s[ME + p] > 0:
-                    return False
-        child[:] = s
-        child[ME + OFF] += 1
+                    return np.uint64(0)
+        _copy(child, s)
+        h = _put(child, ME + OFF, child[ME + OFF] + 1, h)
         if child[ME + OFF] == 15:
-            child[OVER] = 1
-    child[ME + src] -= 1
+            child[_W_OVER] = 1
+    h = _put(child, ME + src, child[ME + src] - 1, h)
     if meet == PIN and child[ME + src] == 0 and src <= 24:
         qs = t[T_OPP + src]
-        child[PIN_THEM + qs] = 0
+        h = _put(child, PIN_THEM + qs, 0, h)
     if src == 24:
-        child[HEADS] += 1
-    if meet == PIN and t[T_MOTHER] == MOTHER_DEFERRED and child[OVER] == 0:
+        h = _put(child, _W_HEADS, child[_W_HEADS] + 1, h)
+    if meet == PIN and t[T_MOTHER] == MOTHER_DEFERRED and child[_W_OVER] == 0:
         # option: a pinned mother wins once the pinner has left his own start;
         # both mothers pinned ends the game too (a draw, scored by the game layer)
         if child[PIN_THEM + 24] != 0 and (child[ME + 24] == 0 or child[PIN_ME + 24] != 0):
-            child[OVER] = 1
-    return True
+            child[_W_OVER] = 1
+    if h == 0:
+        h = np.uint64(1)      # 0 means "illegal"; a real hash of 0 is as good as 1
+    return h
 
 
 @njit(cache=True)
@@ -209,15 +246,11 @@ def _block_ok(s, t):
         if s[THEM + q] > 0:
             low = q
             break
-    # held[q]: I hold the opponent's point q
+    # I hold the opponent's point q when I have checkers on my point T_OPP[q]
+    # (the map between the two numberings is its own inverse)
     run = 0
     for q in range(1, 25):
-        held = False
-        for p in range(1, 25):
-            if t[T_OPP + p] == q:
-                held = s[ME + p] > 0
-                break
-        if held:
+        if s[ME + t[T_OPP + q]] > 0:
             run += 1
             if run >= 6:
                 start = q - run + 1
@@ -288,24 +321,23 @@ def generate(state, d1, d2, table, out):
     seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
     head_limit = _head_limit(state, d1, d2, t)
     each = t[T_BLOCK] == BLOCK_EACH
+    checked = t[T_BLOCK] != BLOCK_NONE
 
-    start = state.copy()
-    start[HEADS] = 0
-    start[USED] = 0
-    start[SINGLE] = 0
-    start[OVER] = 0
+    start = np.zeros(_W_LEN, np.int8)
+    for i in range(_W_HEADS):
+        start[i] = state[i]
 
-    cur, cur_h, cur_t = _new_set(64)
-    cur, cur_h, cur_t, ncur = _set_add(cur, cur_h, cur_t, 0, start)
-    over, over_h, over_t = _new_set(16)
+    cur, cur_h, cur_t = _new_set(32)
+    cur, cur_h, cur_t, ncur = _set_add(cur, cur_h, cur_t, 0, start, _hash(start))
+    over, over_h, over_t = _new_set(8)
     nover = 0
-    best = start.reshape(1, STATE_LEN).copy()   # legal states of the deepest layer
+    best = cur                      # legal states of the deepest layer so far
     nbest = 1 if _block_ok(start, t) else 0
     best_layer = 0
-    child = np.empty(STATE_LEN, np.int16)
+    child = np.empty(_W_LEN, np.int8)
 
     for k in range(total):
-        nxt, nxt_h, nxt_t = _new_set(max(64, 2 * ncur))
+        nxt, nxt_h, nxt_t = _new_set(max(32, 4 * ncur))
         nnxt = 0
         for i in range(ncur):
             s = cur[i]
@@ -314,37 +346,39 @@ def generate(state, d1, d2, table, out):
                     if k == 0:
                         die = seq[which]
                     else:
-                        die = seq[1] if s[SINGLE] == seq[0] else seq[0]
+                        die = seq[1] if s[_W_SINGLE] == seq[0] else seq[0]
                 else:
                     die = seq[k]
                 for src in range(25, 0, -1):
-                    if not _step(s, t, src, die, head_limit, child):
+                    h = _step(s, cur_h[i], t, src, die, head_limit, child)
+                    if h == 0:
                         continue
                     if each and not _block_ok(child, t):
                         continue
-                    child[USED] = k + 1
+                    child[_W_USED] = k + 1
                     if nondouble:
-                        child[SINGLE] = die if k == 0 else 0
-                    if child[OVER] != 0:
-                        child[USED] = total
-                        child[SINGLE] = 0
+                        h = _put(child, _W_SINGLE, die if k == 0 else 0, h)
+                    if child[_W_OVER] != 0:
+                        h = _put(child, _W_SINGLE, 0, h)
                         over, over_h, over_t, nover = _set_add(over, over_h, over_t,
-                                                               nover, child)
+                                                               nover, child, h)
                     else:
-                        nxt, nxt_h, nxt_t, nnxt = _set_add(nxt, nxt_h, nxt_t, nnxt, child)
+                        nxt, nxt_h, nxt_t, nnxt = _set_add(nxt, nxt_h, nxt_t, nnxt,
+                                                           child, h)
         if nnxt == 0:
             break
-        # keep the legal ones as the deepest candidates so far
-        nlegal = 0
-        legal = np.empty((nnxt, STATE_LEN), np.int16)
-        for i in range(nnxt):
-            if each or _block_ok(nxt[i], t):
-                legal[nlegal] = nxt[i]
-                nlegal += 1
-        if nlegal > 0:
-            best = legal
-            nbest = nlegal
-            best_layer = k + 1
+        if checked and not each:
+            # the deepest layer with a legal end position gives the candidates
+            legal = np.empty((nnxt, _W_LEN), np.int8)
+            nlegal = 0
+            for i in range(nnxt):
+                if _block_ok(nxt[i], t):
+                    _copy(legal[nlegal], nxt[i])
+                    nlegal += 1
+            if nlegal > 0:
+                best, nbest, best_layer = legal, nlegal, k + 1
+        else:
+            best, nbest, best_layer = nxt, nnxt, k + 1
         cur, cur_h, cur_t, ncur = nxt, nxt_h, nxt_t, nnxt
 
     # forced-play selection
@@ -352,64 +386,59 @@ def generate(state, d1, d2, table, out):
         nbest = 0                     # ending the game counts as all dice
     if nondouble and best_layer == 1 and nover == 0:
         larger = seq[0]
-        has_larger = False
+        m = 0
         for i in range(nbest):
-            if best[i, SINGLE] == larger:
-                has_larger = True
-                break
-        if has_larger:
+            if best[i, _W_SINGLE] == larger:
+                m += 1
+        if m > 0:
             m = 0
             for i in range(nbest):
-                if best[i, SINGLE] == larger:
-                    best[m] = best[i]
+                if best[i, _W_SINGLE] == larger:
+                    _copy(best[m], best[i])
                     m += 1
             nbest = m
     used = total if nover > 0 else best_layer
 
-    # finish: clear scratch, set pending, flip; dedupe on the position alone
+    # finish: flip (unless a pending segment), turns, pending; dedupe on the position
     res, res_h, res_t = _new_set(max(16, nbest + nover))
     nres = 0
     segment = d1 == 0
-    flipped = np.empty(STATE_LEN, np.int16)
-    for src_set in range(2):
-        n = nbest if src_set == 0 else nover
+    w = np.zeros(_W_LEN, np.int8)
+    for part in range(2):
+        n = nbest if part == 0 else nover
         for i in range(n):
-            s = best[i] if src_set == 0 else over[i]
-            s[HEADS] = 0
-            s[USED] = 0
-            s[SINGLE] = 0
-            game_over = s[OVER] != 0
-            s[OVER] = 0
+            s = best[i] if part == 0 else over[i]
             if segment:
-                s[NPEND] = 0
-                for j in range(24):
-                    s[PEND + j] = 0
-                res, res_h, res_t, nres = _set_add(res, res_h, res_t, nres, s)
-                continue
-            _flip_into(s, flipped)
-            flipped[TURNS_ME] = s[TURNS_THEM]
-            flipped[TURNS_THEM] = s[TURNS_ME] + 1
-            for j in range(24):
-                flipped[PEND + j] = 0
-            rest = 0
-            if cascade and not game_over:
-                for j in range(used, total):
-                    flipped[PEND + rest] = seq[j]
-                    rest += 1
-            flipped[NPEND] = rest
-            res, res_h, res_t, nres = _set_add(res, res_h, res_t, nres, flipped)
+                w[:_W_HEADS] = s[:_W_HEADS]
+            else:
+                for j in range(26):
+                    w[ME + j] = s[THEM + j]
+                    w[THEM + j] = s[ME + j]
+                    w[PIN_ME + j] = s[PIN_THEM + j]
+                    w[PIN_THEM + j] = s[PIN_ME + j]
+            if s[_W_OVER] != 0:
+                w[_W_OVER] = 1        # kept apart from ordinary ends: no pending
+            else:
+                w[_W_OVER] = 0
+            res, res_h, res_t, nres = _set_add(res, res_h, res_t, nres, w, _hash(w))
     if out.shape[0] < nres:
         out = np.empty((nres, STATE_LEN), np.int16)
-    out[:nres] = res[:nres]
+    for i in range(nres):
+        r = out[i]
+        r[:] = 0
+        w = res[i]
+        for j in range(_W_HEADS):
+            r[j] = w[j]
+        if segment:
+            r[TURNS_ME] = state[TURNS_ME]
+            r[TURNS_THEM] = state[TURNS_THEM]
+        else:
+            r[TURNS_ME] = state[TURNS_THEM]
+            r[TURNS_THEM] = state[TURNS_ME] + 1
+            if cascade and w[_W_OVER] == 0:
+                rest = 0
+                for j in range(used, total):
+                    r[PEND + rest] = seq[j]
+                    rest += 1
+                r[NPEND] = rest
     return nres, out
-
-
-@njit(cache=True, inline="always")
-def _flip_into(s, f):
-    for i in range(26):
-        f[ME + i] = s[THEM + i]
-        f[THEM + i] = s[ME + i]
-        f[PIN_ME + i] = s[PIN_THEM + i]
-        f[PIN_THEM + i] = s[PIN_ME + i]
-    for i in range(TURNS_ME, STATE_LEN):
-        f[i] = s[i]
