@@ -1,0 +1,66 @@
+"""One entry point for every way a position can be written.
+
+:func:`parse_position` accepts Position JSON (a dict or JSON text), a GNU Backgammon
+Position ID or ``PositionID:MatchID`` pair, an XGID, or the word ``start`` (with a
+variant), and returns the position seen from the side to move plus whatever the notation
+says about the cube, score and dice (``None`` for Position JSON). The CLI and the
+protocol both read positions through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import NotationError, PositionError
+from .position import Position
+
+
+def parse_position(value: Any, variant: str | None = None):
+    """Parse ``value``; returns ``(position, info)`` where ``info`` is a
+    :class:`engine.gnubg_id.MatchInfo`, :class:`engine.xgid.XgidInfo` or ``None``.
+
+    Raises :class:`PositionError` / :class:`NotationError` quoting the input.
+    """
+    if isinstance(value, dict):
+        pos = Position.from_json(value)
+        if variant is not None and pos.variant != variant:
+            raise PositionError(f"position variant {pos.variant!r} differs from the "
+                                f"requested variant {variant!r}")
+        return pos, None
+    if not isinstance(value, str):
+        raise PositionError(f"position {value!r:.80}: expected Position JSON, a GNU "
+                            f"Backgammon ID or an XGID")
+    text = value.strip()
+    if text.lower() == "start":
+        return Position.start(variant or "backgammon"), None
+    if text.startswith("{"):
+        return parse_position(_json_object(text), variant)
+    if text.upper().startswith("XGID="):
+        from .xgid import parse_xgid
+        return parse_xgid(text, variant or "backgammon")
+    from .gnubg_id import position_from_gnubg
+    try:
+        return position_from_gnubg(text, variant or "backgammon")
+    except NotationError as exc:
+        raise NotationError(f"position {text!r:.80} is neither Position JSON, an XGID "
+                            f"nor a GNU Backgammon ID: {exc}") from None
+
+
+def _json_object(text: str) -> dict:
+    import json
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise PositionError(f"position {text!r:.80} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PositionError(f"position {text!r:.80}: expected a JSON object")
+    return data
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """``"31"``, ``"3-1"``, ``"3 1"`` or ``"3,1"`` as a pair of dice."""
+    from .errors import DiceError
+    digits = [c for c in str(text) if not c in " -,/"]
+    if len(digits) != 2 or not all(c in "123456" for c in digits):
+        raise DiceError(f"dice {text!r}: expected two digits 1..6, e.g. 31 or 3-1")
+    return int(digits[0]), int(digits[1])

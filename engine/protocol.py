@@ -1,0 +1,138 @@
+"""The JSON-lines engine protocol (``python -m engine.protocol``), per shared/PROTOCOL.md.
+
+One request per line on standard input, one reply per line on standard output, in
+order, flushed after each; logs go to standard error. Bad input of any kind gets an
+``error`` reply (a short ``code`` and a message quoting what was wrong) and the process
+serves the next line. Commands are looked up in :data:`COMMANDS`; later parts of the
+engine register theirs there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import traceback
+from typing import Any, Callable
+
+from .errors import NardyError
+from .movegen import check_dice, successor_arrays
+from .notation import parse_position
+from .position import Position
+
+DEFAULT_LIMIT = 100_000
+
+
+class RequestError(NardyError):
+    """A request that is well-formed JSON but asks for something the engine cannot do."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _field(req: dict, name: str, default: Any = ...):
+    if name in req:
+        return req[name]
+    if default is ...:
+        raise RequestError("missing_field", f"request lacks the field {name!r}")
+    return default
+
+
+def _position(req: dict) -> Position:
+    return parse_position(_field(req, "position"))[0]
+
+
+def successors_sha256(keys: list[str]) -> str:
+    """SHA-256 of the sorted canonical keys joined by newlines (PROTOCOL.md)."""
+    return hashlib.sha256("\n".join(sorted(keys)).encode("utf-8")).hexdigest()
+
+
+def cmd_moves(req: dict) -> dict:
+    """``moves``: every distinct legal successor, with its move text."""
+    pos = _position(req)
+    dice = check_dice(_field(req, "dice"), pos)
+    limit = _field(req, "limit", DEFAULT_LIMIT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise RequestError("invalid_limit", f"limit = {limit!r}: expected a non-negative "
+                                            f"integer")
+    arrays = successor_arrays(pos, dice)
+    succ = [Position.from_array(a, pos.variant) for a in arrays]
+    keyed = sorted(((s.key(), s) for s in succ), key=lambda ks: ks[0])
+    reply: dict = {"count": len(keyed)}
+    if len(keyed) > limit:
+        reply["truncated"] = True
+        reply["successors_sha256"] = successors_sha256([k for k, _ in keyed])
+        return reply
+    from .movetext import format_move
+    reply["successors"] = [s.to_json() for _, s in keyed]
+    reply["moves"] = [format_move(pos, s, dice) for _, s in keyed]
+    return reply
+
+
+def _not_implemented(name: str) -> Callable[[dict], dict]:
+    def handler(req: dict) -> dict:
+        raise RequestError("not_implemented", f"command {name!r} is not implemented yet")
+    return handler
+
+
+COMMANDS: dict[str, Callable[[dict], dict]] = {
+    "moves": cmd_moves,
+    "best": _not_implemented("best"),
+    "evaluate": _not_implemented("evaluate"),
+    "cube": _not_implemented("cube"),
+    "met": _not_implemented("met"),
+}
+
+
+def _error(rid: Any, code: str, message: str) -> dict:
+    return {"id": rid, "error": {"code": code, "message": message}}
+
+
+def handle_line(line: str) -> dict:
+    """The reply to one request line (never raises)."""
+    try:
+        req = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        return _error(None, "bad_json", f"line {line.strip()[:120]!r} is not valid JSON: {exc}")
+    if not isinstance(req, dict):
+        return _error(None, "bad_request", f"request {line.strip()[:120]!r}: expected a "
+                                           f"JSON object")
+    rid = req.get("id")
+    cmd = req.get("cmd")
+    handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
+    if handler is None:
+        return _error(rid, "unknown_cmd", f"cmd {cmd!r}: expected one of "
+                                          f"{sorted(COMMANDS)}")
+    try:
+        reply = handler(req)
+    except RequestError as exc:
+        return _error(rid, exc.code, str(exc))
+    except NardyError as exc:
+        return _error(rid, exc.code, str(exc))
+    except Exception as exc:  # a bug: report it, keep serving
+        traceback.print_exc(file=sys.stderr)
+        return _error(rid, "internal_error", f"{type(exc).__name__}: {exc}")
+    if "id" in req:
+        reply = {"id": rid, **reply}
+    return reply
+
+
+def serve(stdin=None, stdout=None) -> None:
+    """Serve requests from ``stdin`` until end of file."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    for line in stdin:
+        if not line.strip():
+            continue
+        stdout.write(json.dumps(handle_line(line), separators=(",", ":")) + "\n")
+        stdout.flush()
+
+
+def main() -> None:
+    """Entry point of ``python -m engine.protocol``."""
+    serve()
+
+
+if __name__ == "__main__":
+    main()
