@@ -94,6 +94,18 @@ def _new_set(capacity):
 
 
 @njit(cache=True)
+def _clear_table(table, expected):
+    """An empty index table for a set that will hold about ``expected`` states."""
+    if table.shape[0] < 2 * expected:
+        cap = table.shape[0]
+        while cap < 2 * expected:
+            cap *= 2
+        return np.full(cap, -1, np.int64)
+    table[:] = -1
+    return table
+
+
+@njit(cache=True)
 def _set_add(states, hashes, table, n, s, h):
     """Add state ``s`` (whose hash is ``h``) unless present; returns the (maybe grown)
     arrays and the count."""
@@ -130,15 +142,25 @@ def _set_add(states, hashes, table, n, s, h):
 
 # ---------------------------------------------------------------- rules of one step
 @njit(cache=True)
-def _all_home(s, src):
-    """All my checkers are in my home (points 1..6), none on the bar, none pinned."""
-    for p in range(7, 26):
+def _sources(s, srcs):
+    """Write my points that hold a checker free to move into ``srcs``, highest first
+    (only the bar while a checker is on it). Returns their number and the highest
+    point I occupy (25 = bar), which decides whether I may bear off."""
+    n = 0
+    top = 0
+    if s[ME + BAR] > 0:
+        srcs[0] = BAR
+        return 1, BAR
+    for p in range(24, 0, -1):
         if s[ME + p] > 0:
-            return False
-    for p in range(1, 7):
-        if s[PIN_ME + p] != 0:
-            return False
-    return True
+            if top == 0:
+                top = p
+            if s[PIN_ME + p] == 0:
+                srcs[n] = p
+                n += 1
+            else:
+                top = 99          # a pinned checker of mine: no bearing off
+    return n, top
 
 
 @njit(cache=True)
@@ -155,19 +177,15 @@ def _start_open(s):
 
 
 @njit(cache=True)
-def _step(s, h, t, src, die, head_limit, child):
+def _step(s, h, t, src, die, head_limit, top, child):
     """Try to move one checker of mine from ``src`` (25 = bar) by ``die``.
 
-    ``h`` is the hash of ``s``. Writes the result into ``child`` and returns its hash,
-    or 0 when the step is illegal.
+    ``src`` comes from :func:`_sources` (it holds a free checker, and it is the bar
+    while a checker is on the bar); ``top`` is the highest point I occupy (99 when a
+    checker of mine is pinned). ``h`` is the hash of ``s``. Writes the result into
+    ``child`` and returns its hash, or 0 when the step is illegal.
     """
-    if s[ME + src] == 0:
-        return np.uint64(0)
-    if src != BAR and s[ME + BAR] > 0:
-        return np.uint64(0)
     meet = t[T_MEET]
-    if meet == PIN and s[PIN_ME + src] != 0:
-        return np.uint64(0)
     if src == 24:
         if t[T_HEAD] != 0 and s[_W_HEADS] >= head_limit:
             return np.uint64(0)
@@ -203,12 +221,10 @@ def _step(s, h, t, src, die, head_limit, child):
                 child[_W_OVER] = 1
         h = _put(child, ME + dest, child[ME + dest] + 1, h)
     else:
-        if not _all_home(s, src):
-            return np.uint64(0)
-        if dest < 0:
-            for p in range(src + 1, 7):
-                if s[ME + p] > 0:
-                    return np.uint64(0)
+        if top > 6:
+            return np.uint64(0)       # not all home (or a checker pinned)
+        if dest < 0 and src != top:
+            return np.uint64(0)       # a higher checker must move first
         _copy(child, s)
         h = _put(child, ME + OFF, child[ME + OFF] + 1, h)
         if child[ME + OFF] == 15:
@@ -327,20 +343,27 @@ def generate(state, d1, d2, table, out):
     for i in range(_W_HEADS):
         start[i] = state[i]
 
+    # two layer buffers used in turn, so deep turns (cascades) allocate little
     cur, cur_h, cur_t = _new_set(32)
+    nxt, nxt_h, nxt_t = _new_set(32)
     cur, cur_h, cur_t, ncur = _set_add(cur, cur_h, cur_t, 0, start, _hash(start))
     over, over_h, over_t = _new_set(8)
     nover = 0
-    best = cur                      # legal states of the deepest layer so far
+    # legal end states of the deepest layer that has any: the layer itself when every
+    # end position is legal, else a copy of its legal states
+    legal = np.empty((32, _W_LEN), np.int8)
+    best = cur
     nbest = 1 if _block_ok(start, t) else 0
     best_layer = 0
     child = np.empty(_W_LEN, np.int8)
+    srcs = np.empty(25, np.int64)
 
     for k in range(total):
-        nxt, nxt_h, nxt_t = _new_set(max(32, 4 * ncur))
+        nxt_t = _clear_table(nxt_t, 2 * ncur)
         nnxt = 0
         for i in range(ncur):
             s = cur[i]
+            nsrc, top = _sources(s, srcs)
             for which in range(2 if (nondouble and k == 0) else 1):
                 if nondouble:
                     if k == 0:
@@ -349,8 +372,9 @@ def generate(state, d1, d2, table, out):
                         die = seq[1] if s[_W_SINGLE] == seq[0] else seq[0]
                 else:
                     die = seq[k]
-                for src in range(25, 0, -1):
-                    h = _step(s, cur_h[i], t, src, die, head_limit, child)
+                for si in range(nsrc):
+                    src = srcs[si]
+                    h = _step(s, cur_h[i], t, src, die, head_limit, top, child)
                     if h == 0:
                         continue
                     if each and not _block_ok(child, t):
@@ -368,8 +392,8 @@ def generate(state, d1, d2, table, out):
         if nnxt == 0:
             break
         if checked and not each:
-            # the deepest layer with a legal end position gives the candidates
-            legal = np.empty((nnxt, _W_LEN), np.int8)
+            if legal.shape[0] < nnxt:
+                legal = np.empty((nnxt, _W_LEN), np.int8)
             nlegal = 0
             for i in range(nnxt):
                 if _block_ok(nxt[i], t):
@@ -379,7 +403,7 @@ def generate(state, d1, d2, table, out):
                 best, nbest, best_layer = legal, nlegal, k + 1
         else:
             best, nbest, best_layer = nxt, nnxt, k + 1
-        cur, cur_h, cur_t, ncur = nxt, nxt_h, nxt_t, nnxt
+        cur, cur_h, cur_t, ncur, nxt, nxt_h, nxt_t = nxt, nxt_h, nxt_t, nnxt, cur, cur_h, cur_t
 
     # forced-play selection
     if nover > 0 and best_layer < total:

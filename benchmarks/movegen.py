@@ -1,0 +1,178 @@
+"""Move-generation speed: successors per second on fixed position sets, one core.
+
+    python benchmarks/movegen.py [--seconds 1.0]
+
+Sets come from ``shared/golden`` (so every count is also checked against the golden
+data): backgammon opening / contact / race / bar / doubles, and every record of each of
+the other five games. Each set is timed in the numba core (one process, one thread),
+beside the pure-Python reference generator of the tests measured in the same run, and,
+when the PyPI package ``gnubg-nn`` is installed, beside GNU Backgammon's C generator on
+the same backgammon positions. Also reported: the slowest gul bara cascade, and how long
+``python -m engine.protocol`` takes from start to its first ``moves`` reply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import numpy as np  # noqa: E402
+from numba import njit  # noqa: E402
+
+from engine import Position, get_rules  # noqa: E402
+from engine._layout import STATE_LEN  # noqa: E402
+from engine._movegen import generate  # noqa: E402
+from engine.variants import VARIANTS  # noqa: E402
+
+GOLDEN = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared")) / "golden"
+
+
+@njit(cache=True)
+def _run(states, dice, table, reps):
+    out = np.empty((64, STATE_LEN), np.int16)
+    total = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            n, out = generate(states[i], dice[i, 0], dice[i, 1], table, out)
+            total += n
+    return total
+
+
+def _records(variant):
+    return [json.loads(line) for line in open(GOLDEN / f"{variant}_movegen.jsonl")]
+
+
+def position_sets():
+    """``{name: (variant, records)}``: the fixed sets the benchmark times."""
+    bg = _records("backgammon")
+    sets = {
+        "bg opening": [r for r in bg if "opening" in r["tags"]],
+        "bg contact": [r for r in bg if "contact" in r["tags"]],
+        "bg race": [r for r in bg if "race" in r["tags"]],
+        "bg bar": [r for r in bg if "bar" in r["tags"]],
+        "bg doubles": [r for r in bg if r["dice"][0] == r["dice"][1]],
+        "bg all": bg,
+    }
+    out = {k: ("backgammon", v) for k, v in sets.items()}
+    for v in VARIANTS[1:]:
+        out[v] = (v, [r for r in _records(v) if "capped" not in r["tags"]])
+    return out
+
+
+def _arrays(records):
+    states = np.array([Position.from_json(r["position"]).to_array() for r in records])
+    dice = np.array([r["dice"] if r["dice"] is not None else [0, 0] for r in records])
+    return states, dice
+
+
+def time_numba(variant, records, seconds):
+    states, dice = _arrays(records)
+    table = get_rules(variant).table()
+    expected = sum(r["count"] for r in records)
+    got = _run(states, dice, table, 1)
+    assert got == expected, f"{variant}: {got} successors, golden says {expected}"
+    reps, elapsed = 1, 0.0
+    while elapsed < seconds:
+        reps *= 2
+        t0 = time.perf_counter()
+        _run(states, dice, table, reps)
+        elapsed = time.perf_counter() - t0
+    return elapsed / (reps * len(records)), expected / len(records)
+
+
+def time_reference(records, seconds):
+    from reference_movegen import reference_successors
+    positions = [(Position.from_json(r["position"]), tuple(r["dice"]) if r["dice"] else None)
+                 for r in records]
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds or n == 0:
+        pos, dice = positions[n % len(positions)]
+        reference_successors(pos, dice)
+        n += 1
+    return (time.perf_counter() - t0) / n
+
+
+def time_gnubg(records, seconds):
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    boards = [(gnubg_nn.board_from_position_id(r["gnubg_id"]), r["dice"], r["count"])
+              for r in records]
+    for board, (d1, d2), count in boards:
+        got = len(gnubg_nn.moves(board, d1, d2))
+        assert got == max(count, 1) or count == 1, (got, count)
+    reps, elapsed = 1, 0.0
+    while elapsed < seconds:
+        reps *= 2
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            for board, (d1, d2), _ in boards:
+                gnubg_nn.moves(board, d1, d2)
+        elapsed = time.perf_counter() - t0
+    return elapsed / (reps * len(boards))
+
+
+def slowest_cascade():
+    from engine.movegen import successor_arrays
+    worst = (0.0, None, 0)
+    for r in _records("gul_bara"):
+        if "cascade" not in r["tags"] and "pending" not in r["tags"]:
+            continue
+        pos = Position.from_json(r["position"])
+        t0 = time.perf_counter()
+        n = len(successor_arrays(pos, tuple(r["dice"]) if r["dice"] else None))
+        dt = time.perf_counter() - t0
+        assert n == r["count"]
+        worst = max(worst, (dt, r["id"], n))
+    return worst
+
+
+def protocol_startup():
+    req = json.dumps({"id": 1, "cmd": "moves", "position": "4HPwATDgc/ABMA", "dice": [3, 1]})
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "engine.protocol"], cwd=ROOT,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc.stdin.write(req + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        times.append(time.perf_counter() - t0)
+        proc.stdin.close()
+        proc.wait()
+        assert json.loads(line)["count"] == 16
+    return min(times), max(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    args = ap.parse_args()
+    print(f"{'set':<12} {'n':>5} {'succ/pos':>8} {'numba us/pos':>12} {'numba succ/s':>13} "
+          f"{'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")
+    for name, (variant, records) in position_sets().items():
+        per_pos, succ = time_numba(variant, records, args.seconds)
+        ref = time_reference(records, args.seconds / 2)
+        gnubg = time_gnubg(records, args.seconds) if variant == "backgammon" else None
+        g = f"{gnubg * 1e6:12.2f}" if gnubg is not None else f"{'-':>12}"
+        print(f"{name:<12} {len(records):>5} {succ:8.1f} {per_pos * 1e6:12.2f} "
+              f"{succ / per_pos:13,.0f} {ref * 1e6:13.0f} {ref / per_pos:8.0f} {g}")
+    dt, rid, n = slowest_cascade()
+    print(f"slowest gul bara cascade/pending record: {rid}, {n} successors, {dt * 1e3:.1f} ms")
+    lo, hi = protocol_startup()
+    print(f"protocol start to first moves reply (warm cache): {lo:.2f}-{hi:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
