@@ -1,0 +1,327 @@
+"""Move text: gnubg's notation for known turns, the golden round trip in all six games,
+parser variants and errors, fuzzing."""
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.errors import (AmbiguousMoveError, DiceError, IllegalMoveError, MoveError,
+                           NardyError)
+from engine.movegen import successors
+from engine.movetext import (BAR, NO_MOVE, OFF, MovePart, format_move, format_moves,
+                             move_parts, parse_move, parse_steps)
+from engine.position import Position
+from engine.variants import VARIANTS
+
+START = Position.start()
+FUZZ = settings(max_examples=200, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+def texts(pos, dice):
+    succ = successors(pos, dice)
+    return dict(zip(format_moves(pos, succ, dice), succ))
+
+
+def play(pos, dice, text):
+    """The successor that ``text`` names, checked to be what format_move writes."""
+    after = parse_move(text, pos, dice)
+    assert format_move(pos, after, dice) == text
+    return after
+
+
+# ----------------------------------------------------------------- syntax layer
+def test_parse_steps_reads_the_usual_notation():
+    assert parse_steps("24/18 13/11") == (MovePart((24, 18), (False,)),
+                                          MovePart((13, 11), (False,)))
+    assert parse_steps("bar/22*") == (MovePart((BAR, 22), (True,)),)
+    assert parse_steps("6/off") == (MovePart((6, OFF), (False,)),)
+    assert parse_steps("8/5(2)") == (MovePart((8, 5), (False,), 2),)
+    assert parse_steps("24/21*/16") == (MovePart((24, 21, 16), (True, False)),)
+    assert parse_steps("no move") == parse_steps("") == ()
+
+
+def test_parse_steps_accepts_variants():
+    assert parse_steps(" 24 / 18 ,13-11 ") == parse_steps("24/18 13/11")
+    assert parse_steps("BAR/22 *") == parse_steps("25/22*") == parse_steps("b/22*")
+    assert parse_steps("6/OFF") == parse_steps("6/0") == parse_steps("6/o")
+    assert parse_steps("8/5 ( 2 )") == parse_steps("8/5(2)")
+
+
+def test_move_part_prints_as_it_reads():
+    for text in ["24/21*/16(2)", "bar/22*", "6/off", "13/7*/1*"]:
+        (part,) = parse_steps(text)
+        assert str(part) == text
+    assert parse_steps("13/7*/1*")[0].source == 13
+    assert parse_steps("13/7*/1*")[0].destination == 1
+
+
+@pytest.mark.parametrize("text, why", [
+    ("24/18 x", "cannot read 'x'"),
+    ("24", "cannot read"),
+    ("24/", "cannot read"),
+    ("18/24", "lower points"),
+    ("24/24", "lower points"),
+    ("off/20", "starts from off"),
+    ("20/bar", "to the bar"),
+    ("24*/18", "marks its source"),
+    ("6/off*", "nothing can be hit"),
+    ("30/24", "point 30"),
+    ("8/5(0)", "count"),
+    ("8/5(16)", "count"),
+    ("8/5(2", "cannot read"),
+])
+def test_syntax_errors_quote_the_text(text, why):
+    with pytest.raises(MoveError, match=why) as exc:
+        parse_steps(text)
+    assert repr(text) in str(exc.value)
+    assert not isinstance(exc.value, IllegalMoveError)
+
+
+def test_parse_steps_rejects_non_strings():
+    with pytest.raises(MoveError):
+        parse_steps(None)
+
+
+# ----------------------------------------------------------------- gnubg's texts
+@pytest.mark.parametrize("dice, text", [
+    ((3, 1), "8/5 6/5"),
+    ((6, 5), "24/13"),
+    ((4, 2), "8/4 6/4"),
+    ((6, 4), "24/14"),
+    ((6, 6), "24/18(2) 13/7(2)"),
+    ((5, 5), "13/3(2)"),
+    ((4, 4), "24/20(2) 13/9(2)"),
+    ((2, 1), "13/11 6/5"),
+])
+def test_opening_moves(dice, text):
+    assert text in texts(START, dice)
+    play(START, dice, text)
+
+
+def test_hit_on_the_way_shows_the_point():
+    pos = Position.from_literal("x 24:1 6:14; o 4:1 2:14")
+    moves = texts(pos, (5, 3))
+    assert "24/21*/16" in moves and "24/16" in moves
+    assert moves["24/21*/16"] != moves["24/16"]
+    assert moves["24/21*/16"].bar == (1, 0)          # flipped: the opponent is on the bar
+
+
+def test_bar_entry_hit_and_bear_off():
+    pos = Position.from_literal("x bar:1 6:14; o 3:1 1:14")
+    assert "bar/22* 6/1" in texts(pos, (3, 5))
+    home = Position.from_literal("x 6:2 5:3 1:1; o 1:15")
+    assert set(texts(home, (6, 6))) == {"6/off(2) 5/off(2)"}
+    assert "6/off 5/off" in texts(home, (6, 5))
+    assert set(texts(home, (4, 4))) == {"6/2(2) 5/1(2)", "6/2 5/1(3)"}
+
+
+def test_no_move():
+    pos = Position.from_literal("x bar:1 6:14; o 6:2 5:2 4:2 3:2 2:2 1:5")
+    (after,) = successors(pos, (6, 6))
+    assert format_move(pos, after, (6, 6)) == NO_MOVE
+    for text in ["no move", "", "pass", "cannot move"]:
+        assert parse_move(text, pos, (6, 6)) == after
+    with pytest.raises(IllegalMoveError):
+        parse_move("no move", START, (3, 1))
+
+
+# ----------------------------------------------------------------- parse variants
+def test_parse_move_accepts_order_chains_counts_and_optional_stars():
+    target = parse_move("8/5 6/5", START, (3, 1))
+    for text in ["6/5 8/5", "8/5,6/5", " 8/5  6/5 ", "8-5 6-5", "8 / 5 6 / 5"]:
+        assert parse_move(text, START, (3, 1)) == target
+    double = parse_move("13/3(2)", START, (5, 5))
+    for text in ["13/8/3(2)", "13/8 13/8 8/3 8/3", "13/3 13/3", "13/8(2) 8/3(2)"]:
+        assert parse_move(text, START, (5, 5)) == double
+    pos = Position.from_literal("x 24:1 6:14; o 4:1 2:14")
+    hit = parse_move("24/21*/16", pos, (5, 3))
+    assert parse_move("24/21/16", pos, (5, 3)) == hit       # '*' optional where it lands
+    assert parse_move("24/16", pos, (5, 3)) != hit          # merged: passes without a hit
+    assert parse_move("24/19/16", pos, (5, 3)) != hit
+
+
+def test_parse_move_uses_given_successors():
+    succ = successors(START, (3, 1))
+    assert parse_move("8/5 6/5", START, (3, 1), successors=succ) in succ
+
+
+def test_illegal_moves_quote_text_position_and_dice():
+    for text in ["24/18 13/11", "8/5", "24/20 24/21", "6/off", "bar/22"]:
+        with pytest.raises(IllegalMoveError) as exc:
+            parse_move(text, START, (3, 1))
+        message = str(exc.value)
+        assert repr(text) in message and "3-1" in message
+        assert "x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 6:5" in message
+
+
+def test_a_distance_no_dice_make_is_illegal():
+    with pytest.raises(IllegalMoveError, match="2 pips"):
+        parse_move("24/22 8/7", START, (3, 1))
+
+
+def test_a_star_without_a_blot_is_illegal():
+    with pytest.raises(IllegalMoveError, match="no lone opposing checker"):
+        parse_move("8/5* 6/5", START, (3, 1))
+
+
+def test_ambiguous_when_every_way_hits_and_none_is_shown():
+    pos = Position.from_literal("x 24:1 6:14; o 7:1 6:1 2:13")
+    moves = texts(pos, (6, 5))
+    assert {"24/19*/13", "24/18*/13"} <= set(moves)
+    with pytest.raises(AmbiguousMoveError, match="24/13") as exc:
+        parse_move("24/13", pos, (6, 5))
+    assert "24/19*/13" in str(exc.value)
+    assert parse_move("24/18*/13", pos, (6, 5)) == moves["24/18*/13"]
+    assert parse_move("24/18/13", pos, (6, 5)) == moves["24/18*/13"]
+
+
+def test_unique_hit_need_not_be_shown():
+    """If only a hitting play fits, the plain merged text is read as that play."""
+    pos = Position.from_literal("x 24:1 6:14; o 7:1 6:2 2:12")
+    moves = texts(pos, (6, 5))
+    assert "24/18*/13" in moves and "24/19/13" not in moves
+    assert parse_move("24/13", pos, (6, 5)) == moves["24/18*/13"]
+
+
+def test_bad_dice():
+    with pytest.raises(DiceError):
+        parse_move("8/5 6/5", START, (3, 7))
+    with pytest.raises(DiceError):
+        parse_move("8/5 6/5", START, "31", successors=[])
+    with pytest.raises(DiceError):
+        format_move(START, START, (0, 1))
+
+
+# ----------------------------------------------------------------- other games
+def test_nardy_has_no_hits_and_no_bar():
+    pos = Position.start("long_nardy")
+    assert set(texts(pos, (6, 5))) == {"24/13"}          # one checker from the head
+    with pytest.raises(IllegalMoveError, match="no hitting"):
+        parse_move("24/13*", pos, (6, 5))
+    with pytest.raises(IllegalMoveError, match="no bar"):
+        parse_move("bar/19", pos, (6, 5))
+
+
+def test_plakoto_marks_pins(golden_dir):
+    with open(golden_dir / "plakoto_movegen.jsonl") as f:
+        for line in f:
+            rec = json.loads(line)
+            pos = Position.from_json(rec["position"])
+            dice = tuple(rec["dice"])
+            succ = [Position.from_json(s) for s in rec["successors"]]
+            pinning = [s for s in succ if len(s.pinned[0]) > len(pos.pinned[1])]
+            if pinning and not pos.pinned[0] and not pos.pinned[1]:
+                break
+    assert pinning
+    s = pinning[0]
+    text = format_move(pos, s, dice)
+    assert "*" in text
+    assert parse_move(text.replace("*", ""), pos, dice, successors=succ) == s
+
+
+def test_gul_bara_pending_segment(golden_dir):
+    with open(golden_dir / "gul_bara_movegen.jsonl") as f:
+        recs = [json.loads(line) for line in f]
+    rec = next(r for r in recs if "pending" in r["tags"] and r["dice"] is None
+               and r["count"] > 1)
+    pos = Position.from_json(rec["position"])
+    succ = [Position.from_json(s) for s in rec["successors"]]
+    for s in succ:
+        assert s.pending == () and s.turns == pos.turns      # not flipped
+        assert parse_move(format_move(pos, s, None), pos, None) == s
+
+
+# ----------------------------------------------------------------- golden round trip
+def golden_records(golden_dir, variant, every, max_count):
+    with open(golden_dir / f"{variant}_movegen.jsonl") as f:
+        for i, line in enumerate(f):
+            if i % every:
+                continue
+            rec = json.loads(line)
+            if "successors" in rec and rec["count"] <= max_count:
+                yield rec
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_golden_round_trip(golden_dir, variant):
+    """For a sample of golden records in each game: every successor's text parses back
+    to it, and distinct successors get distinct texts."""
+    n = 0
+    for rec in golden_records(golden_dir, variant, every=9,
+                              max_count=60 if variant == "gul_bara" else 10**6):
+        pos = Position.from_json(rec["position"])
+        dice = tuple(rec["dice"]) if rec["dice"] else None
+        succ = [Position.from_json(s) for s in rec["successors"]]
+        written = format_moves(pos, succ, dice)
+        assert len(set(written)) == len(written), (rec["id"], written)
+        for text, s in zip(written, succ):
+            assert parse_move(text, pos, dice, successors=succ) == s, (rec["id"], text)
+            shuffled = " ".join(reversed(text.split())) if text != NO_MOVE else text
+            assert parse_move(shuffled, pos, dice, successors=succ) == s, (rec["id"], text)
+        n += len(succ)
+    assert n > 500
+
+
+def test_move_parts_name_the_moves():
+    after = parse_move("24/21*/16", Position.from_literal("x 24:1 6:14; o 4:1 2:14"),
+                       (5, 3))
+    parts = move_parts(Position.from_literal("x 24:1 6:14; o 4:1 2:14"), after, (5, 3))
+    assert parts == (MovePart((24, 21, 16), (True, False)),)
+
+
+def test_format_move_rejects_an_unreachable_position():
+    other = Position.from_literal("x 24:2 13:5 8:3 6:5; o 24:2 13:5 8:3 5:5")
+    with pytest.raises(IllegalMoveError, match="no sequence"):
+        format_move(START, other.flip(), (3, 1))
+
+
+# ----------------------------------------------------------------- random play and fuzzing
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(VARIANTS), st.integers(0, 2**32))
+def test_random_games_round_trip(variant, seed):
+    """Play a few random turns; at each, every legal play round-trips through text."""
+    rng = random.Random(seed)
+    pos = Position.start(variant)
+    for _ in range(rng.randint(0, 12)):
+        if pos.is_over():
+            return
+        dice = None if pos.pending else (rng.randint(1, 6), rng.randint(1, 6))
+        succ = successors(pos, dice)
+        if len(succ) <= 40:
+            written = format_moves(pos, succ, dice)
+            assert len(set(written)) == len(written)
+            for text, s in zip(written, succ):
+                assert parse_move(text, pos, dice, successors=succ) == s
+        pos = rng.choice(succ)
+
+
+MOVE_CHARS = "0123456789/*() ,-barofBARO\t"
+
+
+@FUZZ
+@given(st.one_of(st.text(max_size=30), st.text(alphabet=MOVE_CHARS, max_size=30)))
+def test_garbage_raises_only_move_errors(text):
+    try:
+        parse_steps(text)
+    except MoveError:
+        pass
+    try:
+        parse_move(text, START, (3, 1))
+    except MoveError:
+        pass
+
+
+@FUZZ
+@given(st.sampled_from(sorted(texts(START, (4, 4)))), st.integers(0, 20),
+       st.text(alphabet=MOVE_CHARS, max_size=3), st.integers(0, 2))
+def test_mutated_moves_raise_only_nardy_errors(text, where, insert, delete):
+    mutated = text[:where] + insert + text[where + delete:]
+    try:
+        after = parse_move(mutated, START, (4, 4))
+    except NardyError:
+        return
+    assert after in successors(START, (4, 4))
