@@ -1,0 +1,126 @@
+"""Network input encodings, as tables the numba kernels read.
+
+An encoding here is *per slot*: each of the 52 checker slots of a state (both sides'
+off, points 1..24 and bar, :mod:`engine._layout`) owns up to :data:`MAX_UNITS` input
+units, and the value of each unit depends only on that slot's checker count. So an
+:class:`Encoder` is two small arrays, fixed for ever, never a function of the weights:
+
+* ``unit_index[slot, u]``: the input index of the slot's ``u``-th unit, or -1;
+* ``unit_value[slot, n, u]``: that unit's value when the slot holds ``n`` checkers;
+
+plus inputs that are constant (``const_index``/``const_value``). Because a successor
+differs from its flipped parent in a handful of slots, the hidden layer of each
+successor is the parent's plus a few weight rows (:mod:`engine.network`), the main trick
+that makes self-play fast.
+
+The state is always seen from the side to move, so the encoding is too: the side to
+move's slots come first. Tesauro's "side to move" units are therefore constant.
+
+:data:`TESAURO198` is Tesauro's raw encoding (TD-Gammon 0.0): per point and side four
+units (``n >= 1``, ``n >= 2``, ``n >= 3``, ``(n - 3) / 2`` for ``n > 3``), the bar
+(``n / 2``) and the checkers off (``n / 15``) per side, and two turn units (here always
+``1, 0``): 2 * (24 * 4 + 2) + 2 = 198 inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from . import _layout as L
+from .errors import NardyError
+
+N_SLOTS = 2 * L.SIDE
+"""Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
+MAX_UNITS = 4
+"""Most input units one slot owns."""
+MAX_COUNT = 16
+"""Checker counts the value table covers (0..15)."""
+
+
+class EncodingError(NardyError):
+    """An unknown encoder name."""
+
+    code = "invalid_encoding"
+
+
+@dataclass(frozen=True, eq=False)
+class Encoder:
+    """A per-slot input encoding (see the module docstring)."""
+
+    name: str
+    """Name stored in model cards, e.g. ``"tesauro198"``."""
+    n_inputs: int
+    """Length of the input vector."""
+    unit_index: np.ndarray
+    """``int64[N_SLOTS, MAX_UNITS]``: input index of each slot's units, -1 if unused."""
+    unit_value: np.ndarray
+    """``float32[N_SLOTS, MAX_COUNT, MAX_UNITS]``: unit values by checker count."""
+    const_index: np.ndarray
+    """``int64[k]``: inputs that do not depend on the position."""
+    const_value: np.ndarray
+    """``float32[k]``: their values."""
+
+    def encode(self, state: np.ndarray) -> np.ndarray:
+        """The ``float32`` input vector of one ``int16`` state (see :func:`encode`)."""
+        x = np.zeros(self.n_inputs, dtype=np.float32)
+        encode(state, self.unit_index, self.unit_value, self.const_index,
+               self.const_value, x)
+        return x
+
+    def __repr__(self) -> str:
+        return f"get_encoder({self.name!r})"
+
+
+def _tesauro198() -> Encoder:
+    idx = np.full((N_SLOTS, MAX_UNITS), -1, dtype=np.int64)
+    val = np.zeros((N_SLOTS, MAX_COUNT, MAX_UNITS), dtype=np.float32)
+    for side, block in ((0, L.ME), (1, L.THEM)):
+        base = 98 * side
+        for p in range(1, 25):
+            slot = block + p
+            idx[slot] = [base + 4 * (p - 1) + u for u in range(4)]
+            for n in range(MAX_COUNT):
+                val[slot, n] = [n >= 1, n >= 2, n >= 3, (n - 3) / 2 if n > 3 else 0.0]
+        idx[block + L.BAR, 0] = base + 96
+        idx[block + L.OFF, 0] = base + 97
+        for n in range(MAX_COUNT):
+            val[block + L.BAR, n, 0] = n / 2
+            val[block + L.OFF, n, 0] = n / 15
+    const_index = np.array([196, 197], dtype=np.int64)
+    const_value = np.array([1.0, 0.0], dtype=np.float32)
+    for a in (idx, val, const_index, const_value):
+        a.setflags(write=False)
+    return Encoder("tesauro198", 198, idx, val, const_index, const_value)
+
+
+TESAURO198 = _tesauro198()
+"""Tesauro's raw 198-input encoding, from the side to move."""
+
+ENCODERS = {TESAURO198.name: TESAURO198}
+"""Every encoder by name."""
+
+
+def get_encoder(name: str) -> Encoder:
+    """The encoder called ``name``; raises :class:`EncodingError` for unknown names."""
+    try:
+        return ENCODERS[name]
+    except (KeyError, TypeError):
+        raise EncodingError(f"unknown encoder {name!r}; expected one of "
+                            f"{sorted(ENCODERS)}") from None
+
+
+@njit(cache=True)
+def encode(s, unit_index, unit_value, const_index, const_value, x):
+    """Write the inputs of state ``s`` into ``x`` (zeroed first)."""
+    x[:] = 0.0
+    for slot in range(N_SLOTS):
+        n = s[slot]
+        for u in range(MAX_UNITS):
+            i = unit_index[slot, u]
+            if i >= 0:
+                x[i] = unit_value[slot, n, u]
+    for k in range(const_index.shape[0]):
+        x[const_index[k]] = const_value[k]

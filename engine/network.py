@@ -1,0 +1,411 @@
+"""The value network: five sigmoid outputs over one sigmoid hidden layer, in numba.
+
+The network rates a position for its **side to move, before that side rolls**, as five
+probabilities (:data:`OUTPUTS`): win, win a gammon, win a backgammon, lose a gammon,
+lose a backgammon (the gammon outputs include backgammons). Cubeless money equity is
+``2 win - 1 + wg - lg + wbg - lbg`` (:func:`equity`). Seen from the other side the same
+numbers are ``1 - win, lg, lbg, wg, wbg`` (:func:`flip_probs`).
+
+Inference runs in numba on plain ``float32`` arrays (``w1t`` is ``inputs x hidden`` so
+that one input's weights are a contiguous row); the kernels here are shared by
+self-play training (:mod:`training.td`), the players and search. A successor's hidden
+layer is computed from a reference state's by adding the weight rows of the few
+inputs that changed (:func:`hidden_delta`).
+
+Files: a ``.npz`` of plain arrays (``W1`` hidden x inputs, ``b1``, ``W2`` 5 x hidden,
+``b2``) and a JSON card stored in it as bytes (``card``): format name and version,
+variant, encoder, sizes, and whatever the trainer adds (games, config, strength).
+:meth:`Network.load` uses ``np.load(allow_pickle=False)`` and raises
+:class:`NetworkFileError` naming the file and the problem for anything unexpected.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from . import _layout as L
+from ._jit import FAST
+from .encoding import MAX_UNITS, N_SLOTS, Encoder, EncodingError, get_encoder
+from .errors import NardyError
+from .position import Position
+from .variants import VARIANTS, get_rules
+
+OUTPUTS = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
+"""The five outputs, for the side to move."""
+N_OUTPUTS = len(OUTPUTS)
+FORMAT = "nardy-td-network"
+"""The ``format`` field of every model card."""
+FORMAT_VERSION = 1
+"""The card / array layout this code reads and writes."""
+
+
+class NetworkFileError(NardyError):
+    """A model file that is missing, not a model, of another version, or malformed."""
+
+    code = "invalid_model"
+
+
+# --------------------------------------------------------------------- numba kernels
+@njit(inline="always", **FAST)
+def sigmoid(v):
+    """Logistic function in float32 via Eigen's rational tanh (|error| < 2e-7); it
+    vectorises, where ``exp`` does not."""
+    t = np.float32(0.5) * v
+    c = np.float32(7.90531110763549805)
+    t = t if t < c else c
+    t = t if t > -c else -c
+    t2 = t * t
+    p = np.float32(-2.76076847742355e-16)
+    p = p * t2 + np.float32(2.00018790482477e-13)
+    p = p * t2 + np.float32(-8.60467152213735e-11)
+    p = p * t2 + np.float32(5.12229709037114e-08)
+    p = p * t2 + np.float32(1.48572235717979e-05)
+    p = p * t2 + np.float32(6.37261928875436e-04)
+    p = p * t2 + np.float32(4.89352455891786e-03)
+    p = p * t
+    q = np.float32(1.19825839466702e-06)
+    q = q * t2 + np.float32(1.18534705686654e-04)
+    q = q * t2 + np.float32(2.26843463243900e-03)
+    q = q * t2 + np.float32(4.89352518554385e-03)
+    return np.float32(0.5) + np.float32(0.5) * (p / q)
+
+
+@njit(**FAST)
+def _add_row(h, w1t, i, v):
+    for j in range(h.shape[0]):
+        h[j] += v * w1t[i, j]
+
+
+@njit(**FAST)
+def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h):
+    """Hidden pre-activations of state ``s`` into ``h``."""
+    h[:] = b1
+    for k in range(cidx.shape[0]):
+        if cval[k] != 0:
+            _add_row(h, w1t, cidx[k], cval[k])
+    for slot in range(N_SLOTS):
+        n = s[slot]
+        for u in range(MAX_UNITS):
+            i = uidx[slot, u]
+            if i < 0:
+                break
+            v = uval[slot, n, u]
+            if v != 0:
+                _add_row(h, w1t, i, v)
+
+
+@njit(**FAST)
+def hidden_delta(ref, h_ref, c, w1t, uidx, uval, h):
+    """Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref``): only the
+    inputs of slots whose counts differ are touched."""
+    h[:] = h_ref
+    for slot in range(N_SLOTS):
+        a = ref[slot]
+        b = c[slot]
+        if a == b:
+            continue
+        for u in range(MAX_UNITS):
+            i = uidx[slot, u]
+            if i < 0:
+                break
+            d = uval[slot, b, u] - uval[slot, a, u]
+            if d != 0:
+                _add_row(h, w1t, i, d)
+
+
+@njit(**FAST)
+def outputs(h, w2, b2, act, o):
+    """The five outputs ``o`` from pre-activations ``h``; ``act`` gets the hidden
+    activations."""
+    nh = h.shape[0]
+    for j in range(nh):
+        act[j] = sigmoid(h[j])
+    for k in range(N_OUTPUTS):
+        z = b2[k]
+        for j in range(nh):
+            z += w2[k, j] * act[j]
+        o[k] = sigmoid(z)
+
+
+@njit(cache=True, inline="always")
+def equity(o):
+    """Cubeless money equity of outputs ``o`` for their side to move."""
+    return 2.0 * o[0] - 1.0 + o[1] - o[3] + o[2] - o[4]
+
+
+@njit(cache=True)
+def terminal_probs(s, triple, o):
+    """Exact outputs of a finished state ``s`` (the side to move has lost: the other
+    side bore off all 15); ``triple`` whether backgammons score 3."""
+    o[0] = 0.0
+    o[1] = 0.0
+    o[2] = 0.0
+    gammon = s[L.ME + L.OFF] == 0
+    bg = False
+    if gammon and triple:
+        if s[L.ME + L.BAR] > 0:
+            bg = True
+        for p in range(19, 25):
+            if s[L.ME + p] > 0:
+                bg = True
+    o[3] = 1.0 if gammon else 0.0
+    o[4] = 1.0 if bg else 0.0
+
+
+@njit(**FAST)
+def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, triple, probs):
+    """Outputs of every row of ``states`` into ``probs`` (n x 5); finished states get
+    their exact result."""
+    nh = b1.shape[0]
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    for r in range(states.shape[0]):
+        s = states[r]
+        if s[L.THEM + L.OFF] == 15:
+            terminal_probs(s, triple, o)
+        else:
+            hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
+            outputs(h, w2, b2, act, o)
+        probs[r] = o
+
+
+def flip_probs(p: np.ndarray) -> np.ndarray:
+    """The outputs for the other side: ``1 - win, lg, lbg, wg, wbg`` (last axis)."""
+    p = np.asarray(p)
+    return np.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+# --------------------------------------------------------------------- the container
+@dataclass(eq=False)
+class Network:
+    """Weights, encoder and card of one value network."""
+
+    variant: str
+    """Game the network was trained for."""
+    encoder: Encoder
+    """Input encoding (its name is stored in the card)."""
+    w1t: np.ndarray
+    """``float32[inputs, hidden]``: hidden weights, one row per input (``W1.T``)."""
+    b1: np.ndarray
+    """``float32[hidden]``: hidden biases."""
+    w2: np.ndarray
+    """``float32[5, hidden]``: output weights."""
+    b2: np.ndarray
+    """``float32[5]``: output biases."""
+    info: dict = field(default_factory=dict)
+    """Free metadata saved in the card under ``"info"`` (games trained, config, ...)."""
+
+    @classmethod
+    def create(cls, variant: str, hidden: int, encoder: str = "tesauro198",
+               rng: np.random.Generator | None = None, scale: float = 0.1) -> "Network":
+        """A fresh network with small random weights drawn from ``rng``."""
+        get_rules(variant)
+        enc = get_encoder(encoder)
+        if not isinstance(hidden, int) or hidden < 1:
+            raise NetworkFileError(f"hidden = {hidden!r}: expected a positive int")
+        rng = rng if rng is not None else np.random.default_rng(0)
+        w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
+        w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
+        return cls(variant, enc, w1t, np.zeros(hidden, np.float32), w2,
+                   np.zeros(N_OUTPUTS, np.float32))
+
+    # ----------------------------------------------------------------- views
+    @property
+    def hidden(self) -> int:
+        """Hidden units."""
+        return int(self.b1.shape[0])
+
+    @property
+    def n_inputs(self) -> int:
+        """Input units."""
+        return self.encoder.n_inputs
+
+    @property
+    def sizes(self) -> str:
+        """``"inputs-hidden-outputs"``, e.g. ``"198-80-5"``."""
+        return f"{self.n_inputs}-{self.hidden}-{N_OUTPUTS}"
+
+    def arrays(self) -> tuple:
+        """``(w1t, b1, w2, b2)`` for the kernels."""
+        return self.w1t, self.b1, self.w2, self.b2
+
+    def encoder_arrays(self) -> tuple:
+        """``(unit_index, unit_value, const_index, const_value)`` for the kernels."""
+        e = self.encoder
+        return e.unit_index, e.unit_value, e.const_index, e.const_value
+
+    def copy(self) -> "Network":
+        return Network(self.variant, self.encoder, self.w1t.copy(), self.b1.copy(),
+                       self.w2.copy(), self.b2.copy(), dict(self.info))
+
+    def __repr__(self) -> str:
+        return f"<Network {self.variant} {self.encoder.name} {self.sizes}>"
+
+    # ----------------------------------------------------------------- evaluation
+    def probabilities_of_arrays(self, states: np.ndarray) -> np.ndarray:
+        """Outputs (n x 5) of ``int16`` state rows, for each one's side to move."""
+        states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, L.STATE_LEN)
+        probs = np.zeros((states.shape[0], N_OUTPUTS), np.float32)
+        triple = get_rules(self.variant).backgammon_triple
+        evaluate_states(states, *self.arrays(), *self.encoder_arrays(), triple, probs)
+        return probs
+
+    def probabilities(self, positions: Sequence[Position]) -> np.ndarray:
+        """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
+        if not positions:
+            return np.zeros((0, N_OUTPUTS), np.float32)
+        return self.probabilities_of_arrays(np.stack([p.to_array() for p in positions]))
+
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
+        """Cubeless equities for each position's side to move (the
+        :class:`engine.players.Evaluator` interface)."""
+        p = self.probabilities(positions).astype(np.float64)
+        return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+
+    # ----------------------------------------------------------------- files
+    def card(self) -> dict:
+        """The JSON card: what the arrays are and how the network was made."""
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "variant": self.variant,
+            "encoder": self.encoder.name,
+            "inputs": self.n_inputs,
+            "hidden": self.hidden,
+            "outputs": list(OUTPUTS),
+            "hidden_activation": "sigmoid",
+            "output_activation": "sigmoid",
+            "equity": "2*win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon",
+            "arrays": {"W1": "hidden x inputs", "b1": "hidden", "W2": "5 x hidden",
+                       "b2": "5"},
+            "info": self.info,
+        }
+
+    def file_arrays(self) -> dict:
+        """The arrays a model file holds, card included."""
+        card = json.dumps(self.card(), sort_keys=True).encode()
+        return {"W1": np.ascontiguousarray(self.w1t.T), "b1": self.b1, "W2": self.w2,
+                "b2": self.b2, "card": np.frombuffer(card, dtype=np.uint8)}
+
+    def save(self, path: str | os.PathLike, card_file: bool = False) -> Path:
+        """Write the model atomically to ``path`` (``.npz``); with ``card_file`` also
+        the card as readable JSON next to it (``.json``)."""
+        path = Path(path)
+        atomic_savez(path, self.file_arrays())
+        if card_file:
+            text = json.dumps(self.card(), indent=2, sort_keys=True) + "\n"
+            atomic_write_bytes(path.with_suffix(".json"), text.encode())
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Network":
+        """Read a model file; raises :class:`NetworkFileError` naming what is wrong."""
+        return cls.from_arrays(read_npz(path), str(path))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict, where: str = "<arrays>") -> "Network":
+        """Build from the arrays of a model or checkpoint file, checking everything."""
+        def bad(msg):
+            return NetworkFileError(f"{where}: {msg}")
+
+        missing = [k for k in ("W1", "b1", "W2", "b2", "card") if k not in arrays]
+        if missing:
+            raise bad(f"missing array(s) {missing}; not a {FORMAT} file")
+        try:
+            card = json.loads(bytes(np.asarray(arrays["card"], dtype=np.uint8)).decode())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise bad(f"card is not JSON ({exc})") from None
+        if not isinstance(card, dict) or card.get("format") != FORMAT:
+            raise bad(f"card format {card.get('format') if isinstance(card, dict) else card!r}"
+                      f"; expected {FORMAT!r}")
+        if card.get("format_version") != FORMAT_VERSION:
+            raise bad(f"format_version {card.get('format_version')!r}; this code reads "
+                      f"version {FORMAT_VERSION}")
+        variant = card.get("variant")
+        if variant not in VARIANTS:
+            raise bad(f"variant {variant!r}; expected one of {list(VARIANTS)}")
+        try:
+            enc = get_encoder(card.get("encoder"))
+        except EncodingError as exc:
+            raise bad(str(exc)) from None
+        hidden = card.get("hidden")
+        if card.get("inputs") != enc.n_inputs or not isinstance(hidden, int) or hidden < 1:
+            raise bad(f"card sizes inputs={card.get('inputs')!r} hidden={hidden!r} do not "
+                      f"fit encoder {enc.name} ({enc.n_inputs} inputs)")
+        expect = {"W1": (hidden, enc.n_inputs), "b1": (hidden,),
+                  "W2": (N_OUTPUTS, hidden), "b2": (N_OUTPUTS,)}
+        got = {}
+        for key, shape in expect.items():
+            a = np.asarray(arrays[key])
+            if a.shape != shape:
+                raise bad(f"{key} has shape {a.shape}; the card ({enc.n_inputs}-{hidden}-"
+                          f"{N_OUTPUTS}) needs {shape}")
+            if a.dtype.kind != "f":
+                raise bad(f"{key} has dtype {a.dtype}; expected float32")
+            if not np.all(np.isfinite(a)):
+                raise bad(f"{key} holds non-finite values")
+            got[key] = np.ascontiguousarray(a, dtype=np.float32)
+        return cls(variant, enc, np.ascontiguousarray(got["W1"].T), got["b1"], got["W2"],
+                   got["b2"], dict(card.get("info") or {}))
+
+
+# --------------------------------------------------------------------- file helpers
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and
+    ``os.replace``: a reader (or a crash) sees the old file or the new, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_savez(path: str | os.PathLike, arrays: dict) -> None:
+    """``np.savez`` of ``arrays`` to ``path``, atomically (see :func:`atomic_write_bytes`)."""
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def read_npz(path: str | os.PathLike) -> dict:
+    """All arrays of an ``.npz`` file, read without unpickling anything."""
+    try:
+        z = np.load(path, allow_pickle=False)
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise ValueError("a single .npy array, not an .npz archive")
+        with z:
+            return {k: z[k] for k in z.files}
+    except FileNotFoundError:
+        raise NetworkFileError(f"{path}: no such file") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise NetworkFileError(f"{path}: not a readable .npz file ({exc})") from None
+
+
+def utc_now() -> str:
+    """The time now as an ISO string, for cards."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

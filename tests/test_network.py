@@ -1,0 +1,198 @@
+"""The network: encoder against a slow reference, incremental forward, files."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import _layout as L
+from engine._movegen import generate
+from engine.encoding import TESAURO198, EncodingError, get_encoder
+from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_probs,
+                            hidden_delta, hidden_full, outputs, sigmoid)
+from engine.position import Position
+from engine.variants import get_rules
+from numba import njit
+
+
+def slow_tesauro(s):
+    """Tesauro's raw encoding written out plainly, from the side to move."""
+    x = []
+    for block in (L.ME, L.THEM):
+        for p in range(1, 25):
+            n = int(s[block + p])
+            x += [float(n >= 1), float(n >= 2), float(n >= 3), (n - 3) / 2 if n > 3 else 0.0]
+        x += [s[block + L.BAR] / 2, s[block + L.OFF] / 15]
+    return np.array(x + [1.0, 0.0], dtype=np.float32)
+
+
+def random_state(rng):
+    """15 checkers per side spread at random over points, bar and off (the encoder does
+    not care about legality)."""
+    s = np.zeros(L.STATE_LEN, np.int16)
+    for block in (L.ME, L.THEM):
+        for slot in rng.integers(0, 26, size=15):
+            s[block + slot] += 1
+    return s
+
+
+def playout_states(n, seed=0):
+    """States met in random backgammon play, with their successors for a random roll."""
+    rng = np.random.default_rng(seed)
+    table = get_rules("backgammon").table()
+    s = Position.start().to_array()
+    out = np.empty((64, L.STATE_LEN), np.int16)
+    found = []
+    while len(found) < n:
+        d1, d2 = rng.integers(1, 7, size=2)
+        k, out = generate(s, d1, d2, table, out)
+        found.append((s.copy(), out[:k].copy()))
+        s = out[rng.integers(k)].copy()
+        if s[L.THEM + L.OFF] == 15:
+            s = Position.start().to_array()
+    return found
+
+
+def test_encoder_matches_slow_reference():
+    rng = np.random.default_rng(1)
+    states = [random_state(rng) for _ in range(300)] + [Position.start().to_array()]
+    for s in states:
+        np.testing.assert_array_equal(TESAURO198.encode(s), slow_tesauro(s))
+
+
+def test_unknown_encoder():
+    with pytest.raises(EncodingError, match="nope"):
+        get_encoder("nope")
+
+
+def test_hidden_full_is_the_matrix_product():
+    net = Network.create("backgammon", 17, rng=np.random.default_rng(2), scale=0.5)
+    rng = np.random.default_rng(3)
+    h = np.empty(17, np.float32)
+    for _ in range(50):
+        s = random_state(rng)
+        hidden_full(s, *net.arrays()[:2], *net.encoder_arrays(), h)
+        expect = net.b1 + slow_tesauro(s) @ net.w1t
+        np.testing.assert_allclose(h, expect, rtol=1e-5, atol=1e-5)
+
+
+def test_incremental_hidden_matches_full():
+    net = Network.create("backgammon", 24, rng=np.random.default_rng(4), scale=0.5)
+    w1t, b1, _, _ = net.arrays()
+    enc = net.encoder_arrays()
+    href, h, hf = (np.empty(24, np.float32) for _ in range(3))
+    ref = np.empty(L.STATE_LEN, np.int16)
+    for s, succ in playout_states(200):
+        ref[:] = s
+        ref[L.ME:L.ME + 26], ref[L.THEM:L.THEM + 26] = s[L.THEM:L.THEM + 26], s[L.ME:L.ME + 26]
+        hidden_full(ref, w1t, b1, *enc, href)
+        for c in succ:
+            hidden_delta(ref, href, c, w1t, enc[0], enc[1], h)
+            hidden_full(c, w1t, b1, *enc, hf)
+            np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
+
+
+def test_sigmoid_accuracy():
+    @njit
+    def apply(x, y):
+        for i in range(x.shape[0]):
+            y[i] = sigmoid(x[i])
+
+    x = np.linspace(-40, 40, 20001).astype(np.float32)
+    y = np.empty_like(x)
+    apply(x, y)
+    exact = 1 / (1 + np.exp(-x.astype(np.float64)))
+    assert np.abs(y - exact).max() < 1e-6
+
+
+def test_probabilities_and_equity():
+    net = Network.create("backgammon", 10, rng=np.random.default_rng(5))
+    start = Position.start()
+    p = net.probabilities([start, start.flip()])
+    assert p.shape == (2, 5) and np.all((p >= 0) & (p <= 1))
+    np.testing.assert_allclose(flip_probs(flip_probs(p)), p)
+    e = net.evaluate([start])
+    expect = 2 * p[0, 0] - 1 + p[0, 1] - p[0, 3] + p[0, 2] - p[0, 4]
+    assert e[0] == pytest.approx(expect, abs=1e-6)
+    # a finished position is scored exactly: the side to move lost a backgammon
+    lost = Position("backgammon", (0,) * 23 + (15,), (0,) * 24, off=(0, 15))
+    np.testing.assert_array_equal(net.probabilities([lost])[0], [0, 0, 0, 1, 1])
+    assert net.evaluate([lost])[0] == -3
+
+
+def test_outputs_kernel_matches_numpy():
+    net = Network.create("backgammon", 12, rng=np.random.default_rng(6), scale=0.7)
+    h = np.random.default_rng(7).standard_normal(12).astype(np.float32)
+    act = np.empty(12, np.float32)
+    o = np.empty(5, np.float32)
+    outputs(h, net.w2, net.b2, act, o)
+    a = 1 / (1 + np.exp(-h.astype(np.float64)))
+    expect = 1 / (1 + np.exp(-(net.w2 @ a + net.b2)))
+    np.testing.assert_allclose(o, expect, atol=1e-5)
+
+
+# ------------------------------------------------------------------ files
+def test_save_load_round_trip(tmp_path):
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(8))
+    net.info = {"trained_games": 12, "note": "x"}
+    path = net.save(tmp_path / "m.npz", card_file=True)
+    back = Network.load(path)
+    for a, b in zip(net.arrays(), back.arrays()):
+        np.testing.assert_array_equal(a, b)
+    assert back.info == net.info and back.variant == "backgammon"
+    assert back.encoder is TESAURO198 and back.sizes == "198-8-5"
+    card = json.loads((tmp_path / "m.json").read_text())
+    assert card["hidden"] == 8 and card["format_version"] == FORMAT_VERSION
+    with np.load(path, allow_pickle=False) as z:
+        assert z["W1"].shape == (8, 198)       # hidden x inputs in the file
+
+
+def _rewrite(path, **changes):
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    card = json.loads(bytes(arrays["card"]).decode())
+    for k, v in changes.items():
+        if k in card:
+            card[k] = v
+        else:
+            arrays[k] = v
+    arrays["card"] = np.frombuffer(json.dumps(card).encode(), np.uint8)
+    np.savez(path, **arrays)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"W1": np.zeros((9, 198), np.float32)}, "W1 has shape"),
+    ({"b2": np.zeros(4, np.float32)}, "b2 has shape"),
+    ({"format_version": 99}, "format_version 99"),
+    ({"format": "other"}, "card format"),
+    ({"encoder": "nope"}, "unknown encoder"),
+    ({"hidden": 9}, "W1 has shape"),
+    ({"variant": "chess"}, "variant 'chess'"),
+    ({"W2": np.full((5, 8), np.nan, np.float32)}, "non-finite"),
+])
+def test_load_rejects_bad_files(tmp_path, changes, message):
+    path = Network.create("backgammon", 8).save(tmp_path / "m.npz")
+    _rewrite(path, **changes)
+    with pytest.raises(NetworkFileError, match=message):
+        Network.load(path)
+
+
+def test_load_rejects_garbage_and_pickles(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip at all" * 10)
+    with pytest.raises(NetworkFileError, match="not a readable"):
+        Network.load(junk)
+    with pytest.raises(NetworkFileError, match="no such file"):
+        Network.load(tmp_path / "missing.npz")
+    single = tmp_path / "one.npy"
+    np.save(single, np.zeros(3))
+    with pytest.raises(NetworkFileError, match="not an .npz"):
+        Network.load(single)
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, W1=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(NetworkFileError):
+        Network.load(pickled)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, W1=np.zeros((2, 2), np.float32))
+    with pytest.raises(NetworkFileError, match="missing array"):
+        Network.load(partial)

@@ -1,0 +1,193 @@
+"""Self-play training: config, the TD kernel, checkpoints, resume, kills."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import _hitgen as hitgen
+from engine.network import Network, atomic_savez
+from engine.position import Position
+from engine.variants import get_rules
+from training import checkpoint, td
+from training.config import ConfigError, TrainConfig, describe, load_config
+from training.selfplay import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = ["--set", "size=tiny", "--set", "eval_games=20", "--quiet"]
+
+
+# ------------------------------------------------------------------ config
+def test_config_rejects_unknown_and_ill_typed_keys(tmp_path):
+    with pytest.raises(ConfigError, match="unknown config key.*'alhpa'"):
+        TrainConfig.from_dict({"alhpa": 0.1})
+    with pytest.raises(ConfigError, match="expected float"):
+        TrainConfig.from_dict({"alpha": "fast"})
+    with pytest.raises(ConfigError, match="expected int"):
+        TrainConfig.from_dict({"hidden": 1.5})
+    with pytest.raises(ConfigError, match="size"):
+        TrainConfig(size="huge")
+    with pytest.raises(ConfigError, match="lam"):
+        TrainConfig(lam=1.5)
+    f = tmp_path / "c.json"
+    f.write_text('{"size": "large", "alpha": 1}')
+    cfg = load_config(f, ["lam=0", "variant=portes"])
+    assert (cfg.hidden_units, cfg.alpha, cfg.lam, cfg.variant) == (128, 1.0, 0.0, "portes")
+    assert cfg == TrainConfig.from_dict(cfg.to_dict())
+    text = describe()
+    assert all(f"{name} =" in text for name in cfg.to_dict())
+
+
+def test_alpha_schedule():
+    cfg = TrainConfig(alpha=0.1, alpha_final=0.02, alpha_half_life=1000)
+    assert cfg.alpha_at(0) == pytest.approx(0.1)
+    assert cfg.alpha_at(1000) == pytest.approx(0.06)
+
+
+# ------------------------------------------------------------------ the kernel
+def _kernel_args(net, variant="backgammon"):
+    rules = get_rules(variant)
+    return (Position.start(variant).to_array(), rules.table(), hitgen.supports(rules),
+            hitgen.new_scratch(), rules.backgammon_triple,
+            rules.opening_rolls_both, *net.arrays(), *net.encoder_arrays())
+
+
+def test_learning_step_moves_outputs_towards_target():
+    net = Network.create("backgammon", 16, rng=np.random.default_rng(1))
+    enc = net.encoder_arrays()
+    s = Position.start().to_array()
+    target = np.array([1, 0.5, 0.1, 0, 0], np.float32)
+    h, act, gh = (np.empty(16, np.float32) for _ in range(3))
+    o = np.empty(5, np.float32)
+    before = net.probabilities_of_arrays(s)[0]
+    td._learn(s, target, 0.1, *net.arrays(), *enc, h, act, o, gh)
+    after = net.probabilities_of_arrays(s)[0]
+
+    def logloss(p):
+        return -np.sum(target * np.log(p) + (1 - target) * np.log(1 - p))
+
+    assert logloss(after) < logloss(before) - 0.01
+    assert after[0] > before[0] and after[2] < before[2]
+
+
+def test_selfplay_kernel_is_deterministic_and_learns():
+    def play(seed):
+        net = Network.create("backgammon", 8, rng=np.random.default_rng(0))
+        counts = np.zeros(1, np.int64)
+        stats = np.zeros((1, td.N_STATS), np.int64)
+        params = np.array([0.1, 0.01, 1e5, 0.7, 0.0])
+        n = td.selfplay_games(*_kernel_args(net), params, 3000, 20,
+                              np.array([seed], np.uint64), counts, 0,
+                              np.zeros(4, np.int64), stats)
+        return net, n, counts, stats
+
+    a, n, counts, stats = play(5)
+    b = play(5)[0]
+    c = play(6)[0]
+    assert n == 20 and counts[0] == 20 and stats[0, td.ST_GAMES] == 20
+    assert stats[0, td.ST_TURNS] > 20 * 10
+    np.testing.assert_array_equal(a.w1t, b.w1t)
+    assert not np.array_equal(a.w1t, c.w1t)
+    assert not np.array_equal(a.w1t, Network.create("backgammon", 8,
+                                                    rng=np.random.default_rng(0)).w1t)
+
+
+def test_pause_flag_stops_the_kernel():
+    net = Network.create("backgammon", 8)
+    control = np.zeros(4, np.int64)
+    control[td.C_PAUSE] = 1
+    n = td.selfplay_games(*_kernel_args(net), np.array([0.1, 0.01, 1e5, 0.7, 0.0]), 3000,
+                          10, np.array([1], np.uint64), np.zeros(1, np.int64), 0, control,
+                          np.zeros((1, td.N_STATS), np.int64))
+    assert n == 0
+
+
+def test_evaluation_against_random_is_won_by_a_pubeval_like_margin():
+    # the network is random, but a random mover is much worse: only check the score range
+    net = Network.create("backgammon", 8)
+    pts = np.zeros(40, np.int64)
+    td.evaluate_games(*_kernel_args(net), td.OPP_RANDOM, np.zeros((2, 122), np.float32),
+                      3000, 40, np.array([3], np.uint64), pts)
+    assert set(np.abs(pts)) <= {1, 2, 3}
+
+
+# ------------------------------------------------------------------ runs
+def test_tiny_run_then_resume(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["--games", "30", "--out", str(out), "--workers", "1", "--seed", "3",
+                 *FAST]) == 0
+    first = checkpoint.latest(out)
+    assert first.games == 30 and first.config.seed == 3 and first.config.size == "tiny"
+    assert first.history and first.history[-1][2] == "pubeval"
+    assert Network.load(out / "model.npz").hidden == 40
+    # a fresh run into the same folder is refused; resume continues the count
+    assert main(["--games", "60", "--out", str(out), *FAST]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["--games", "60", "--out", str(out), "--resume", "--workers", "2",
+                 "--set", "alpha=0.05", "--quiet"]) == 0
+    second = checkpoint.latest(out)
+    assert 60 <= second.games <= 62 and second.config.alpha == 0.05
+    assert second.config.seed == 3 and second.rng.shape == (2,)
+    assert not np.array_equal(first.net.w1t, second.net.w1t)
+    # the architecture cannot change on resume
+    assert main(["--games", "90", "--out", str(out), "--resume", "--set", "size=large",
+                 "--quiet"]) == 2
+
+
+def test_same_seed_same_weights(tmp_path):
+    runs = []
+    for name in ("a", "b"):
+        main(["--games", "25", "--out", str(tmp_path / name), "--workers", "1",
+              "--set", "size=tiny", "--set", "eval_games=0", "--quiet"])
+        runs.append(checkpoint.latest(tmp_path / name))
+    np.testing.assert_array_equal(runs[0].net.w1t, runs[1].net.w1t)
+    np.testing.assert_array_equal(runs[0].rng, runs[1].rng)
+
+
+def test_interrupted_write_leaves_old_checkpoint(tmp_path, monkeypatch):
+    state = checkpoint.RunState(TrainConfig(size="tiny"), Network.create("backgammon", 40),
+                                games=5, rng=np.ones(1, np.uint64))
+    path = checkpoint.save(tmp_path, state)
+    good = path.read_bytes()
+
+    def boom(src, dst):
+        raise KeyboardInterrupt("killed between write and rename")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_savez(path, {"x": np.zeros(3)})
+    monkeypatch.undo()
+    assert path.read_bytes() == good
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]   # no temp left
+    assert checkpoint.load(path).games == 5
+
+
+def test_kill_9_leaves_loadable_checkpoints(tmp_path):
+    out = tmp_path / "run"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.selfplay", "--games", "10000000", "--out", str(out),
+         "--workers", "2", "--set", "size=tiny", "--set", "checkpoint_minutes=0.005",
+         "--set", "eval_games=0", "--quiet"], cwd=ROOT, env=env)
+    try:
+        deadline = time.time() + 60
+        while len(checkpoint.checkpoints(out)) < 2 and time.time() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.7)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    files = checkpoint.checkpoints(out)
+    assert files, "no checkpoint written before the kill"
+    for f in files:
+        assert checkpoint.load(f).games > 0
+    assert checkpoint.latest(out).games == max(checkpoint.load(f).games for f in files)
+    # the orphaned workers notice and exit
+    time.sleep(1.5)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(out) not in ps

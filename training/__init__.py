@@ -1,0 +1,1 @@
+"""Self-play TD(lambda) training of the value network; see training/README.md."""

@@ -1,0 +1,165 @@
+"""Training settings: one frozen dataclass, a docstring per field, unknown keys rejected.
+
+A run's :class:`TrainConfig` is stored in every checkpoint, so ``--resume`` rebuilds the
+run from the file, never from flags the user must repeat. Build one from defaults, a
+JSON file and ``key=value`` overrides with :func:`load_config`;
+``python -m training.selfplay --config-help`` prints every field with its doc.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+from engine.encoding import ENCODERS
+from engine.variants import VARIANTS
+
+SIZES = {"tiny": 40, "standard": 80, "large": 128}
+"""Named hidden-layer sizes (198 Tesauro inputs: tiny 198-40, standard 198-80,
+large 198-128)."""
+
+
+class ConfigError(ValueError):
+    """A bad config file, unknown key or ill-typed value."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that defines a self-play TD training run."""
+
+    variant: str = "backgammon"
+    """Game to learn (one of engine.variants.VARIANTS)."""
+    size: str = "standard"
+    """Named network size: tiny (40 hidden), standard (80) or large (128)."""
+    hidden: int = 0
+    """Hidden units; 0 takes them from ``size``."""
+    encoder: str = "tesauro198"
+    """Input encoding (engine.encoding.ENCODERS)."""
+    init_scale: float = 0.1
+    """Standard deviation of the initial random weights."""
+    seed: int = 1
+    """Seed of the initial weights and of every worker's dice."""
+    alpha: float = 0.1
+    """Learning rate at the start (per position, on the output log-loss gradient)."""
+    alpha_final: float = 0.01
+    """Learning rate the schedule decays towards."""
+    alpha_half_life: int = 300_000
+    """Games after which alpha has moved half way from ``alpha`` to ``alpha_final``."""
+    lam: float = 0.7
+    """TD(lambda)'s lambda: 0 learns from the next position only, 1 from the result."""
+    epsilon: float = 0.0
+    """Chance of playing a random successor instead of the best (exploration); the
+    random move is still learned from, as in TD-Gammon."""
+    max_turns: int = 3000
+    """A game longer than this is abandoned without learning from it."""
+    checkpoint_minutes: float = 5.0
+    """Minutes between checkpoints (a kill loses at most this much work)."""
+    keep_checkpoints: int = 3
+    """Newest checkpoint files kept in the run folder."""
+    eval_games: int = 1000
+    """Games against PubEval (backgammon, portes) or a random player (other games) per
+    strength figure; 0 turns the figure off."""
+    eval_minutes: float = 2.0
+    """Minutes between strength figures."""
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ConfigError(f"variant = {self.variant!r}; expected one of {list(VARIANTS)}")
+        if self.size not in SIZES:
+            raise ConfigError(f"size = {self.size!r}; expected one of {list(SIZES)}")
+        if self.encoder not in ENCODERS:
+            raise ConfigError(f"encoder = {self.encoder!r}; expected one of {list(ENCODERS)}")
+        checks = {
+            "hidden": self.hidden >= 0, "init_scale": self.init_scale > 0,
+            "alpha": self.alpha > 0, "alpha_final": 0 < self.alpha_final,
+            "alpha_half_life": self.alpha_half_life > 0, "lam": 0 <= self.lam <= 1,
+            "epsilon": 0 <= self.epsilon <= 1, "max_turns": self.max_turns > 0,
+            "checkpoint_minutes": self.checkpoint_minutes > 0,
+            "keep_checkpoints": self.keep_checkpoints >= 1, "eval_games": self.eval_games >= 0,
+            "eval_minutes": self.eval_minutes > 0, "seed": self.seed >= 0,
+        }
+        for key, ok in checks.items():
+            if not ok:
+                raise ConfigError(f"{key} = {getattr(self, key)!r} is out of range")
+
+    @property
+    def hidden_units(self) -> int:
+        """Hidden units actually used."""
+        return self.hidden or SIZES[self.size]
+
+    def alpha_at(self, games: int) -> float:
+        """The learning rate after ``games`` games."""
+        return self.alpha_final + (self.alpha - self.alpha_final) * 0.5 ** (
+            games / self.alpha_half_life)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict, base: "TrainConfig | None" = None) -> "TrainConfig":
+        """``base`` (defaults if None) with the keys of ``data``; unknown keys and values
+        of the wrong type raise :class:`ConfigError`."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"config {data!r}: expected a JSON object")
+        types = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(types))
+        if unknown:
+            raise ConfigError(f"unknown config key(s) {unknown}; expected some of "
+                              f"{sorted(types)}")
+        clean = {}
+        for key, value in data.items():
+            want = {"int": int, "float": float, "str": str}[types[key]]
+            if want is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if isinstance(value, bool) or not isinstance(value, want) or (
+                    want is float and not math.isfinite(value)):
+                raise ConfigError(f"config {key} = {value!r}: expected {want.__name__}")
+            clean[key] = value
+        return replace(base or cls(), **clean)
+
+
+def parse_set(items: list[str]) -> dict:
+    """``["key=value", ...]`` into a dict; values are read as JSON when they parse
+    (numbers), else kept as text."""
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected key=value")
+        try:
+            out[key.strip()] = json.loads(text)
+        except ValueError:
+            out[key.strip()] = text
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
+    """Defaults, then the JSON file ``path``, then ``key=value`` overrides."""
+    cfg = TrainConfig()
+    if path is not None:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+        cfg = TrainConfig.from_dict(data, cfg)
+    if overrides:
+        cfg = TrainConfig.from_dict(parse_set(list(overrides)), cfg)
+    return cfg
+
+
+def describe() -> str:
+    """Every field with its default and docstring, for ``--config-help``."""
+    tree = ast.parse(inspect.getsource(TrainConfig))
+    docs = {}
+    body = tree.body[0].body
+    for a, b in zip(body, body[1:]):
+        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(
+                b.value, ast.Constant):
+            docs[a.target.id] = " ".join(b.value.value.split())
+    defaults = TrainConfig()
+    return "\n".join(f"{f.name} = {getattr(defaults, f.name)!r}\n    {docs.get(f.name, '')}"
+                     for f in fields(TrainConfig))

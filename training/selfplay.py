@@ -1,0 +1,333 @@
+"""``python -m training.selfplay``: train a network by TD(lambda) self-play.
+
+    python -m training.selfplay --variant backgammon --games 2000000 --out runs/bg80 \\
+        --workers 2 --set size=standard --set alpha=0.1
+    python -m training.selfplay --out runs/bg80 --resume          # after a stop or a kill
+
+``--games`` is the run's **total**: rerunning the same command with ``--resume`` finishes
+it. The run folder gets ``checkpoint-<games>.npz`` every ``checkpoint_minutes`` (written
+atomically: a kill loses at most one interval) and ``model.npz`` / ``model.json``, the
+latest weights as a model file with its card. The progress bar shows games/s and the
+running strength figure: points per game of the greedy (0-ply) network against PubEval
+(backgammon, portes) or a random player (other games), over ``eval_games`` games.
+
+Workers are processes forked from this one; the weights live in shared memory and
+every worker updates them in place (Hogwild), so ``--workers`` scales with cores. The
+network learns only from its own games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import mmap
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from engine import _hitgen as hitgen  # noqa: E402
+from engine.network import Network, utc_now  # noqa: E402
+from engine.position import Position  # noqa: E402
+from engine.pubeval import weights as pubeval_weights  # noqa: E402
+from engine.variants import HIT, OPPOSITE, get_rules  # noqa: E402
+from . import checkpoint, td  # noqa: E402
+from .config import ConfigError, TrainConfig, describe, load_config, parse_set  # noqa: E402
+
+ARCH_KEYS = ("variant", "size", "hidden", "encoder")
+"""Config keys a resumed run may not change."""
+BATCH = 50
+"""Games per kernel call of a worker (it checks for pause / stop between games)."""
+
+
+# --------------------------------------------------------------------- shared arrays
+def _shared(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` in anonymous shared memory, inherited by forked workers."""
+    a = np.asarray(a)
+    buf = mmap.mmap(-1, max(a.nbytes, 1))
+    out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+class Trainer:
+    """One training session: shared weights, worker processes, checkpoints."""
+
+    def __init__(self, state: checkpoint.RunState, run_dir: Path, workers: int):
+        self.state = state
+        self.cfg = state.config
+        self.run_dir = run_dir
+        self.workers = workers
+        self.rules = get_rules(self.cfg.variant)
+        net = state.net
+        self.w1t, self.b1, self.w2, self.b2 = (_shared(a) for a in net.arrays())
+        self.enc = net.encoder_arrays()
+        self.counts = _shared(np.zeros(workers, np.int64))
+        self.stats = _shared(np.zeros((workers, td.N_STATS), np.int64))
+        self.control = _shared(np.zeros(4, np.int64))
+        self.acks = _shared(np.zeros(workers, np.int64))
+        self.done = _shared(np.zeros(workers, np.int64))
+        self._epoch = 0                       # pause epochs (see _pause)
+        rng = np.asarray(state.rng, np.uint64)
+        if rng.shape != (workers,):          # fresh run, or another number of workers
+            seq = np.random.SeedSequence([self.cfg.seed, state.games, workers])
+            rng = np.array([c.generate_state(1, np.uint64)[0] for c in seq.spawn(workers)],
+                           dtype=np.uint64)
+        self.rng = _shared(rng)
+        self.base_games = state.games
+        self.base_stats = (state.stats if state.stats.shape == (td.N_STATS,)
+                           else np.zeros(td.N_STATS, np.int64))
+        self.start = Position.start(self.cfg.variant).to_array()
+        self.table = self.rules.table()
+        self.params = np.array([self.cfg.alpha, self.cfg.alpha_final,
+                                self.cfg.alpha_half_life, self.cfg.lam, self.cfg.epsilon])
+        self.pubeval_ok = self.rules.geometry == OPPOSITE and self.rules.meet == HIT
+        self.eval_rng = np.array([np.random.SeedSequence([self.cfg.seed, 7]).generate_state(
+            1, np.uint64)[0]], np.uint64)
+
+    # ----------------------------------------------------------------- kernels
+    def _net_args(self, w1t, b1, w2, b2):
+        return (self.start, self.table, hitgen.supports(self.rules), hitgen.new_scratch(),
+                self.rules.backgammon_triple,
+                self.rules.opening_rolls_both, w1t, b1, w2, b2, *self.enc)
+
+    def compile(self) -> None:
+        """Compile (or load from cache) the kernels before forking the workers."""
+        scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
+        st = np.zeros(1, np.uint64)
+        td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 0,
+                          st, np.zeros(1, np.int64), 0, np.zeros(4, np.int64),
+                          np.zeros((1, td.N_STATS), np.int64))
+        td.evaluate_games(*self._net_args(*scratch), td.OPP_RANDOM, pubeval_weights(),
+                          self.cfg.max_turns, 0, st, np.zeros(1, np.int64))
+
+    def _worker(self, w: int, target: int) -> None:
+        """Body of worker ``w``: play batches until the run reaches ``target`` games."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent stops us cleanly
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        parent = os.getppid()
+        args = self._net_args(self.w1t, self.b1, self.w2, self.b2)
+        st = self.rng[w:w + 1]
+        try:
+            while self.control[td.C_STOP] == 0 and os.getppid() == parent:
+                epoch = self.control[td.C_PAUSE]
+                if epoch != 0:
+                    self.acks[w] = epoch
+                    time.sleep(0.002)
+                    continue
+                left = target - self.base_games - int(self.counts.sum())
+                if left <= 0:
+                    break
+                n = min(BATCH, max(1, left // self.workers))
+                td.selfplay_games(*args, self.params, self.cfg.max_turns, n,
+                                  st, self.counts, w, self.control, self.stats)
+        finally:
+            self.done[w] = 1
+
+    # ----------------------------------------------------------------- snapshots
+    def games(self) -> int:
+        return self.base_games + int(self.counts.sum())
+
+    def _pause(self) -> None:
+        self._epoch += 1
+        self.control[td.C_PAUSE] = self._epoch
+        while not all(self.acks[w] == self._epoch or self.done[w]
+                      for w in range(self.workers)):
+            time.sleep(0.001)
+
+    def _resume(self) -> None:
+        self.control[td.C_PAUSE] = 0
+
+    def snapshot(self, elapsed: float) -> checkpoint.RunState:
+        """The run's state, taken while every worker waits between two games, so the
+        weights, game count and dice states agree."""
+        self._pause()
+        try:
+            net = Network(self.cfg.variant, self.state.net.encoder, self.w1t.copy(),
+                          self.b1.copy(), self.w2.copy(), self.b2.copy())
+            games = self.games()
+            rng = self.rng.copy()
+            stats = self.base_stats + self.stats.sum(axis=0)
+        finally:
+            self._resume()
+        net.info = self._info(games, elapsed)
+        return checkpoint.RunState(self.cfg, net, games, rng, elapsed,
+                                   list(self.state.history), stats)
+
+    def _info(self, games: int, elapsed: float) -> dict:
+        return {"trained_games": games, "training_seconds": round(elapsed, 1),
+                "method": "TD(lambda) self-play, offline lambda-returns, greedy 0-ply",
+                "config": self.cfg.to_dict(), "saved": utc_now(),
+                "strength": self.state.history[-1] if self.state.history else None}
+
+    def save(self, elapsed: float) -> Path:
+        snap = self.snapshot(elapsed)
+        path = checkpoint.save(self.run_dir, snap, self.cfg.keep_checkpoints)
+        snap.net.save(self.run_dir / "model.npz", card_file=True)
+        return path
+
+    def strength(self, n_games: int | None = None) -> tuple[float, str, int]:
+        """Points per game of the current weights against PubEval (or random)."""
+        n = self.cfg.eval_games if n_games is None else n_games
+        w = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
+        opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_RANDOM
+        pts = np.zeros(n, np.int64)
+        td.evaluate_games(*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns,
+                          n, self.eval_rng, pts)
+        return float(pts.mean()) if n else 0.0, ("pubeval" if self.pubeval_ok else "random"), n
+
+    # ----------------------------------------------------------------- the run
+    def run(self, target: int, quiet: bool = False) -> checkpoint.RunState:
+        """Train until ``target`` games in all, checkpointing and measuring on the way."""
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        self.compile()
+        t0 = time.time()
+        elapsed0 = self.state.elapsed
+        procs = [ctx.Process(target=self._worker, args=(w, target), daemon=True)
+                 for w in range(self.workers)]
+        for p in procs:
+            p.start()
+        tty = sys.stderr.isatty()
+        bar = tqdm(total=target, initial=self.games(), unit="game", disable=quiet,
+                   dynamic_ncols=True, mininterval=0.5 if tty else 30, smoothing=0.05)
+        last_ckpt = last_eval = time.time()
+        fig = ""
+        try:
+            while any(p.is_alive() for p in procs):
+                time.sleep(0.25)
+                bar.update(self.games() - bar.n)
+                now = time.time()
+                if self.cfg.eval_games and now - last_eval >= 60 * self.cfg.eval_minutes:
+                    ppg, opp, n = self.strength()
+                    self.state.history.append([self.games(), round(ppg, 4), opp, n])
+                    fig = f"{ppg:+.3f} ppg vs {opp}"
+                    bar.set_postfix_str(fig)
+                    last_eval = time.time()
+                if now - last_ckpt >= 60 * self.cfg.checkpoint_minutes:
+                    path = self.save(elapsed0 + now - t0)
+                    if not tty and not quiet:
+                        bar.write(f"{utc_now()} games={self.games()} {fig} -> {path.name}")
+                    last_ckpt = time.time()
+            for p in procs:
+                p.join()
+            bad = [p.exitcode for p in procs if p.exitcode]
+            if bad:
+                raise RuntimeError(f"worker(s) failed with exit codes {bad}")
+        except KeyboardInterrupt:
+            bar.write("interrupted: stopping workers and saving a checkpoint")
+        finally:
+            self.control[td.C_STOP] = 1
+            self.control[td.C_PAUSE] = -1
+            for p in procs:
+                p.join()
+            bar.update(self.games() - bar.n)
+            bar.close()
+        if self.cfg.eval_games:
+            ppg, opp, n = self.strength()
+            self.state.history.append([self.games(), round(ppg, 4), opp, n])
+        path = self.save(elapsed0 + time.time() - t0)
+        final = checkpoint.load(path)
+        if not quiet:
+            s = final.stats
+            played = max(int(s[td.ST_GAMES]), 1)
+            print(f"{final.games} games; {path}; mean turns {s[td.ST_TURNS] / played:.1f}, "
+                  f"gammons {s[td.ST_GAMMONS] / played:.3f}, "
+                  f"backgammons {s[td.ST_BACKGAMMONS] / played:.3f}; "
+                  f"strength {final.history[-1] if final.history else 'n/a'}")
+        return final
+
+
+# --------------------------------------------------------------------- CLI
+def _interrupt(signum, frame):
+    """SIGTERM stops the run like Ctrl-C: workers stop, a checkpoint is written."""
+    raise KeyboardInterrupt
+
+
+def build_state(args) -> checkpoint.RunState:
+    """The run to continue (``--resume``) or a fresh one from the config."""
+    out = Path(args.out)
+    if args.resume:
+        state = checkpoint.latest(out)
+        if state is None:
+            raise ConfigError(f"--resume: no checkpoint in {str(out)!r}")
+        if args.seed is not None and args.seed != state.config.seed:
+            raise ConfigError("--seed with --resume: the seed is stored in the run")
+        changes = {}
+        if args.config:
+            changes.update(load_config(args.config).to_dict())
+            changes = {k: v for k, v in changes.items()
+                       if v != getattr(TrainConfig(), k)}
+        changes.update(parse_set(args.set))
+        if args.variant is not None:
+            changes["variant"] = args.variant
+        fixed = [k for k in ARCH_KEYS if k in changes and changes[k] != getattr(state.config, k)]
+        if fixed:
+            raise ConfigError(f"--resume cannot change {fixed}: start a new run instead")
+        state.config = TrainConfig.from_dict(changes, state.config)
+        return state
+    if checkpoint.checkpoints(out):
+        raise ConfigError(f"{str(out)!r} already holds a run; pass --resume to continue it "
+                          f"or choose another --out")
+    cfg = load_config(args.config, args.set)
+    extra = {}
+    if args.variant is not None:
+        extra["variant"] = args.variant
+    if args.seed is not None:
+        extra["seed"] = args.seed
+    cfg = TrainConfig.from_dict(extra, cfg)
+    net = Network.create(cfg.variant, cfg.hidden_units, cfg.encoder,
+                         np.random.default_rng(cfg.seed), cfg.init_scale)
+    return checkpoint.RunState(cfg, net)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.selfplay",
+                                 description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variant", help="game to learn (default: backgammon)")
+    ap.add_argument("--games", type=int, default=None,
+                    help="total games of the run (a resumed run counts its past games)")
+    ap.add_argument("--out", help="run folder (checkpoints, model.npz)")
+    ap.add_argument("--resume", action="store_true", help="continue the run in --out")
+    ap.add_argument("--seed", type=int, help="seed of a fresh run (default: config seed)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="worker processes (default: every core)")
+    ap.add_argument("--config", help="JSON file of TrainConfig fields")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override one config field (repeatable)")
+    ap.add_argument("--config-help", action="store_true", help="list the config fields")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    args = ap.parse_args(argv)
+    if args.config_help:
+        print(describe())
+        return 0
+    if not args.out or args.games is None:
+        ap.error("--out and --games are required")
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
+    try:
+        state = build_state(args)
+    except (ConfigError, checkpoint.CheckpointError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if state.games >= args.games:
+        print(f"{args.out}: already {state.games} games (target {args.games})")
+        return 0
+    run_dir = Path(args.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    trainer = Trainer(state, run_dir, args.workers)
+    signal.signal(signal.SIGTERM, _interrupt)
+    trainer.run(args.games, quiet=args.quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,392 @@
+"""The numba core of training: whole self-play games with TD(lambda) learning.
+
+One call of :func:`selfplay_games` plays games between the network and itself, each
+game entirely inside numba:
+
+* dice from an explicit splitmix64 state (``uint64[1]``), so a run is reproducible
+  and resumable: the state is saved in the checkpoint;
+* every legal successor is rated by the network (its hidden layer computed from the
+  flipped parent's by :func:`engine.network.hidden_delta`), and the mover plays the one
+  with the best cubeless money equity for him; a successor that ends the game is scored
+  exactly;
+* after the game each position ``s_t`` is moved towards its lambda-return (the offline
+  form of TD(lambda), no eligibility traces to carry): ``G_T`` is the real result and
+  ``G_t = flip(lam * G_{t+1} + (1 - lam) * V(s_{t+1}))``, where ``V(s_{t+1})`` is the
+  rating the mover saw when he chose ``s_{t+1}`` and ``flip`` turns the five outputs to
+  the other side. The update is the gradient of the outputs' log-loss, which touches
+  only the inputs that are on, so learning costs about one forward pass per position.
+
+The weight arrays are updated in place; several worker processes may share them
+(Hogwild). The network learns only from its own games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from engine import _layout as L
+from engine._jit import FAST
+from engine._hitgen import generate_hit
+from engine._movegen import generate
+from engine.encoding import MAX_UNITS, N_SLOTS
+from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs, terminal_probs
+from engine.pubeval import _best_successor, _is_race
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache when a module it compiles in has changed.
+
+    The self-play kernels are cached (a cold compile takes ~20 s, in every test and
+    worker), but numba checks only this file's own time stamp, not those of the move
+    generator and network code compiled into them; a digest of those files, kept next
+    to the cache, catches the change instead.
+    """
+    here = Path(__file__).resolve()
+    engine_dir = here.parent.parent / "engine"
+    deps = [here] + [engine_dir / n for n in ("_movegen.py", "_hitgen.py", "_layout.py", "variants.py",
+                                              "network.py", "encoding.py", "pubeval.py",
+                                              "_jit.py")]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps if p.exists())).hexdigest()
+    cache = here.parent / "__pycache__"
+    stamp = cache / f"{here.stem}.deps"
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    try:
+        cache.mkdir(exist_ok=True)
+        for f in cache.glob(f"{here.stem}.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        tmp = cache / f".{stamp.name}.{os.getpid()}"
+        tmp.write_text(digest)
+        os.replace(tmp, stamp)
+    except OSError:
+        pass             # a read-only tree: numba will not cache there either
+
+
+_drop_stale_cache()
+
+# columns of the per-worker statistics row
+ST_GAMES, ST_TURNS, ST_WINS_FIRST, ST_GAMMONS, ST_BACKGAMMONS, ST_ABANDONED = range(6)
+N_STATS = 8
+
+# opponents of evaluate_games
+OPP_RANDOM = 0
+OPP_PUBEVAL = 1
+
+# params vector of selfplay_games
+P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON = range(5)
+N_PARAMS = 5
+
+# control flags (shared int64 array)
+C_PAUSE = 0            # nonzero (a pause epoch): return after the current game
+C_STOP = 1             # nonzero: workers exit
+
+
+# --------------------------------------------------------------------- random numbers
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True)
+def _next_u64(st):
+    """splitmix64: advance ``st[0]`` and return the next 64 random bits."""
+    st[0] += _GAMMA
+    z = st[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _below(st, n):
+    """Uniform int in ``0 .. n-1``."""
+    return np.int64(((_next_u64(st) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def _uniform(st):
+    """Uniform float in [0, 1)."""
+    return (_next_u64(st) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+# --------------------------------------------------------------------- small helpers
+@njit(cache=True)
+def _flip_slots(s, f):
+    """The 52 checker slots of ``s`` seen from the other side, into ``f``."""
+    for i in range(L.SIDE):
+        f[L.ME + i] = s[L.THEM + i]
+        f[L.THEM + i] = s[L.ME + i]
+
+
+@njit(cache=True, inline="always")
+def _flip_into(v, w):
+    """Outputs ``v`` for the other side, into ``w``."""
+    w[0] = 1.0 - v[0]
+    w[1] = v[3]
+    w[2] = v[4]
+    w[3] = v[1]
+    w[4] = v[2]
+
+
+@njit(cache=True)
+def _points(child, triple, o):
+    """Points the mover won with the finishing successor ``child``."""
+    terminal_probs(child, triple, o)
+    return 1 + int(o[3]) + int(o[4])
+
+
+@njit(**FAST)
+def _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval,
+            ref, h_ref, h, act, o, o_best):
+    """Index of the successor (rows ``out[:n]``) with the best equity for the side to
+    move in ``s``; its outputs (for *its* side to move) go to ``o_best``.
+
+    After a roll the successors are flipped, so the mover wants the lowest equity for
+    the successor's side to move; after a gul bara pending segment, the highest."""
+    if segment:
+        for i in range(N_SLOTS):
+            ref[i] = s[i]
+    else:
+        _flip_slots(s, ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, h_ref)
+    best = 0
+    best_e = 1e9
+    sign = -1.0 if segment else 1.0
+    for i in range(n):
+        c = out[i]
+        if c[L.THEM + L.OFF] == 15:
+            terminal_probs(c, triple, o)
+        else:
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, h)
+            outputs(h, w2, b2, act, o)
+        e = sign * equity(o)
+        if e < best_e:
+            best_e = e
+            best = i
+            for k in range(N_OUTPUTS):
+                o_best[k] = o[k]
+    return best
+
+
+@njit(**FAST)
+def _rate(c, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o):
+    """Outputs of one state for its side to move (exact when the game is over)."""
+    if c[L.THEM + L.OFF] == 15:
+        terminal_probs(c, triple, o)
+    else:
+        hidden_full(c, w1t, b1, uidx, uval, cidx, cval, h)
+        outputs(h, w2, b2, act, o)
+
+
+@njit(**FAST)
+def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o, gh):
+    """One gradient step moving the outputs of ``s`` towards ``target`` (log-loss
+    gradient: ``target - output`` at each output's pre-activation)."""
+    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
+    outputs(h, w2, b2, act, o)
+    nh = b1.shape[0]
+    for j in range(nh):
+        gh[j] = 0.0
+    for k in range(N_OUTPUTS):
+        d = target[k] - o[k]
+        for j in range(nh):
+            gh[j] += d * w2[k, j]
+    for j in range(nh):
+        gh[j] *= alpha * act[j] * (1.0 - act[j])
+    for k in range(N_OUTPUTS):
+        d = alpha * (target[k] - o[k])
+        for j in range(nh):
+            w2[k, j] += d * act[j]
+        b2[k] += d
+    for j in range(nh):
+        b1[j] += gh[j]
+    for k in range(cidx.shape[0]):
+        v = cval[k]
+        if v != 0:
+            i = cidx[k]
+            for j in range(nh):
+                w1t[i, j] += v * gh[j]
+    for slot in range(N_SLOTS):
+        n = s[slot]
+        for u in range(MAX_UNITS):
+            i = uidx[slot, u]
+            if i < 0:
+                break
+            v = uval[slot, n, u]
+            if v != 0:
+                for j in range(nh):
+                    w1t[i, j] += v * gh[j]
+
+
+@njit(cache=True)
+def _roll(st, s, first, rolls_both):
+    """Dice for the next turn: ``(0, 0)`` for a pending segment; on the first turn of
+    backgammon-like games a non-double (the opening roll's distribution)."""
+    if s[L.NPEND] > 0:
+        return 0, 0
+    while True:
+        a = _below(st, 6) + 1
+        b = _below(st, 6) + 1
+        if a != b or not first or rolls_both:
+            return a, b
+
+
+@njit(cache=True)
+def _generate(s, d1, d2, table, fast, scratch, out):
+    """Successors of a roll: the fast backgammon generator where it applies."""
+    if fast:
+        return generate_hit(s, d1, d2, scratch, out)
+    return generate(s, d1, d2, table, out)
+
+
+# --------------------------------------------------------------------- self-play
+@njit(cache=True)
+def selfplay_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
+                   cval, params, max_turns, n_games, st, counts, worker, control, stats):
+    """Play and learn from up to ``n_games`` self-play games (fewer when
+    ``control[C_PAUSE]`` is raised); returns the number played.
+
+    ``fast`` picks :func:`engine._hitgen.generate_hit` (backgammon, portes; ``scratch``
+    its work space) over the general :func:`engine._movegen.generate` (``table``).
+
+    ``counts[w]`` are the games finished by each worker (the learning rate follows
+    their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
+    """
+    nh = b1.shape[0]
+    out = np.empty((64, L.STATE_LEN), np.int16)
+    hist = np.empty((max_turns + 1, L.STATE_LEN), np.int16)
+    vals = np.empty((max_turns + 1, N_OUTPUTS), np.float32)
+    flips = np.empty(max_turns + 1, np.bool_)
+    s = np.empty(L.STATE_LEN, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(nh, np.float32)
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    gh = np.empty(nh, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    o_best = np.empty(N_OUTPUTS, np.float32)
+    g_next = np.empty(N_OUTPUTS, np.float32)
+    target = np.empty(N_OUTPUTS, np.float32)
+    alpha0 = params[P_ALPHA]
+    alpha_final = params[P_ALPHA_FINAL]
+    half_life = params[P_HALF_LIFE]
+    lam = params[P_LAM]
+    epsilon = params[P_EPSILON]
+    played = 0
+    for _ in range(n_games):
+        if control[C_PAUSE] != 0:
+            break
+        s[:] = start
+        t = 0
+        over = False
+        while t < max_turns:
+            d1, d2 = _roll(st, s, t == 0, rolls_both)
+            segment = d1 == 0
+            n, out = _generate(s, d1, d2, table, fast, scratch, out)
+            hist[t] = s
+            flips[t] = not segment
+            if n == 1:
+                i = 0
+                _rate(out[0], triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act,
+                      o_best)
+            else:
+                i = _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval,
+                            cidx, cval, ref, h_ref, h, act, o, o_best)
+                if epsilon > 0.0 and _uniform(st) < epsilon:
+                    i = _below(st, n)
+                    _rate(out[i], triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
+                          act, o_best)
+            s[:] = out[i]
+            t += 1
+            vals[t] = o_best
+            if s[L.THEM + L.OFF] == 15:
+                over = True
+                break
+        row = stats[worker]
+        if not over:
+            row[ST_ABANDONED] += 1
+            continue
+        row[ST_GAMES] += 1
+        row[ST_TURNS] += t
+        pts = 1 + int(vals[t, 3]) + int(vals[t, 4])
+        if pts == 2:
+            row[ST_GAMMONS] += 1
+        elif pts == 3:
+            row[ST_BACKGAMMONS] += 1
+        # who won: the side that moved last; the first mover moved at t = 0
+        if (t - 1) % 2 == 0:
+            row[ST_WINS_FIRST] += 1
+        # learning rate from the games all workers have finished
+        total = 0
+        for w in range(counts.shape[0]):
+            total += counts[w]
+        alpha = alpha_final + (alpha0 - alpha_final) * 0.5 ** (total / half_life)
+        # lambda-returns backwards from the exact result
+        for k in range(N_OUTPUTS):
+            g_next[k] = vals[t, k]
+        for u in range(t - 1, -1, -1):
+            for k in range(N_OUTPUTS):
+                o[k] = lam * g_next[k] + (1.0 - lam) * vals[u + 1, k]
+            if flips[u]:
+                _flip_into(o, target)
+            else:
+                for k in range(N_OUTPUTS):
+                    target[k] = o[k]
+            _learn(hist[u], target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
+                   act, o, gh)
+            for k in range(N_OUTPUTS):
+                g_next[k] = target[k]
+        counts[worker] += 1
+        played += 1
+    return played
+
+
+# --------------------------------------------------------------------- evaluation
+@njit(cache=True)
+def evaluate_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
+                   cval, opponent, pw, max_turns, n_games, st, points):
+    """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
+    (:data:`OPP_RANDOM` or :data:`OPP_PUBEVAL`); ``points[g]`` gets the network's score
+    of game ``g`` (negative when it lost, 0 for a game cut at ``max_turns``). The
+    network makes the first move in the even-numbered games."""
+    nh = b1.shape[0]
+    out = np.empty((64, L.STATE_LEN), np.int16)
+    s = np.empty(L.STATE_LEN, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(nh, np.float32)
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    o_best = np.empty(N_OUTPUTS, np.float32)
+    for g in range(n_games):
+        s[:] = start
+        net_to_move = g % 2 == 0
+        points[g] = 0
+        for t in range(max_turns):
+            d1, d2 = _roll(st, s, t == 0, rolls_both)
+            segment = d1 == 0
+            n, out = _generate(s, d1, d2, table, fast, scratch, out)
+            if n == 1:
+                i = 0
+            elif net_to_move:
+                i = _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval,
+                            cidx, cval, ref, h_ref, h, act, o, o_best)
+            elif opponent == OPP_PUBEVAL:
+                i = _best_successor(out, n, _is_race(s), pw)
+            else:
+                i = _below(st, n)
+            s[:] = out[i]
+            if s[L.THEM + L.OFF] == 15:
+                pts = _points(s, triple, o)
+                points[g] = pts if net_to_move else -pts
+                break
+            if not segment:
+                net_to_move = not net_to_move
