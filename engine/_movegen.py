@@ -1,7 +1,10 @@
 """The numba core of move generation, shared by all six games.
 
 Works on the flat ``int16`` states of :mod:`engine._layout` and the packed rules table
-of :meth:`engine.variants.Rules.table`; it never branches on a game's name. A turn is
+of :meth:`engine.variants.Rules.table`; it never branches on a game's name. Two
+strategies serve one set of rules: a *direct* depth-first walk for the common turn of
+at most four steps whose order does not matter (see "direct strategy" below), and the
+general *layered* walk for everything else. In the layered walk a turn is
 built one single-die step at a time, layer by layer: layer *k* holds every distinct state
 after *k* steps (with the scratch fields that still matter: checkers taken from the head,
 the die a one-die play used). Deduplicating each layer keeps doubles and gul bara
@@ -250,12 +253,19 @@ def _step(s, h, t, src, die, head_limit, top, child):
 @njit(cache=True)
 def _block_ok(s, t):
     """The six-block rule on the position ``s`` (mover's checkers just played)."""
+    return _block_legal(s, s, t)
+
+
+@njit(cache=True)
+def _block_legal(mine, s, t):
+    """The six-block rule for my checkers ``mine[p]`` (my point p) against the
+    opponent's checkers in ``s[THEM + q]``."""
     rule = t[T_BLOCK]
     if rule == BLOCK_NONE:
         return True
     if rule == BLOCK_QUARTER:
         for p in range(19, 25):
-            if s[ME + p] == 0:
+            if mine[ME + p] == 0:
                 return True
         return False
     # lowest point (opponent's numbering) where an opponent checker stands
@@ -268,7 +278,7 @@ def _block_ok(s, t):
     # (the map between the two numberings is its own inverse)
     run = 0
     for q in range(1, 25):
-        if s[ME + t[T_OPP + q]] > 0:
+        if mine[ME + t[T_OPP + q]] > 0:
             run += 1
             if run >= 6:
                 start = q - run + 1
@@ -279,7 +289,257 @@ def _block_ok(s, t):
     return True
 
 
+# ---------------------------------------------------------------- direct strategy
+# Most turns (every roll of backgammon and portes, plain rolls of long nardy and gul
+# bara) need no layers: a depth-first walk applies and undoes steps in place on small
+# count arrays, visits a double's steps in non-increasing source order (see `ordered`
+# in `generate`) and deduplicates only the end positions, on an exact 128-bit key.
+# The layered walk remains for what this cannot do: pins, fevga's start rule, the block
+# checked after every step, cascades and pending segments.
+
+_TABLE = 4096           # end-position table slots of the direct strategy
+_KEYS = 4               # scratch: [best rank, count, stamp, -], keys, stamps
+_STAMPS = _KEYS + 2 * _TABLE
+_BOARDS = _STAMPS + _TABLE   # then my 26 counts and the opponent's 26, my numbering
+SCRATCH_LEN = _BOARDS + 52
+
+
+def new_scratch():
+    """Work space of the direct strategy; pass one to :func:`generate_into` and reuse
+    it (one per thread of play)."""
+    return np.zeros(SCRATCH_LEN, np.int64)
+
+
+@njit(cache=True, inline="always")
+def _can(me, opp, src, die, outside, heads, head_limit, t):
+    """Whether my checker on ``src`` may move ``die`` points (direct strategy)."""
+    if me[src] == 0:
+        return False
+    if me[BAR] > 0 and src != BAR:
+        return False
+    if src == 24 and t[T_HEAD] != 0 and heads >= head_limit:
+        return False
+    dest = src - die
+    if dest >= 1:
+        if t[T_MEET] == HIT:
+            return opp[dest] < 2
+        return opp[dest] == 0
+    if outside > 0:
+        return False
+    if dest < 0:
+        for p in range(src + 1, 7):
+            if me[p] > 0:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _do(me, opp, src, die):
+    """Play a step in place; returns 1 if it hit a blot."""
+    dest = src - die
+    me[src] -= 1
+    if dest >= 1:
+        me[dest] += 1
+        if opp[dest] == 1:          # only reachable in a hitting game
+            opp[dest] = 0
+            opp[0] += 1             # opp[0]: blots hit this turn
+            return 1
+        return 0
+    me[OFF] += 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _undo(me, opp, src, die, hit):
+    dest = src - die
+    me[src] += 1
+    if dest >= 1:
+        me[dest] -= 1
+        if hit:
+            opp[dest] = 1
+            opp[0] -= 1
+    else:
+        me[OFF] -= 1
+
+
+@njit(cache=True, inline="always")
+def _outside_delta(src, die):
+    """Change of my checkers outside home (points 7..25) when ``src`` moves ``die``."""
+    return -1 if src >= 7 and src - die <= 6 else 0
+
+
+@njit(cache=True)
+def _record(me, opp, s, rank, st, out, t):
+    """Add the current board as an end position of rank ``rank`` (dice used; ranks
+    below the best so far are dropped, a better one forgets the rest); ``st`` holds
+    [best rank, count, stamp] and the dedupe table. Returns ``out`` (maybe grown)."""
+    if t[T_BLOCK] != BLOCK_NONE and not _block_legal(me, s, t):
+        return out
+    best = st[0]
+    if rank < best:
+        return out
+    if rank > best:
+        st[0] = rank
+        st[1] = 0
+        st[2] += 1
+    k1 = np.int64(0)
+    for p in range(1, 17):
+        k1 = (k1 << 4) | me[p]
+    k2 = np.int64(0)
+    for p in range(17, 26):
+        k2 = (k2 << 4) | me[p]
+    k2 = (k2 << 4) | me[OFF]
+    for p in range(1, 25):
+        k2 = (k2 << 1) | (1 if (opp[p] == 0 and s[THEM + t[T_OPP + p]] == 1) else 0)
+    h = k1 * 1000003 ^ k2
+    i = (h ^ (h >> 29) ^ (h >> 13)) & (_TABLE - 1)
+    stamp = st[2]
+    while st[_STAMPS + i] == stamp:
+        if st[_KEYS + 2 * i] == k1 and st[_KEYS + 2 * i + 1] == k2:
+            return out
+        i = (i + 1) & (_TABLE - 1)
+    st[_STAMPS + i] = stamp
+    st[_KEYS + 2 * i] = k1
+    st[_KEYS + 2 * i + 1] = k2
+    n = st[1]
+    if n == out.shape[0]:
+        bigger = np.empty((2 * n, STATE_LEN), np.int16)
+        bigger[:n] = out
+        out = bigger
+    row = out[n]
+    row[:] = 0
+    for q in range(26):
+        row[ME + q] = s[THEM + q]
+    for p in range(1, 25):
+        if opp[p] == 0 and s[THEM + t[T_OPP + p]] == 1 and t[T_MEET] == HIT:
+            row[ME + t[T_OPP + p]] = 0
+    row[ME + BAR] = s[THEM + BAR] + opp[0]
+    for q in range(26):
+        row[THEM + q] = me[q]
+    row[TURNS_ME] = s[TURNS_THEM]
+    row[TURNS_THEM] = s[TURNS_ME] + 1
+    st[1] = n + 1
+    return out
+
+
+@njit(cache=True)
+def _direct(s, d1, d2, head_limit, t, st, out):
+    """The direct strategy (see above); returns ``(count, out)``."""
+    me = st[_BOARDS:_BOARDS + 26]
+    opp = st[_BOARDS + 26:_BOARDS + 52]
+    for i in range(26):
+        me[i] = s[ME + i]
+    opp[0] = 0
+    opp[25] = 0
+    for p in range(1, 25):
+        opp[p] = s[THEM + t[T_OPP + p]]
+    outside = 0
+    for p in range(7, 26):
+        outside += me[p]
+    every = t[T_BLOCK] != BLOCK_NONE   # record every prefix: a longer play may be illegal
+    st[0] = -1
+    st[1] = 0
+    st[2] += 1
+    if every:
+        out = _record(me, opp, s, 0, st, out, t)
+    if d1 != d2:
+        hi = max(d1, d2)
+        lo = min(d1, d2)
+        for order in range(2):
+            a = hi if order == 0 else lo
+            b = lo if order == 0 else hi
+            rank1 = 2 if order == 0 else 1
+            for s1 in range(25, 0, -1):
+                if not _can(me, opp, s1, a, outside, 0, head_limit, t):
+                    continue
+                x1 = _do(me, opp, s1, a)
+                h1 = 1 if s1 == 24 else 0
+                o1 = outside + _outside_delta(s1, a)
+                if me[OFF] == 15:
+                    out = _record(me, opp, s, 3, st, out, t)
+                else:
+                    moved = False
+                    for s2 in range(25, 0, -1):
+                        if not _can(me, opp, s2, b, o1, h1, head_limit, t):
+                            continue
+                        moved = True
+                        x2 = _do(me, opp, s2, b)
+                        out = _record(me, opp, s, 3, st, out, t)
+                        _undo(me, opp, s2, b, x2)
+                    if every or not moved:
+                        out = _record(me, opp, s, rank1, st, out, t)
+                _undo(me, opp, s1, a, x1)
+    else:
+        d = d1
+        for s1 in range(25, 0, -1):
+            if not _can(me, opp, s1, d, outside, 0, head_limit, t):
+                continue
+            x1 = _do(me, opp, s1, d)
+            h1 = 1 if s1 == 24 else 0
+            o1 = outside + _outside_delta(s1, d)
+            moved1 = False
+            if me[OFF] == 15:
+                out = _record(me, opp, s, 4, st, out, t)
+                moved1 = True
+            else:
+                for s2 in range(s1, 0, -1):
+                    if not _can(me, opp, s2, d, o1, h1, head_limit, t):
+                        continue
+                    moved1 = True
+                    x2 = _do(me, opp, s2, d)
+                    h2 = h1 + (1 if s2 == 24 else 0)
+                    o2 = o1 + _outside_delta(s2, d)
+                    moved2 = False
+                    if me[OFF] == 15:
+                        out = _record(me, opp, s, 4, st, out, t)
+                        moved2 = True
+                    else:
+                        for s3 in range(s2, 0, -1):
+                            if not _can(me, opp, s3, d, o2, h2, head_limit, t):
+                                continue
+                            moved2 = True
+                            x3 = _do(me, opp, s3, d)
+                            h3 = h2 + (1 if s3 == 24 else 0)
+                            o3 = o2 + _outside_delta(s3, d)
+                            moved3 = False
+                            if me[OFF] == 15:
+                                out = _record(me, opp, s, 4, st, out, t)
+                                moved3 = True
+                            else:
+                                for s4 in range(s3, 0, -1):
+                                    if not _can(me, opp, s4, d, o3, h3, head_limit, t):
+                                        continue
+                                    moved3 = True
+                                    x4 = _do(me, opp, s4, d)
+                                    out = _record(me, opp, s, 4, st, out, t)
+                                    _undo(me, opp, s4, d, x4)
+                            if every or not moved3:
+                                out = _record(me, opp, s, 3, st, out, t)
+                            _undo(me, opp, s3, d, x3)
+                    if every or not moved2:
+                        out = _record(me, opp, s, 2, st, out, t)
+                    _undo(me, opp, s2, d, x2)
+            if every or not moved1:
+                out = _record(me, opp, s, 1, st, out, t)
+            _undo(me, opp, s1, d, x1)
+    if st[1] == 0:                      # nothing playable: the turn is lost
+        st[0] = -1
+        out = _record(me, opp, s, 0, st, out, t)
+    return st[1], out
+
+
 # ---------------------------------------------------------------- one turn
+@njit(cache=True)
+def _cascade_turn(s, t):
+    """Whether a double rolled now is a gul bara cascade (from the 4th turn on)."""
+    casc = t[T_CASCADE]
+    if casc == CASCADE_GAME:
+        return s[TURNS_ME] + s[TURNS_THEM] >= 3
+    if casc != CASCADE_NONE:
+        return s[TURNS_ME] >= 3
+    return False
+
+
 @njit(cache=True)
 def _dice_sequence(s, d1, d2, t):
     """The single-die steps of the turn in order, their number, whether the roll is a
@@ -297,13 +557,7 @@ def _dice_sequence(s, d1, d2, t):
         seq[0] = max(d1, d2)
         seq[1] = min(d1, d2)
         return seq, 2, True, False
-    casc = t[T_CASCADE]
-    cascade = False
-    if casc != CASCADE_NONE:
-        if casc == CASCADE_GAME:
-            cascade = s[TURNS_ME] + s[TURNS_THEM] >= 3
-        else:
-            cascade = s[TURNS_ME] >= 3
+    cascade = _cascade_turn(s, t)
     n = 0
     top = 6 if cascade else d1
     for d in range(d1, top + 1):
@@ -333,11 +587,27 @@ def generate(state, d1, d2, table, out):
     ``d1 = d2 = 0`` plays gul bara's pending segment instead of a roll. Successors are
     written to the rows of ``out`` (grown and returned if too small) from the next side
     to move's point of view, turns advanced; a pending segment keeps the side to move.
-    Returns ``(count, out)``.
+    Returns ``(count, out)``. Allocates its work space; a caller that generates many
+    turns passes one from :func:`new_scratch` to :func:`generate_into` instead.
     """
+    return generate_into(state, d1, d2, table, np.zeros(SCRATCH_LEN, np.int64), out)
+
+
+@njit(cache=True)
+def generate_into(state, d1, d2, table, scratch, out):
+    """:func:`generate` with a reusable work space ``scratch`` (:func:`new_scratch`)."""
     t = table
-    seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
     head_limit = _head_limit(state, d1, d2, t)
+    if (d1 != 0 and not (d1 == d2 and _cascade_turn(state, t)) and t[T_MEET] != PIN
+            and t[T_START] == 0 and t[T_BLOCK] != BLOCK_EACH):
+        return _direct(state, d1, d2, head_limit, t, scratch, out)
+    seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
+    return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out)
+
+
+@njit(cache=True)
+def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out):
+    """The layered strategy (module docstring): any turn of any game."""
     each = t[T_BLOCK] == BLOCK_EACH
     checked = t[T_BLOCK] != BLOCK_NONE
     # Within a run of equal dice the steps of a legal play can be reordered so that

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import _hitgen as hitgen
+from engine._movegen import new_scratch
 from engine.network import Network, atomic_savez
 from engine.position import Position
 from engine.variants import get_rules
@@ -52,8 +52,8 @@ def test_alpha_schedule():
 # ------------------------------------------------------------------ the kernel
 def _kernel_args(net, variant="backgammon"):
     rules = get_rules(variant)
-    return (Position.start(variant).to_array(), rules.table(), hitgen.supports(rules),
-            hitgen.new_scratch(), rules.backgammon_triple,
+    return (Position.start(variant).to_array(), rules.table(), new_scratch(),
+            rules.backgammon_triple,
             rules.opening_rolls_both, *net.arrays(), *net.encoder_arrays())
 
 
@@ -131,7 +131,9 @@ def test_tiny_run_then_resume(tmp_path, capsys):
     assert main(["--games", "60", "--out", str(out), "--resume", "--workers", "2",
                  "--set", "alpha=0.05", "--quiet"]) == 0
     second = checkpoint.latest(out)
-    assert 60 <= second.games <= 62 and second.config.alpha == 0.05
+    # each worker checks the total before its last batch, so two workers may finish a
+    # few games past the target, never fewer
+    assert 60 <= second.games <= 64 and second.config.alpha == 0.05
     assert second.config.seed == 3 and second.rng.shape == (2,)
     assert not np.array_equal(first.net.w1t, second.net.w1t)
     # the architecture cannot change on resume

@@ -33,7 +33,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from engine import _hitgen as hitgen  # noqa: E402
+from engine._movegen import new_scratch  # noqa: E402
 from engine.network import Network, utc_now  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.pubeval import weights as pubeval_weights  # noqa: E402
@@ -94,7 +94,7 @@ class Trainer:
 
     # ----------------------------------------------------------------- kernels
     def _net_args(self, w1t, b1, w2, b2):
-        return (self.start, self.table, hitgen.supports(self.rules), hitgen.new_scratch(),
+        return (self.start, self.table, new_scratch(),
                 self.rules.backgammon_triple,
                 self.rules.opening_rolls_both, w1t, b1, w2, b2, *self.enc)
 

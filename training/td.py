@@ -31,8 +31,7 @@ from numba import njit
 
 from engine import _layout as L
 from engine._jit import FAST
-from engine._hitgen import generate_hit
-from engine._movegen import generate
+from engine._movegen import generate_into
 from engine.encoding import MAX_UNITS, N_SLOTS
 from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs, terminal_probs
 from engine.pubeval import _best_successor, _is_race
@@ -48,7 +47,7 @@ def _drop_stale_cache() -> None:
     """
     here = Path(__file__).resolve()
     engine_dir = here.parent.parent / "engine"
-    deps = [here] + [engine_dir / n for n in ("_movegen.py", "_hitgen.py", "_layout.py", "variants.py",
+    deps = [here] + [engine_dir / n for n in ("_movegen.py", "_layout.py", "variants.py",
                                               "network.py", "encoding.py", "pubeval.py",
                                               "_jit.py")]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps if p.exists())).hexdigest()
@@ -239,23 +238,14 @@ def _roll(st, s, first, rolls_both):
             return a, b
 
 
-@njit(cache=True)
-def _generate(s, d1, d2, table, fast, scratch, out):
-    """Successors of a roll: the fast backgammon generator where it applies."""
-    if fast:
-        return generate_hit(s, d1, d2, scratch, out)
-    return generate(s, d1, d2, table, out)
-
-
 # --------------------------------------------------------------------- self-play
 @njit(cache=True)
-def selfplay_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
+def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
                    cval, params, max_turns, n_games, st, counts, worker, control, stats):
     """Play and learn from up to ``n_games`` self-play games (fewer when
     ``control[C_PAUSE]`` is raised); returns the number played.
 
-    ``fast`` picks :func:`engine._hitgen.generate_hit` (backgammon, portes; ``scratch``
-    its work space) over the general :func:`engine._movegen.generate` (``table``).
+    ``scratch`` is the move generator's work space (:func:`engine._movegen.new_scratch`).
 
     ``counts[w]`` are the games finished by each worker (the learning rate follows
     their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
@@ -290,7 +280,7 @@ def selfplay_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2,
         while t < max_turns:
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = _generate(s, d1, d2, table, fast, scratch, out)
+            n, out = generate_into(s, d1, d2, table, scratch, out)
             hist[t] = s
             flips[t] = not segment
             if n == 1:
@@ -351,7 +341,7 @@ def selfplay_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2,
 
 # --------------------------------------------------------------------- evaluation
 @njit(cache=True)
-def evaluate_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
+def evaluate_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
                    cval, opponent, pw, max_turns, n_games, st, points):
     """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
     (:data:`OPP_RANDOM` or :data:`OPP_PUBEVAL`); ``points[g]`` gets the network's score
@@ -373,7 +363,7 @@ def evaluate_games(start, table, fast, scratch, triple, rolls_both, w1t, b1, w2,
         for t in range(max_turns):
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = _generate(s, d1, d2, table, fast, scratch, out)
+            n, out = generate_into(s, d1, d2, table, scratch, out)
             if n == 1:
                 i = 0
             elif net_to_move:
