@@ -28,7 +28,8 @@ from numba import njit
 
 from . import _layout as L
 from .dice import Dice, roll_one
-from .movegen import generate, successors
+from ._movegen import SCRATCH_LEN, generate_into
+from .movegen import successors
 from .position import CHECKERS, Position
 from .pubeval import _best_successor, _is_race, check_supported, weights as _pubeval_weights
 from .variants import (CASCADE_GAME, CASCADE_NONE, MOTHER_DEFERRED, MOTHER_IMMEDIATE, PIN,
@@ -484,6 +485,7 @@ def _playout(start, table, sc, rolls_both, n_games, st, policy, pw, max_turns,
     number of recorded rows.
     """
     out = np.empty((64, L.STATE_LEN), np.int16)
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
     s = np.empty(L.STATE_LEN, np.int16)
     nrec = 0
     meet = table[T_MEET]
@@ -526,7 +528,7 @@ def _playout(start, table, sc, rolls_both, n_games, st, policy, pw, max_turns,
                 rec_meta[nrec, 2] = d2
                 rec_meta[nrec, 3] = mover
                 nrec += 1
-            n, out = generate(s, d1, d2, table, out)
+            n, out = generate_into(s, d1, d2, table, scratch, out)
             if recorded:
                 rec_meta[nrec - 1, 4] = n
             if n <= 0:
