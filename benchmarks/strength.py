@@ -1,0 +1,255 @@
+"""Playing strength: cubeless money games between two players on duplicate dice.
+
+    python benchmarks/strength.py --a models/backgammon.npz --b pubeval --games 2000
+    python benchmarks/strength.py --a runs/bg80/model.npz --b random --games 1000
+    python benchmarks/strength.py --a runs/bg80/model.npz --b old/checkpoint-0000383551.npz
+    python benchmarks/strength.py --a runs/bg80/model.npz --b gnubg0 --games 200
+    python benchmarks/strength.py --plot runs/bg80            # strength.png of the history
+
+A player is a model file (any ``.npz`` model, or a checkpoint, which holds one; a run
+folder means its ``model.npz``), ``pubeval``, ``random`` or, when the PyPI package
+``gnubg-nn`` is installed, ``gnubg0``: GNU Backgammon's 0-ply evaluator, asked once per
+decision through ``gnubg_nn.best_move(board, d1, d2, n=0)`` (backgammon only; slow, so
+use a few hundred games). Networks play greedy 0-ply, as in training.
+
+Games come in pairs on the same dice with the players' seats swapped
+(:mod:`engine.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
+cancels. Reported: player A's points per game with a 95% confidence interval over the
+pair sums, A's win rate, and the gammon / backgammon rates of each side. Networks,
+PubEval and random play inside one numba kernel; a gnubg match runs in Python. The
+dice, and random players' choices, come from ``--seed`` alone.
+
+``--plot RUN`` draws the strength history that training recorded in the run's newest
+checkpoint (points per game against training games; needs matplotlib, the ``plot``
+extra) into ``RUN/strength.png`` or ``--png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from engine.duel import DuelError, DuelResult, duel, duel_players, stream_states  # noqa: E402
+from engine.game import Kind  # noqa: E402
+from engine.network import Network, NetworkFileError  # noqa: E402
+from engine.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
+from engine.variants import VARIANTS, get_rules  # noqa: E402
+
+CHUNK_PAIRS = 250
+"""Pairs per kernel call (for the progress bar; the match does not depend on it)."""
+
+
+# --------------------------------------------------------------------- players
+class GnubgPlayer:
+    """GNU Backgammon's 0-ply evaluator through the ``gnubg_nn`` package.
+
+    ``best_move(board, d1, d2, n=0, b=1)`` names the resulting board by its gnubg key;
+    the successor with that key is played. Backgammon only (gnubg knows no other game).
+    """
+
+    def __init__(self):
+        import gnubg_nn
+        from engine.gnubg_id import position_id
+        self._g = gnubg_nn
+        self._pid = position_id
+
+    def _board(self, position):
+        return self._g.board_from_position_id(self._pid(position))
+
+    def choose(self, position, dice, successors) -> int:
+        key = self._g.best_move(self._board(position), dice[0], dice[1], n=0, b=1)[1]
+        for i, succ in enumerate(successors):
+            if self._g.key_of_board(self._board(succ)) == key:
+                return i
+        raise RuntimeError(f"gnubg's move {key!r} for {position!r} with {dice} is not "
+                           f"among the {len(successors)} legal successors")
+
+    def __repr__(self) -> str:
+        return "GnubgPlayer(0-ply)"
+
+
+def gnubg_available() -> bool:
+    try:
+        import gnubg_nn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def load_player(spec: str):
+    """``"random"``, ``"pubeval"``, ``"gnubg0"`` or a :class:`Network` from a path."""
+    if spec in ("random", "pubeval"):
+        return spec
+    if spec == "gnubg0":
+        if not gnubg_available():
+            sys.exit("gnubg0 needs the PyPI package gnubg-nn (pip install gnubg-nn)")
+        return spec
+    path = Path(spec)
+    if path.is_dir():
+        path = path / "model.npz"
+    try:
+        return Network.load(path)
+    except NetworkFileError as exc:
+        sys.exit(f"player {spec!r}: not 'random', 'pubeval', 'gnubg0' or a model: {exc}")
+
+
+def describe(spec: str, player) -> str:
+    if isinstance(player, Network):
+        trained = player.info.get("trained_games")
+        extra = f", {trained:,} games trained" if isinstance(trained, int) else ""
+        return f"{spec} ({player.variant} {player.sizes}{extra})"
+    return {"gnubg0": "gnubg0 (GNU Backgammon 0-ply, gnubg_nn)"}.get(spec, spec)
+
+
+def python_player(player, seed: int, label: int, variant: str):
+    """The :class:`~engine.players.Player` object for the Python (gnubg) path."""
+    if isinstance(player, Network):
+        return GreedyPlayer(player, get_rules(variant))
+    if player == "pubeval":
+        return PubEvalPlayer()
+    if player == "random":
+        # its own stream, apart from the dice (one per player)
+        state = stream_states(seed, 3 + label, 0, 1)[0]
+        return RandomPlayer(np.random.default_rng(int(state)))
+    return GnubgPlayer()
+
+
+# --------------------------------------------------------------------- the match
+def play(a, b, games: int, seed: int, variant: str, max_turns: int) -> tuple[DuelResult, float]:
+    """Play the match, in chunks under a progress bar when stderr is a terminal; returns
+    the result and the seconds it took (numba compilation excluded)."""
+    from tqdm import tqdm
+    kernel = all(p != "gnubg0" for p in (a, b))
+    bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
+    try:
+        if not kernel:
+            pa, pb = (python_player(p, seed, i, variant) for i, p in enumerate((a, b)))
+            t = time.perf_counter()
+            r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
+                             progress=lambda n: bar.update(n - bar.n))
+            return r, time.perf_counter() - t
+        duel(a, b, 2, seed, variant, max_turns=max_turns)          # compile outside timing
+        t = time.perf_counter()
+        parts = []
+        pairs = games // 2
+        for first in range(0, pairs, CHUNK_PAIRS):
+            n = min(CHUNK_PAIRS, pairs - first)
+            parts.append(duel(a, b, 2 * n, seed, variant, max_turns=max_turns,
+                              first_pair=first))
+            bar.update(2 * n)
+        return DuelResult.join(parts), time.perf_counter() - t
+    finally:
+        bar.close()
+
+
+def report(r: DuelResult, name_a: str, name_b: str, seed: int, command: str,
+           seconds: float) -> str:
+    """The results as text ready to paste into benchmarks/README.md."""
+    ppg, half = r.ppg, r.ci95()
+    gam = (Kind.GAMMON, Kind.BACKGAMMON, Kind.KOKS, Kind.HOME_MARS)
+    lines = [
+        "```",
+        f"$ {command}",
+        f"A = {name_a}",
+        f"B = {name_b}",
+        f"{r.variant}, {r.games} games ({r.games // 2} duplicate-dice pairs), seed {seed}, "
+        f"{seconds:.1f} s ({r.games / seconds:,.0f} games/s)",
+        f"A: {ppg:+.3f} ppg +- {half:.3f} (95% CI over pair sums: "
+        f"{ppg - half:+.3f} .. {ppg + half:+.3f})",
+        f"A wins {100 * r.rate(0):.1f}%  (B {100 * r.rate(1):.1f}%"
+        + (f", draws {r.count(2)}" if r.count(2) else "")
+        + (f", cut at max turns {r.count(-1)}" if r.count(-1) else "") + ")",
+        f"gammons or more: A {100 * r.rate(0, *gam):.1f}%, B {100 * r.rate(1, *gam):.1f}%;"
+        f"  backgammons: A {100 * r.rate(0, Kind.BACKGAMMON):.1f}%, "
+        f"B {100 * r.rate(1, Kind.BACKGAMMON):.1f}%",
+        f"mean turns per game {r.turns.mean():.1f}",
+        "```",
+    ]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------- the plot
+def plot(run_dir: Path, png: Path | None) -> None:
+    from training import checkpoint
+    state = checkpoint.latest(run_dir)
+    if state is None:
+        sys.exit(f"{run_dir}: no readable checkpoint")
+    if not state.history:
+        sys.exit(f"{run_dir}: the newest checkpoint holds no strength history")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("--plot needs matplotlib (pip install 'matplotlib>=3.6', or the 'plot' "
+              "extra: pip install -e '.[plot]'); skipping the plot")
+        for games, ppg, opp, n in state.history:
+            print(f"{games:>12,} games  {ppg:+.3f} ppg vs {opp} ({n} games)")
+        return
+    png = png or run_dir / "strength.png"
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp in sorted({row[2] for row in state.history}):
+        rows = [row for row in state.history if row[2] == opp]
+        ax.plot([r[0] for r in rows], [r[1] for r in rows], "o-", ms=3,
+                label=f"vs {opp} ({rows[-1][3]} games each)")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("training games")
+    ax.set_ylabel("points per game (cubeless)")
+    ax.set_title(f"{run_dir.name}: {state.config.variant} {state.net.sizes}, "
+                 f"{state.games:,} games")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    print(f"wrote {png} ({len(state.history)} measurements)")
+
+
+# --------------------------------------------------------------------- CLI
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--a", help="player A: model .npz / checkpoint / run folder, pubeval, "
+                                "random, gnubg0")
+    ap.add_argument("--b", default="pubeval", help="player B (default pubeval)")
+    ap.add_argument("--games", type=int, default=2000, help="games, even (default 2000)")
+    ap.add_argument("--variant", choices=VARIANTS,
+                    help="game (default: the network's, else backgammon)")
+    ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    ap.add_argument("--max-turns", type=int, default=10_000,
+                    help="a game still going after this many rolls scores 0")
+    ap.add_argument("--plot", type=Path, metavar="RUN",
+                    help="plot the strength history of a training run folder")
+    ap.add_argument("--png", type=Path, help="where --plot writes (default RUN/strength.png)")
+    args = ap.parse_args(argv)
+    if args.plot is None and args.a is None:
+        ap.error("give --a (and --b) to play a match, or --plot RUN")
+    if args.plot is not None:
+        plot(args.plot, args.png)
+    if args.a is None:
+        return
+    if args.games < 2 or args.games % 2:
+        ap.error(f"--games {args.games}: expected an even number >= 2 (pairs)")
+    a, b = load_player(args.a), load_player(args.b)
+    nets = [p for p in (a, b) if isinstance(p, Network)]
+    variant = args.variant or (nets[0].variant if nets else "backgammon")
+    if "gnubg0" in (a, b) and variant != "backgammon":
+        sys.exit(f"gnubg0 plays backgammon only, not {variant!r}")
+    command = "python benchmarks/strength.py " + " ".join(
+        shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
+    try:
+        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns)
+    except DuelError as exc:
+        sys.exit(str(exc))
+    print(report(r, describe(args.a, a), describe(args.b, b), args.seed, command, seconds))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""Duplicate-dice duels (engine/duel.py): pairs cancel, the kernel matches its Python
+twin, chunks and seeds behave, the confidence interval is computed over pair sums."""
+
+import math
+
+import numpy as np
+import pytest
+
+from engine.duel import (WINNER_CUT, DuelError, DuelResult, duel, duel_players, pair_stats,
+                         stream_states)
+from engine.network import Network
+from engine.players import GreedyPlayer, PubEvalPlayer
+
+
+@pytest.fixture(scope="module")
+def net():
+    """A small fresh network: deterministic, if weak."""
+    return Network.create("backgammon", 8, rng=np.random.default_rng(3), scale=0.3)
+
+
+def pair_sums(r: DuelResult) -> np.ndarray:
+    return r.points[0::2] + r.points[1::2]
+
+
+def test_pair_stats_on_a_known_sample():
+    # pairs (1, -1), (2, 1), (-1, -2), (3, 0): sums 0, 3, -3, 3
+    ppg, half = pair_stats([1, -1, 2, 1, -1, -2, 3, 0])
+    assert ppg == pytest.approx(0.375)
+    sd = math.sqrt(((0 - .75) ** 2 + 2 * (3 - .75) ** 2 + (-3 - .75) ** 2) / 3)
+    assert half == pytest.approx(1.959964 * sd / 2 / 2)
+    assert pair_stats([2, -2]) == (0.0, 0.0)
+    with pytest.raises(DuelError):
+        pair_stats([1, 2, 3])
+
+
+def test_identical_deterministic_players_score_zero_per_pair(net):
+    r = duel("pubeval", "pubeval", 200, seed=11)
+    assert np.all(pair_sums(r) == 0)
+    assert np.any(r.points != 0) and r.ppg == 0 and r.ci95() == 0
+    r = duel(net, net, 20, seed=11)
+    assert np.all(pair_sums(r) == 0)
+
+
+def test_the_seats_swap_within_a_pair():
+    r = duel("pubeval", "random", 100, seed=4)
+    # the same opening roll: the same seat starts, so the other player
+    assert np.all(r.starter[0::2] != r.starter[1::2])
+    assert 0.3 < r.starter.mean() < 0.7
+
+
+def test_random_loses_heavily_to_pubeval():
+    r = duel("random", "pubeval", 400, seed=5)
+    assert r.ppg < -1.5
+    assert r.ppg + r.ci95() < -1.0
+    assert r.rate(0) < 0.05 and r.count(WINNER_CUT) == 0
+    b = duel("pubeval", "random", 400, seed=5)
+    assert b.ppg > 1.5
+
+
+def test_kernel_plays_the_python_reference_games(net):
+    """The kernel against its slow twin: same dice, seats and choices, same games."""
+    fast = duel(net, "pubeval", 12, seed=7)
+    slow = duel_players(GreedyPlayer(net), PubEvalPlayer(), 12, seed=7)
+    for field in ("points", "winner", "kind", "turns", "starter"):
+        assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
+
+
+def test_chunks_make_the_same_match_and_the_seed_decides():
+    whole = duel("random", "pubeval", 40, seed=9)
+    parts = DuelResult.join([duel("random", "pubeval", 10, seed=9, first_pair=k)
+                             for k in (0, 5, 10, 15)])
+    assert np.array_equal(whole.points, parts.points)
+    assert np.array_equal(whole.turns, parts.turns)
+    again = duel("random", "pubeval", 40, seed=9)
+    other = duel("random", "pubeval", 40, seed=10)
+    assert np.array_equal(whole.turns, again.turns)
+    assert not np.array_equal(whole.turns, other.turns)
+    assert np.array_equal(stream_states(9, 1, 3, 4), stream_states(9, 1, 0, 7)[3:])
+
+
+def test_other_games():
+    nardy = Network.create("long_nardy", 8, rng=np.random.default_rng(1), scale=0.3)
+    r = duel(nardy, nardy, 6, seed=1, variant="long_nardy")
+    assert np.all(pair_sums(r) == 0) and np.all(r.winner >= 0)
+    r = duel("random", "random", 10, seed=1, variant="plakoto")
+    assert np.all(r.winner != WINNER_CUT)
+
+
+def test_bad_duels_are_refused(net):
+    with pytest.raises(DuelError, match="even"):
+        duel("random", "pubeval", 3, seed=1)
+    with pytest.raises(DuelError, match="plakoto"):
+        duel("random", "pubeval", 2, seed=1, variant="plakoto")
+    with pytest.raises(DuelError, match="network"):
+        duel(net, "random", 2, seed=1, variant="portes")
+    with pytest.raises(DuelError, match="expected 'random'"):
+        duel("gnubg", "random", 2, seed=1)
+    with pytest.raises(DuelError, match="seed"):
+        duel("random", "random", 2, seed=-1)
