@@ -1,10 +1,14 @@
-"""``python -m engine.analyse``: the legal plays of a position and roll, for people.
+"""``python -m engine.analyse``: the plays of a position and roll, ranked, for people.
 
 Reads a position in any notation :func:`engine.notation.parse_position` knows (Position
 JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) and a
-roll, and prints the legal plays in standard move notation, best first once a trained
-network ranks them, in the manner of gnubg's ``hint``. ``--json`` prints the same as one
-JSON object.
+roll, and prints every legal play in standard move notation, best first, in the manner of
+GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
+the best play, and the mover's and the opponent's win / gammon / backgammon chances.
+Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
+``--ply`` (0..3, :mod:`engine.search`). A game without a trained model gets its legal
+plays unranked, with a note saying so. Without ``--dice`` the position is rated before
+its roll. ``--json`` prints the same as one JSON object.
 """
 
 from __future__ import annotations
@@ -16,16 +20,18 @@ from dataclasses import dataclass
 
 from .board import render
 from .errors import NardyError
+from .evaluator import NoModelError, model_path
 from .movegen import check_dice, successors
 from .movetext import format_move
 from .notation import parse_dice, parse_position
 from .position import Position
+from .search import MAX_PLY, Analysis, Evaluation, Search
 from .variants import VARIANTS
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """One legal play: the position after it (next side to move) and its move text."""
+class Play:
+    """One legal play, unrated: the position after it (next side to move) and its text."""
 
     position: Position
     """The successor, seen from the next side to move."""
@@ -33,10 +39,37 @@ class Candidate:
     """The play in standard notation (``24/18 13/11``)."""
 
 
-def candidates(position: Position, dice) -> list[Candidate]:
-    """Every legal play of ``position`` for ``dice`` (None: a pending segment)."""
+def candidates(position: Position, dice) -> list[Play]:
+    """Every legal play of ``position`` for ``dice`` (None: a pending segment), in the
+    order of their canonical keys, unrated."""
     dice = check_dice(dice, position)
-    return [Candidate(s, format_move(position, s, dice)) for s in successors(position, dice)]
+    return [Play(s, format_move(position, s, dice)) for s in successors(position, dice)]
+
+
+def _probs_line(p) -> str:
+    """``win wg wbg - lose lg lbg`` as gnubg prints it (the mover's, then the
+    opponent's chances)."""
+    return (f"{p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} {p[3]:.3f} {p[4]:.3f}")
+
+
+def format_analysis(a: Analysis, top: int = 0) -> str:
+    """The ranked plays as text, gnubg-hint style."""
+    shown = a.candidates[:top] if top > 0 else a.candidates
+    best = a.best.equity
+    width = max((len(c.move) for c in shown), default=10)
+    lines = []
+    for i, c in enumerate(shown, 1):
+        diff = "" if i == 1 else f" ({c.equity - best:+.3f})"
+        lines.append(f"{i:5d}. {c.ply}-ply  {c.move:<{width}}  Eq.: {c.equity:+.3f}{diff}")
+        lines.append(f"       {_probs_line(c.probabilities)}")
+    return "\n".join(lines)
+
+
+def format_evaluation(e: Evaluation) -> str:
+    p = e.probabilities
+    return (f"{e.ply}-ply evaluation for the side to move, before its roll:\n"
+            f"       {_probs_line(p)}\n"
+            f"       cubeless equity {e.equity:+.3f}")
 
 
 def main(argv=None) -> int:
@@ -45,9 +78,14 @@ def main(argv=None) -> int:
                         help="Position JSON, GNU Backgammon ID (PositionID[:MatchID]), "
                              "XGID, or 'start' (default)")
     parser.add_argument("--dice", help="the roll, e.g. 31 or 3-1; taken from the ID when "
-                                       "it holds one; omit for a gul bara pending segment")
+                                       "it holds one; without dice the position is rated "
+                                       "before its roll (or its pending segment played)")
     parser.add_argument("--variant", choices=VARIANTS, default=None,
                         help="game of a 'start' position or of an ID (default backgammon)")
+    parser.add_argument("--ply", type=int, default=0, choices=range(MAX_PLY + 1),
+                        help="search depth 0..3 (default 0: the network alone)")
+    parser.add_argument("--model", default=None,
+                        help="model file (default models/<variant>.npz)")
     parser.add_argument("--top", type=int, default=0, help="show only the first N plays")
     parser.add_argument("--board", action="store_true", help="draw the position first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -61,26 +99,87 @@ def main(argv=None) -> int:
         elif info is not None and getattr(info, "dice", None):
             dice = tuple(info.dice)
         else:
-            raise NardyError("no dice: give --dice (e.g. --dice 31)")
-        plays = candidates(pos, dice)
+            dice = "evaluate"
+        if dice != "evaluate":
+            dice = check_dice(dice, pos)
+        try:
+            search = Search.load(pos.variant, args.model)
+            note = None
+        except NoModelError as exc:
+            search, note = None, str(exc)
+        if search is None:
+            result = None if dice == "evaluate" else candidates(pos, dice)
+        elif dice == "evaluate":
+            result = search.evaluate(pos, args.ply)
+        else:
+            result = search.analyse(pos, dice, args.ply)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    shown = plays[:args.top] if args.top > 0 else plays
+    model = None if search is None else {
+        "file": args.model or _shown(model_path(pos.variant)),
+        "sizes": search.evaluator.network.sizes}
     if args.json:
-        print(json.dumps({"position": pos.to_json(), "dice": list(dice) if dice else None,
-                          "count": len(plays),
-                          "candidates": [{"move": c.move, "position": c.position.to_json()}
-                                         for c in shown]}))
+        print(json.dumps(_json(pos, dice, args, model, note, result)))
         return 0
     if args.board:
         print(render(pos))
         print()
-    roll = f"{dice[0]}-{dice[1]}" if dice else "pending " + "-".join(map(str, pos.pending))
-    print(f"{pos.variant}, {roll}: {len(plays)} legal play(s)")
-    for i, c in enumerate(shown, 1):
-        print(f"{i:4d}. {c.move}")
+    if dice == "evaluate":
+        print(f"{pos.variant}, before the roll")
+    else:
+        roll = f"{dice[0]}-{dice[1]}" if dice else "pending " + "-".join(map(str, pos.pending))
+        print(f"{pos.variant}, {roll} to play")
+    if note is not None:
+        print(f"note: {note}")
+        if result is None:
+            return 0
+        print(f"{len(result)} legal play(s), unranked:")
+        shown = result[:args.top] if args.top > 0 else result
+        for i, c in enumerate(shown, 1):
+            print(f"{i:5d}. {c.move}")
+        return 0
+    print(f"model {model['file']} ({model['sizes']}), {args.ply}-ply")
+    if isinstance(result, Evaluation):
+        print(format_evaluation(result))
+        return 0
+    print(f"{len(result.candidates)} legal play(s), {result.evaluated} positions rated")
+    print(format_analysis(result, args.top))
     return 0
+
+
+def _shown(path) -> str:
+    """``path`` relative to the working folder when it lies inside it."""
+    import os
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _json(pos, dice, args, model, note, result) -> dict:
+    out = {"position": pos.to_json(), "ply": args.ply, "model": model}
+    if note is not None:
+        out["note"] = note
+    if dice != "evaluate":
+        out["dice"] = list(dice) if dice else None
+    if result is None:
+        return out
+    if isinstance(result, Evaluation):
+        out.update(result.to_json())
+        return out
+    if isinstance(result, list):
+        shown = result[:args.top] if args.top > 0 else result
+        out["count"] = len(result)
+        out["candidates"] = [{"move": c.move, "position": c.position.to_json()}
+                             for c in shown]
+        return out
+    shown = result.candidates[:args.top] if args.top > 0 else result.candidates
+    best = result.best.equity
+    out["count"] = len(result.candidates)
+    out["evaluated"] = result.evaluated
+    out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)} for c in shown]
+    return out
 
 
 if __name__ == "__main__":

@@ -70,18 +70,66 @@ def cmd_moves(req: dict) -> dict:
     return reply
 
 
+_SEARCHES: dict = {}
+
+
+def _search(variant: str):
+    """The :class:`engine.search.Search` of ``variant``'s released model, loaded once
+    per model file (raises ``no_model`` for a game without one)."""
+    from .evaluator import model_path
+    from .search import Search
+    path = str(model_path(variant))
+    if path not in _SEARCHES:
+        _SEARCHES[path] = Search.load(variant)
+    return _SEARCHES[path]
+
+
+def _ply(req: dict) -> int:
+    from .search import MAX_PLY
+    ply = _field(req, "ply", 0)
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise RequestError("invalid_ply", f"ply = {ply!r}: expected an integer 0..{MAX_PLY}")
+    return ply
+
+
+def cmd_best(req: dict) -> dict:
+    """``best``: every play of the roll rated at ``ply``, best first (PROTOCOL.md)."""
+    pos = _position(req)
+    dice = check_dice(_field(req, "dice"), pos)
+    ply = _ply(req)
+    analysis = _search(pos.variant).analyse(pos, dice, ply)
+    best = analysis.best
+    return {"best": best.position.to_json(), "move": best.move,
+            "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
+            "candidates": [c.to_json() for c in analysis.candidates]}
+
+
+def cmd_evaluate(req: dict) -> dict:
+    """``evaluate``: the ``ply``-ply outputs and equity of the side to move, before it
+    rolls (PROTOCOL.md)."""
+    pos = _position(req)
+    ply = _ply(req)
+    return _search(pos.variant).evaluate(pos, ply).to_json()
+
+
 def _not_implemented(name: str) -> Callable[[dict], dict]:
     def handler(req: dict) -> dict:
         raise RequestError("not_implemented", f"command {name!r} is not implemented yet")
     return handler
 
 
+def _cube_commands():
+    """The ``cube`` and ``met`` handlers (:mod:`engine.cube_cli`), imported on first use."""
+    from . import cube_cli
+    return cube_cli
+
+
 COMMANDS: dict[str, Callable[[dict], dict]] = {
     "moves": cmd_moves,
-    "best": _not_implemented("best"),
-    "evaluate": _not_implemented("evaluate"),
-    "cube": _not_implemented("cube"),
-    "met": _not_implemented("met"),
+    "best": cmd_best,
+    "evaluate": cmd_evaluate,
+    "cube": lambda req: _cube_commands().cmd_cube(req),
+    "met": lambda req: _cube_commands().cmd_met(req),
 }
 
 

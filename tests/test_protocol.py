@@ -61,7 +61,8 @@ def test_errors_name_the_problem():
         (json.dumps({"cmd": "moves", "position": START, "dice": [0, 7]}), "invalid_dice"),
         (json.dumps({"cmd": "moves", "position": "not-an-id", "dice": [3, 1]}),
          "invalid_notation"),
-        (json.dumps({"cmd": "best", "position": START, "dice": [3, 1]}), "not_implemented"),
+        (json.dumps({"cmd": "best", "position": START, "dice": [3, 1], "ply": 9}),
+         "invalid_ply"),
     ]
     for line, code in cases:
         reply = handle_line(line)

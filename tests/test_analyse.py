@@ -1,0 +1,99 @@
+"""The analysis CLI and the protocol's ``best`` / ``evaluate``, with a small random
+model standing in for ``models/backgammon.npz``."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import Position
+from engine.analyse import main
+from engine.network import Network
+from engine.protocol import handle_line
+
+
+@pytest.fixture()
+def models(tmp_path, monkeypatch):
+    """A models folder holding only a random backgammon network."""
+    Network.create("backgammon", 16, rng=np.random.default_rng(5), scale=0.3).save(
+        tmp_path / "backgammon.npz")
+    monkeypatch.setenv("NARDY_MODELS", str(tmp_path))
+    return tmp_path
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def ask(**req):
+    return handle_line(json.dumps(req))
+
+
+def test_hint_lists_ranked_plays(models, capsys):
+    code, out, _ = run(capsys, "--position", "start", "--dice", "31", "--ply", "1",
+                       "--top", "3", "--board")
+    assert code == 0
+    assert "backgammon, 3-1 to play" in out and "1-ply" in out
+    ranked = [line for line in out.splitlines() if "Eq.:" in line]
+    assert len(ranked) == 3 and ranked[0].lstrip().startswith("1.")
+    assert " - " in out.splitlines()[out.splitlines().index(ranked[0]) + 1]
+
+
+def test_json_output(models, capsys):
+    code, out, _ = run(capsys, "--position", "4HPwATDgc/ABMA", "--dice", "3-1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["count"] == 16 and data["model"]["sizes"] == "198-16-5"
+    eq = [c["equity"] for c in data["candidates"]]
+    assert eq == sorted(eq, reverse=True)
+    assert set(data["candidates"][0]["probabilities"]) == {
+        "win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+    assert data["candidates"][0]["diff"] == 0
+
+
+def test_evaluate_without_dice(models, capsys):
+    code, out, _ = run(capsys, "--position", "start", "--json", "--ply", "1")
+    data = json.loads(out)
+    assert code == 0 and data["ply"] == 1 and -3 <= data["equity"] <= 3
+
+
+def test_game_without_a_model_still_lists_plays(models, capsys):
+    code, out, _ = run(capsys, "--position", "start", "--variant", "long_nardy",
+                       "--dice", "63")
+    assert code == 0
+    assert "no trained model for long_nardy yet" in out
+    assert "unranked" in out and "24/15" in out
+    code, out, _ = run(capsys, "--position", "start", "--variant", "long_nardy",
+                       "--dice", "63", "--json")
+    data = json.loads(out)
+    assert data["model"] is None and data["count"] == len(data["candidates"]) > 0
+
+
+def test_bad_input_is_an_error(models, capsys):
+    code, _, err = run(capsys, "--position", "start", "--dice", "71")
+    assert code == 2 and "71" in err
+
+
+def test_protocol_best_and_evaluate(models):
+    start = Position.start().to_json()
+    reply = ask(id=3, cmd="best", position=start, dice=[3, 1], ply=1)
+    assert reply["id"] == 3 and len(reply["candidates"]) == 16
+    assert reply["best"] == reply["candidates"][0]["position"]
+    assert reply["move"] == reply["candidates"][0]["move"]
+    eq = [c["equity"] for c in reply["candidates"] if c["ply"] == 1]
+    assert eq == sorted(eq, reverse=True) and reply["equity"] == eq[0]
+    zero = ask(cmd="evaluate", position="4HPwATDgc/ABMA")
+    one = ask(cmd="evaluate", position=start, ply=1)
+    assert set(zero["probabilities"]) == set(one["probabilities"])
+    assert zero["equity"] != one["equity"]
+
+
+def test_protocol_errors(models):
+    start = Position.start().to_json()
+    assert ask(cmd="best", position=start, dice=[3, 1], ply=4)["error"]["code"] == "invalid_ply"
+    assert ask(cmd="evaluate", position=start, ply="2")["error"]["code"] == "invalid_ply"
+    assert ask(cmd="best", position=start)["error"]["code"] == "missing_field"
+    err = ask(cmd="evaluate", position=Position.start("fevga").to_json())["error"]
+    assert err["code"] == "no_model" and "no trained model for fevga yet" in err["message"]

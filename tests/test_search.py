@@ -1,0 +1,196 @@
+"""n-ply search against slow Python references, exact races, filters, determinism and
+gul bara's pending segments. A small random network stands in for a trained one."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine import Position
+from engine import bearoff
+from engine.dice import ALL_21
+from engine.evaluator import Evaluator, NoModelError, equities
+from engine.game import result
+from engine.movegen import successors
+from engine.network import Network, flip_probs
+from engine.search import (MoveFilter, Search, SearchError, SearchSettings, _filter)
+
+from conftest import SHARED
+
+
+@pytest.fixture(scope="module")
+def search():
+    net = Network.create("backgammon", 16, rng=np.random.default_rng(7), scale=0.3)
+    return Search(Evaluator(net, bearoff=True))
+
+
+@pytest.fixture(scope="module")
+def plain(search):
+    """The same network without the bear-off tables."""
+    return Search(Evaluator(search.evaluator.network, bearoff=False))
+
+
+def _golden(tag, k):
+    records = [json.loads(line) for line in open(SHARED / "golden" / "backgammon_movegen.jsonl")]
+    return [(Position.from_json(r["position"]), tuple(r["dice"]))
+            for r in records if tag in r["tags"] and "game_end" not in r["tags"]][:k]
+
+
+# --------------------------------------------------------------------- slow references
+def _exact(ev, pos):
+    return result(pos, ev.rules) is not None or (
+        ev.bearoff is not None and bearoff.applies(pos, ev.rules))
+
+
+def slow_value(ev, pos, n):
+    """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply."""
+    if n == 0 or _exact(ev, pos):
+        return ev.probabilities([pos])[0]
+    if pos.pending:
+        kids = successors(pos, None, ev.rules)
+        best = kids[int(np.argmax(ev.evaluate(kids)))]
+        return slow_value(ev, best, n)
+    acc = np.zeros(5)
+    for dice, w in ALL_21:
+        kids = successors(pos, tuple(dice), ev.rules)
+        best = kids[int(np.argmin(ev.evaluate(kids)))]
+        acc += w * flip_probs(slow_value(ev, best, n - 1))
+    return acc
+
+
+# --------------------------------------------------------------------- tests
+def test_zero_ply_ranks_by_the_network(plain):
+    net = plain.evaluator.network
+    for pos, dice in _golden("contact", 6):
+        a = plain.analyse(pos, dice, ply=0)
+        kids = successors(pos, dice)
+        mover = dict(zip([k.key() for k in kids], -net.evaluate(kids)))
+        got = [c.equity for c in a.candidates]
+        assert got == sorted(got, reverse=True)
+        assert sorted(c.position.key() for c in a.candidates) == sorted(mover)
+        for c in a.candidates:
+            assert c.equity == pytest.approx(mover[c.position.key()], abs=1e-5)
+            assert c.ply == 0
+
+
+def test_one_ply_evaluate_matches_the_slow_reference(search):
+    ev = search.evaluator
+    positions = [p for p, _ in _golden("contact", 3) + _golden("race", 2) + _golden("bearoff", 2)]
+    for pos in positions:
+        got = search.evaluate(pos, 1)
+        want = slow_value(ev, pos, 1)
+        assert np.allclose(got.probabilities, want, atol=2e-5), pos
+        assert got.equity == pytest.approx(float(equities(want)), abs=1e-4)
+        assert got.evaluated > 21
+
+
+def test_two_ply_evaluate_matches_the_slow_reference(search):
+    pos = _golden("race", 1)[0][0]
+    got = search.evaluate(pos, 2)
+    assert np.allclose(got.probabilities, slow_value(search.evaluator, pos, 2), atol=2e-5)
+
+
+def test_three_ply_is_the_roll_average_of_two_ply_replies(search):
+    ev = search.evaluator
+    pos = Position.from_literal("x 8:2 7:3 5:2; o 9:2 6:4 4:1")
+    acc = np.zeros(5)
+    for dice, w in ALL_21:
+        kids = successors(pos, tuple(dice))
+        best = kids[int(np.argmin(ev.evaluate(kids)))]
+        acc += w * flip_probs(np.array(search.evaluate(best, 2).probabilities))
+    assert np.allclose(search.evaluate(pos, 3).probabilities, acc, atol=1e-9)
+
+
+def test_root_candidates_carry_their_successor_values(search):
+    pos, dice = _golden("contact", 1)[0]
+    a = search.analyse(pos, dice, ply=2)
+    deep = [c for c in a.candidates if c.ply == 2]
+    assert 1 <= len(deep) <= 8
+    for c in deep[:3]:
+        assert c.equity == pytest.approx(-search.evaluate(c.position, 2).equity, abs=1e-9)
+    eq = [c.equity for c in deep]
+    assert eq == sorted(eq, reverse=True)
+    assert a.best is a.candidates[0]
+
+
+def test_exact_races(search, plain):
+    # my checker on 6 against his on 1: I win iff I bear off at once (27 rolls in 36)
+    pos = Position.from_literal("x 6:1; o 1:1")
+    assert search.evaluate(pos, 0).probabilities[0] == pytest.approx(27 / 36, abs=1e-12)
+    # without the tables, 2-ply reaches only finished games: exact too
+    assert plain.evaluate(pos, 2).probabilities[0] == pytest.approx(27 / 36, abs=1e-12)
+    assert plain.evaluate(pos, 1).probabilities[0] != pytest.approx(27 / 36, abs=1e-6)
+    # my last checker against his 15 on my 6 point: every roll wins a backgammon
+    bg = Position.from_literal("x 2:1; o 19:15")
+    e = plain.evaluate(bg, 1)
+    assert e.probabilities == pytest.approx((1, 1, 1, 0, 0)) and e.equity == pytest.approx(3)
+    best = plain.analyse(bg, (2, 1), ply=0).best
+    assert best.equity == pytest.approx(3) and best.move == "2/off"
+
+
+def test_bearoff_tables_value_home_races(search):
+    pos = Position.from_literal("x 6:2 5:3 3:1; o 4:2 2:3 1:4")
+    want = search.evaluator.bearoff.probabilities(pos)
+    assert np.allclose(search.evaluate(pos, 0).probabilities, want)
+    assert np.allclose(search.evaluate(pos, 2).probabilities, want)
+    a = search.analyse(pos, (6, 5), ply=1)
+    for c in a.candidates:
+        assert c.equity == pytest.approx(
+            -float(equities(search.evaluator.bearoff.probabilities(c.position))), abs=1e-12)
+
+
+def test_deterministic(search):
+    pos, dice = _golden("contact", 2)[1]
+    a = search.analyse(pos, dice, ply=2)
+    b = search.analyse(pos, dice, ply=2)
+    assert [(c.move, c.equity, c.ply) for c in a.candidates] == \
+        [(c.move, c.equity, c.ply) for c in b.candidates]
+    assert a.evaluated == b.evaluated
+
+
+def test_filters_keep_at_most_k(plain):
+    pos, dice = next((p, d) for p, d in _golden("contact", 40) if len(successors(p, d)) > 8)
+    zero = plain.analyse(pos, dice, ply=0)
+    for keep in (1, 3, 4):
+        a = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(keep, 10.0),)))
+        deep = [c for c in a.candidates if c.ply == 1]
+        assert len(deep) == keep
+        assert {c.move for c in deep} == {c.move for c in zero.candidates[:keep]}
+    a = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(8, 0.0),)))
+    assert len([c for c in a.candidates if c.ply == 1]) == 1
+    eq = np.array([0.1, 0.5, 0.45, 0.2, 0.5, -1.0])
+    idx = np.arange(6)
+    assert _filter(eq, idx, 6, 3, 0.1) == 3 and list(idx[:3]) == [1, 4, 2]
+
+
+def test_pending_segment_is_its_own_decision():
+    net = Network.create("gul_bara", 8, rng=np.random.default_rng(3), scale=0.3)
+    s = Search(Evaluator(net), SearchSettings(reply=MoveFilter(50, 10.0)))
+    pos = Position.from_literal("x 24:12 20:2 17:1; o 24:13 21:2", variant="gul_bara",
+                                turns=(5, 5), pending=(5, 5))
+    kids = successors(pos, None)
+    assert len(kids) > 1 and all(k.pending == () for k in kids)
+    assert s.evaluate(pos, 0).probabilities == pytest.approx(
+        tuple(net.probabilities([pos])[0]), abs=1e-6)
+    best = max(s.evaluate(k, 1).equity for k in kids)
+    assert s.evaluate(pos, 1).equity == pytest.approx(best, abs=1e-9)
+    a = s.analyse(pos, None, ply=1)
+    assert a.best.equity == pytest.approx(best, abs=1e-9)
+    assert a.best.position.pending == ()
+
+
+def test_settings_and_errors(search, tmp_path, monkeypatch):
+    with pytest.raises(SearchError, match="ply = 4"):
+        SearchSettings(ply=4)
+    with pytest.raises(SearchError, match="keep"):
+        MoveFilter(0, 0.1)
+    with pytest.raises(SearchError, match="filters"):
+        SearchSettings(2, (MoveFilter(8, 0.16),))
+    with pytest.raises(SearchError, match="long_nardy"):
+        search.evaluate(Position.start("long_nardy"), 0)
+    monkeypatch.setenv("NARDY_MODELS", str(tmp_path))
+    with pytest.raises(NoModelError, match="no trained model for long_nardy yet"):
+        Search.load("long_nardy")
+    search.evaluator.network.save(tmp_path / "backgammon.npz")
+    assert Search.load("backgammon").evaluate(Position.start(), 0).equity == pytest.approx(
+        search.evaluate(Position.start(), 0).equity)
