@@ -1,0 +1,312 @@
+"""Cube decisions: Janowski money and match equities, the textbook money cases, cube
+ownership, the Crawford game and dead cubes, and the ``cube`` / ``met`` protocol."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine.cube import (CubeError, CubeState, analyse_cube, check_probabilities, classify,
+                         cube_decision, cube_efficiency, is_race, match_cubeful_mwc,
+                         money_cubeful_equity, money_take_point)
+from engine.met import MatchError, kazaross_xg2
+from engine.position import Position
+from engine.protocol import handle_line
+
+
+def probs(win, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
+    return [win, wg, wbg, lg, lbg]
+
+
+MONEY = CubeState()
+
+
+# --------------------------------------------------------------------- money
+def test_money_take_points():
+    assert money_take_point(1, 1, 0.0) == pytest.approx(0.25)     # dead cube
+    assert money_take_point(1, 1, 1.0) == pytest.approx(0.20)     # fully live
+    assert money_take_point(1, 1, 0.68) == pytest.approx(0.5 / 2.34)
+
+
+@pytest.mark.parametrize("p, action", [
+    (0.50, "no_double"), (0.62, "no_double"),       # no double, take
+    (0.75, "double_take"),
+    (0.85, "double_pass"), (0.95, "double_pass"),
+])
+def test_textbook_money_cases_without_gammons(p, action):
+    d = cube_decision(probs(p), MONEY)
+    assert d.action == action
+    assert d.double_pass == 1.0
+    assert d.take_point == pytest.approx(0.5 / 2.34)
+    assert d.gammon_price == 0.5
+
+
+def test_too_good_with_gammons_and_jacoby():
+    gammonish = probs(0.90, 0.50)
+    assert cube_decision(gammonish, CubeState(jacoby=False)).action == "too_good_pass"
+    # the Jacoby rule: gammons do not count on a centred cube, so cash
+    assert cube_decision(gammonish, CubeState(jacoby=True)).action == "double_pass"
+    # once the cube is owned the Jacoby rule no longer applies
+    owned = cube_decision(gammonish, CubeState(2, "me", jacoby=True))
+    assert owned.action == "too_good_pass"
+
+
+def test_take_point_is_where_double_take_meets_double_pass():
+    p = probs(0.7, 0.25, 0.02, 0.08, 0.01)
+    d = cube_decision(p, MONEY)
+    # rescale the winning chance so the opponent sits exactly on his take point,
+    # keeping the gammon shares of wins and losses
+    w = 1 - d.take_point
+    scaled = [w, p[1] / p[0] * w, p[2] / p[0] * w, p[3] / (1 - p[0]) * (1 - w),
+              p[4] / (1 - p[0]) * (1 - w)]
+    assert cube_decision(scaled, MONEY).double_take == pytest.approx(1.0, abs=1e-9)
+
+
+def test_money_equity_matches_janowski_by_hand():
+    # no gammons, fully live, centred cube: -1 at the take point 0.2, +1 at the cash
+    # point 0.8, linear between
+    assert money_cubeful_equity(probs(0.5), "centre", 1.0) == pytest.approx(0.0)
+    assert money_cubeful_equity(probs(0.65), "centre", 1.0) == pytest.approx(0.5)
+    # dead cube: the cubeless equity
+    p = probs(0.6, 0.2, 0.0, 0.1, 0.0)
+    assert money_cubeful_equity(p, "me", 0.0, jacoby=False) == pytest.approx(0.3)
+    # the cube is worth something to its owner and costs the other side
+    assert (money_cubeful_equity(p, "me") > money_cubeful_equity(p, "centre", jacoby=False)
+            > money_cubeful_equity(p, "them"))
+
+
+def test_classify():
+    assert classify(0.5, 0.4, 1.0) == "no_double"
+    assert classify(0.5, 0.7, 1.0) == "double_take"
+    assert classify(0.9, 1.2, 1.0) == "double_pass"
+    assert classify(1.1, 1.5, 1.0) == "too_good_pass"
+    assert classify(1.1, 0.9, 1.0) == "too_good_take"
+
+
+# --------------------------------------------------------------------- ownership
+def test_cube_ownership_rules():
+    assert CubeState().can_double()
+    assert CubeState(2, "me").can_double()
+    assert not CubeState(2, "them").can_double()
+    d = cube_decision(probs(0.9), CubeState(4, "them"))
+    assert d.action == "no_double" and d.double_take is None and not d.cube_available
+    assert CubeState(2, "me").doubled() == CubeState(4, "them")
+    assert CubeState(2, "me", 7, (1, 3)).flip() == CubeState(2, "them", 7, (3, 1))
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(value=3), CubeError), (dict(value=0), CubeError),
+    (dict(owner="nobody", value=2), CubeError), (dict(value=2), CubeError),
+    (dict(owner="me"), CubeError),
+    (dict(match_length=5, score=(5, 0)), MatchError),
+    (dict(match_length=5, score=(2, 2), crawford=True), MatchError),
+    (dict(crawford=True), MatchError), (dict(score=(1, 0)), MatchError),
+])
+def test_invalid_states(kwargs, error):
+    with pytest.raises(error):
+        CubeState(**kwargs)
+
+
+# --------------------------------------------------------------------- match play
+def test_crawford_game_has_no_cube():
+    s = CubeState(1, "centre", 5, (2, 4), crawford=True)
+    assert not s.can_double() and not s.post_crawford
+    d = cube_decision(probs(0.9), s)
+    assert d.action == "no_double" and d.double_take is None
+    # the equity is the dead-cube MWC, on the normalised scale
+    xg2 = kazaross_xg2()
+    # winning leaves 2-away against 1-away after the Crawford game; losing, the match
+    mwc = 0.9 * xg2.mwc(2, 1, post_crawford=True) + 0.1 * 0.0
+    assert d.mwc["no_double"] == pytest.approx(mwc)
+
+
+def test_post_crawford():
+    leader = CubeState(1, "centre", 5, (4, 2))
+    trailer = leader.flip()
+    assert leader.post_crawford and trailer.post_crawford
+    assert not leader.can_double()           # the leader's cube is dead
+    assert trailer.can_double()
+    # the trailer doubles at once (3-away vs 1-away), and the leader takes
+    for p in (0.3, 0.5, 0.7):
+        assert cube_decision(probs(p, 0.1 * p, 0, 0.1 * (1 - p)), trailer).action == \
+            "double_take"
+
+
+def test_dead_cube_past_the_match_winners_need():
+    # 2-away with the cube on 2: winning the game wins the match anyway
+    s = CubeState(2, "me", 5, (3, 0))
+    assert not s.can_double()
+    assert cube_decision(probs(0.95, 0.6), s).action == "no_double"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.01, 0.99), st.floats(0, 1), st.floats(0, 1), st.integers(1, 9),
+       st.integers(1, 9), st.sampled_from([1, 2, 4, 8]), st.booleans())
+def test_a_dead_cube_never_doubles(w, gw, gl, a, b, cube, crawford):
+    length = 9
+    if crawford:
+        a, cube = 1, 1
+    if b == 1 and crawford:
+        crawford = False
+    score = (length - a, length - b)
+    owner = "centre" if cube == 1 else "me"
+    s = CubeState(cube, owner, length, score, crawford)
+    p = probs(w, gw * w, 0, gl * (1 - w), 0)
+    d = cube_decision(p, s)
+    if crawford or a <= cube:
+        assert d.action == "no_double" and not d.cube_available
+
+
+@pytest.mark.parametrize("length, score, cube, owner", [
+    (7, (0, 0), 1, "centre"), (7, (4, 0), 1, "centre"), (9, (2, 5), 2, "me"),
+])
+def test_match_take_point_is_where_double_take_meets_double_pass(length, score, cube, owner):
+    p = [0.7, 0.2, 0.01, 0.06, 0.003]
+    s = CubeState(cube, owner, length, score)
+    d = cube_decision(p, s)
+    w = 1 - d.take_point
+    scaled = [w, p[1] / p[0] * w, p[2] / p[0] * w, p[3] / (1 - p[0]) * (1 - w),
+              p[4] / (1 - p[0]) * (1 - w)]
+    assert cube_decision(scaled, s).double_take == pytest.approx(1.0, abs=1e-9)
+
+
+def test_match_equities_are_on_the_money_scale():
+    s = CubeState(1, "centre", 7, (0, 0))
+    d = cube_decision(probs(0.8, 0.2, 0, 0.05), s)
+    assert d.double_pass == 1.0
+    xg2 = kazaross_xg2()
+    lo, hi = xg2.after(7, 7, -1), xg2.after(7, 7, 1)
+    assert d.mwc["double_pass"] == pytest.approx(hi)
+    assert d.no_double == pytest.approx(2 * (d.mwc["no_double"] - lo) / (hi - lo) - 1)
+    # a long match behaves almost like money
+    long = cube_decision(probs(0.75), CubeState(1, "centre", 25, (0, 0)), table=xg2)
+    assert long.action == cube_decision(probs(0.75), MONEY).action == "double_take"
+
+
+def test_cube_efficiency_zero_gives_the_dead_mwc():
+    xg2 = kazaross_xg2()
+    p = probs(0.6, 0.15, 0.0, 0.1, 0.0)
+    dead = match_cubeful_mwc(p, xg2, 5, 5, 1, "centre", efficiency=0.0)
+    assert dead == pytest.approx(0.6 * (0.75 * xg2.mwc(4, 5) + 0.25 * xg2.mwc(3, 5))
+                                 + 0.4 * (0.75 * xg2.mwc(5, 4) + 0.25 * xg2.mwc(5, 3)))
+    assert match_cubeful_mwc(p, xg2, 5, 5, 1, "me") > dead
+
+
+# --------------------------------------------------------------------- positions
+def test_efficiency_contact_and_race():
+    assert not is_race(Position.start())
+    assert cube_efficiency(Position.start()) == 0.68
+    race = Position.from_json({"variant": "backgammon",
+                               "me": [3, 3, 3, 3, 3] + [0] * 19,
+                               "them": [0] * 10 + [15] + [0] * 13})
+    assert is_race(race)
+    assert cube_efficiency(race) == pytest.approx(0.55 + 0.00125 * 45)
+    long_race = Position.from_json({"variant": "backgammon", "me": [0] * 11 + [15] + [0] * 12,
+                                    "them": [0] * 10 + [15] + [0] * 13})
+    assert is_race(long_race) and cube_efficiency(long_race) == 0.7    # 180 pips: capped
+    short = Position.from_json({"variant": "backgammon", "me": [2] + [0] * 23,
+                                "them": [0] * 10 + [15] + [0] * 13, "off": [13, 0]})
+    assert cube_efficiency(short) == 0.6                                 # 2 pips: floored
+
+
+
+def _fixed(p):
+    return lambda position, ply: np.array(p)
+
+
+def test_analyse_cube_and_its_errors():
+    d = analyse_cube(Position.start(), MONEY, _fixed(probs(0.75)))
+    assert d.action == "double_take" and d.efficiency == 0.68
+    with pytest.raises(CubeError, match="long_nardy"):
+        analyse_cube(Position.start("long_nardy"), MONEY, _fixed(probs(0.5)))
+    with pytest.raises(CubeError):
+        check_probabilities([0.5, 0.6, 0, 0, 0], strict=True)   # gammons above wins
+    with pytest.raises(CubeError):
+        cube_decision([0.5, 1.6, 0, 0, 0], MONEY)
+    # network outputs out of order are clipped into order, not refused
+    assert list(check_probabilities([0.5, 0.6, 0.7, 0.6, 0.7])) == [0.5, 0.5, 0.5, 0.5, 0.5]
+    with pytest.raises(MatchError):
+        analyse_cube(Position.start(), CubeState(1, "centre", 31, (0, 0)),
+                     _fixed(probs(0.5)))
+
+
+def test_analyse_cube_with_a_network():
+    from engine.cube import network_probability_fn
+    from engine.network import Network
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(1))
+    d = analyse_cube(Position.start(), CubeState(1, "centre", 5, (1, 3)),
+                     network_probability_fn(net))
+    assert d.action in ("no_double", "double_take", "double_pass", "too_good_take",
+                        "too_good_pass")
+    with pytest.raises(CubeError):
+        analyse_cube(Position.start(), MONEY, network_probability_fn(net), ply=2)
+
+
+# --------------------------------------------------------------------- protocol
+def _ask(req):
+    return handle_line(json.dumps(req))
+
+
+def test_protocol_met():
+    r = _ask({"id": 7, "cmd": "met", "length": 2})
+    assert r["id"] == 7
+    assert r["pre_crawford"] == [[0.5, 0.67736], [0.32264, 0.5]]
+    assert r["post_crawford"] == [0.5, 0.48803]
+    assert "Kazaross" in r["name"]
+    assert _ask({"cmd": "met", "length": 99})["error"]["code"] == "invalid_match"
+    assert _ask({"cmd": "met"})["error"]["code"] == "missing_field"
+    g = _ask({"cmd": "met", "length": 3, "gammon_rate": 0.2})
+    assert g["pre_crawford"][2][2] == 0.5
+
+
+def test_protocol_cube(monkeypatch):
+    from engine import cube_cli
+    monkeypatch.setattr(cube_cli, "model_probability_fn",
+                        lambda model=None: _fixed(probs(0.75)))
+    r = _ask({"id": 1, "cmd": "cube", "position": "4HPwATDgc/ABMA",
+              "cube": {"value": 1, "owner": "centre"}, "match": None, "jacoby": True})
+    assert r["action"] == "double_take"
+    assert r["equities"]["double_pass"] == 1.0
+    assert set(r["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert r["take_point"] == pytest.approx(0.5 / 2.34)
+    assert r["gammon_price"] == 0.5
+    crawford = _ask({"cmd": "cube", "position": "4HPwATDgc/ABMA",
+                     "cube": {"value": 1, "owner": "centre"},
+                     "match": {"length": 5, "score": [2, 4], "crawford": True}})
+    assert crawford["action"] == "no_double" and crawford["equities"]["double_take"] is None
+    bad = {"position": "4HPwATDgc/ABMA", "cmd": "cube"}
+    assert _ask({**bad, "cube": {"value": 3, "owner": "me"}})["error"]["code"] == \
+        "invalid_cube"
+    assert _ask({**bad, "cube": {"value": 2, "owner": "us"}})["error"]["code"] == \
+        "invalid_cube"
+    assert _ask({**bad, "match": {"length": 5, "score": [5, 1]}})["error"]["code"] == \
+        "invalid_match"
+    assert _ask({**bad, "match": {"score": [1, 1]}})["error"]["code"] == "missing_field"
+    assert _ask({**bad, "ply": 7})["error"]["code"] == "invalid_ply"
+    assert _ask({"cmd": "cube"})["error"]["code"] == "missing_field"
+
+
+def test_protocol_cube_reads_the_match_id(monkeypatch):
+    from engine import cube_cli
+    from engine.gnubg_id import MatchInfo, match_id
+    monkeypatch.setattr(cube_cli, "model_probability_fn",
+                        lambda model=None: _fixed(probs(0.75)))
+    mid = match_id(MatchInfo(cube_value=2, cube_owner="them", match_length=7,
+                             score=(1, 3)))
+    r = _ask({"cmd": "cube", "position": f"4HPwATDgc/ABMA:{mid}"})
+    assert r["action"] == "no_double" and r["equities"]["double_take"] is None
+    assert "mwc" in r
+
+
+def test_cli_text_and_json(capsys):
+    from engine.cube_cli import main
+    assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.75,0,0,0,0"]) == 0
+    out = capsys.readouterr().out
+    assert "1. Double, take" in out and "Proper cube action: Double, take" in out
+    assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0.1,0,0.05,0",
+                 "--match", "7", "--score", "2,6", "--crawford", "--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["action"] == "no_double" and not j["cube_available"]
+    assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0,0,0,0",
+                 "--score", "1,2"]) == 2

@@ -1,0 +1,133 @@
+"""Cubeful games and matches: doubles, takes, passes, the Jacoby rule, Crawford
+bookkeeping, the nardy matches' starter rule and the tavli rotation."""
+
+import numpy as np
+import pytest
+
+from engine.cube import CubeState
+from engine.game import Kind
+from engine.match import (TAVLI_GAMES, DecisionCubePolicy, NoCube, play_cube_game,
+                          play_match, play_money_game, play_tavli_match)
+from engine.met import MatchError
+from engine.players import RandomPlayer
+from engine.position import Position
+
+
+def randoms(seed):
+    rng = np.random.default_rng(seed)
+    return [RandomPlayer(rng), RandomPlayer(rng)]
+
+
+class Scripted:
+    """Doubles / takes as told, and records every state it was shown."""
+
+    def __init__(self, double=False, take=True):
+        self.d, self.t = double, take
+        self.seen = []
+
+    def double(self, position, state):
+        self.seen.append(("double", state))
+        return self.d
+
+    def take(self, position, state):
+        self.seen.append(("take", state))
+        return self.t
+
+
+# one checker left for the side to move; the opponent has borne off none
+ENDGAME = Position.from_json({"variant": "backgammon", "me": [1] + [0] * 23,
+                              "them": [0] * 11 + [15] + [0] * 12, "off": [14, 0]})
+
+
+def test_pass_ends_the_game_at_the_cube_before_the_double():
+    rng = np.random.default_rng(1)
+    doubler, passer = Scripted(double=True), Scripted(take=False)
+    rec = play_money_game(randoms(1), [doubler, passer], rng, starter=0)
+    assert rec.passed and rec.winner == 0 and rec.points == 1 and rec.kind is None
+    assert rec.doubles == ((0, 2, False),)
+
+
+def test_take_turns_the_cube_and_ownership_alternates():
+    rng = np.random.default_rng(2)
+    a, b = Scripted(double=True), Scripted(double=True)
+    rec = play_money_game(randoms(2), [a, b], rng, starter=0, max_cube=8)
+    assert [d[:2] for d in rec.doubles] == [(0, 2), (1, 4), (0, 8)]
+    assert rec.cube_value == 8 and rec.cube_owner == 1
+    assert rec.points % 8 == 0
+    # a double is offered only by the owner (or on a centred cube)
+    for who, states in ((0, a.seen), (1, b.seen)):
+        for kind, s in states:
+            if kind == "double":
+                assert s.owner in ("centre", "me")
+
+
+def test_jacoby_counts_a_gammon_as_single_on_a_centred_cube():
+    for jacoby, points in ((True, 1), (False, 2)):
+        rec = play_money_game(randoms(3), [NoCube(), NoCube()], np.random.default_rng(3),
+                              jacoby=jacoby, starter=0, start=ENDGAME)
+        assert rec.winner == 0 and rec.kind == Kind.GAMMON and rec.points == points
+
+
+def test_cubeless_loop_matches_play_game_scoring():
+    rec = play_cube_game(randoms(4), np.random.default_rng(4), "portes")
+    assert rec.cube_value == 1 and rec.points in (1, 2) and rec.winner in (0, 1)
+    with pytest.raises(MatchError):
+        play_cube_game(randoms(4), np.random.default_rng(4), "portes",
+                       cube_policies=[NoCube(), NoCube()])
+
+
+def test_backgammon_match_with_crawford():
+    rng = np.random.default_rng(5)
+    a, b = Scripted(double=True), Scripted(double=True)
+    m = play_match(5, randoms(5), rng, cube_policies=[a, b])
+    assert max(m.score) >= 5 and m.score[m.winner] == max(m.score)
+    assert m.score[1 - m.winner] < 5
+    totals = [0, 0]
+    crawford_games = 0
+    for g in m.games:
+        assert tuple(totals) == g.score_before
+        if g.crawford:
+            crawford_games += 1
+            assert 4 in g.score_before and g.record.doubles == ()
+        totals[g.record.winner] += g.record.points
+    assert tuple(totals) == m.score
+    reached = any(4 in g.score_before for g in m.games)
+    assert crawford_games == (1 if reached else 0)
+    # post-Crawford: a player 1-away never doubles; states shown were consistent
+    for kind, s in a.seen + b.seen:
+        if kind == "double":
+            assert not s.crawford and s.away[0] > s.value
+
+
+def test_decision_policy_plays_a_match():
+    table = {"p": [0.5, 0.1, 0.0, 0.1, 0.0]}
+    policy = DecisionCubePolicy(lambda pos, ply: np.array(table["p"]))
+    m = play_match(3, randoms(6), np.random.default_rng(6), cube_policies=[policy, policy])
+    assert m.score[m.winner] >= 3
+    assert policy.decide(Position.start(), CubeState(1, "centre", 3, (2, 0), True)).action \
+        == "no_double"
+
+
+@pytest.mark.parametrize("variant", ["long_nardy", "gul_bara"])
+def test_nardy_match_winner_starts_the_next_game(variant):
+    m = play_match(3, randoms(7), np.random.default_rng(7), variant)
+    assert m.score[m.winner] >= 3
+    for prev, nxt in zip(m.games, m.games[1:]):
+        assert nxt.record.starter == prev.record.winner
+    assert all(not g.crawford for g in m.games)
+
+
+def test_tavli_rotation_and_starter():
+    m = play_tavli_match(5, randoms(8), np.random.default_rng(8))
+    assert m.score[m.winner] >= 5 and m.score[1 - m.winner] < 5
+    assert [g.variant for g in m.games] == [TAVLI_GAMES[k % 3] for k in range(len(m.games))]
+    for prev, nxt in zip(m.games, m.games[1:]):
+        assert nxt.record.starter == prev.record.winner
+    assert sum(g.record.points_for(0) for g in m.games) == m.score[0] - m.score[1]
+
+
+def test_bad_lengths():
+    with pytest.raises(MatchError):
+        play_match(0, randoms(9), np.random.default_rng(9))
+    with pytest.raises(MatchError):
+        play_tavli_match(True, randoms(9), np.random.default_rng(9))
