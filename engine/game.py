@@ -235,6 +235,19 @@ class GameRecord:
         return self.points if player == self.winner else -self.points
 
 
+def play_turn(player, pos: Position, dice, rules: Rules | None = None) -> Position:
+    """The position after ``player`` plays ``dice`` (None: a gul bara pending segment)
+    from ``pos``; a turn with one legal successor is played without asking."""
+    succ = successors(pos, None if dice is None else tuple(dice), rules)
+    if len(succ) == 1:
+        return succ[0]
+    i = player.choose(pos, dice, succ)
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(succ):
+        raise ValueError(f"player {player!r} chose {i!r}; expected an index "
+                         f"0..{len(succ) - 1}")
+    return succ[int(i)]
+
+
 def play_game(player_a: "Player", player_b: "Player", rng: np.random.Generator,
               variant: str = "backgammon", rules: Rules | None = None, *,
               start: Position | None = None, record: bool = False,
@@ -258,14 +271,7 @@ def play_game(player_a: "Player", player_b: "Player", rng: np.random.Generator,
     rolls: list = []
 
     def step(pos: Position, dice) -> Position:
-        succ = successors(pos, None if dice is None else tuple(dice), rules)
-        if len(succ) == 1:
-            return succ[0]
-        i = players[mover].choose(pos, dice, succ)
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(succ):
-            raise ValueError(f"player {players[mover]!r} chose {i!r}; expected an index "
-                             f"0..{len(succ) - 1}")
-        return succ[int(i)]
+        return play_turn(players[mover], pos, dice, rules)
 
     while True:
         over = result(pos, rules)
