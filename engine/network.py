@@ -37,6 +37,7 @@ from . import _layout as L
 from ._jit import FAST
 from .encoding import MAX_UNITS, N_SLOTS, Encoder, EncodingError, get_encoder
 from .errors import NardyError
+from .game import _result_k, score_table
 from .position import Position
 from .variants import VARIANTS, get_rules
 
@@ -145,8 +146,10 @@ def equity(o):
 
 @njit(cache=True)
 def terminal_probs(s, triple, o):
-    """Exact outputs of a finished state ``s`` (the side to move has lost: the other
-    side bore off all 15); ``triple`` whether backgammons score 3."""
+    """Exact outputs of a state ``s`` in which the side to move has lost by the other
+    side bearing off all 15, under backgammon-style scoring (``triple``: whether
+    backgammons score 3). Kept for backgammon callers; :func:`result_probs` scores
+    every game's endings (plakoto's mother, nardy's koks, a draw)."""
     o[0] = 0.0
     o[1] = 0.0
     o[2] = 0.0
@@ -162,19 +165,50 @@ def terminal_probs(s, triple, o):
     o[4] = 1.0 if bg else 0.0
 
 
+@njit(cache=True, inline="always")
+def points_probs(winner, points, o):
+    """The five outputs of a finished game for the side to move: ``winner`` as
+    :func:`engine.game._result_k` gives it (0 it won, 1 it lost, 2 a draw) and the
+    points at stake. 2 points set the gammon output (a gammon, nardy's mars, plakoto's
+    mother, the double game of portes and fevga), 3 or more the backgammon output too
+    (backgammon, koks; home mars, 4 points, is valued as 3 by the equity). A draw is
+    half a win."""
+    for k in range(N_OUTPUTS):
+        o[k] = 0.0
+    if winner == 0:
+        o[0] = 1.0
+        o[1] = 1.0 if points >= 2 else 0.0
+        o[2] = 1.0 if points >= 3 else 0.0
+    elif winner == 1:
+        o[3] = 1.0 if points >= 2 else 0.0
+        o[4] = 1.0 if points >= 3 else 0.0
+    elif winner == 2:
+        o[0] = 0.5
+
+
+@njit(cache=True)
+def result_probs(s, sc, o):
+    """If ``s`` is a finished game, write its exact outputs for the side to move into
+    ``o`` and return True; else False. ``sc`` is the game's score table
+    (:func:`engine.game.score_table`), the rules are :func:`engine.game._result_k`'s."""
+    winner, points, kind = _result_k(s, sc)
+    if winner < 0:
+        return False
+    points_probs(winner, points, o)
+    return True
+
+
 @njit(**FAST)
-def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, triple, probs):
+def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, sc, probs):
     """Outputs of every row of ``states`` into ``probs`` (n x 5); finished states get
-    their exact result."""
+    their exact result (``sc``: the game's score table, :func:`engine.game.score_table`)."""
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
     for r in range(states.shape[0]):
         s = states[r]
-        if s[L.THEM + L.OFF] == 15:
-            terminal_probs(s, triple, o)
-        else:
+        if not result_probs(s, sc, o):
             hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
             outputs(h, w2, b2, act, o)
         probs[r] = o
@@ -257,8 +291,8 @@ class Network:
         """Outputs (n x 5) of ``int16`` state rows, for each one's side to move."""
         states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, L.STATE_LEN)
         probs = np.zeros((states.shape[0], N_OUTPUTS), np.float32)
-        triple = get_rules(self.variant).backgammon_triple
-        evaluate_states(states, *self.arrays(), *self.encoder_arrays(), triple, probs)
+        sc = score_table(get_rules(self.variant))
+        evaluate_states(states, *self.arrays(), *self.encoder_arrays(), sc, probs)
         return probs
 
     def probabilities(self, positions: Sequence[Position]) -> np.ndarray:

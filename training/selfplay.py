@@ -9,7 +9,15 @@ it. The run folder gets ``checkpoint-<games>.npz`` every ``checkpoint_minutes`` 
 atomically: a kill loses at most one interval) and ``model.npz`` / ``model.json``, the
 latest weights as a model file with its card. The progress bar shows games/s and the
 running strength figure: points per game of the greedy (0-ply) network against PubEval
-(backgammon, portes) or a random player (other games), over ``eval_games`` games.
+(backgammon, portes) or the hand-written heuristic of :mod:`engine.heuristic` (the other
+games), over ``eval_games`` games.
+
+Every game trains through the same code: the rules table drives move generation and
+:func:`engine.game.score_table` the exact score of a finished game (backgammon 1/2/3;
+portes, fevga 1/2; plakoto 1/2 and the mother pin 2; long nardy, gul bara oyn 1, mars 2,
+koks 3 when that option is on), mapped to the network's five outputs. The input
+encoding (``tesauro198``) sees only the checker counts: plakoto's pins (who pins whom)
+and gul bara's pending dice are not inputs.
 
 Workers are processes forked from this one; the weights live in shared memory and
 every worker updates them in place (Hogwild), so ``--workers`` scales with cores. The
@@ -34,6 +42,8 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from engine._movegen import new_scratch  # noqa: E402
+from engine.game import score_table  # noqa: E402
+from engine.heuristic import weights as heuristic_weights  # noqa: E402
 from engine.network import Network, utc_now  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.pubeval import weights as pubeval_weights  # noqa: E402
@@ -95,7 +105,7 @@ class Trainer:
     # ----------------------------------------------------------------- kernels
     def _net_args(self, w1t, b1, w2, b2):
         return (self.start, self.table, new_scratch(),
-                self.rules.backgammon_triple,
+                score_table(self.rules),
                 self.rules.opening_rolls_both, w1t, b1, w2, b2, *self.enc)
 
     def compile(self) -> None:
@@ -174,14 +184,16 @@ class Trainer:
         return path
 
     def strength(self, n_games: int | None = None) -> tuple[float, str, int]:
-        """Points per game of the current weights against PubEval (or random)."""
+        """Points per game of the current weights against PubEval (backgammon boards)
+        or the heuristic (the other games)."""
         n = self.cfg.eval_games if n_games is None else n_games
         w = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
-        opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_RANDOM
+        opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_HEURISTIC
         pts = np.zeros(n, np.int64)
         td.evaluate_games(*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns,
-                          n, self.eval_rng, pts)
-        return float(pts.mean()) if n else 0.0, ("pubeval" if self.pubeval_ok else "random"), n
+                          n, self.eval_rng, pts, hw=heuristic_weights(self.rules))
+        return (float(pts.mean()) if n else 0.0,
+                ("pubeval" if self.pubeval_ok else "heuristic"), n)
 
     # ----------------------------------------------------------------- the run
     def run(self, target: int, quiet: bool = False) -> checkpoint.RunState:

@@ -8,7 +8,9 @@ game entirely inside numba:
 * every legal successor is rated by the network (its hidden layer computed from the
   flipped parent's by :func:`engine.network.hidden_delta`), and the mover plays the one
   with the best cubeless money equity for him; a successor that ends the game is scored
-  exactly;
+  exactly, by the game's own rules (:func:`engine.game._result_k` through
+  :func:`engine.network.result_probs`: a bear-off, plakoto's mother, a draw), its points
+  mapped to the five outputs (2: the gammon output, 3: the backgammon output too);
 * after the game each position ``s_t`` is moved towards its lambda-return (the offline
   form of TD(lambda), no eligibility traces to carry): ``G_T`` is the real result and
   ``G_t = flip(lam * G_{t+1} + (1 - lam) * V(s_{t+1}))``, where ``V(s_{t+1})`` is the
@@ -33,8 +35,11 @@ from engine import _layout as L
 from engine._jit import FAST
 from engine._movegen import generate_into
 from engine.encoding import MAX_UNITS, N_SLOTS
-from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs, terminal_probs
+from engine.game import _result_k
+from engine.heuristic import best_successor as _heuristic_successor
+from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs, result_probs
 from engine.pubeval import _best_successor, _is_race
+from engine.variants import T_MOTHER
 
 
 def _drop_stale_cache() -> None:
@@ -49,7 +54,7 @@ def _drop_stale_cache() -> None:
     engine_dir = here.parent.parent / "engine"
     deps = [here] + [engine_dir / n for n in ("_movegen.py", "_layout.py", "variants.py",
                                               "network.py", "encoding.py", "pubeval.py",
-                                              "_jit.py")]
+                                              "_jit.py", "game.py", "heuristic.py")]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps if p.exists())).hexdigest()
     cache = here.parent / "__pycache__"
     stamp = cache / f"{here.stem}.deps"
@@ -78,6 +83,7 @@ N_STATS = 8
 # opponents of evaluate_games
 OPP_RANDOM = 0
 OPP_PUBEVAL = 1
+OPP_HEURISTIC = 2      # engine.heuristic, for the games PubEval cannot read
 
 # params vector of selfplay_games
 P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON = range(5)
@@ -135,15 +141,8 @@ def _flip_into(v, w):
     w[4] = v[2]
 
 
-@njit(cache=True)
-def _points(child, triple, o):
-    """Points the mover won with the finishing successor ``child``."""
-    terminal_probs(child, triple, o)
-    return 1 + int(o[3]) + int(o[4])
-
-
 @njit(**FAST)
-def _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval,
+def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval,
             ref, h_ref, h, act, o, o_best):
     """Index of the successor (rows ``out[:n]``) with the best equity for the side to
     move in ``s``; its outputs (for *its* side to move) go to ``o_best``.
@@ -161,9 +160,7 @@ def _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval,
     sign = -1.0 if segment else 1.0
     for i in range(n):
         c = out[i]
-        if c[L.THEM + L.OFF] == 15:
-            terminal_probs(c, triple, o)
-        else:
+        if not result_probs(c, sc, o):
             hidden_delta(ref, h_ref, c, w1t, uidx, uval, h)
             outputs(h, w2, b2, act, o)
         e = sign * equity(o)
@@ -176,11 +173,9 @@ def _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval,
 
 
 @njit(**FAST)
-def _rate(c, triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o):
+def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o):
     """Outputs of one state for its side to move (exact when the game is over)."""
-    if c[L.THEM + L.OFF] == 15:
-        terminal_probs(c, triple, o)
-    else:
+    if not result_probs(c, sc, o):
         hidden_full(c, w1t, b1, uidx, uval, cidx, cval, h)
         outputs(h, w2, b2, act, o)
 
@@ -238,18 +233,43 @@ def _roll(st, s, first, rolls_both):
             return a, b
 
 
+# --------------------------------------------------------------------- scoring
+def score_arg(scoring, table) -> np.ndarray:
+    """The score table (:func:`engine.game.score_table`) the kernels take, from either
+    that table or, as older callers pass it, the ``backgammon_triple`` flag alone (the
+    other scoring settings then come from ``table``: the plakoto mother; no koks)."""
+    if isinstance(scoring, np.ndarray) and scoring.shape == (4,):
+        return scoring.astype(np.int64)
+    if isinstance(scoring, (bool, np.bool_, int, np.integer)):
+        return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER])], np.int64)
+    raise TypeError(f"scoring {scoring!r}: expected engine.game.score_table(rules) or a "
+                    f"backgammon_triple flag")
+
+
 # --------------------------------------------------------------------- self-play
-@njit(cache=True)
-def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
-                   cval, params, max_turns, n_games, st, counts, worker, control, stats):
+def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, uidx, uval,
+                   cidx, cval, params, max_turns, n_games, st, counts, worker, control,
+                   stats):
     """Play and learn from up to ``n_games`` self-play games (fewer when
     ``control[C_PAUSE]`` is raised); returns the number played.
 
-    ``scratch`` is the move generator's work space (:func:`engine._movegen.new_scratch`).
+    ``scoring`` is the game's score table (:func:`engine.game.score_table`; a bare
+    ``backgammon_triple`` flag is still accepted, see :func:`score_arg`). ``scratch`` is
+    the move generator's work space (:func:`engine._movegen.new_scratch`).
 
     ``counts[w]`` are the games finished by each worker (the learning rate follows
     their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
     """
+    return _selfplay_games(start, table, scratch, score_arg(scoring, table), rolls_both,
+                           w1t, b1, w2, b2, uidx, uval, cidx, cval, params, max_turns,
+                           n_games, st, counts, worker, control, stats)
+
+
+@njit(cache=True)
+def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
+                    cidx, cval, params, max_turns, n_games, st, counts, worker, control,
+                    stats):
+    """The kernel of :func:`selfplay_games`."""
     nh = b1.shape[0]
     out = np.empty((64, L.STATE_LEN), np.int16)
     hist = np.empty((max_turns + 1, L.STATE_LEN), np.int16)
@@ -277,6 +297,9 @@ def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
         s[:] = start
         t = 0
         over = False
+        first_to_move = True            # whether the first mover is to move in s
+        winner = -1
+        points = 0
         while t < max_turns:
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
@@ -285,19 +308,21 @@ def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
             flips[t] = not segment
             if n == 1:
                 i = 0
-                _rate(out[0], triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act,
-                      o_best)
+                _rate(out[0], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o_best)
             else:
-                i = _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval,
+                i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
                             cidx, cval, ref, h_ref, h, act, o, o_best)
                 if epsilon > 0.0 and _uniform(st) < epsilon:
                     i = _below(st, n)
-                    _rate(out[i], triple, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
+                    _rate(out[i], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
                           act, o_best)
             s[:] = out[i]
             t += 1
             vals[t] = o_best
-            if s[L.THEM + L.OFF] == 15:
+            if not segment:
+                first_to_move = not first_to_move
+            winner, points, kind = _result_k(s, sc)
+            if winner >= 0:
                 over = True
                 break
         row = stats[worker]
@@ -306,13 +331,12 @@ def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
             continue
         row[ST_GAMES] += 1
         row[ST_TURNS] += t
-        pts = 1 + int(vals[t, 3]) + int(vals[t, 4])
-        if pts == 2:
+        if points == 2:
             row[ST_GAMMONS] += 1
-        elif pts == 3:
+        elif points >= 3:
             row[ST_BACKGAMMONS] += 1
-        # who won: the side that moved last; the first mover moved at t = 0
-        if (t - 1) % 2 == 0:
+        # winner 0: the side to move of the final state won
+        if winner < 2 and (winner == 0) == first_to_move:
             row[ST_WINS_FIRST] += 1
         # learning rate from the games all workers have finished
         total = 0
@@ -340,13 +364,27 @@ def selfplay_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
 
 
 # --------------------------------------------------------------------- evaluation
-@njit(cache=True)
-def evaluate_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, uidx, uval, cidx,
-                   cval, opponent, pw, max_turns, n_games, st, points):
+def evaluate_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, uidx, uval,
+                   cidx, cval, opponent, pw, max_turns, n_games, st, points, hw=None):
     """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
-    (:data:`OPP_RANDOM` or :data:`OPP_PUBEVAL`); ``points[g]`` gets the network's score
-    of game ``g`` (negative when it lost, 0 for a game cut at ``max_turns``). The
-    network makes the first move in the even-numbered games."""
+    (:data:`OPP_RANDOM`, :data:`OPP_PUBEVAL` with PubEval weights ``pw``, or
+    :data:`OPP_HEURISTIC` with :mod:`engine.heuristic` weights ``hw``); ``points[g]``
+    gets the network's score of game ``g`` (negative when it lost, 0 for a draw or a
+    game cut at ``max_turns``). The network makes the first move in the even-numbered
+    games. ``scoring`` as in :func:`selfplay_games`."""
+    if opponent == OPP_HEURISTIC and hw is None:
+        raise ValueError("OPP_HEURISTIC needs the heuristic weights hw "
+                         "(engine.heuristic.weights(rules))")
+    hw = np.zeros(1) if hw is None else np.asarray(hw, np.float64)
+    return _evaluate_games(start, table, scratch, score_arg(scoring, table), rolls_both,
+                           w1t, b1, w2, b2, uidx, uval, cidx, cval, opponent, pw, hw,
+                           max_turns, n_games, st, points)
+
+
+@njit(cache=True)
+def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
+                    cidx, cval, opponent, pw, hw, max_turns, n_games, st, points):
+    """The kernel of :func:`evaluate_games`."""
     nh = b1.shape[0]
     out = np.empty((64, L.STATE_LEN), np.int16)
     s = np.empty(L.STATE_LEN, np.int16)
@@ -358,7 +396,7 @@ def evaluate_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
     o_best = np.empty(N_OUTPUTS, np.float32)
     for g in range(n_games):
         s[:] = start
-        net_to_move = g % 2 == 0
+        net_to_move = g % 2 == 0           # whether the network is the side to move of s
         points[g] = 0
         for t in range(max_turns):
             d1, d2 = _roll(st, s, t == 0, rolls_both)
@@ -367,16 +405,19 @@ def evaluate_games(start, table, scratch, triple, rolls_both, w1t, b1, w2, b2, u
             if n == 1:
                 i = 0
             elif net_to_move:
-                i = _choose(s, out, n, segment, triple, w1t, b1, w2, b2, uidx, uval,
+                i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
                             cidx, cval, ref, h_ref, h, act, o, o_best)
             elif opponent == OPP_PUBEVAL:
                 i = _best_successor(out, n, _is_race(s), pw)
+            elif opponent == OPP_HEURISTIC:
+                i = _heuristic_successor(out, n, segment, table, sc, hw)
             else:
                 i = _below(st, n)
             s[:] = out[i]
-            if s[L.THEM + L.OFF] == 15:
-                pts = _points(s, triple, o)
-                points[g] = pts if net_to_move else -pts
-                break
             if not segment:
                 net_to_move = not net_to_move
+            winner, pts, kind = _result_k(s, sc)
+            if winner >= 0:
+                if winner < 2:
+                    points[g] = pts if (winner == 0) == net_to_move else -pts
+                break

@@ -1,0 +1,114 @@
+"""The terminal game: scripted input through ``main(argv, stdin, stdout)``."""
+
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from engine.play import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(argv, lines):
+    """Run a session with ``lines`` as input; returns (exit code, output)."""
+    out = io.StringIO()
+    code = main(argv, io.StringIO("".join(line + "\n" for line in lines)), out)
+    return code, out.getvalue()
+
+
+class TypingPlayer(io.TextIOBase):
+    """Input that reads the session's output: at each prompt it asks for ``moves``, then
+    types the text of the first listed play (the input is not echoed, so the newest
+    listing in the output is the one just asked for) (so moves go through the notation parser),
+    after a few scripted lines."""
+
+    def __init__(self, out: io.StringIO, script=()):
+        self.out = out
+        self.script = list(script)
+        self.listed = False
+
+    def readline(self):
+        if self.script:
+            return self.script.pop(0) + "\n"
+        if not self.listed:
+            self.listed = True
+            return "moves\n"
+        self.listed = False
+        listed = re.findall(r"^(?:> )? {3}1\. (.+)$", self.out.getvalue(), re.M)
+        return listed[-1] + "\n"
+
+
+def test_single_game_with_numbers_and_bad_input():
+    code, text = run(["--variant", "long_nardy", "--engine", "heuristic", "--seed", "3"],
+                     ["hello", "24/30", "99", "hint 3", "board", "help", ""] + ["1"] * 3000)
+    assert code == 0
+    assert "illegal input: " in text and "'hello'" in text
+    assert "no play numbered 99" in text
+    assert "the engine (heuristic) prefers:" in text
+    assert "Type a move" in text
+    assert re.search(r"(You win|The engine wins) (oyn|mars): [12] points?\.", text)
+
+
+def test_typed_moves_in_notation_finish_a_backgammon_game():
+    out = io.StringIO()
+    code = main(["--variant", "backgammon", "--engine", "heuristic", "--seed", "5"],
+                TypingPlayer(out, ["bar/22*"]), out)
+    text = out.getvalue()
+    assert code == 0
+    assert "illegal input: " in text
+    assert "you play " in text
+    assert re.search(r"(You win|The engine wins) a (single game|gammon|backgammon)", text)
+
+
+def test_match_keeps_score():
+    code, text = run(["--variant", "plakoto", "--match", "3", "--engine", "heuristic",
+                      "--seed", "1"], ["1"] * 20000)
+    assert code == 0
+    scores = re.findall(r"Score: you (\d+), the engine (\d+) \(match to 3\)", text)
+    assert scores and max(map(int, scores[-1])) >= 3
+    assert "wins the match." in text
+    if len(scores) > 1:
+        assert "as the winner of the last game" in text
+
+
+def test_tavli_rotation():
+    code, text = run(["--variant", "tavli", "--match", "3", "--engine", "heuristic",
+                      "--seed", "2"], ["1"] * 20000)
+    assert code == 0
+    games = re.findall(r"^=== (\w+) ===$", text, re.M)
+    assert games[:3] == ["portes", "plakoto", "fevga"][:len(games)]
+    assert "wins the match." in text
+
+
+def test_gul_bara_game_with_pending_dice_ends():
+    # with this seed the cascade passes dice both to the engine and to you
+    code, text = run(["--variant", "gul_bara", "--engine", "heuristic", "--seed", "4"],
+                     ["1"] * 5000)
+    assert code == 0
+    assert "O has the pending dice " in text
+    assert "X pending dice " in text and "(play them before your roll)" in text
+    assert re.search(r"(You win|The engine wins) (oyn|mars)", text)
+
+
+def test_quit_and_end_of_input():
+    code, text = run(["--variant", "portes", "--engine", "heuristic", "--seed", "1"],
+                     ["quit"])
+    assert code == 0 and text.rstrip().endswith("Bye.")
+    code, text = run(["--variant", "fevga", "--engine", "heuristic", "--seed", "1"], [])
+    assert code == 0 and "Bye." in text
+
+
+def test_missing_model_is_an_error():
+    code, text = run(["--variant", "fevga", "--engine", "nope.npz"], [])
+    assert code == 2 and "nope.npz" in text
+
+
+def test_command_line_pipe():
+    proc = subprocess.run([sys.executable, "-m", "engine.play", "--variant", "portes",
+                           "--engine", "heuristic", "--seed", "9"],
+                          input="moves\n" + "1\n" * 500, capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "1. " in proc.stdout and "point" in proc.stdout
