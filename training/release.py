@@ -1,0 +1,95 @@
+"""Release a trained network into ``models/``, with a card of measured facts.
+
+    python -m training.release --run runs/bg80 [--pubeval-games 20000] [--random-games 2000]
+
+Copies the run's latest weights to ``models/<variant>.npz`` and writes
+``models/<variant>.json``: games trained, training wall time, the machine, the settings,
+and the strength measured here and now with the duplicate-dice duel of
+:mod:`engine.duel` (ppg with a 95% confidence interval and the number of games) against
+PubEval (backgammon and portes) and random play. (GNU Backgammon's 0-ply evaluator is
+slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) Nothing
+in the card is typed in by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from engine.duel import duel
+from engine.network import Network, utc_now
+from engine.variants import HIT, OPPOSITE, get_rules
+
+from . import checkpoint
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def _measure(net: Network, opponent, games: int, seed: int) -> dict:
+    t0 = time.perf_counter()
+    r = duel(net, opponent, games, seed, net.variant)
+    return {"opponent": opponent, "games": r.games, "seed": seed, "ppg": round(r.ppg, 4),
+            "ci95": round(r.ci95(), 4), "win_rate": round(r.rate(0), 4),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "command": f"python benchmarks/strength.py --a models/{net.variant}.npz "
+                       f"--b {opponent} --games {games} --seed {seed}"}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.release", description=__doc__)
+    ap.add_argument("--run", required=True, help="run folder of training.selfplay")
+    ap.add_argument("--out", default="models", help="folder of released models")
+    ap.add_argument("--pubeval-games", type=int, default=20_000)
+    ap.add_argument("--random-games", type=int, default=2_000)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    state = checkpoint.latest(Path(args.run))
+    if state is None:
+        print(f"error: no checkpoint in {args.run}", file=sys.stderr)
+        return 2
+    net = state.net
+    rules = get_rules(net.variant)
+    strength = []
+    if rules.meet == HIT and rules.geometry == OPPOSITE and args.pubeval_games:
+        strength.append(_measure(net, "pubeval", args.pubeval_games, args.seed))
+        print(strength[-1], flush=True)
+    if args.random_games:
+        strength.append(_measure(net, "random", args.random_games, args.seed))
+        print(strength[-1], flush=True)
+    info = dict(net.info)
+    info.update({
+        "released": utc_now(),
+        "trained_games": int(state.games),
+        "training_seconds": round(float(state.elapsed), 1),
+        "machine": _machine(),
+        "run": str(args.run),
+        "train_command": f"python -m training.selfplay --variant {net.variant} "
+                         f"--games {state.games} --out {args.run} "
+                         f"--seed {state.config.seed}",
+        "strength_0ply": strength,
+        "learning_curve": [list(h) for h in state.history],
+    })
+    net.info = info
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = net.save(out / f"{net.variant}.npz", card_file=True)
+    print(f"wrote {path} and its card {path.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
