@@ -5,8 +5,14 @@ move), :func:`get_rules` (the rules table of the six games) and :func:`successor
 (every legal full-turn successor). See ``docs/architecture.md`` for the module map.
 """
 
-from .errors import (AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, NardyError,
-                     NotationError, PositionError, VariantError)
+from pathlib import Path as _Path
+
+from ._jit import drop_stale_caches as _drop_stale_caches
+
+_drop_stale_caches(_Path(__file__).parent)
+
+from .errors import (AmbiguousMoveError, DiceError, IllegalMoveError,  # noqa: E402
+                     MoveError, NardyError, NotationError, PositionError, VariantError)
 from .position import Position
 from .variants import VARIANTS, Rules, get_rules
 from .movegen import successors

@@ -28,10 +28,8 @@ global random generator: every stream is derived from the caller's ``seed``.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 import numpy as np
@@ -50,39 +48,6 @@ from .variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
     from .players import Player
-
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache when a module compiled into it has changed.
-
-    numba checks only the time stamp of this file, not those of the move generator,
-    network and scoring code the kernel inlines; a digest of those files, kept next to
-    the cache, catches such a change (the same guard as :mod:`training.td`).
-    """
-    here = Path(__file__).resolve()
-    deps = [here] + [here.with_name(n) for n in (
-        "_movegen.py", "_layout.py", "variants.py", "network.py", "encoding.py",
-        "pubeval.py", "game.py", "_jit.py")]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps if p.exists())).hexdigest()
-    cache = here.parent / "__pycache__"
-    stamp = cache / f"{here.stem}.deps"
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:
-        pass
-    try:
-        cache.mkdir(exist_ok=True)
-        for f in cache.glob(f"{here.stem}.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        tmp = cache / f".{stamp.name}.{os.getpid()}"
-        tmp.write_text(digest)
-        os.replace(tmp, stamp)
-    except OSError:
-        pass             # a read-only tree: numba will not cache there either
-
-
-_drop_stale_cache()
 
 
 class DuelError(NardyError):

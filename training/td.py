@@ -24,9 +24,6 @@ The weight arrays are updated in place; several worker processes may share them
 
 from __future__ import annotations
 
-import hashlib
-import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -41,40 +38,6 @@ from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs
 from engine.pubeval import _best_successor, _is_race
 from engine.variants import T_MOTHER
 
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache when a module it compiles in has changed.
-
-    The self-play kernels are cached (a cold compile takes ~20 s, in every test and
-    worker), but numba checks only this file's own time stamp, not those of the move
-    generator and network code compiled into them; a digest of those files, kept next
-    to the cache, catches the change instead.
-    """
-    here = Path(__file__).resolve()
-    engine_dir = here.parent.parent / "engine"
-    deps = [here] + [engine_dir / n for n in ("_movegen.py", "_layout.py", "variants.py",
-                                              "network.py", "encoding.py", "pubeval.py",
-                                              "_jit.py", "game.py", "heuristic.py")]
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in deps if p.exists())).hexdigest()
-    cache = here.parent / "__pycache__"
-    stamp = cache / f"{here.stem}.deps"
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:
-        pass
-    try:
-        cache.mkdir(exist_ok=True)
-        for f in cache.glob(f"{here.stem}.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        tmp = cache / f".{stamp.name}.{os.getpid()}"
-        tmp.write_text(digest)
-        os.replace(tmp, stamp)
-    except OSError:
-        pass             # a read-only tree: numba will not cache there either
-
-
-_drop_stale_cache()
 
 # columns of the per-worker statistics row
 ST_GAMES, ST_TURNS, ST_WINS_FIRST, ST_GAMMONS, ST_BACKGAMMONS, ST_ABANDONED = range(6)
