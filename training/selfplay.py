@@ -85,6 +85,7 @@ class Trainer:
         self.acks = _shared(np.zeros(workers, np.int64))
         self.done = _shared(np.zeros(workers, np.int64))
         self._epoch = 0                       # pause epochs (see _pause)
+        self._procs: list = []                # the worker processes, once started
         rng = np.asarray(state.rng, np.uint64)
         if rng.shape != (workers,):          # fresh run, or another number of workers
             seq = np.random.SeedSequence([self.cfg.seed, state.games, workers])
@@ -148,7 +149,9 @@ class Trainer:
     def _pause(self) -> None:
         self._epoch += 1
         self.control[td.C_PAUSE] = self._epoch
+        # a worker that died (killed from outside) never acknowledges: count it as done
         while not all(self.acks[w] == self._epoch or self.done[w]
+                      or not (w < len(self._procs) and self._procs[w].is_alive())
                       for w in range(self.workers)):
             time.sleep(0.001)
 
@@ -205,6 +208,7 @@ class Trainer:
         elapsed0 = self.state.elapsed
         procs = [ctx.Process(target=self._worker, args=(w, target), daemon=True)
                  for w in range(self.workers)]
+        self._procs = procs
         for p in procs:
             p.start()
         tty = sys.stderr.isatty()
