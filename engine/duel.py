@@ -111,7 +111,7 @@ def _net_choice(s, out, n, segment, triple, net, ref, h_ref, h, act, o):
     side to move in ``s``, as :func:`training.td._choose` picks it: after a roll the
     successors are flipped (the lowest equity for the opponent is best), after a gul
     bara pending segment they are not; finished successors are scored exactly."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval = net
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     if segment:
         for i in range(2 * L.SIDE):
             ref[i] = s[i]
@@ -119,7 +119,7 @@ def _net_choice(s, out, n, segment, triple, net, ref, h_ref, h, act, o):
         for i in range(L.SIDE):
             ref[L.ME + i] = s[L.THEM + i]
             ref[L.THEM + i] = s[L.ME + i]
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
     sign = -1.0 if segment else 1.0
     best = 0
     best_e = 1e9
@@ -128,7 +128,7 @@ def _net_choice(s, out, n, segment, triple, net, ref, h_ref, h, act, o):
         if c[L.THEM + L.OFF] == 15:
             terminal_probs(c, triple, o)
         else:
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, h)
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
             outputs(h, w2, b2, act, o)
         e = sign * equity(o)
         if e < best_e:
@@ -143,7 +143,7 @@ def _duel(start, table, sc, triple, rolls_both, kinds, net_a, net_b, pw, max_tur
     """Play ``2 * len(dice_seeds)`` games; row ``g`` of ``games`` gets G_* columns.
 
     ``kinds[p]`` is the KIND_* of player ``p`` (0 = A, 1 = B); ``net_a`` / ``net_b``
-    are ``(w1t, b1, w2, b2, uidx, uval, cidx, cval)`` (ignored, any shape, unless that
+    are ``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` (ignored, any shape, unless that
     player is a network). Game ``2k + h`` draws its dice from ``dice_seeds[k]`` and its
     random choices from ``choice_seeds[2k + h]``; in it player ``seat ^ h`` sits in seat
     ``seat``. Seat 0 throws the first opening die; the higher die starts and plays both
@@ -351,7 +351,8 @@ def _placeholder(other: tuple | None) -> tuple:
         return other
     from .encoding import get_encoder
     e = get_encoder("tesauro198")
-    return _NO_NET + (e.unit_index, e.unit_value, e.const_index, e.const_value)
+    return _NO_NET + (e.unit_index, e.unit_value, e.const_index, e.const_value,
+                      e.feature_index)
 
 
 def _check_games(n_games: int) -> int:

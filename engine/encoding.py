@@ -24,13 +24,14 @@ units (``n >= 1``, ``n >= 2``, ``n >= 3``, ``(n - 3) / 2`` for ``n > 3``), the b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
 from . import _layout as L
 from .errors import NardyError
+from .features import N_FEATURES, features
 
 N_SLOTS = 2 * L.SIDE
 """Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
@@ -62,12 +63,17 @@ class Encoder:
     """``int64[k]``: inputs that do not depend on the position."""
     const_value: np.ndarray
     """``float32[k]``: their values."""
+    feature_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    """``int64[N_FEATURES]``: input indices of the hand-crafted features of
+    :mod:`engine.features`, or empty for an encoder without them."""
 
     def encode(self, state: np.ndarray) -> np.ndarray:
         """The ``float32`` input vector of one ``int16`` state (see :func:`encode`)."""
         x = np.zeros(self.n_inputs, dtype=np.float32)
         encode(state, self.unit_index, self.unit_value, self.const_index,
                self.const_value, x)
+        if self.feature_index.size:
+            x[self.feature_index] = features(np.asarray(state))
         return x
 
     def __repr__(self) -> str:
@@ -99,7 +105,21 @@ def _tesauro198() -> Encoder:
 TESAURO198 = _tesauro198()
 """Tesauro's raw 198-input encoding, from the side to move."""
 
-ENCODERS = {TESAURO198.name: TESAURO198}
+
+def _with_features(base: Encoder) -> Encoder:
+    fidx = np.arange(base.n_inputs, base.n_inputs + N_FEATURES, dtype=np.int64)
+    fidx.setflags(write=False)
+    return Encoder(f"{base.name}+f{N_FEATURES}", base.n_inputs + N_FEATURES,
+                   base.unit_index, base.unit_value, base.const_index, base.const_value,
+                   fidx)
+
+
+TESAURO198F = _with_features(TESAURO198)
+"""Tesauro's 198 inputs plus the five features of :mod:`engine.features` (contact,
+each side's exposure to shots, each side's longest prime): 203 inputs, for the games
+with opposite directions of play."""
+
+ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F)}
 """Every encoder by name."""
 
 

@@ -110,7 +110,7 @@ def exact_probs(s, ctx, o):
 @njit(**FAST)
 def static_probs(states, n, net, ctx, probs):
     """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval = net
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
@@ -118,7 +118,7 @@ def static_probs(states, n, net, ctx, probs):
     o = np.empty(N_OUTPUTS)
     for r in range(n):
         if not exact_probs(states[r], ctx, o):
-            hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, h)
+            hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             outputs(h, w2, b2, act, o32)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]

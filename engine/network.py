@@ -36,6 +36,7 @@ from numba import njit
 from . import _layout as L
 from ._jit import FAST
 from .encoding import MAX_UNITS, N_SLOTS, Encoder, EncodingError, get_encoder
+from .features import N_FEATURES, features
 from .errors import NardyError
 from .game import _result_k, score_table
 from .position import Position
@@ -88,12 +89,17 @@ def _add_row(h, w1t, i, v):
 
 
 @njit(**FAST)
-def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h):
+def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     """Hidden pre-activations of state ``s`` into ``h``."""
     h[:] = b1
     for k in range(cidx.shape[0]):
         if cval[k] != 0:
             _add_row(h, w1t, cidx[k], cval[k])
+    if fidx.shape[0] > 0:
+        f = features(s)
+        for k in range(N_FEATURES):
+            if f[k] != 0:
+                _add_row(h, w1t, fidx[k], f[k])
     for slot in range(N_SLOTS):
         n = s[slot]
         for u in range(MAX_UNITS):
@@ -106,10 +112,18 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h):
 
 
 @njit(**FAST)
-def hidden_delta(ref, h_ref, c, w1t, uidx, uval, h):
+def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
     """Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref``): only the
-    inputs of slots whose counts differ are touched."""
+    inputs of slots whose counts differ are touched, and the hand-crafted features
+    (``fidx``: their input indices, empty when the encoder has none)."""
     h[:] = h_ref
+    if fidx.shape[0] > 0:
+        fa = features(ref)
+        fb = features(c)
+        for k in range(N_FEATURES):
+            d = fb[k] - fa[k]
+            if d != 0:
+                _add_row(h, w1t, fidx[k], d)
     for slot in range(N_SLOTS):
         a = ref[slot]
         b = c[slot]
@@ -199,7 +213,7 @@ def result_probs(s, sc, o):
 
 
 @njit(**FAST)
-def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, sc, probs):
+def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, probs):
     """Outputs of every row of ``states`` into ``probs`` (n x 5); finished states get
     their exact result (``sc``: the game's score table, :func:`engine.game.score_table`)."""
     nh = b1.shape[0]
@@ -209,7 +223,7 @@ def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, sc, probs):
     for r in range(states.shape[0]):
         s = states[r]
         if not result_probs(s, sc, o):
-            hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
+            hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
             outputs(h, w2, b2, act, o)
         probs[r] = o
 
@@ -275,9 +289,10 @@ class Network:
         return self.w1t, self.b1, self.w2, self.b2
 
     def encoder_arrays(self) -> tuple:
-        """``(unit_index, unit_value, const_index, const_value)`` for the kernels."""
+        """``(unit_index, unit_value, const_index, const_value, feature_index)`` for the
+        kernels."""
         e = self.encoder
-        return e.unit_index, e.unit_value, e.const_index, e.const_value
+        return e.unit_index, e.unit_value, e.const_index, e.const_value, e.feature_index
 
     def copy(self) -> "Network":
         return Network(self.variant, self.encoder, self.w1t.copy(), self.b1.copy(),

@@ -163,7 +163,7 @@ def _node_ref(parent, segment, net, ref, h_ref):
     """The parent's checker slots seen from its kids' side to move into ``ref`` (as
     they are after a pending segment, flipped after a roll) and their hidden
     pre-activations into ``h_ref``: the base every kid's hidden layer is computed from."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval = net
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     if segment:
         for k in range(N_SLOTS):
             ref[k] = parent[k]
@@ -171,7 +171,7 @@ def _node_ref(parent, segment, net, ref, h_ref):
         for k in range(L.SIDE):
             ref[L.ME + k] = parent[L.THEM + k]
             ref[L.THEM + k] = parent[L.ME + k]
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
 
 
 @njit(**FAST)
@@ -181,12 +181,12 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq, h, act, o3
     pending segment (same side to move), else of a roll (flipped). Each hidden layer is
     ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; ``h``, ``act`` and
     ``o32`` are work space."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval = net
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     for i in range(n):
         c = kids[i]
         o = probs[i]
         if not exact_probs(c, ctx, o):
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, h)
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
             outputs(h, w2, b2, act, o32)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]
@@ -250,12 +250,12 @@ def _static(s, net, ctx, o):
     if exact_probs(s, ctx, o):
         ctx[6][S_STATIC] += 1
         return
-    w1t, b1, w2, b2, uidx, uval, cidx, cval = net
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
-    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
+    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
     outputs(h, w2, b2, act, o32)
     for k in range(N_OUTPUTS):
         o[k] = o32[k]

@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 
+from engine.features import features
+
 from engine import _layout as L
 from engine._movegen import generate
 from engine.encoding import TESAURO198, EncodingError, get_encoder
@@ -60,6 +62,35 @@ def test_encoder_matches_slow_reference():
         np.testing.assert_array_equal(TESAURO198.encode(s), slow_tesauro(s))
 
 
+def test_feature_encoder_is_raw_plus_features():
+    enc = get_encoder("tesauro198+f5")
+    rng = np.random.default_rng(5)
+    for s in [random_state(rng) for _ in range(100)] + [Position.start().to_array()]:
+        x = enc.encode(s)
+        np.testing.assert_array_equal(x[:198], slow_tesauro(s))
+        assert x.shape == (203,) and (0 <= x[198:]).all()
+    net = Network.create("backgammon", 9, encoder="tesauro198+f5",
+                         rng=np.random.default_rng(6), scale=0.5)
+    h = np.empty(9, np.float32)
+    for s in [random_state(rng) for _ in range(30)]:
+        hidden_full(s, *net.arrays()[:2], *net.encoder_arrays(), h)
+        np.testing.assert_allclose(h, net.b1 + enc.encode(s) @ net.w1t, rtol=1e-5, atol=1e-5)
+
+
+def test_features_on_known_positions():
+    start = Position.start().to_array()
+    contact, mine, theirs, my_prime, their_prime = features(start)
+    assert contact == 1 and mine == 0 and theirs == 0
+    assert my_prime == their_prime == pytest.approx(1 / 6)      # 8 and 6 are made, not 7
+    race = Position.from_literal("x 6:5 5:5 4:5; o 6:5 5:5 4:5").to_array()
+    assert features(race)[0] == 0 and features(race)[3] == pytest.approx(3 / 6)
+    # my blot on 24: their checkers on their 6, 8 and 13 sit 5, 7 and 12 points away
+    blot = Position.from_literal("x 24:1 13:6 8:3 6:5; o 24:2 13:5 8:3 6:5").to_array()
+    hits = sum(1 for a in range(1, 7) for b in range(1, 7)
+               if {5, 7, 12} & ({a, b, a + b} | ({3 * a, 4 * a} if a == b else set())))
+    assert features(blot)[1] == pytest.approx(hits / 36)
+
+
 def test_unknown_encoder():
     with pytest.raises(EncodingError, match="nope"):
         get_encoder("nope")
@@ -76,8 +107,10 @@ def test_hidden_full_is_the_matrix_product():
         np.testing.assert_allclose(h, expect, rtol=1e-5, atol=1e-5)
 
 
-def test_incremental_hidden_matches_full():
-    net = Network.create("backgammon", 24, rng=np.random.default_rng(4), scale=0.5)
+@pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5"])
+def test_incremental_hidden_matches_full(encoder):
+    net = Network.create("backgammon", 24, encoder=encoder, rng=np.random.default_rng(4),
+                         scale=0.5)
     w1t, b1, _, _ = net.arrays()
     enc = net.encoder_arrays()
     href, h, hf = (np.empty(24, np.float32) for _ in range(3))
@@ -87,7 +120,7 @@ def test_incremental_hidden_matches_full():
         ref[L.ME:L.ME + 26], ref[L.THEM:L.THEM + 26] = s[L.THEM:L.THEM + 26], s[L.ME:L.ME + 26]
         hidden_full(ref, w1t, b1, *enc, href)
         for c in succ:
-            hidden_delta(ref, href, c, w1t, enc[0], enc[1], h)
+            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
             hidden_full(c, w1t, b1, *enc, hf)
             np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
 

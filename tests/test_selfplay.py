@@ -193,3 +193,18 @@ def test_kill_9_leaves_loadable_checkpoints(tmp_path):
     time.sleep(1.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(out) not in ps
+
+
+def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():
+    from training.selfplay import warm_start
+    trained = Network.create("backgammon", 12, rng=np.random.default_rng(8), scale=0.5)
+    fresh = Network.create("backgammon", 12, encoder="tesauro198+f5",
+                           rng=np.random.default_rng(9), scale=0.5)
+    net = warm_start(fresh, trained)
+    assert net.n_inputs == 203 and not net.w1t[198:].any()
+    positions = [Position.start(), Position.from_literal("x 24:1 13:6 8:3 6:5; o 24:2 "
+                                                         "13:5 8:3 6:5")]
+    np.testing.assert_allclose(net.probabilities(positions), trained.probabilities(positions),
+                               rtol=1e-6, atol=1e-6)
+    with pytest.raises(ConfigError, match="cannot seed"):
+        warm_start(Network.create("backgammon", 13, encoder="tesauro198+f5"), trained)

@@ -175,10 +175,13 @@ class Trainer:
                                    list(self.state.history), stats)
 
     def _info(self, games: int, elapsed: float) -> dict:
-        return {"trained_games": games, "training_seconds": round(elapsed, 1),
+        info = {"trained_games": games, "training_seconds": round(elapsed, 1),
                 "method": "TD(lambda) self-play, offline lambda-returns, greedy 0-ply",
                 "config": self.cfg.to_dict(), "saved": utc_now(),
                 "strength": self.state.history[-1] if self.state.history else None}
+        if "warm_start" in self.state.net.info:       # --init: where the weights began
+            info["warm_start"] = self.state.net.info["warm_start"]
+        return info
 
     def save(self, elapsed: float) -> Path:
         snap = self.snapshot(elapsed)
@@ -301,7 +304,33 @@ def build_state(args) -> checkpoint.RunState:
     cfg = TrainConfig.from_dict(extra, cfg)
     net = Network.create(cfg.variant, cfg.hidden_units, cfg.encoder,
                          np.random.default_rng(cfg.seed), cfg.init_scale)
+    if args.init:
+        net = warm_start(net, Network.load(args.init))
     return checkpoint.RunState(cfg, net)
+
+
+def warm_start(fresh: Network, trained: Network) -> Network:
+    """``fresh``'s architecture with ``trained``'s weights: the inputs both encoders
+    share (the same leading inputs, e.g. the 198 of ``tesauro198`` inside
+    ``tesauro198+f5``) keep their trained weights, inputs the trained network lacks
+    start at zero, so the new network first plays exactly as the trained one."""
+    n = trained.n_inputs
+    if (trained.variant != fresh.variant or trained.hidden != fresh.hidden
+            or n > fresh.n_inputs or not np.array_equal(
+                trained.encoder.unit_index, fresh.encoder.unit_index)
+            or not np.array_equal(trained.encoder.const_index, fresh.encoder.const_index)):
+        raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the variant, the "
+                          f"hidden units and the shared inputs must agree)")
+    net = fresh.copy()
+    net.w1t[:] = 0.0
+    net.w1t[:n] = trained.w1t
+    net.b1[:] = trained.b1
+    net.w2[:] = trained.w2
+    net.b2[:] = trained.b2
+    net.info = {"warm_start": {"model": trained.sizes, "encoder": trained.encoder.name,
+                               "trained_games": trained.info.get("trained_games"),
+                               "training_seconds": trained.info.get("training_seconds")}}
+    return net
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,6 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", help="run folder (checkpoints, model.npz)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
     ap.add_argument("--seed", type=int, help="seed of a fresh run (default: config seed)")
+    ap.add_argument("--init", metavar="MODEL",
+                    help="start a fresh run from a trained model's weights (inputs the "
+                         "model lacks start at zero)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes (default: every core)")
     ap.add_argument("--config", help="JSON file of TrainConfig fields")

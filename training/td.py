@@ -31,6 +31,7 @@ from numba import njit
 from engine import _layout as L
 from engine._jit import FAST
 from engine._movegen import generate_into
+from engine.features import N_FEATURES, features
 from engine.encoding import MAX_UNITS, N_SLOTS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
@@ -105,7 +106,7 @@ def _flip_into(v, w):
 
 
 @njit(**FAST)
-def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval,
+def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
             ref, h_ref, h, act, o, o_best):
     """Index of the successor (rows ``out[:n]``) with the best equity for the side to
     move in ``s``; its outputs (for *its* side to move) go to ``o_best``.
@@ -117,14 +118,14 @@ def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval,
             ref[i] = s[i]
     else:
         _flip_slots(s, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
     best = 0
     best_e = 1e9
     sign = -1.0 if segment else 1.0
     for i in range(n):
         c = out[i]
         if not result_probs(c, sc, o):
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, h)
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
             outputs(h, w2, b2, act, o)
         e = sign * equity(o)
         if e < best_e:
@@ -136,18 +137,18 @@ def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval,
 
 
 @njit(**FAST)
-def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o):
+def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o):
     """Outputs of one state for its side to move (exact when the game is over)."""
     if not result_probs(c, sc, o):
-        hidden_full(c, w1t, b1, uidx, uval, cidx, cval, h)
+        hidden_full(c, w1t, b1, uidx, uval, cidx, cval, fidx, h)
         outputs(h, w2, b2, act, o)
 
 
 @njit(**FAST)
-def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o, gh):
+def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o, gh):
     """One gradient step moving the outputs of ``s`` towards ``target`` (log-loss
     gradient: ``target - output`` at each output's pre-activation)."""
-    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, h)
+    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
     outputs(h, w2, b2, act, o)
     nh = b1.shape[0]
     for j in range(nh):
@@ -181,6 +182,14 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o,
             if v != 0:
                 for j in range(nh):
                     w1t[i, j] += v * gh[j]
+    if fidx.shape[0] > 0:
+        f = features(s)
+        for k in range(N_FEATURES):
+            v = f[k]
+            if v != 0:
+                i = fidx[k]
+                for j in range(nh):
+                    w1t[i, j] += v * gh[j]
 
 
 @njit(cache=True)
@@ -211,7 +220,7 @@ def score_arg(scoring, table) -> np.ndarray:
 
 # --------------------------------------------------------------------- self-play
 def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                   cidx, cval, params, max_turns, n_games, st, counts, worker, control,
+                   cidx, cval, fidx, params, max_turns, n_games, st, counts, worker, control,
                    stats):
     """Play and learn from up to ``n_games`` self-play games (fewer when
     ``control[C_PAUSE]`` is raised); returns the number played.
@@ -224,13 +233,13 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
     their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
     """
     return _selfplay_games(start, table, scratch, score_arg(scoring, table), rolls_both,
-                           w1t, b1, w2, b2, uidx, uval, cidx, cval, params, max_turns,
+                           w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, params, max_turns,
                            n_games, st, counts, worker, control, stats)
 
 
 @njit(cache=True)
 def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                    cidx, cval, params, max_turns, n_games, st, counts, worker, control,
+                    cidx, cval, fidx, params, max_turns, n_games, st, counts, worker, control,
                     stats):
     """The kernel of :func:`selfplay_games`."""
     nh = b1.shape[0]
@@ -271,13 +280,13 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             flips[t] = not segment
             if n == 1:
                 i = 0
-                _rate(out[0], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h, act, o_best)
+                _rate(out[0], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o_best)
             else:
                 i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
-                            cidx, cval, ref, h_ref, h, act, o, o_best)
+                            cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
                 if epsilon > 0.0 and _uniform(st) < epsilon:
                     i = _below(st, n)
-                    _rate(out[i], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
+                    _rate(out[i], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
                           act, o_best)
             s[:] = out[i]
             t += 1
@@ -317,7 +326,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             else:
                 for k in range(N_OUTPUTS):
                     target[k] = o[k]
-            _learn(hist[u], target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, h,
+            _learn(hist[u], target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
                    act, o, gh)
             for k in range(N_OUTPUTS):
                 g_next[k] = target[k]
@@ -328,7 +337,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
 
 # --------------------------------------------------------------------- evaluation
 def evaluate_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                   cidx, cval, opponent, pw, max_turns, n_games, st, points, hw=None):
+                   cidx, cval, fidx, opponent, pw, max_turns, n_games, st, points, hw=None):
     """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
     (:data:`OPP_RANDOM`, :data:`OPP_PUBEVAL` with PubEval weights ``pw``, or
     :data:`OPP_HEURISTIC` with :mod:`engine.heuristic` weights ``hw``); ``points[g]``
@@ -340,13 +349,13 @@ def evaluate_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                          "(engine.heuristic.weights(rules))")
     hw = np.zeros(1) if hw is None else np.asarray(hw, np.float64)
     return _evaluate_games(start, table, scratch, score_arg(scoring, table), rolls_both,
-                           w1t, b1, w2, b2, uidx, uval, cidx, cval, opponent, pw, hw,
+                           w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, opponent, pw, hw,
                            max_turns, n_games, st, points)
 
 
 @njit(cache=True)
 def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                    cidx, cval, opponent, pw, hw, max_turns, n_games, st, points):
+                    cidx, cval, fidx, opponent, pw, hw, max_turns, n_games, st, points):
     """The kernel of :func:`evaluate_games`."""
     nh = b1.shape[0]
     out = np.empty((64, L.STATE_LEN), np.int16)
@@ -369,7 +378,7 @@ def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
                 i = 0
             elif net_to_move:
                 i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
-                            cidx, cval, ref, h_ref, h, act, o, o_best)
+                            cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
             elif opponent == OPP_PUBEVAL:
                 i = _best_successor(out, n, _is_race(s), pw)
             elif opponent == OPP_HEURISTIC:
