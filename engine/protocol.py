@@ -112,12 +112,6 @@ def cmd_evaluate(req: dict) -> dict:
     return _search(pos.variant).evaluate(pos, ply).to_json()
 
 
-def _not_implemented(name: str) -> Callable[[dict], dict]:
-    def handler(req: dict) -> dict:
-        raise RequestError("not_implemented", f"command {name!r} is not implemented yet")
-    return handler
-
-
 def _cube_commands():
     """The ``cube`` and ``met`` handlers (:mod:`engine.cube_cli`), imported on first use."""
     from . import cube_cli
