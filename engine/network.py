@@ -228,6 +228,16 @@ def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, p
         probs[r] = o
 
 
+@njit(cache=True, inline="always")
+def flip_probs_into(v, w):
+    """Outputs ``v`` for the other side, into ``w`` (the kernels' :func:`flip_probs`)."""
+    w[0] = 1.0 - v[0]
+    w[1] = v[3]
+    w[2] = v[4]
+    w[3] = v[1]
+    w[4] = v[2]
+
+
 def flip_probs(p: np.ndarray) -> np.ndarray:
     """The outputs for the other side: ``1 - win, lg, lbg, wg, wbg`` (last axis)."""
     p = np.asarray(p)

@@ -46,7 +46,8 @@ from .encoding import N_SLOTS
 from .errors import NardyError
 from .evaluator import S_STATIC, Evaluator, exact_probs
 from .movegen import check_dice
-from .network import N_OUTPUTS, OUTPUTS, equity, hidden_delta, hidden_full, outputs
+from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
+                      outputs)
 from .position import Position
 
 MAX_PLY = 3
@@ -137,16 +138,6 @@ class SearchSettings:
 # --------------------------------------------------------------------- kernels
 _ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(1, a + 1)],
                   dtype=np.int64)
-
-
-@njit(cache=True, inline="always")
-def _flip_into(v, w):
-    """Outputs ``v`` for the other side, into ``w``."""
-    w[0] = 1.0 - v[0]
-    w[1] = v[3]
-    w[2] = v[4]
-    w[3] = v[1]
-    w[4] = v[2]
 
 
 @njit(cache=True, inline="always")
@@ -478,7 +469,7 @@ def decide0(s, d1, d2, net, ctx, kids):
     if not segment:
         v = np.empty(N_OUTPUTS)
         for i in range(n):
-            _flip_into(probs[i], v)
+            flip_probs_into(probs[i], v)
             probs[i] = v
     return n, kids, probs, eq
 
@@ -499,7 +490,7 @@ def decide(s, d1, d2, ply, fkeep, fwithin, net, ctx, kids):
     if not segment:
         v = np.empty(N_OUTPUTS)
         for i in range(n):
-            _flip_into(probs[i], v)
+            flip_probs_into(probs[i], v)
             probs[i] = v
     alive = np.arange(n)
     m = n
@@ -514,7 +505,7 @@ def decide(s, d1, d2, ply, fkeep, fwithin, net, ctx, kids):
                 if segment:
                     probs[i] = v
                 else:
-                    _flip_into(v, probs[i])
+                    flip_probs_into(v, probs[i])
                 eq[i] = equity(probs[i])
                 plies[i] = depth
         if depth < ply and fkeep[depth] >= 0 and m > 0:

@@ -35,7 +35,8 @@ from engine.features import N_FEATURES, features
 from engine.encoding import MAX_UNITS, N_SLOTS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
-from engine.network import N_OUTPUTS, equity, hidden_delta, hidden_full, outputs, result_probs
+from engine.network import (N_OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
+                            outputs, result_probs)
 from engine.pubeval import _best_successor, _is_race
 from engine.variants import T_MOTHER
 
@@ -93,16 +94,6 @@ def _flip_slots(s, f):
     for i in range(L.SIDE):
         f[L.ME + i] = s[L.THEM + i]
         f[L.THEM + i] = s[L.ME + i]
-
-
-@njit(cache=True, inline="always")
-def _flip_into(v, w):
-    """Outputs ``v`` for the other side, into ``w``."""
-    w[0] = 1.0 - v[0]
-    w[1] = v[3]
-    w[2] = v[4]
-    w[3] = v[1]
-    w[4] = v[2]
 
 
 @njit(**FAST)
@@ -322,7 +313,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             for k in range(N_OUTPUTS):
                 o[k] = lam * g_next[k] + (1.0 - lam) * vals[u + 1, k]
             if flips[u]:
-                _flip_into(o, target)
+                flip_probs_into(o, target)
             else:
                 for k in range(N_OUTPUTS):
                     target[k] = o[k]
