@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.duel import DuelError, DuelResult, duel, duel_players, stream_states  # noqa: E402
+from engine.duel import (DuelError, DuelResult, duel, duel_players, pair_stats,  # noqa: E402
+                         stream_states)
 from engine.game import Kind  # noqa: E402
 from engine.network import Network, NetworkFileError  # noqa: E402
 from engine.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
@@ -119,6 +120,38 @@ def python_player(player, seed: int, label: int, variant: str):
         state = stream_states(seed, 3 + label, 0, 1)[0]
         return RandomPlayer(np.random.default_rng(int(state)))
     return GnubgPlayer()
+
+
+# --------------------------------------------------------------------- with the cube
+def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
+    """Money games with the cube (Jacoby on, :mod:`engine.match`), in Python: each pair
+    of games shares its dice (one generator seeded by ``(seed, pair)``) with the seats
+    swapped. A network doubles and takes as :func:`engine.cube.cube_decision` advises
+    from its 0-ply probabilities; any other player never doubles and always takes.
+    Returns player A's points per game, the seconds taken, and cube statistics."""
+    from engine.cube import network_probability_fn
+    from engine.match import DecisionCubePolicy, NoCube, play_money_game
+
+    def cube_policy(p):
+        return DecisionCubePolicy(network_probability_fn(p)) if isinstance(p, Network) \
+            else NoCube()
+
+    pa, pb = python_player(a, seed, 0, "backgammon"), python_player(b, seed, 1, "backgammon")
+    ca, cb = cube_policy(a), cube_policy(b)
+    points = np.zeros(games, np.int64)
+    stats = {"doubled": 0, "passed": 0, "max_cube": 1}
+    t0 = time.perf_counter()
+    for g in range(games):
+        swap = g % 2
+        rng = np.random.default_rng([seed, g // 2])
+        players, policies = ((pb, pa), (cb, ca)) if swap else ((pa, pb), (ca, cb))
+        rec = play_money_game(players, policies, rng)
+        won = rec.points if rec.winner == (1 if swap else 0) else -rec.points
+        points[g] = won if rec.winner is not None else 0
+        stats["doubled"] += rec.cube_value > 1 or rec.passed
+        stats["passed"] += rec.passed
+        stats["max_cube"] = max(stats["max_cube"], rec.cube_value)
+    return points, time.perf_counter() - t0, stats
 
 
 # --------------------------------------------------------------------- the match
@@ -228,6 +261,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--plot", type=Path, metavar="RUN",
                     help="plot the strength history of a training run folder")
     ap.add_argument("--png", type=Path, help="where --plot writes (default RUN/strength.png)")
+    ap.add_argument("--cube", action="store_true",
+                    help="money games with the cube (backgammon, Jacoby on; in Python, "
+                         "about 10 games/s)")
     args = ap.parse_args(argv)
     if args.plot is None and args.a is None:
         ap.error("give --a (and --b) to play a match, or --plot RUN")
@@ -244,6 +280,18 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"gnubg0 plays backgammon only, not {variant!r}")
     command = "python benchmarks/strength.py " + " ".join(
         shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
+    if args.cube:
+        if variant != "backgammon" or "gnubg0" in (a, b):
+            sys.exit("--cube: backgammon between networks, pubeval or random")
+        pts, seconds, st = play_cubeful(a, b, args.games, args.seed)
+        ppg, ci = pair_stats(pts)
+        print(f"$ {command}\nA = {describe(args.a, a)}\nB = {describe(args.b, b)}\n"
+              f"backgammon money play with the cube (Jacoby), {args.games} games "
+              f"({args.games // 2} duplicate-dice pairs), seed {args.seed}, {seconds:.1f} s\n"
+              f"A: {ppg:+.3f} ppg +- {ci:.3f} (95% CI over pair sums)\n"
+              f"games doubled {st['doubled']}, doubles passed {st['passed']}, "
+              f"highest cube {st['max_cube']}")
+        return
     try:
         r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns)
     except DuelError as exc:
