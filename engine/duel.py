@@ -41,7 +41,7 @@ from ._movegen import SCRATCH_LEN, generate_into
 from .errors import NardyError, VariantError
 from .game import Kind, _below, _die, _result_k, result, score_table
 from .movegen import successor_arrays
-from .network import N_OUTPUTS, Network, equity, hidden_delta, hidden_full, outputs, terminal_probs
+from .network import N_OUTPUTS, Network, choose_successor
 from .position import Position
 from .pubeval import _best_successor, _is_race, check_supported, weights as pubeval_weights
 from .variants import Rules, get_rules
@@ -105,40 +105,8 @@ def stream_states(seed: int, stream: int, first: int, n: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- kernels
-@njit(**FAST)
-def _net_choice(s, out, n, segment, triple, net, ref, h_ref, h, act, o):
-    """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
-    side to move in ``s``, as :func:`training.td._choose` picks it: after a roll the
-    successors are flipped (the lowest equity for the opponent is best), after a gul
-    bara pending segment they are not; finished successors are scored exactly."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
-    if segment:
-        for i in range(2 * L.SIDE):
-            ref[i] = s[i]
-    else:
-        for i in range(L.SIDE):
-            ref[L.ME + i] = s[L.THEM + i]
-            ref[L.THEM + i] = s[L.ME + i]
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
-    sign = -1.0 if segment else 1.0
-    best = 0
-    best_e = 1e9
-    for i in range(n):
-        c = out[i]
-        if c[L.THEM + L.OFF] == 15:
-            terminal_probs(c, triple, o)
-        else:
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
-            outputs(h, w2, b2, act, o)
-        e = sign * equity(o)
-        if e < best_e:
-            best_e = e
-            best = i
-    return best
-
-
 @njit(cache=True)
-def _duel(start, table, sc, triple, rolls_both, kinds, net_a, net_b, pw, max_turns,
+def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, max_turns,
           dice_seeds, choice_seeds, games):
     """Play ``2 * len(dice_seeds)`` games; row ``g`` of ``games`` gets G_* columns.
 
@@ -162,6 +130,7 @@ def _duel(start, table, sc, triple, rolls_both, kinds, net_a, net_b, pw, max_tur
     hb = np.empty(nhb, np.float32)
     actb = np.empty(nhb, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
+    o_best = np.empty(N_OUTPUTS, np.float32)
     st = np.empty(1, np.uint64)
     cst = np.empty(1, np.uint64)
     for k in range(dice_seeds.shape[0]):
@@ -201,11 +170,11 @@ def _duel(start, table, sc, triple, rolls_both, kinds, net_a, net_b, pw, max_tur
                     i = 0
                 elif pk == KIND_NETWORK:
                     if player == 0:
-                        i = _net_choice(s, out, n, segment, triple, net_a, ref, ha_ref, ha,
-                                        acta, o)
+                        i = choose_successor(s, out, n, segment, sc, *net_a, ref, ha_ref,
+                                             ha, acta, o, o_best)
                     else:
-                        i = _net_choice(s, out, n, segment, triple, net_b, ref, hb_ref, hb,
-                                        actb, o)
+                        i = choose_successor(s, out, n, segment, sc, *net_b, ref, hb_ref,
+                                             hb, actb, o, o_best)
                 elif pk == KIND_PUBEVAL and not segment:
                     i = _best_successor(out, n, _is_race(s), pw)
                 else:
@@ -381,7 +350,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
         net_b = _placeholder(net_a)
     start_pos = start if start is not None else Position.start(rules.variant)
     rows = np.zeros((n, N_COLUMNS), np.int64)
-    _duel(start_pos.to_array(), rules.table(), score_table(rules), rules.backgammon_triple,
+    _duel(start_pos.to_array(), rules.table(), score_table(rules),
           rules.opening_rolls_both, np.array([kind_a, kind_b], np.int64), net_a, net_b,
           pubeval_weights(), max_turns, stream_states(seed, DICE_STREAM, first_pair, n // 2),
           stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), rows)

@@ -228,6 +228,42 @@ def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, p
         probs[r] = o
 
 
+@njit(**FAST)
+def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
+                     ref, h_ref, h, act, o, o_best):
+    """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
+    side to move in ``s`` (greedy 0-ply play, as in training); its outputs, for *its*
+    side to move, go to ``o_best``. Finished successors are scored exactly by the
+    game's score table ``sc``.
+
+    After a roll the successors are flipped, so the mover wants the lowest equity for
+    the successor's side to move; after a gul bara pending segment, the highest. Each
+    successor's hidden layer is the (flipped) parent's plus the inputs that changed."""
+    if segment:
+        for i in range(N_SLOTS):
+            ref[i] = s[i]
+    else:
+        for i in range(L.SIDE):
+            ref[L.ME + i] = s[L.THEM + i]
+            ref[L.THEM + i] = s[L.ME + i]
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
+    best = 0
+    best_e = 1e9
+    sign = -1.0 if segment else 1.0
+    for i in range(n):
+        c = out[i]
+        if not result_probs(c, sc, o):
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
+            outputs(h, w2, b2, act, o)
+        e = sign * equity(o)
+        if e < best_e:
+            best_e = e
+            best = i
+            for k in range(N_OUTPUTS):
+                o_best[k] = o[k]
+    return best
+
+
 @njit(cache=True, inline="always")
 def flip_probs_into(v, w):
     """Outputs ``v`` for the other side, into ``w`` (the kernels' :func:`flip_probs`)."""

@@ -35,8 +35,8 @@ from engine.features import N_FEATURES, features
 from engine.encoding import MAX_UNITS, N_SLOTS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
-from engine.network import (N_OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
-                            outputs, result_probs)
+from engine.network import (N_OUTPUTS, choose_successor, equity, flip_probs_into,
+                            hidden_full, outputs, result_probs)
 from engine.pubeval import _best_successor, _is_race
 from engine.variants import T_MOTHER
 
@@ -88,45 +88,6 @@ def _uniform(st):
 
 
 # --------------------------------------------------------------------- small helpers
-@njit(cache=True)
-def _flip_slots(s, f):
-    """The 52 checker slots of ``s`` seen from the other side, into ``f``."""
-    for i in range(L.SIDE):
-        f[L.ME + i] = s[L.THEM + i]
-        f[L.THEM + i] = s[L.ME + i]
-
-
-@njit(**FAST)
-def _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
-            ref, h_ref, h, act, o, o_best):
-    """Index of the successor (rows ``out[:n]``) with the best equity for the side to
-    move in ``s``; its outputs (for *its* side to move) go to ``o_best``.
-
-    After a roll the successors are flipped, so the mover wants the lowest equity for
-    the successor's side to move; after a gul bara pending segment, the highest."""
-    if segment:
-        for i in range(N_SLOTS):
-            ref[i] = s[i]
-    else:
-        _flip_slots(s, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
-    best = 0
-    best_e = 1e9
-    sign = -1.0 if segment else 1.0
-    for i in range(n):
-        c = out[i]
-        if not result_probs(c, sc, o):
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
-            outputs(h, w2, b2, act, o)
-        e = sign * equity(o)
-        if e < best_e:
-            best_e = e
-            best = i
-            for k in range(N_OUTPUTS):
-                o_best[k] = o[k]
-    return best
-
-
 @njit(**FAST)
 def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o):
     """Outputs of one state for its side to move (exact when the game is over)."""
@@ -273,7 +234,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
                 i = 0
                 _rate(out[0], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o_best)
             else:
-                i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
+                i = choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
                             cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
                 if epsilon > 0.0 and _uniform(st) < epsilon:
                     i = _below(st, n)
@@ -368,7 +329,7 @@ def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             if n == 1:
                 i = 0
             elif net_to_move:
-                i = _choose(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
+                i = choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
                             cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
             elif opponent == OPP_PUBEVAL:
                 i = _best_successor(out, n, _is_race(s), pw)
