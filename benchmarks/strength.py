@@ -4,10 +4,12 @@
     python benchmarks/strength.py --a runs/bg80/model.npz --b random --games 1000
     python benchmarks/strength.py --a runs/bg80/model.npz --b old/checkpoint-0000383551.npz
     python benchmarks/strength.py --a runs/bg80/model.npz --b gnubg0 --games 200
+    python benchmarks/strength.py --a models/plakoto.npz --b heuristic --games 5000
     python benchmarks/strength.py --plot runs/bg80            # strength.png of the history
 
 A player is a model file (any ``.npz`` model, or a checkpoint, which holds one; a run
-folder means its ``model.npz``), ``pubeval``, ``random`` or, when the PyPI package
+folder means its ``model.npz``), ``pubeval``, ``random``, ``heuristic`` (the
+hand-written player of :mod:`engine.heuristic`, every game) or, when the PyPI package
 ``gnubg-nn`` is installed, ``gnubg0``: GNU Backgammon's 0-ply evaluator, asked once per
 decision through ``gnubg_nn.best_move(board, d1, d2, n=0)`` (backgammon only; slow, so
 use a few hundred games). Networks play greedy 0-ply, as in training.
@@ -16,7 +18,7 @@ Games come in pairs on the same dice with the players' seats swapped
 (:mod:`engine.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
 cancels. Reported: player A's points per game with a 95% confidence interval over the
 pair sums, A's win rate, and the gammon / backgammon rates of each side. Networks,
-PubEval and random play inside one numba kernel; a gnubg match runs in Python. The
+PubEval, the heuristic and random play inside one numba kernel; a gnubg match runs in Python. The
 dice, and random players' choices, come from ``--seed`` alone.
 
 ``--plot RUN`` draws the strength history that training recorded in the run's newest
@@ -85,8 +87,9 @@ def gnubg_available() -> bool:
 
 
 def load_player(spec: str):
-    """``"random"``, ``"pubeval"``, ``"gnubg0"`` or a :class:`Network` from a path."""
-    if spec in ("random", "pubeval"):
+    """``"random"``, ``"pubeval"``, ``"heuristic"``, ``"gnubg0"`` or a
+    :class:`Network` from a path."""
+    if spec in ("random", "pubeval", "heuristic"):
         return spec
     if spec == "gnubg0":
         if not gnubg_available():
@@ -98,7 +101,7 @@ def load_player(spec: str):
     try:
         return Network.load(path)
     except NetworkFileError as exc:
-        sys.exit(f"player {spec!r}: not 'random', 'pubeval', 'gnubg0' or a model: {exc}")
+        sys.exit(f"player {spec!r}: not 'random', 'pubeval', 'heuristic', 'gnubg0' or a model: {exc}")
 
 
 def describe(spec: str, player) -> str:
@@ -250,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
     ap.add_argument("--a", help="player A: model .npz / checkpoint / run folder, pubeval, "
-                                "random, gnubg0")
+                                "heuristic, random, gnubg0")
     ap.add_argument("--b", default="pubeval", help="player B (default pubeval)")
     ap.add_argument("--games", type=int, default=2000, help="games, even (default 2000)")
     ap.add_argument("--variant", choices=VARIANTS,

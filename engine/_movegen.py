@@ -596,18 +596,63 @@ def generate(state, d1, d2, table, out):
 @njit(cache=True)
 def generate_into(state, d1, d2, table, scratch, out):
     """:func:`generate` with a reusable work space ``scratch`` (:func:`new_scratch`)."""
+    return _generate(state, d1, d2, table, scratch, out, 0)
+
+
+PLAY_BEAM = 128
+"""Layer size :func:`generate_play` keeps in a long walk (see there)."""
+
+
+@njit(cache=True)
+def generate_play(state, d1, d2, table, scratch, out):
+    """The successors a *player* chooses from: exactly :func:`generate_into`'s, except
+    in a turn of more than four steps (a gul bara cascade or pending segment), where
+    the distinct plays can number 10^5-10^6 and the exact walk takes seconds.
+
+    There each layer of the walk keeps at most :data:`PLAY_BEAM` of its states, those
+    with the smallest Zobrist hashes: a deterministic pseudo-random sample that favours
+    no player. The result is a subset of the legal successors, each a full legal play:
+    when the sampled walk falls short of the longest play (so that its plays might not
+    be legal), the exact walk runs instead. Self-play, duels and playouts use this;
+    move lists and analysis at the root use the exact generator."""
+    return _generate(state, d1, d2, table, scratch, out, PLAY_BEAM)
+
+
+@njit(cache=True)
+def _generate(state, d1, d2, table, scratch, out, beam):
     t = table
     head_limit = _head_limit(state, d1, d2, t)
     if (d1 != 0 and not (d1 == d2 and _cascade_turn(state, t)) and t[T_MEET] != PIN
             and t[T_START] == 0 and t[T_BLOCK] != BLOCK_EACH):
         return _direct(state, d1, d2, head_limit, t, scratch, out)
     seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
-    return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out)
+    if beam > 0 and total > 4:
+        n, out = _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit,
+                          out, beam)
+        if n > 0:
+            return n, out
+    return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 0)
 
 
 @njit(cache=True)
-def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out):
-    """The layered strategy (module docstring): any turn of any game."""
+def _keep_smallest(states, hashes, n, beam):
+    """Compact ``states[:n]`` to the ``beam`` with the smallest hashes (in place)."""
+    order = np.argsort(hashes[:n])[:beam]
+    order.sort()
+    for j in range(beam):
+        i = order[j]
+        if i != j:
+            _copy(states[j], states[i])
+            hashes[j] = hashes[i]
+    return beam
+
+
+@njit(cache=True)
+def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, beam):
+    """The layered strategy (module docstring): any turn of any game. With ``beam > 0``
+    each layer keeps at most ``beam`` states (:func:`generate_play`); the walk then
+    returns 0 successors unless it reached the last step, so that the caller knows to
+    walk again exactly."""
     each = t[T_BLOCK] == BLOCK_EACH
     checked = t[T_BLOCK] != BLOCK_NONE
     # Within a run of equal dice the steps of a legal play can be reordered so that
@@ -677,6 +722,8 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out):
                                                            child, h)
         if nnxt == 0:
             break
+        if beam > 0 and nnxt > beam and k + 1 < total:
+            nnxt = _keep_smallest(nxt, nxt_h, nnxt, beam)
         if checked and not each:
             if legal.shape[0] < nnxt:
                 legal = np.empty((nnxt, _W_LEN), np.int8)
@@ -692,6 +739,8 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out):
         cur, cur_h, cur_t, ncur, nxt, nxt_h, nxt_t = nxt, nxt_h, nxt_t, nnxt, cur, cur_h, cur_t
 
     # forced-play selection
+    if beam > 0 and best_layer < total and nover == 0:
+        return 0, out                 # the sample may have missed the longest plays
     if nover > 0 and best_layer < total:
         nbest = 0                     # ending the game counts as all dice
     if nondouble and best_layer == 1 and nover == 0:

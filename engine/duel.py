@@ -37,12 +37,13 @@ from numba import njit
 
 from . import _layout as L
 from ._jit import FAST
-from ._movegen import SCRATCH_LEN, generate_into
+from ._movegen import SCRATCH_LEN, generate_play
 from .errors import NardyError, VariantError
 from .game import Kind, _below, _die, _result_k, result, score_table
 from .movegen import successor_arrays
 from .network import N_OUTPUTS, Network, choose_successor
 from .position import Position
+from .heuristic import best_successor as _heuristic_successor, weights as heuristic_weights
 from .pubeval import _best_successor, _is_race, check_supported, weights as pubeval_weights
 from .variants import Rules, get_rules
 
@@ -64,6 +65,8 @@ KIND_PUBEVAL = 1
 """Kernel player: the successor PubEval scores highest."""
 KIND_NETWORK = 2
 """Kernel player: the successor a network rates best (greedy 0-ply)."""
+KIND_HEURISTIC = 3
+"""Kernel player: the successor :mod:`engine.heuristic` scores highest."""
 
 # columns of the per-game rows
 G_POINTS, G_WINNER, G_KIND, G_TURNS, G_STARTER = range(5)
@@ -106,7 +109,7 @@ def stream_states(seed: int, stream: int, first: int, n: int) -> np.ndarray:
 
 # --------------------------------------------------------------------- kernels
 @njit(cache=True)
-def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, max_turns,
+def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, max_turns,
           dice_seeds, choice_seeds, games):
     """Play ``2 * len(dice_seeds)`` games; row ``g`` of ``games`` gets G_* columns.
 
@@ -163,7 +166,7 @@ def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, max_turns,
                 else:
                     d1 = _die(st)
                     d2 = _die(st)
-                n, out = generate_into(s, d1, d2, table, scratch, out)
+                n, out = generate_play(s, d1, d2, table, scratch, out)
                 player = mover ^ half
                 pk = kinds[player]
                 if n <= 1:
@@ -177,6 +180,8 @@ def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, max_turns,
                                              hb, actb, o, o_best)
                 elif pk == KIND_PUBEVAL and not segment:
                     i = _best_successor(out, n, _is_race(s), pw)
+                elif pk == KIND_HEURISTIC:
+                    i = _heuristic_successor(out, n, segment, table, sc, hw)
                 else:
                     i = _below(cst, n)
                 s[:] = out[i]
@@ -290,7 +295,8 @@ class DuelResult:
 
 # --------------------------------------------------------------------- the kernel duel
 KernelPlayer = Union[str, Network]
-"""What :func:`duel` plays: ``"random"``, ``"pubeval"`` or a :class:`Network`."""
+"""What :func:`duel` plays: ``"random"``, ``"pubeval"``, ``"heuristic"`` or a
+:class:`Network`."""
 
 _NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32),
            np.zeros((N_OUTPUTS, 1), np.float32), np.zeros(N_OUTPUTS, np.float32))
@@ -302,14 +308,16 @@ def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, tupl
             raise DuelError(f"player {label}: network {p!r} plays {p.variant!r}, not "
                             f"{rules.variant!r}")
         return KIND_NETWORK, tuple(p.arrays()) + tuple(p.encoder_arrays())
-    if p in ("random", "pubeval"):
+    if p in ("random", "pubeval", "heuristic"):
         if p == "pubeval":
             try:
                 check_supported(rules)
             except VariantError as exc:
                 raise DuelError(f"player {label}: {exc}") from None
-        return (KIND_PUBEVAL if p == "pubeval" else KIND_RANDOM), None
-    raise DuelError(f"player {label} = {p!r}: expected 'random', 'pubeval' or a Network")
+        kinds = {"random": KIND_RANDOM, "pubeval": KIND_PUBEVAL, "heuristic": KIND_HEURISTIC}
+        return kinds[p], None
+    raise DuelError(f"player {label} = {p!r}: expected 'random', 'pubeval', 'heuristic' "
+                    f"or a Network")
 
 
 def _placeholder(other: tuple | None) -> tuple:
@@ -352,7 +360,8 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     rows = np.zeros((n, N_COLUMNS), np.int64)
     _duel(start_pos.to_array(), rules.table(), score_table(rules),
           rules.opening_rolls_both, np.array([kind_a, kind_b], np.int64), net_a, net_b,
-          pubeval_weights(), max_turns, stream_states(seed, DICE_STREAM, first_pair, n // 2),
+          pubeval_weights(), heuristic_weights(rules), max_turns,
+          stream_states(seed, DICE_STREAM, first_pair, n // 2),
           stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), rows)
     return DuelResult.from_rows(rules.variant, rows)
 
@@ -395,7 +404,7 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
                 dice, opening = (d_a, d_b), False
             else:
                 dice = (int(_die(st)), int(_die(st)))
-            arrays = successor_arrays(pos, dice, rules)
+            arrays = successor_arrays(pos, dice, rules, play=True)
             succ = [Position.from_array(x, rules.variant) for x in arrays]
             if len(succ) == 1:
                 i = 0

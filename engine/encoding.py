@@ -37,8 +37,9 @@ N_SLOTS = 2 * L.SIDE
 """Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
 MAX_UNITS = 4
 """Most input units one slot owns."""
-MAX_COUNT = 16
-"""Checker counts the value table covers (0..15)."""
+MAX_COUNT = 25
+"""Slot values the value table covers (0..24); larger values (a long game's turn
+counter) read as 24."""
 
 
 class EncodingError(NardyError):
@@ -56,9 +57,11 @@ class Encoder:
     n_inputs: int
     """Length of the input vector."""
     unit_index: np.ndarray
-    """``int64[N_SLOTS, MAX_UNITS]``: input index of each slot's units, -1 if unused."""
+    """``int64[slots, MAX_UNITS]``: input index of each slot's units, -1 if unused. An
+    encoder reads the first ``slots`` slots of a state: the 52 checker slots
+    (:data:`N_SLOTS`) for backgammon's, up to the pending dice for the family's."""
     unit_value: np.ndarray
-    """``float32[N_SLOTS, MAX_COUNT, MAX_UNITS]``: unit values by checker count."""
+    """``float32[slots, MAX_COUNT, MAX_UNITS]``: unit values by slot value."""
     const_index: np.ndarray
     """``int64[k]``: inputs that do not depend on the position."""
     const_value: np.ndarray
@@ -119,8 +122,54 @@ TESAURO198F = _with_features(TESAURO198)
 each side's exposure to shots, each side's longest prime): 203 inputs, for the games
 with opposite directions of play."""
 
-ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F)}
+def _nardy255() -> Encoder:
+    base = TESAURO198
+    slots = L.PEND + 1
+    idx = np.full((slots, MAX_UNITS), -1, dtype=np.int64)
+    val = np.zeros((slots, MAX_COUNT, MAX_UNITS), dtype=np.float32)
+    idx[:N_SLOTS] = base.unit_index
+    val[:N_SLOTS] = base.unit_value
+    n = 198
+    for block in (L.PIN_ME, L.PIN_THEM):          # pinned checkers, per point and side
+        for p in range(1, 25):
+            idx[block + p, 0] = n
+            val[block + p, 1:, 0] = 1.0
+            n += 1
+    for slot in (L.TURNS_ME, L.TURNS_THEM):       # turns completed: 1, 2, 3 or more
+        idx[slot, :3] = [n, n + 1, n + 2]
+        for v in range(MAX_COUNT):
+            val[slot, v, :3] = [v >= 1, v >= 2, v >= 3]
+        n += 3
+    idx[L.NPEND, :2] = [n, n + 1]                 # pending dice: any, and how many
+    for v in range(MAX_COUNT):
+        val[L.NPEND, v, :2] = [v >= 1, v / 8]
+    n += 2
+    idx[L.PEND, 0] = n                            # the first pending die (the rest
+    for v in range(MAX_COUNT):                    # follow it: d, d+1, ... 6)
+        val[L.PEND, v, 0] = v / 6
+    n += 1
+    for a in (idx, val):
+        a.setflags(write=False)
+    return Encoder("nardy255", n, idx, val, base.const_index, base.const_value)
+
+
+NARDY255 = _nardy255()
+"""The encoding of the family games: Tesauro's 198 inputs (checker counts per point
+and side, bar, off) plus what backgammon's position lacks: a unit per pinned checker
+(48, plakoto), three units per side for the turns completed (the first-turn head
+exception, gul bara's cascade from the 4th turn) and three for gul bara's pending dice
+(any, how many, the first one): 255 inputs. Its first 198 inputs are
+:data:`TESAURO198`'s, so a backgammon network can seed it (``--init``)."""
+
+ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, NARDY255)}
 """Every encoder by name."""
+
+
+def default_encoder(variant: str) -> str:
+    """The encoder a game's networks use unless told otherwise: Tesauro's for
+    backgammon and portes (one board, one bar, nothing else), :data:`NARDY255` for
+    the games with pins, heads, turn-dependent rules or pending dice."""
+    return TESAURO198.name if variant in ("backgammon", "portes") else NARDY255.name
 
 
 def get_encoder(name: str) -> Encoder:
@@ -136,8 +185,8 @@ def get_encoder(name: str) -> Encoder:
 def encode(s, unit_index, unit_value, const_index, const_value, x):
     """Write the inputs of state ``s`` into ``x`` (zeroed first)."""
     x[:] = 0.0
-    for slot in range(N_SLOTS):
-        n = s[slot]
+    for slot in range(unit_index.shape[0]):
+        n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
             i = unit_index[slot, u]
             if i >= 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._layout import STATE_LEN
-from ._movegen import generate
+from ._movegen import generate, generate_into, generate_play, new_scratch
 from .errors import DiceError
 from .position import Position
 from .variants import Rules, get_rules
@@ -36,13 +36,17 @@ def check_dice(dice, position: Position) -> tuple[int, int] | None:
     return int(dice[0]), int(dice[1])
 
 
-def successor_arrays(position: Position, dice, rules: Rules | None = None) -> np.ndarray:
-    """The successors as a ``(count, STATE_LEN)`` int16 array (unsorted)."""
+def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
+                     play: bool = False) -> np.ndarray:
+    """The successors as a ``(count, STATE_LEN)`` int16 array (unsorted). ``play``: the
+    set players choose from in self-play and duels, which samples the plays of a gul
+    bara cascade (:func:`engine._movegen.generate_play`); else every legal play."""
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position)
     d1, d2 = d if d is not None else (0, 0)
     out = np.empty((64, STATE_LEN), np.int16)
-    n, out = generate(position.to_array(), d1, d2, rules.table(), out)
+    kernel = generate_play if play else generate_into
+    n, out = kernel(position.to_array(), d1, d2, rules.table(), new_scratch(), out)
     return out[:n]
 
 

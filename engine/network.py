@@ -35,7 +35,7 @@ from numba import njit
 
 from . import _layout as L
 from ._jit import FAST
-from .encoding import MAX_UNITS, N_SLOTS, Encoder, EncodingError, get_encoder
+from .encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
 from .features import N_FEATURES, features
 from .errors import NardyError
 from .game import _result_k, score_table
@@ -100,8 +100,8 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
         for k in range(N_FEATURES):
             if f[k] != 0:
                 _add_row(h, w1t, fidx[k], f[k])
-    for slot in range(N_SLOTS):
-        n = s[slot]
+    for slot in range(uidx.shape[0]):
+        n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
             i = uidx[slot, u]
             if i < 0:
@@ -124,11 +124,13 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
             d = fb[k] - fa[k]
             if d != 0:
                 _add_row(h, w1t, fidx[k], d)
-    for slot in range(N_SLOTS):
+    for slot in range(uidx.shape[0]):
         a = ref[slot]
         b = c[slot]
         if a == b:
             continue
+        a = min(a, MAX_COUNT - 1)
+        b = min(b, MAX_COUNT - 1)
         for u in range(MAX_UNITS):
             i = uidx[slot, u]
             if i < 0:
@@ -228,6 +230,27 @@ def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, p
         probs[r] = o
 
 
+@njit(cache=True)
+def kids_ref(s, segment, ref):
+    """The parent ``s`` as its successors' side to move sees it, into ``ref``
+    (``STATE_LEN`` long): the same state after a pending segment (``segment``), else
+    flipped, with the turns advanced as a roll advances them and no pending dice. A
+    successor differs from it in a few slots only, so its hidden layer is this one's
+    plus a few weight rows (:func:`hidden_delta`)."""
+    ref[:] = 0
+    if segment:
+        for i in range(L.KEY_LEN):
+            ref[i] = s[i]
+        return
+    for i in range(L.SIDE):
+        ref[L.ME + i] = s[L.THEM + i]
+        ref[L.THEM + i] = s[L.ME + i]
+        ref[L.PIN_ME + i] = s[L.PIN_THEM + i]
+        ref[L.PIN_THEM + i] = s[L.PIN_ME + i]
+    ref[L.TURNS_ME] = s[L.TURNS_THEM]
+    ref[L.TURNS_THEM] = s[L.TURNS_ME] + 1
+
+
 @njit(**FAST)
 def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
                      ref, h_ref, h, act, o, o_best):
@@ -239,13 +262,7 @@ def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, 
     After a roll the successors are flipped, so the mover wants the lowest equity for
     the successor's side to move; after a gul bara pending segment, the highest. Each
     successor's hidden layer is the (flipped) parent's plus the inputs that changed."""
-    if segment:
-        for i in range(N_SLOTS):
-            ref[i] = s[i]
-    else:
-        for i in range(L.SIDE):
-            ref[L.ME + i] = s[L.THEM + i]
-            ref[L.THEM + i] = s[L.ME + i]
+    kids_ref(s, segment, ref)
     hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
     best = 0
     best_e = 1e9

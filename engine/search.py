@@ -40,14 +40,13 @@ from numba import njit
 
 from . import _layout as L
 from ._jit import FAST
-from ._movegen import generate_into
+from ._movegen import generate_into, generate_play
 from .dice import Dice
-from .encoding import N_SLOTS
 from .errors import NardyError
 from .evaluator import S_STATIC, Evaluator, exact_probs
 from .movegen import check_dice
 from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
-                      outputs)
+                      kids_ref, outputs)
 from .position import Position
 
 MAX_PLY = 3
@@ -155,13 +154,7 @@ def _node_ref(parent, segment, net, ref, h_ref):
     they are after a pending segment, flipped after a roll) and their hidden
     pre-activations into ``h_ref``: the base every kid's hidden layer is computed from."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
-    if segment:
-        for k in range(N_SLOTS):
-            ref[k] = parent[k]
-    else:
-        for k in range(L.SIDE):
-            ref[L.ME + k] = parent[L.THEM + k]
-            ref[L.THEM + k] = parent[L.ME + k]
+    kids_ref(parent, segment, ref)
     hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
 
 
@@ -190,7 +183,7 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq, h, act, o3
 def _rate_all(parent, segment, kids, n, net, ctx, probs, eq):
     """:func:`_rate_children` with its own base and work space."""
     nh = net[1].shape[0]
-    ref = np.empty(N_SLOTS, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     _node_ref(parent, segment, net, ref, h_ref)
     _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq,
@@ -266,14 +259,14 @@ def _rollavg1(s, net, ctx, o):
     idx = np.empty(64, np.int64)
     acc = np.zeros(N_OUTPUTS)
     nh = net[1].shape[0]
-    ref = np.empty(N_SLOTS, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     _node_ref(s, False, net, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
-        n, kids = generate_into(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
+        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
         probs, eq, idx = _grow(n, probs, eq, idx)
         _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
         b = _argmax(eq, n)
@@ -291,7 +284,7 @@ def _value1(s, net, ctx, o):
         _rollavg1(s, net, ctx, o)
         return
     kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_into(s, 0, 0, ctx[0], ctx[7], kids)
+    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)
@@ -325,14 +318,14 @@ def _rollavg2(s, net, ctx, o):
     w = np.empty(N_OUTPUTS)
     acc = np.zeros(N_OUTPUTS)
     nh = net[1].shape[0]
-    ref = np.empty(N_SLOTS, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     _node_ref(s, False, net, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
-        n, kids = generate_into(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
+        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
         probs, eq, idx = _grow(n, probs, eq, idx)
         _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
         for i in range(n):
@@ -359,7 +352,7 @@ def _value2(s, net, ctx, o):
         _rollavg2(s, net, ctx, o)
         return
     kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_into(s, 0, 0, ctx[0], ctx[7], kids)
+    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)
@@ -393,14 +386,14 @@ def _rollavg3(s, net, ctx, o):
     w = np.empty(N_OUTPUTS)
     acc = np.zeros(N_OUTPUTS)
     nh = net[1].shape[0]
-    ref = np.empty(N_SLOTS, np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     _node_ref(s, False, net, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
-        n, kids = generate_into(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
+        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
         probs, eq, idx = _grow(n, probs, eq, idx)
         _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
         for i in range(n):
@@ -427,7 +420,7 @@ def _value3(s, net, ctx, o):
         _rollavg3(s, net, ctx, o)
         return
     kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_into(s, 0, 0, ctx[0], ctx[7], kids)
+    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)

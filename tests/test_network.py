@@ -11,7 +11,7 @@ from engine import _layout as L
 from engine._movegen import generate
 from engine.encoding import TESAURO198, EncodingError, get_encoder
 from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_probs,
-                            hidden_delta, hidden_full, outputs, sigmoid)
+                            hidden_delta, hidden_full, kids_ref, outputs, sigmoid)
 from engine.position import Position
 from engine.variants import get_rules
 from numba import njit
@@ -120,6 +120,67 @@ def test_incremental_hidden_matches_full(encoder):
         ref[L.ME:L.ME + 26], ref[L.THEM:L.THEM + 26] = s[L.THEM:L.THEM + 26], s[L.ME:L.ME + 26]
         hidden_full(ref, w1t, b1, *enc, href)
         for c in succ:
+            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
+            hidden_full(c, w1t, b1, *enc, hf)
+            np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
+
+
+def slow_nardy255(s):
+    """The family encoding written out plainly: Tesauro's 198, pins, turns, pending."""
+    x = list(slow_tesauro(s))
+    for block in (L.PIN_ME, L.PIN_THEM):
+        x += [float(s[block + p] > 0) for p in range(1, 25)]
+    for slot in (L.TURNS_ME, L.TURNS_THEM):
+        x += [float(s[slot] >= 1), float(s[slot] >= 2), float(s[slot] >= 3)]
+    npend = min(int(s[L.NPEND]), 24)
+    x += [float(npend >= 1), npend / 8, s[L.PEND] / 6]
+    return np.array(x, dtype=np.float32)
+
+
+def family_playouts(variant, n, seed=0):
+    """(state, roll or None, successors) met in random play of ``variant``."""
+    rng = np.random.default_rng(seed)
+    table = get_rules(variant).table()
+    s = Position.start(variant).to_array()
+    out = np.empty((64, L.STATE_LEN), np.int16)
+    found = []
+    while len(found) < n:
+        segment = s[L.NPEND] > 0
+        d1, d2 = (0, 0) if segment else rng.integers(1, 7, size=2)
+        k, out = generate(s, d1, d2, table, out)
+        found.append((s.copy(), segment, out[:k].copy()))
+        s = out[rng.integers(k)].copy()
+        if s[L.THEM + L.OFF] == 15 or s[L.ME + L.OFF] == 15 or s[L.PIN_ME + 24]:
+            s = Position.start(variant).to_array()
+    return found
+
+
+def test_nardy255_matches_slow_reference():
+    enc = get_encoder("nardy255")
+    assert enc.n_inputs == 255
+    rng = np.random.default_rng(8)
+    for variant in ("plakoto", "gul_bara", "long_nardy"):
+        for s, _, _ in family_playouts(variant, 150, seed=9):
+            np.testing.assert_array_equal(enc.encode(s), slow_nardy255(s))
+    s = random_state(rng)
+    s[L.TURNS_ME], s[L.NPEND], s[L.PEND] = 400, 12, 5        # large values saturate
+    np.testing.assert_array_equal(enc.encode(s), slow_nardy255(s))
+
+
+@pytest.mark.parametrize("variant", ["plakoto", "gul_bara", "fevga"])
+def test_incremental_hidden_matches_full_in_family_games(variant):
+    """kids_ref + hidden_delta (what self-play and search do) equals a full forward for
+    every successor, pins, turns and pending dice included."""
+    net = Network.create(variant, 16, encoder="nardy255", rng=np.random.default_rng(4),
+                         scale=0.5)
+    w1t, b1, _, _ = net.arrays()
+    enc = net.encoder_arrays()
+    href, h, hf = (np.empty(16, np.float32) for _ in range(3))
+    ref = np.empty(L.STATE_LEN, np.int16)
+    for s, segment, succ in family_playouts(variant, 300, seed=3):
+        kids_ref(s, segment, ref)
+        hidden_full(ref, w1t, b1, *enc, href)
+        for c in succ[:50]:
             hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
             hidden_full(c, w1t, b1, *enc, hf)
             np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)

@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from engine.encoding import ENCODERS
+from engine.encoding import ENCODERS, default_encoder
 from engine.variants import VARIANTS
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
@@ -37,8 +37,9 @@ class TrainConfig:
     """Named network size: tiny (40 hidden), standard (80) or large (128)."""
     hidden: int = 0
     """Hidden units; 0 takes them from ``size``."""
-    encoder: str = "tesauro198"
-    """Input encoding (engine.encoding.ENCODERS)."""
+    encoder: str = ""
+    """Input encoding (engine.encoding.ENCODERS); empty: the game's default
+    (tesauro198 for backgammon and portes, nardy255 for the others)."""
     init_scale: float = 0.1
     """Standard deviation of the initial random weights."""
     seed: int = 1
@@ -71,7 +72,7 @@ class TrainConfig:
             raise ConfigError(f"variant = {self.variant!r}; expected one of {list(VARIANTS)}")
         if self.size not in SIZES:
             raise ConfigError(f"size = {self.size!r}; expected one of {list(SIZES)}")
-        if self.encoder not in ENCODERS:
+        if self.encoder and self.encoder not in ENCODERS:
             raise ConfigError(f"encoder = {self.encoder!r}; expected one of {list(ENCODERS)}")
         checks = {
             "hidden": self.hidden >= 0, "init_scale": self.init_scale > 0,
@@ -85,6 +86,11 @@ class TrainConfig:
         for key, ok in checks.items():
             if not ok:
                 raise ConfigError(f"{key} = {getattr(self, key)!r} is out of range")
+
+    @property
+    def encoder_name(self) -> str:
+        """Encoder actually used."""
+        return self.encoder or default_encoder(self.variant)
 
     @property
     def hidden_units(self) -> int:

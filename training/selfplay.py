@@ -302,7 +302,7 @@ def build_state(args) -> checkpoint.RunState:
     if args.seed is not None:
         extra["seed"] = args.seed
     cfg = TrainConfig.from_dict(extra, cfg)
-    net = Network.create(cfg.variant, cfg.hidden_units, cfg.encoder,
+    net = Network.create(cfg.variant, cfg.hidden_units, cfg.encoder_name,
                          np.random.default_rng(cfg.seed), cfg.init_scale)
     if args.init:
         net = warm_start(net, Network.load(args.init))
@@ -312,22 +312,27 @@ def build_state(args) -> checkpoint.RunState:
 def warm_start(fresh: Network, trained: Network) -> Network:
     """``fresh``'s architecture with ``trained``'s weights: the inputs both encoders
     share (the same leading inputs, e.g. the 198 of ``tesauro198`` inside
-    ``tesauro198+f5``) keep their trained weights, inputs the trained network lacks
-    start at zero, so the new network first plays exactly as the trained one."""
+    ``tesauro198+f5`` or ``nardy255``) keep their trained weights, inputs the trained
+    network lacks start at zero, so the new network first plays exactly as the trained
+    one. The trained network may be of another game (portes from backgammon: the same
+    board and moves); the new run then learns its own game's scoring."""
     n = trained.n_inputs
-    if (trained.variant != fresh.variant or trained.hidden != fresh.hidden
-            or n > fresh.n_inputs or not np.array_equal(
-                trained.encoder.unit_index, fresh.encoder.unit_index)
-            or not np.array_equal(trained.encoder.const_index, fresh.encoder.const_index)):
-        raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the variant, the "
-                          f"hidden units and the shared inputs must agree)")
+    te, fe = trained.encoder, fresh.encoder
+    k = te.unit_index.shape[0]
+    if (trained.hidden != fresh.hidden or n > fresh.n_inputs
+            or k > fe.unit_index.shape[0]
+            or not np.array_equal(te.unit_index, fe.unit_index[:k])
+            or not np.array_equal(te.const_index, fe.const_index)):
+        raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the hidden units "
+                          f"and the shared inputs must agree)")
     net = fresh.copy()
     net.w1t[:] = 0.0
     net.w1t[:n] = trained.w1t
     net.b1[:] = trained.b1
     net.w2[:] = trained.w2
     net.b2[:] = trained.b2
-    net.info = {"warm_start": {"model": trained.sizes, "encoder": trained.encoder.name,
+    net.info = {"warm_start": {"model": trained.sizes, "variant": trained.variant,
+                               "encoder": trained.encoder.name,
                                "trained_games": trained.info.get("trained_games"),
                                "training_seconds": trained.info.get("training_seconds")}}
     return net

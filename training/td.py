@@ -30,9 +30,9 @@ from numba import njit
 
 from engine import _layout as L
 from engine._jit import FAST
-from engine._movegen import generate_into
+from engine._movegen import generate_play
 from engine.features import N_FEATURES, features
-from engine.encoding import MAX_UNITS, N_SLOTS
+from engine.encoding import MAX_COUNT, MAX_UNITS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
 from engine.network import (N_OUTPUTS, choose_successor, equity, flip_probs_into,
@@ -124,8 +124,8 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
             i = cidx[k]
             for j in range(nh):
                 w1t[i, j] += v * gh[j]
-    for slot in range(N_SLOTS):
-        n = s[slot]
+    for slot in range(uidx.shape[0]):
+        n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
             i = uidx[slot, u]
             if i < 0:
@@ -227,7 +227,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
         while t < max_turns:
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = generate_into(s, d1, d2, table, scratch, out)
+            n, out = generate_play(s, d1, d2, table, scratch, out)
             hist[t] = s
             flips[t] = not segment
             if n == 1:
@@ -325,7 +325,7 @@ def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
         for t in range(max_turns):
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = generate_into(s, d1, d2, table, scratch, out)
+            n, out = generate_play(s, d1, d2, table, scratch, out)
             if n == 1:
                 i = 0
             elif net_to_move:
