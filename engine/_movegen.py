@@ -368,11 +368,56 @@ def _outside_delta(src, die):
     return -1 if src >= 7 and src - die <= 6 else 0
 
 
+@njit(cache=True, inline="always")
+def _key_of(p):
+    """``(word, bit)`` of slot ``p`` of my board in the packed end-position key: a
+    nibble per count (points 1..16 in the first word; 17..25 and the checkers off in
+    the second), and in the second word's low 24 bits a flag per point where a blot
+    was hit."""
+    if p == OFF:
+        return 1, 24
+    if p <= 16:
+        return 0, 4 * (16 - p)
+    return 1, 4 * (25 - p) + 28
+
+
+@njit(cache=True, inline="always")
+def _key_step(k0, k1, src, die, hit):
+    """The key ``k0, k1`` after the step :func:`_do` just played."""
+    a = np.int64(1)
+    w, b = _key_of(src)
+    if w == 0:
+        k0 -= a << b
+    else:
+        k1 -= a << b
+    dest = src - die
+    w, b = _key_of(dest if dest >= 1 else OFF)
+    if w == 0:
+        k0 += a << b
+    else:
+        k1 += a << b
+    if hit:
+        k1 += a << (24 - dest)
+    return k0, k1
+
+
 @njit(cache=True)
-def _record(me, opp, s, rank, st, out, t):
+def _key(me):
+    """The packed key of board ``me`` before any step (no blot hit yet)."""
+    k = np.zeros(2, np.int64)
+    for p in range(26):
+        w, b = _key_of(p)
+        k[w] += np.int64(me[p]) << b
+    return k[0], k[1]
+
+
+@njit(cache=True)
+def _record(me, opp, s, rank, st, out, t, k1, k2):
     """Add the current board as an end position of rank ``rank`` (dice used; ranks
     below the best so far are dropped, a better one forgets the rest); ``st`` holds
-    [best rank, count, stamp] and the dedupe table. Returns ``out`` (maybe grown)."""
+    [best rank, count, stamp] and the dedupe table; ``k1, k2`` is the board's exact
+    key, kept up to date step by step (:func:`_key_step`). Returns ``out`` (maybe
+    grown)."""
     if t[T_BLOCK] != BLOCK_NONE and not _block_legal(me, s, t):
         return out
     best = st[0]
@@ -382,15 +427,6 @@ def _record(me, opp, s, rank, st, out, t):
         st[0] = rank
         st[1] = 0
         st[2] += 1
-    k1 = np.int64(0)
-    for p in range(1, 17):
-        k1 = (k1 << 4) | me[p]
-    k2 = np.int64(0)
-    for p in range(17, 26):
-        k2 = (k2 << 4) | me[p]
-    k2 = (k2 << 4) | me[OFF]
-    for p in range(1, 25):
-        k2 = (k2 << 1) | (1 if (opp[p] == 0 and s[THEM + t[T_OPP + p]] == 1) else 0)
     h = k1 * 1000003 ^ k2
     i = (h ^ (h >> 29) ^ (h >> 13)) & (_TABLE - 1)
     stamp = st[2]
@@ -410,9 +446,10 @@ def _record(me, opp, s, rank, st, out, t):
     row[:] = 0
     for q in range(26):
         row[ME + q] = s[THEM + q]
-    for p in range(1, 25):
-        if opp[p] == 0 and s[THEM + t[T_OPP + p]] == 1 and t[T_MEET] == HIT:
-            row[ME + t[T_OPP + p]] = 0
+    if opp[0] > 0:
+        for p in range(1, 25):
+            if opp[p] == 0 and s[THEM + t[T_OPP + p]] == 1:
+                row[ME + t[T_OPP + p]] = 0
     row[ME + BAR] = s[THEM + BAR] + opp[0]
     for q in range(26):
         row[THEM + q] = me[q]
@@ -437,11 +474,12 @@ def _direct(s, d1, d2, head_limit, t, st, out):
     for p in range(7, 26):
         outside += me[p]
     every = t[T_BLOCK] != BLOCK_NONE   # record every prefix: a longer play may be illegal
+    k0a, k0b = _key(me)
     st[0] = -1
     st[1] = 0
     st[2] += 1
     if every:
-        out = _record(me, opp, s, 0, st, out, t)
+        out = _record(me, opp, s, 0, st, out, t, k0a, k0b)
     if d1 != d2:
         hi = max(d1, d2)
         lo = min(d1, d2)
@@ -453,10 +491,11 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                 if not _can(me, opp, s1, a, outside, 0, head_limit, t):
                     continue
                 x1 = _do(me, opp, s1, a)
+                k1a, k1b = _key_step(k0a, k0b, s1, a, x1)
                 h1 = 1 if s1 == 24 else 0
                 o1 = outside + _outside_delta(s1, a)
                 if me[OFF] == 15:
-                    out = _record(me, opp, s, 3, st, out, t)
+                    out = _record(me, opp, s, 3, st, out, t, k1a, k1b)
                 else:
                     moved = False
                     for s2 in range(25, 0, -1):
@@ -464,10 +503,11 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                             continue
                         moved = True
                         x2 = _do(me, opp, s2, b)
-                        out = _record(me, opp, s, 3, st, out, t)
+                        k2a, k2b = _key_step(k1a, k1b, s2, b, x2)
+                        out = _record(me, opp, s, 3, st, out, t, k2a, k2b)
                         _undo(me, opp, s2, b, x2)
                     if every or not moved:
-                        out = _record(me, opp, s, rank1, st, out, t)
+                        out = _record(me, opp, s, rank1, st, out, t, k1a, k1b)
                 _undo(me, opp, s1, a, x1)
     else:
         d = d1
@@ -475,11 +515,12 @@ def _direct(s, d1, d2, head_limit, t, st, out):
             if not _can(me, opp, s1, d, outside, 0, head_limit, t):
                 continue
             x1 = _do(me, opp, s1, d)
+            k1a, k1b = _key_step(k0a, k0b, s1, d, x1)
             h1 = 1 if s1 == 24 else 0
             o1 = outside + _outside_delta(s1, d)
             moved1 = False
             if me[OFF] == 15:
-                out = _record(me, opp, s, 4, st, out, t)
+                out = _record(me, opp, s, 4, st, out, t, k1a, k1b)
                 moved1 = True
             else:
                 for s2 in range(s1, 0, -1):
@@ -487,11 +528,12 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                         continue
                     moved1 = True
                     x2 = _do(me, opp, s2, d)
+                    k2a, k2b = _key_step(k1a, k1b, s2, d, x2)
                     h2 = h1 + (1 if s2 == 24 else 0)
                     o2 = o1 + _outside_delta(s2, d)
                     moved2 = False
                     if me[OFF] == 15:
-                        out = _record(me, opp, s, 4, st, out, t)
+                        out = _record(me, opp, s, 4, st, out, t, k2a, k2b)
                         moved2 = True
                     else:
                         for s3 in range(s2, 0, -1):
@@ -499,11 +541,12 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                                 continue
                             moved2 = True
                             x3 = _do(me, opp, s3, d)
+                            k3a, k3b = _key_step(k2a, k2b, s3, d, x3)
                             h3 = h2 + (1 if s3 == 24 else 0)
                             o3 = o2 + _outside_delta(s3, d)
                             moved3 = False
                             if me[OFF] == 15:
-                                out = _record(me, opp, s, 4, st, out, t)
+                                out = _record(me, opp, s, 4, st, out, t, k3a, k3b)
                                 moved3 = True
                             else:
                                 for s4 in range(s3, 0, -1):
@@ -511,20 +554,21 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                                         continue
                                     moved3 = True
                                     x4 = _do(me, opp, s4, d)
-                                    out = _record(me, opp, s, 4, st, out, t)
+                                    k4a, k4b = _key_step(k3a, k3b, s4, d, x4)
+                                    out = _record(me, opp, s, 4, st, out, t, k4a, k4b)
                                     _undo(me, opp, s4, d, x4)
                             if every or not moved3:
-                                out = _record(me, opp, s, 3, st, out, t)
+                                out = _record(me, opp, s, 3, st, out, t, k3a, k3b)
                             _undo(me, opp, s3, d, x3)
                     if every or not moved2:
-                        out = _record(me, opp, s, 2, st, out, t)
+                        out = _record(me, opp, s, 2, st, out, t, k2a, k2b)
                     _undo(me, opp, s2, d, x2)
             if every or not moved1:
-                out = _record(me, opp, s, 1, st, out, t)
+                out = _record(me, opp, s, 1, st, out, t, k1a, k1b)
             _undo(me, opp, s1, d, x1)
     if st[1] == 0:                      # nothing playable: the turn is lost
         st[0] = -1
-        out = _record(me, opp, s, 0, st, out, t)
+        out = _record(me, opp, s, 0, st, out, t, k0a, k0b)
     return st[1], out
 
 
