@@ -97,3 +97,24 @@ def test_bad_duels_are_refused(net):
         duel("gnubg", "random", 2, seed=1)
     with pytest.raises(DuelError, match="seed"):
         duel("random", "random", 2, seed=-1)
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "plakoto", "gul_bara"])
+def test_heuristic_kernel_player_plays_the_python_reference_games(variant):
+    """The kernel's heuristic player against HeuristicPlayer through duel_players
+    (gul bara included: both choose from the same sampled cascade plays)."""
+    from engine.heuristic import HeuristicPlayer
+    from engine.variants import get_rules
+    net = Network.create(variant, 8, rng=np.random.default_rng(2), scale=0.3)
+    fast = duel("heuristic", net, 6, seed=3, variant=variant)
+    slow = duel_players(HeuristicPlayer(variant), GreedyPlayer(net, get_rules(variant)), 6,
+                        seed=3, variant=variant)
+    for field in ("points", "winner", "kind", "turns", "starter"):
+        assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "portes", "plakoto", "fevga",
+                                     "long_nardy", "gul_bara"])
+def test_heuristic_beats_random_in_every_game(variant):
+    r = duel("heuristic", "random", 100, seed=4, variant=variant)
+    assert r.rate(0) > 0.85 and r.ppg > 1.0
