@@ -1,12 +1,14 @@
 """Release a trained network into ``models/``, with a card of measured facts.
 
-    python -m training.release --run runs/bg80 [--pubeval-games 20000] [--random-games 2000]
+    python -m training.release --run runs/bg80 [--pubeval-games 20000] [--random-games 5000]
+                                              [--heuristic-games 5000]
 
 Copies the run's latest weights to ``models/<variant>.npz`` and writes
 ``models/<variant>.json``: games trained, training wall time, the machine, the settings,
 and the strength measured here and now with the duplicate-dice duel of
 :mod:`engine.duel` (ppg with a 95% confidence interval and the number of games) against
-PubEval (backgammon and portes) and random play. (GNU Backgammon's 0-ply evaluator is
+PubEval (backgammon and portes), random play and the hand-written player of
+:mod:`engine.heuristic` (every game). (GNU Backgammon's 0-ply evaluator is
 slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) Nothing
 in the card is typed in by hand.
 """
@@ -25,6 +27,7 @@ from engine.network import Network, utc_now
 from engine.variants import HIT, OPPOSITE, get_rules
 
 from . import checkpoint
+from .config import TrainConfig
 
 
 def _machine() -> str:
@@ -54,7 +57,10 @@ def main(argv=None) -> int:
     ap.add_argument("--run", required=True, help="run folder of training.selfplay")
     ap.add_argument("--out", default="models", help="folder of released models")
     ap.add_argument("--pubeval-games", type=int, default=20_000)
-    ap.add_argument("--random-games", type=int, default=2_000)
+    ap.add_argument("--random-games", type=int, default=5_000)
+    ap.add_argument("--heuristic-games", type=int, default=5_000)
+    ap.add_argument("--init", help="the model the run was warm-started from (--init of "
+                                   "training.selfplay), for the card's train command")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     state = checkpoint.latest(Path(args.run))
@@ -67,9 +73,15 @@ def main(argv=None) -> int:
     if rules.meet == HIT and rules.geometry == OPPOSITE and args.pubeval_games:
         strength.append(_measure(net, "pubeval", args.pubeval_games, args.seed))
         print(strength[-1], flush=True)
-    if args.random_games:
-        strength.append(_measure(net, "random", args.random_games, args.seed))
-        print(strength[-1], flush=True)
+    for opponent, games in (("random", args.random_games),
+                            ("heuristic", args.heuristic_games)):
+        if games:
+            strength.append(_measure(net, opponent, games, args.seed))
+            print(strength[-1], flush=True)
+    defaults = TrainConfig(variant=net.variant).to_dict()
+    changed = " ".join(f"--set {k}={v}" for k, v in state.config.to_dict().items()
+                       if v != defaults[k] and k not in ("variant", "seed"))
+    init = f" --init {args.init}" if args.init else ""
     info = dict(net.info)
     info.update({
         "released": utc_now(),
@@ -79,7 +91,8 @@ def main(argv=None) -> int:
         "run": str(args.run),
         "train_command": f"python -m training.selfplay --variant {net.variant} "
                          f"--games {state.games} --out {args.run} "
-                         f"--seed {state.config.seed}",
+                         f"--seed {state.config.seed}{init}"
+                         + (f" {changed}" if changed else ""),
         "strength_0ply": strength,
         "learning_curve": [list(h) for h in state.history],
     })
