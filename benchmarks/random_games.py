@@ -7,8 +7,10 @@ The tests play as many random games as a few seconds allow (``NARDY_RANDOM_GAMES
 game by default) through the same numba playout kernel, which checks every position it
 meets (checker conservation, legal pins and pending dice, turn counters, a valid final
 score), and reports games/s, the score distribution and the largest successor list met.
-Gul bara is slow under random play: randomly spread checkers make cascades with
-hundreds of thousands of distinct plays.
+Like every player, the random player chooses a gul bara cascade's play from a sample
+of its legal plays (:func:`engine._movegen.generate_play`): randomly spread checkers
+make cascades of 10^5-10^6 distinct plays, which the exact generator takes seconds to
+list.
 """
 
 from __future__ import annotations
