@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from . import _layout as L
 from ._jit import FAST
-from ._movegen import generate_into, generate_play
+from ._movegen import SCRATCH_LEN, generate_into, generate_play
 from .dice import Dice
 from .errors import NardyError
 from .evaluator import S_STATIC, Evaluator, exact_probs
@@ -467,6 +467,29 @@ def decide0(s, d1, d2, net, ctx, kids):
     return n, kids, probs, eq
 
 
+@njit(parallel=True, **FAST)
+def _values_parallel(kids, alive, m, depth, segment, net, ctx, probs):
+    """The ``depth``-ply outputs of the plays ``kids[alive[:m]]`` for the mover, into
+    ``probs``, one play per thread (numba's ``prange``; ``NUMBA_NUM_THREADS`` threads,
+    every core by default). Each play gets its own move-generator work space and
+    statistics row, added to ``ctx``'s when all are done, so the result is the serial
+    loop's, bit for bit."""
+    stats = np.zeros((m, ctx[6].shape[0]), np.int64)
+    for j in prange(m):
+        c = (ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], stats[j],
+             np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9])
+        v = np.empty(N_OUTPUTS)
+        i = alive[j]
+        value_at(kids[i], depth, net, c, v)
+        if segment:
+            probs[i] = v
+        else:
+            flip_probs_into(v, probs[i])
+    for j in range(m):
+        for k in range(stats.shape[1]):
+            ctx[6][k] += stats[j, k]
+
+
 @njit(**FAST)
 def decide(s, d1, d2, ply, fkeep, fwithin, net, ctx, kids):
     """Rate every play of roll ``d1, d2`` (0, 0: the pending segment) from ``s``.
@@ -492,13 +515,16 @@ def decide(s, d1, d2, ply, fkeep, fwithin, net, ctx, kids):
         if depth > 0:
             if depth < ply and fkeep[depth] < 0:
                 continue
+            if depth >= 2 and m > 1:
+                _values_parallel(kids, alive, m, depth, segment, net, ctx, probs)
             for j in range(m):
                 i = alive[j]
-                value_at(kids[i], depth, net, ctx, v)
-                if segment:
-                    probs[i] = v
-                else:
-                    flip_probs_into(v, probs[i])
+                if depth < 2 or m == 1:
+                    value_at(kids[i], depth, net, ctx, v)
+                    if segment:
+                        probs[i] = v
+                    else:
+                        flip_probs_into(v, probs[i])
                 eq[i] = equity(probs[i])
                 plies[i] = depth
         if depth < ply and fkeep[depth] >= 0 and m > 0:

@@ -148,6 +148,22 @@ def test_deterministic(search):
     assert a.evaluated == b.evaluated
 
 
+def test_threads_do_not_change_the_result(search):
+    """Plays at 2+ ply are searched one per thread; the result is the serial one."""
+    import numba
+    pos, dice = _golden("contact", 3)[2]
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = search.analyse(pos, dice, ply=2)
+    finally:
+        numba.set_num_threads(threads)
+    many = search.analyse(pos, dice, ply=2)
+    assert [(c.move, c.equity, c.ply) for c in one.candidates] == \
+        [(c.move, c.equity, c.ply) for c in many.candidates]
+    assert one.evaluated == many.evaluated
+
+
 def test_filters_keep_at_most_k(plain):
     pos, dice = next((p, d) for p, d in _golden("contact", 40) if len(successors(p, d)) > 8)
     zero = plain.analyse(pos, dice, ply=0)
