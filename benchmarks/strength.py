@@ -118,6 +118,9 @@ def python_player(player, seed: int, label: int, variant: str):
         return GreedyPlayer(player, get_rules(variant))
     if player == "pubeval":
         return PubEvalPlayer()
+    if player == "heuristic":
+        from engine.heuristic import HeuristicPlayer
+        return HeuristicPlayer(variant)
     if player == "random":
         # its own stream, apart from the dice (one per player)
         state = stream_states(seed, 3 + label, 0, 1)[0]
