@@ -37,7 +37,7 @@ from engine.variants import VARIANTS  # noqa: E402
 GOLDEN = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared")) / "golden"
 
 
-@njit(cache=True)
+@njit
 def _run(states, dice, table, reps):
     out = np.empty((64, STATE_LEN), np.int16)
     scratch = np.zeros(SCRATCH_LEN, np.int64)

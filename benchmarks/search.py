@@ -57,7 +57,7 @@ def position_sets(limit: int | None) -> dict:
     return out
 
 
-@njit(cache=True)
+@njit
 def _zero_ply_loop(states, dice, net, ctx, reps):
     kids = np.empty((64, STATE_LEN), np.int16)
     total = 0

@@ -498,10 +498,16 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                     out = _record(me, opp, s, 3, st, out, t, k1a, k1b)
                 else:
                     moved = False
+                    # the smaller die first: a play of two checkers that both stay on
+                    # the board, neither from the bar, was already made larger die
+                    # first (each step was legal before the other), so skip it here
+                    plain1 = order == 1 and s1 != BAR and s1 - a >= 1
                     for s2 in range(25, 0, -1):
                         if not _can(me, opp, s2, b, o1, h1, head_limit, t):
                             continue
                         moved = True
+                        if plain1 and s2 != BAR and s2 - b >= 1 and s2 != s1 - a:
+                            continue
                         x2 = _do(me, opp, s2, b)
                         k2a, k2b = _key_step(k1a, k1b, s2, b, x2)
                         out = _record(me, opp, s, 3, st, out, t, k2a, k2b)
