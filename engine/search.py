@@ -304,8 +304,11 @@ def _value1(s, net, ctx, o):
 
 # ----- depth 2
 @njit(**FAST)
-def _rollavg2(s, net, ctx, o):
-    """2-ply value of ``s`` (no pending dice, game on)."""
+def _roll2(s, r, ref, h_ref, net, ctx, w):
+    """Roll ``r`` of :data:`_ROLLS` in ``s`` (no pending dice, game on; ``ref``,
+    ``h_ref`` from :func:`_node_ref`): the mover's plays rated at 0-ply, the best
+    ``reply`` ones valued at 1-ply; ``w`` gets the outputs of the best (for the side to
+    move after it)."""
     table = ctx[0]
     scratch = ctx[7]
     keep = ctx[8][1]
@@ -315,29 +318,35 @@ def _rollavg2(s, net, ctx, o):
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
     v = np.empty(N_OUTPUTS)
-    w = np.empty(N_OUTPUTS)
-    acc = np.zeros(N_OUTPUTS)
     nh = net[1].shape[0]
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
+    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
+    probs, eq, idx = _grow(n, probs, eq, idx)
+    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
+    for i in range(n):
+        idx[i] = i
+    m = _filter(eq, idx, n, keep, within)
+    best = -1e9
+    for j in range(m):
+        _value1(kids[idx[j]], net, ctx, v)
+        e = -equity(v)
+        if e > best:
+            best = e
+            w[:] = v
+
+
+@njit(**FAST)
+def _rollavg2(s, net, ctx, o):
+    """2-ply value of ``s`` (no pending dice, game on)."""
+    w = np.empty(N_OUTPUTS)
+    acc = np.zeros(N_OUTPUTS)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(net[1].shape[0], np.float32)
     _node_ref(s, False, net, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
-        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
-        probs, eq, idx = _grow(n, probs, eq, idx)
-        _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
-        for i in range(n):
-            idx[i] = i
-        m = _filter(eq, idx, n, keep, within)
-        best = -1e9
-        for j in range(m):
-            _value1(kids[idx[j]], net, ctx, v)
-            e = -equity(v)
-            if e > best:
-                best = e
-                w[:] = v
+        _roll2(s, r, ref, h_ref, net, ctx, w)
         _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
     for k in range(N_OUTPUTS):
         o[k] = acc[k]
@@ -372,8 +381,8 @@ def _value2(s, net, ctx, o):
 
 # ----- depth 3
 @njit(**FAST)
-def _rollavg3(s, net, ctx, o):
-    """3-ply value of ``s`` (no pending dice, game on)."""
+def _roll3(s, r, ref, h_ref, net, ctx, w):
+    """:func:`_roll2` one ply deeper: the best ``reply`` plays valued at 2-ply."""
     table = ctx[0]
     scratch = ctx[7]
     keep = ctx[8][2]
@@ -383,29 +392,35 @@ def _rollavg3(s, net, ctx, o):
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
     v = np.empty(N_OUTPUTS)
-    w = np.empty(N_OUTPUTS)
-    acc = np.zeros(N_OUTPUTS)
     nh = net[1].shape[0]
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
     h = np.empty(nh, np.float32)
     act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
+    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
+    probs, eq, idx = _grow(n, probs, eq, idx)
+    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
+    for i in range(n):
+        idx[i] = i
+    m = _filter(eq, idx, n, keep, within)
+    best = -1e9
+    for j in range(m):
+        _value2(kids[idx[j]], net, ctx, v)
+        e = -equity(v)
+        if e > best:
+            best = e
+            w[:] = v
+
+
+@njit(**FAST)
+def _rollavg3(s, net, ctx, o):
+    """3-ply value of ``s`` (no pending dice, game on)."""
+    w = np.empty(N_OUTPUTS)
+    acc = np.zeros(N_OUTPUTS)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(net[1].shape[0], np.float32)
     _node_ref(s, False, net, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
-        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
-        probs, eq, idx = _grow(n, probs, eq, idx)
-        _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
-        for i in range(n):
-            idx[i] = i
-        m = _filter(eq, idx, n, keep, within)
-        best = -1e9
-        for j in range(m):
-            _value2(kids[idx[j]], net, ctx, v)
-            e = -equity(v)
-            if e > best:
-                best = e
-                w[:] = v
+        _roll3(s, r, ref, h_ref, net, ctx, w)
         _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
     for k in range(N_OUTPUTS):
         o[k] = acc[k]
@@ -467,27 +482,77 @@ def decide0(s, d1, d2, net, ctx, kids):
     return n, kids, probs, eq
 
 
+@njit(**FAST)
+def _roll_task(kid, r, depth, net, ctx, stats, w):
+    """One task of :func:`_values_parallel`: roll ``r`` of ``kid`` searched to
+    ``depth`` (2 or 3) with a work space and statistics row of its own; the best
+    reply's outputs go to ``w``."""
+    c = (ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], stats,
+         np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9])
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(net[1].shape[0], np.float32)
+    _node_ref(kid, False, net, ref, h_ref)
+    if depth == 2:
+        _roll2(kid, r, ref, h_ref, net, c, w)
+    else:
+        _roll3(kid, r, ref, h_ref, net, c, w)
+
+
 @njit(parallel=True, **FAST)
+def _run_tasks(tasks, nt, kids, alive, depth, net, ctx, stats, best):
+    """The tasks of :func:`_values_parallel` on every core. The prange body only
+    calls :func:`_roll_task`, which allocates its own work space: numba hoists an
+    allocation made in a prange body out of the loop (sharing it between threads), and
+    names assigned in the body must not be used after the loop."""
+    nr = _ROLLS.shape[0]
+    for t in prange(nt):
+        code = tasks[t]
+        _roll_task(kids[alive[code // nr]], code % nr, depth, net, ctx, stats[t], best[code])
+
+
+@njit(**FAST)
 def _values_parallel(kids, alive, m, depth, segment, net, ctx, probs):
-    """The ``depth``-ply outputs of the plays ``kids[alive[:m]]`` for the mover, into
-    ``probs``, one play per thread (numba's ``prange``; ``NUMBA_NUM_THREADS`` threads,
-    every core by default). Each play gets its own move-generator work space and
-    statistics row, added to ``ctx``'s when all are done, so the result is the serial
-    loop's, bit for bit."""
-    stats = np.zeros((m, ctx[6].shape[0]), np.int64)
-    for j in prange(m):
-        c = (ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], stats[j],
-             np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9])
-        v = np.empty(N_OUTPUTS)
+    """The ``depth``-ply (2 or 3) outputs of the plays ``kids[alive[:m]]`` for the
+    mover, into ``probs``, on every core: each (play, roll) pair of the plays whose
+    value is an average over the 21 rolls is a task of numba's ``prange``
+    (``NUMBA_NUM_THREADS`` threads). Each task has its own move-generator work space
+    and statistics row, and the rolls are summed in the serial order afterwards, so the
+    result is the serial search's, bit for bit."""
+    nr = _ROLLS.shape[0]
+    # plays valued otherwise (exact, or a pending segment first) go the serial way
+    avg = np.zeros(m, np.bool_)
+    v = np.empty(N_OUTPUTS)
+    for j in range(m):
+        c = kids[alive[j]]
+        if c[L.NPEND] == 0 and not exact_probs(c, ctx, v):
+            avg[j] = True
+    tasks = np.empty(m * nr, np.int64)
+    nt = 0
+    for j in range(m):
+        if avg[j]:
+            for r in range(nr):
+                tasks[nt] = j * nr + r
+                nt += 1
+    stats = np.zeros((nt, ctx[6].shape[0]), np.int64)
+    best = np.empty((m * nr, N_OUTPUTS))
+    _run_tasks(tasks, nt, kids, alive, depth, net, ctx, stats, best)
+    for q in range(nt):
+        for k in range(stats.shape[1]):
+            ctx[6][k] += stats[q, k]
+    acc = np.empty(N_OUTPUTS)
+    for j in range(m):
         i = alive[j]
-        value_at(kids[i], depth, net, c, v)
+        if avg[j]:
+            acc[:] = 0.0
+            for r in range(nr):
+                _add_flipped(acc, best[j * nr + r], _ROLLS[r, 2] / 36.0)
+            v[:] = acc
+        else:
+            value_at(kids[i], depth, net, ctx, v)
         if segment:
             probs[i] = v
         else:
             flip_probs_into(v, probs[i])
-    for j in range(m):
-        for k in range(stats.shape[1]):
-            ctx[6][k] += stats[j, k]
 
 
 @njit(**FAST)
