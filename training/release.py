@@ -3,7 +3,8 @@
     python -m training.release --run runs/bg80 [--pubeval-games 20000] [--random-games 5000]
                                               [--heuristic-games 5000]
 
-Copies the run's latest weights to ``models/<variant>.npz`` and writes
+Copies the run's latest weights (or those of ``--checkpoint``) to
+``models/<variant>.npz`` and writes
 ``models/<variant>.json``: games trained, training wall time, the machine, the settings,
 and the strength measured here and now with the duplicate-dice duel of
 :mod:`engine.duel` (ppg with a 95% confidence interval and the number of games) against
@@ -55,6 +56,8 @@ def _measure(net: Network, opponent, games: int, seed: int) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.release", description=__doc__)
     ap.add_argument("--run", required=True, help="run folder of training.selfplay")
+    ap.add_argument("--checkpoint", help="release this checkpoint of the run (a rung of "
+                                         "benchmarks/ladder.py) instead of the newest")
     ap.add_argument("--out", default="models", help="folder of released models")
     ap.add_argument("--pubeval-games", type=int, default=20_000)
     ap.add_argument("--random-games", type=int, default=5_000)
@@ -63,7 +66,14 @@ def main(argv=None) -> int:
                                    "training.selfplay), for the card's train command")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    state = checkpoint.latest(Path(args.run))
+    if args.checkpoint:
+        try:
+            state = checkpoint.load(args.checkpoint)
+        except (OSError, ValueError) as exc:
+            print(f"error: checkpoint {args.checkpoint}: {exc}", file=sys.stderr)
+            return 2
+    else:
+        state = checkpoint.latest(Path(args.run))
     if state is None:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)
         return 2

@@ -1,0 +1,63 @@
+"""The shipped networks: one per game, loadable, with a card of measured strength, and
+analysis through them for every game (the Python API and the protocol)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import Position
+from engine.evaluator import model_path
+from engine.network import Network
+from engine.protocol import handle_line
+from engine.search import Search
+from engine.variants import VARIANTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_game_ships_a_measured_model(variant):
+    path = model_path(variant)
+    assert path == ROOT / "models" / f"{variant}.npz"
+    net = Network.load(path)
+    assert net.variant == variant
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["variant"] == variant and card["info"]["trained_games"] > 0
+    measured = {m["opponent"]: m for m in card["info"]["strength_0ply"]}
+    assert measured["random"]["games"] >= 2000
+    assert measured["random"]["ppg"] > 0          # a trained network beats random play
+    if variant not in ("backgammon",):
+        assert measured["heuristic"]["games"] >= 5000
+
+
+def _start_roll(variant):
+    pos = Position.start(variant)
+    return pos, (6, 4)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_analysis_of_every_game(variant):
+    search = Search.load(variant)
+    pos, dice = _start_roll(variant)
+    a0 = search.analyse(pos, dice, ply=0)
+    a1 = search.analyse(pos, dice, ply=1)
+    assert a0.candidates and len(a0.candidates) == len(a1.candidates)
+    assert all(c.ply == 1 for c in a1.candidates[:1])
+    eq = [c.equity for c in a0.candidates]
+    assert eq == sorted(eq, reverse=True)
+    reply = json.loads(json.dumps(handle_line(json.dumps(
+        {"id": 1, "cmd": "best", "position": pos.to_json(), "dice": list(dice), "ply": 1}))))
+    assert "error" not in reply, reply
+    assert reply["move"] == a1.best.move
+
+
+def test_gul_bara_pending_segment_is_analysed():
+    pos = Position.from_json({
+        "variant": "gul_bara", "me": [5, 0, 3] + [0] * 14 + [1, 0, 0, 0, 0, 0, 6],
+        "them": [11, 1, 1, 1, 0, 0, 0, 0, 0, 1] + [0] * 14, "turns": [23, 24],
+        "pending": [4, 5, 5, 5, 5, 6, 6, 6, 6]})
+    a = Search.load("gul_bara").analyse(pos, None, ply=1)
+    assert a.best.position.pending == () and a.best.position.turns == (23, 24)
+    reply = handle_line(json.dumps({"cmd": "evaluate", "position": pos.to_json(), "ply": 1}))
+    assert "error" not in reply and -3 <= reply["equity"] <= 3
