@@ -302,6 +302,26 @@ def _value1(s, net, ctx, o):
             o[:] = v
 
 
+@njit(**FAST)
+def _roll_plays(s, r, level, ref, h_ref, net, ctx):
+    """The plays of roll ``r`` of :data:`_ROLLS` in ``s`` (no pending dice, game on;
+    ``ref``, ``h_ref`` from :func:`_node_ref`) rated at 0-ply and filtered by the
+    ``reply`` filter of ``level``: ``(kids, idx, m)``, the best ``m`` being
+    ``kids[idx[:m]]``, best first."""
+    kids = np.empty((64, L.STATE_LEN), np.int16)
+    probs = np.empty((64, N_OUTPUTS))
+    eq = np.empty(64)
+    idx = np.empty(64, np.int64)
+    nh = net[1].shape[0]
+    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], ctx[0], ctx[7], kids)
+    probs, eq, idx = _grow(n, probs, eq, idx)
+    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, np.empty(nh, np.float32),
+                   np.empty(nh, np.float32), np.empty(N_OUTPUTS, np.float32))
+    for i in range(n):
+        idx[i] = i
+    return kids, idx, _filter(eq, idx, n, ctx[8][level], ctx[9][level])
+
+
 # ----- depth 2
 @njit(**FAST)
 def _roll2(s, r, ref, h_ref, net, ctx, w):
@@ -309,25 +329,8 @@ def _roll2(s, r, ref, h_ref, net, ctx, w):
     ``h_ref`` from :func:`_node_ref`): the mover's plays rated at 0-ply, the best
     ``reply`` ones valued at 1-ply; ``w`` gets the outputs of the best (for the side to
     move after it)."""
-    table = ctx[0]
-    scratch = ctx[7]
-    keep = ctx[8][1]
-    within = ctx[9][1]
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    probs = np.empty((64, N_OUTPUTS))
-    eq = np.empty(64)
-    idx = np.empty(64, np.int64)
     v = np.empty(N_OUTPUTS)
-    nh = net[1].shape[0]
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    o32 = np.empty(N_OUTPUTS, np.float32)
-    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
-    probs, eq, idx = _grow(n, probs, eq, idx)
-    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
-    for i in range(n):
-        idx[i] = i
-    m = _filter(eq, idx, n, keep, within)
+    kids, idx, m = _roll_plays(s, r, 1, ref, h_ref, net, ctx)
     best = -1e9
     for j in range(m):
         _value1(kids[idx[j]], net, ctx, v)
@@ -383,25 +386,8 @@ def _value2(s, net, ctx, o):
 @njit(**FAST)
 def _roll3(s, r, ref, h_ref, net, ctx, w):
     """:func:`_roll2` one ply deeper: the best ``reply`` plays valued at 2-ply."""
-    table = ctx[0]
-    scratch = ctx[7]
-    keep = ctx[8][2]
-    within = ctx[9][2]
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    probs = np.empty((64, N_OUTPUTS))
-    eq = np.empty(64)
-    idx = np.empty(64, np.int64)
     v = np.empty(N_OUTPUTS)
-    nh = net[1].shape[0]
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    o32 = np.empty(N_OUTPUTS, np.float32)
-    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
-    probs, eq, idx = _grow(n, probs, eq, idx)
-    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
-    for i in range(n):
-        idx[i] = i
-    m = _filter(eq, idx, n, keep, within)
+    kids, idx, m = _roll_plays(s, r, 2, ref, h_ref, net, ctx)
     best = -1e9
     for j in range(m):
         _value2(kids[idx[j]], net, ctx, v)
