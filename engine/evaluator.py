@@ -29,7 +29,7 @@ from ._layout import STATE_LEN
 from ._movegen import new_scratch
 from .errors import NardyError
 from .game import _result_k, score_table
-from .network import N_OUTPUTS, Network, hidden_full, outputs
+from .network import N_OUTPUTS, Network, hidden_full, outputs, points_probs
 from .position import Position
 from .variants import Rules, get_rules
 
@@ -75,23 +75,6 @@ def load_network(variant: str, path: str | os.PathLike | None = None) -> Network
 
 
 # --------------------------------------------------------------------- kernels
-@njit(cache=True, inline="always")
-def _result_probs(winner, points, o):
-    """Outputs of a finished game for the side to move (``winner`` as in
-    :func:`engine.game._result_k`: 0 it won, 1 it lost, 2 a draw)."""
-    for k in range(N_OUTPUTS):
-        o[k] = 0.0
-    if winner == 0:
-        o[0] = 1.0
-        o[1] = 1.0 if points >= 2 else 0.0
-        o[2] = 1.0 if points >= 3 else 0.0
-    elif winner == 1:
-        o[3] = 1.0 if points >= 2 else 0.0
-        o[4] = 1.0 if points >= 3 else 0.0
-    else:
-        o[0] = 0.5
-
-
 @njit(cache=True)
 def exact_probs(s, ctx, o):
     """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
@@ -99,7 +82,7 @@ def exact_probs(s, ctx, o):
     table, sc, off, off_tail, first_tail, flags, stats, scratch, rkeep, rwithin = ctx
     winner, points, kind = _result_k(s, sc)
     if winner >= 0:
-        _result_probs(winner, points, o)
+        points_probs(winner, points, o)
         return True
     if flags[F_BEAROFF] != 0 and _bo._home_race(s):
         _bo.race_probs(s, off, off_tail, first_tail, o)
