@@ -55,7 +55,6 @@ def _hash(s):
         h ^= _ZOB[i, s[i] & 31]
     h ^= _ZOB[_W_HEADS, s[_W_HEADS] & 31]
     h ^= _ZOB[_W_SINGLE, s[_W_SINGLE] & 31]
-    h ^= _ZOB[_W_LAST, s[_W_LAST] & 31]
     return h
 
 
@@ -75,6 +74,24 @@ def _equal(a, b):
     diff = np.uint64(0)
     for i in range(_W_LEN // 8):
         diff |= av[i] ^ bv[i]
+    return diff == 0
+
+
+_LAST_WORD = _W_LAST // 8
+_NOT_LAST = ~np.uint64(0xFF << (8 * (_W_LAST % 8)))    # _W_LAST's byte masked out
+
+
+@njit(cache=True, inline="always")
+def _equal_board(a, b):
+    """:func:`_equal`, except for the ``_W_LAST`` byte (compared 8 bytes at a time)."""
+    av = a.view(np.uint64)
+    bv = b.view(np.uint64)
+    diff = np.uint64(0)
+    for i in range(_W_LEN // 8):
+        x = av[i] ^ bv[i]
+        if i == _LAST_WORD:
+            x &= _NOT_LAST
+        diff |= x
     return diff == 0
 
 
@@ -111,17 +128,30 @@ def _clear_table(table, expected):
 
 
 @njit(cache=True)
-def _set_add(states, hashes, table, n, s, h):
+def _set_add(states, hashes, table, n, s, h, merge_last=False):
     """Add state ``s`` (whose hash is ``h``) unless present; returns the (maybe grown)
-    arrays and the count."""
+    arrays and the count.
+
+    With ``merge_last`` states that differ only in ``_W_LAST`` (the ordered walk's
+    bound on the next source, not part of ``h``) are one state, which keeps the looser
+    bound: 0 (none) or else the higher source; every play either bound allows stays
+    reachable."""
     mask = table.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while True:
         j = table[i]
         if j < 0:
             break
-        if hashes[j] == h and _equal(states[j], s):
-            return states, hashes, table, n
+        if hashes[j] == h:
+            if not merge_last:
+                if _equal(states[j], s):
+                    return states, hashes, table, n
+            elif _equal_board(states[j], s):
+                old = states[j, _W_LAST]
+                new = s[_W_LAST]
+                if old != 0 and (new == 0 or new > old):
+                    states[j, _W_LAST] = new
+                return states, hashes, table, n
         i = (i + 1) & mask
     if n == states.shape[0]:
         bigger = np.empty((2 * n, _W_LEN), np.int8)
@@ -709,10 +739,10 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
     # their sources never rise (a higher checker was already there, and its landing
     # point is unaffected), unless the order itself matters: pins, fevga's start rule,
     # or the block checked after every step. Then each state only tries sources at or
-    # below the last one of its run, which generates far fewer duplicates. (Measured:
-    # it pays for a plain double, but in a long cascade the states it keeps apart by
-    # their last source outweigh the duplicates it saves.)
-    ordered = t[T_MEET] != PIN and t[T_START] == 0 and not each and total <= 4
+    # below the last one of its run, which generates far fewer duplicates. The bound
+    # is not part of a state's identity: states equal but for it merge, keeping the
+    # looser bound (:func:`_set_add`), so the layers stay as small as unordered ones.
+    ordered = t[T_MEET] != PIN and t[T_START] == 0 and not each
 
     start = np.zeros(_W_LEN, np.int8)
     for i in range(_W_HEADS):
@@ -757,7 +787,7 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
                     if h == 0:
                         continue
                     if ordered and not nondouble:
-                        h = _put(child, _W_LAST, 0 if run_ends else src, h)
+                        child[_W_LAST] = 0 if run_ends else src
                     if each and not _block_ok(child, t):
                         continue
                     child[_W_USED] = k + 1
@@ -769,7 +799,7 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
                                                                nover, child, h)
                     else:
                         nxt, nxt_h, nxt_t, nnxt = _set_add(nxt, nxt_h, nxt_t, nnxt,
-                                                           child, h)
+                                                           child, h, ordered)
         if nnxt == 0:
             break
         if beam > 0 and nnxt > beam and k + 1 < total:
