@@ -7,7 +7,8 @@ data): backgammon opening / contact / race / bar / doubles, and every record of 
 the other five games. Each set is timed in the numba core (one process, one thread),
 beside the pure-Python reference generator of the tests measured in the same run, and,
 when the PyPI package ``gnubg-nn`` is installed, beside GNU Backgammon's C generator on
-the same backgammon positions. Also reported: the slowest gul bara cascade, and how long
+the same backgammon positions. Also reported: the slowest gul bara cascade of the golden
+set and of a set met in random play (``benchmarks/data/gul_bara_cascades.jsonl``), and how long
 ``python -m engine.protocol`` takes from start to its first ``moves`` reply.
 """
 
@@ -140,6 +141,53 @@ def slowest_cascade():
     return worst
 
 
+CASCADES = ROOT / "benchmarks" / "data" / "gul_bara_cascades.jsonl"
+
+
+def random_play_cascades():
+    """Times of the exact cascades in :data:`CASCADES`: the 30 slowest of the 2,325
+    cascades (1-1, 2-2 or 3-3 from the 4th turn) met in 600 uniformly random gul bara
+    games (``--make-cascades`` makes the file again)."""
+    from engine.movegen import successor_arrays
+    records = [json.loads(line) for line in CASCADES.read_text().splitlines()]
+    successor_arrays(Position.start("gul_bara"), (1, 1))
+    times = []
+    for r in records:
+        pos = Position.from_json(r["position"])
+        t0 = time.perf_counter()
+        n = len(successor_arrays(pos, tuple(r["dice"])))
+        times.append((time.perf_counter() - t0, n))
+        assert n == r["count"], (n, r["count"])
+    return sorted(times, reverse=True)
+
+
+def make_cascades(games=600, seed=11, keep=30):
+    """Write :data:`CASCADES` anew from random play (see :func:`random_play_cascades`)."""
+    from engine.movegen import successor_arrays
+    rng = np.random.default_rng(seed)
+    found = []
+    for _ in range(games):
+        pos = Position.start("gul_bara")
+        for _ in range(400):
+            if pos.is_over():
+                break
+            dice = None if pos.pending else (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+            succ = successor_arrays(pos, dice, play=True)
+            if dice and dice[0] == dice[1] <= 3 and pos.turns[0] >= 3:
+                found.append((pos, dice))
+            pos = Position.from_array(succ[rng.integers(len(succ))], "gul_bara")
+    timed = []
+    for pos, dice in found:
+        t0 = time.perf_counter()
+        n = len(successor_arrays(pos, dice))
+        timed.append((time.perf_counter() - t0, n, pos, dice))
+    timed.sort(key=lambda x: -x[0])
+    with open(CASCADES, "w") as f:
+        for _, n, pos, dice in timed[:keep]:
+            f.write(json.dumps({"position": pos.to_json(), "dice": list(dice), "count": n}) + "\n")
+    print(f"{CASCADES}: the {keep} slowest of {len(found)} cascades")
+
+
 def protocol_startup():
     req = json.dumps({"id": 1, "cmd": "moves", "position": "4HPwATDgc/ABMA", "dice": [3, 1]})
     times = []
@@ -160,7 +208,12 @@ def protocol_startup():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    ap.add_argument("--make-cascades", action="store_true",
+                    help="write benchmarks/data/gul_bara_cascades.jsonl anew and stop")
     args = ap.parse_args()
+    if args.make_cascades:
+        make_cascades()
+        return
     print(f"{'set':<12} {'n':>5} {'succ/pos':>8} {'numba us/pos':>12} {'numba succ/s':>13} "
           f"{'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")
     for name, (variant, records) in position_sets().items():
@@ -172,6 +225,10 @@ def main():
               f"{succ / per_pos:13,.0f} {ref * 1e6:13.0f} {ref / per_pos:8.0f} {g}")
     dt, rid, n = slowest_cascade()
     print(f"slowest gul bara cascade/pending record: {rid}, {n} successors, {dt * 1e3:.1f} ms")
+    times = random_play_cascades()
+    print(f"gul bara cascades of random play ({len(times)}): slowest "
+          + ", ".join(f"{n:,} plays {dt * 1e3:.0f} ms" for dt, n in times[:3])
+          + f"; median {times[len(times) // 2][0] * 1e3:.0f} ms")
     lo, hi = protocol_startup()
     print(f"protocol start to first moves reply (warm cache): {lo:.2f}-{hi:.2f} s")
 

@@ -65,3 +65,38 @@ def test_random_positions_agree(variant):
                               for v, o in OPTIONS])
 def test_rule_options_agree(variant, options):
     _check(variant, get_rules(variant, **options), seed=7, games=6, per_game=25)
+
+
+def test_cascade_strategy_matches_layered_walk():
+    """Gul bara's cascades and pending segments, met in random play, come out of the
+    cascade walk (``generate_into``) exactly as out of the general layered walk."""
+    from engine._layout import STATE_LEN
+    from engine._movegen import (_dice_sequence, _head_limit, _layered, generate_into,
+                                 new_scratch)
+    from engine.movegen import successor_arrays
+    rules = get_rules("gul_bara")
+    t = rules.table()
+    rng = np.random.default_rng(3)
+    checked = {"cascade": 0, "pending": 0, "over": 0}
+    for _ in range(40):
+        pos = Position.start("gul_bara")
+        for _ply in range(400):
+            if pos.is_over():
+                break
+            dice = None if pos.pending else tuple(int(d) for d in rng.integers(1, 7, 2))
+            s = pos.to_array()
+            d1, d2 = dice if dice else (0, 0)
+            seq, total, nondouble, cascade = _dice_sequence(s, d1, d2, t)
+            if (cascade or dice is None) and total <= 12:
+                n, out = generate_into(s, d1, d2, t, new_scratch(),
+                                       np.empty((64, STATE_LEN), np.int16))
+                m, ref = _layered(s, d1, d2, t, seq, total, nondouble, cascade,
+                                  _head_limit(s, d1, d2, t),
+                                  np.empty((64, STATE_LEN), np.int16), 0)
+                got = sorted(map(bytes, out[:n]))
+                assert got == sorted(map(bytes, ref[:m])), (pos, dice)
+                checked["cascade" if cascade else "pending"] += 1
+                checked["over"] += any(r[26] == 15 for r in out[:n])
+            nxt = successor_arrays(pos, dice, rules, play=True)
+            pos = Position.from_array(nxt[rng.integers(len(nxt))], "gul_bara")
+    assert checked["cascade"] >= 20 and checked["pending"] >= 5 and checked["over"] > 0, checked
