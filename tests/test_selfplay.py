@@ -206,5 +206,11 @@ def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():
                                                          "13:5 8:3 6:5")]
     np.testing.assert_allclose(net.probabilities(positions), trained.probabilities(positions),
                                rtol=1e-6, atol=1e-6)
+    # a larger hidden layer: the trained units, new ones that do not change the play yet
+    wider = warm_start(Network.create("backgammon", 20, rng=np.random.default_rng(4),
+                                      scale=0.5), trained)
+    assert wider.hidden == 20 and wider.w1t[:, 12:].any() and not wider.w2[:, 12:].any()
+    np.testing.assert_allclose(wider.probabilities(positions),
+                               trained.probabilities(positions), rtol=1e-6, atol=1e-6)
     with pytest.raises(ConfigError, match="cannot seed"):
-        warm_start(Network.create("backgammon", 13, encoder="tesauro198+f5"), trained)
+        warm_start(Network.create("backgammon", 11, encoder="tesauro198+f5"), trained)

@@ -314,22 +314,26 @@ def warm_start(fresh: Network, trained: Network) -> Network:
     share (the same leading inputs, e.g. the 198 of ``tesauro198`` inside
     ``tesauro198+f5`` or ``nardy255``) keep their trained weights, inputs the trained
     network lacks start at zero, so the new network first plays exactly as the trained
-    one. The trained network may be of another game (portes from backgammon: the same
-    board and moves); the new run then learns its own game's scoring."""
+    one. A larger hidden layer keeps the trained units and adds ``fresh``'s random ones
+    with zero output weights (the same evaluations again, until they learn). The trained
+    network may be of another game (portes from backgammon: the same board and moves);
+    the new run then learns its own game's scoring."""
     n = trained.n_inputs
+    h = trained.hidden
     te, fe = trained.encoder, fresh.encoder
     k = te.unit_index.shape[0]
-    if (trained.hidden != fresh.hidden or n > fresh.n_inputs
+    if (h > fresh.hidden or n > fresh.n_inputs
             or k > fe.unit_index.shape[0]
             or not np.array_equal(te.unit_index, fe.unit_index[:k])
             or not np.array_equal(te.const_index, fe.const_index)):
-        raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the hidden units "
-                          f"and the shared inputs must agree)")
+        raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the shared inputs "
+                          f"must agree and the hidden layer may only grow)")
     net = fresh.copy()
-    net.w1t[:] = 0.0
-    net.w1t[:n] = trained.w1t
-    net.b1[:] = trained.b1
-    net.w2[:] = trained.w2
+    net.w1t[:, :h] = 0.0
+    net.w1t[:n, :h] = trained.w1t
+    net.b1[:h] = trained.b1
+    net.w2[:, :h] = trained.w2
+    net.w2[:, h:] = 0.0
     net.b2[:] = trained.b2
     net.info = {"warm_start": {"model": trained.sizes, "variant": trained.variant,
                                "encoder": trained.encoder.name,
