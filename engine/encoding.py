@@ -67,7 +67,7 @@ class Encoder:
     const_value: np.ndarray
     """``float32[k]``: their values."""
     feature_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    """``int64[N_FEATURES]``: input indices of the hand-crafted features of
+    """``int64[k]``: input indices of the first ``k`` hand-crafted features of
     :mod:`engine.features`, or empty for an encoder without them."""
 
     def encode(self, state: np.ndarray) -> np.ndarray:
@@ -76,7 +76,7 @@ class Encoder:
         encode(state, self.unit_index, self.unit_value, self.const_index,
                self.const_value, x)
         if self.feature_index.size:
-            x[self.feature_index] = features(np.asarray(state))
+            x[self.feature_index] = features(np.asarray(state))[:self.feature_index.size]
         return x
 
     def __repr__(self) -> str:
@@ -109,18 +109,24 @@ TESAURO198 = _tesauro198()
 """Tesauro's raw 198-input encoding, from the side to move."""
 
 
-def _with_features(base: Encoder) -> Encoder:
-    fidx = np.arange(base.n_inputs, base.n_inputs + N_FEATURES, dtype=np.int64)
+def _with_features(base: Encoder, count: int) -> Encoder:
+    fidx = np.arange(base.n_inputs, base.n_inputs + count, dtype=np.int64)
     fidx.setflags(write=False)
-    return Encoder(f"{base.name}+f{N_FEATURES}", base.n_inputs + N_FEATURES,
+    return Encoder(f"{base.name}+f{count}", base.n_inputs + count,
                    base.unit_index, base.unit_value, base.const_index, base.const_value,
                    fidx)
 
 
-TESAURO198F = _with_features(TESAURO198)
-"""Tesauro's 198 inputs plus the five features of :mod:`engine.features` (contact,
-each side's exposure to shots, each side's longest prime): 203 inputs, for the games
-with opposite directions of play."""
+TESAURO198F = _with_features(TESAURO198, 5)
+"""Tesauro's 198 inputs plus the first five features of :mod:`engine.features`
+(contact, each side's exposure to shots, each side's longest prime): 203 inputs, for
+the games with opposite directions of play."""
+
+TESAURO198F13 = _with_features(TESAURO198, N_FEATURES)
+"""Tesauro's 198 inputs plus all thirteen features of :mod:`engine.features` (those of
+``tesauro198+f5`` and each side's escapes, containment, pips behind the opponent's
+rearmost checker and chance to dance): 211 inputs."""
+
 
 def _nardy255() -> Encoder:
     base = TESAURO198
@@ -161,7 +167,7 @@ exception, gul bara's cascade from the 4th turn) and three for gul bara's pendin
 (any, how many, the first one): 255 inputs. Its first 198 inputs are
 :data:`TESAURO198`'s, so a backgammon network can seed it (``--init``)."""
 
-ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, NARDY255)}
+ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, NARDY255)}
 """Every encoder by name."""
 
 

@@ -36,7 +36,7 @@ from numba import njit
 from . import _layout as L
 from ._jit import FAST
 from .encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
-from .features import N_FEATURES, features
+from .features import features
 from .errors import NardyError
 from .game import _result_k, score_table
 from .position import Position
@@ -97,7 +97,7 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
             _add_row(h, w1t, cidx[k], cval[k])
     if fidx.shape[0] > 0:
         f = features(s)
-        for k in range(N_FEATURES):
+        for k in range(fidx.shape[0]):
             if f[k] != 0:
                 _add_row(h, w1t, fidx[k], f[k])
     for slot in range(uidx.shape[0]):
@@ -113,17 +113,17 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
 
 @njit(**FAST)
 def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
-    """Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref``): only the
-    inputs of slots whose counts differ are touched, and the hand-crafted features
-    (``fidx``: their input indices, empty when the encoder has none)."""
+    """Hidden pre-activations of state ``c`` from those of ``ref`` *without* its
+    hand-crafted features (``h_ref``: :func:`hidden_full` given ``fidx[:0]``): only the
+    inputs of slots whose counts differ are touched, and ``c``'s features (``fidx``:
+    their input indices, empty when the encoder has none) are added whole, so the
+    parent's features are never computed again for each child."""
     h[:] = h_ref
     if fidx.shape[0] > 0:
-        fa = features(ref)
-        fb = features(c)
-        for k in range(N_FEATURES):
-            d = fb[k] - fa[k]
-            if d != 0:
-                _add_row(h, w1t, fidx[k], d)
+        f = features(c)
+        for k in range(fidx.shape[0]):
+            if f[k] != 0:
+                _add_row(h, w1t, fidx[k], f[k])
     for slot in range(uidx.shape[0]):
         a = ref[slot]
         b = c[slot]
@@ -263,7 +263,7 @@ def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, 
     the successor's side to move; after a gul bara pending segment, the highest. Each
     successor's hidden layer is the (flipped) parent's plus the inputs that changed."""
     kids_ref(s, segment, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
     best = 0
     best_e = 1e9
     sign = -1.0 if segment else 1.0

@@ -152,10 +152,11 @@ def _add_flipped(acc, v, wgt):
 def _node_ref(parent, segment, net, ref, h_ref):
     """The parent's checker slots seen from its kids' side to move into ``ref`` (as
     they are after a pending segment, flipped after a roll) and their hidden
-    pre-activations into ``h_ref``: the base every kid's hidden layer is computed from."""
+    pre-activations, less the hand-crafted features, into ``h_ref``: the base every
+    kid's hidden layer is computed from (:func:`engine.network.hidden_delta`)."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     kids_ref(parent, segment, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
 
 
 @njit(**FAST)

@@ -79,7 +79,7 @@ def test_feature_encoder_is_raw_plus_features():
 
 def test_features_on_known_positions():
     start = Position.start().to_array()
-    contact, mine, theirs, my_prime, their_prime = features(start)
+    contact, mine, theirs, my_prime, their_prime = features(start)[:5]
     assert contact == 1 and mine == 0 and theirs == 0
     assert my_prime == their_prime == pytest.approx(1 / 6)      # 8 and 6 are made, not 7
     race = Position.from_literal("x 6:5 5:5 4:5; o 6:5 5:5 4:5").to_array()
@@ -89,6 +89,55 @@ def test_features_on_known_positions():
     hits = sum(1 for a in range(1, 7) for b in range(1, 7)
                if {5, 7, 12} & ({a, b, a + b} | ({3 * a, 4 * a} if a == b else set())))
     assert features(blot)[1] == pytest.approx(hits / 36)
+
+
+def slow_side_features(s, side, other):
+    """Features 5..12 of :mod:`engine.features` for ``side``, by their definitions."""
+    def closed(p):                 # is my point p (1..24) made by the other side?
+        return 1 <= p <= 24 and s[other + 25 - p] >= 2
+
+    def escapes(r):                # rolls on which a checker on my point r gets past
+        return sum(1 for a in range(1, 7) for b in range(1, 7)
+                   if not closed(r - a - b) and not (closed(r - a) and closed(r - b)))
+
+    board = [s[side + p] for p in range(26)]
+    rear = max((p for p in range(1, 26) if board[p]), default=0)
+    their_rear = max((q for q in range(1, 26) if s[other + q]), default=0)
+    behind = sum(board[p] * (p - (25 - their_rear)) for p in range(1, 26)
+                 if p > 25 - their_rear)
+    home = sum(1 for q in range(1, 7) if s[other + q] >= 2)
+    return (escapes(rear) / 36 if rear else 1.0,
+            1 - min(escapes(p) for p in range(15, 25)) / 36, behind / 152, home ** 2 / 36)
+
+
+def test_escape_containment_behind_and_dance_features():
+    from engine import _layout as L
+    rng = np.random.default_rng(12)
+    states = [random_state(rng) for _ in range(300)] + [Position.start().to_array()]
+    for s in states:
+        f = features(s)
+        mine = slow_side_features(s, L.ME, L.THEM)
+        theirs = slow_side_features(s, L.THEM, L.ME)
+        want = [mine[0], theirs[0], mine[1], theirs[1], mine[2], theirs[2], mine[3],
+                theirs[3]]
+        np.testing.assert_allclose(f[5:], want, rtol=1e-6, atol=1e-6)
+    start = features(Position.start().to_array())
+    # the back checkers on 24 face the opponent's 6, 8 and 13: 5, 7 and 12 pips ahead
+    assert start[5] == start[6] == pytest.approx(
+        sum(1 for a in range(1, 7) for b in range(1, 7)
+            if a + b not in (5, 7, 12) and not a == b == 5) / 36)
+    # every checker but the opponent's back two must pass their 24 (my 1): 152 pips
+    assert start[9] == start[10] == pytest.approx((2 * 23 + 5 * 12 + 3 * 7 + 5 * 5) / 152)
+    assert start[11] == start[12] == pytest.approx(1 / 36)     # one home point made
+
+
+def test_f13_encoder_extends_f5():
+    f5, f13 = get_encoder("tesauro198+f5"), get_encoder("tesauro198+f13")
+    rng = np.random.default_rng(13)
+    for s in [random_state(rng) for _ in range(50)]:
+        x5, x13 = f5.encode(s), f13.encode(s)
+        assert x13.shape == (211,)
+        np.testing.assert_array_equal(x13[:203], x5)
 
 
 def test_unknown_encoder():
@@ -107,7 +156,7 @@ def test_hidden_full_is_the_matrix_product():
         np.testing.assert_allclose(h, expect, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5"])
+@pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5", "tesauro198+f13"])
 def test_incremental_hidden_matches_full(encoder):
     net = Network.create("backgammon", 24, encoder=encoder, rng=np.random.default_rng(4),
                          scale=0.5)
@@ -118,7 +167,7 @@ def test_incremental_hidden_matches_full(encoder):
     for s, succ in playout_states(200):
         ref[:] = s
         ref[L.ME:L.ME + 26], ref[L.THEM:L.THEM + 26] = s[L.THEM:L.THEM + 26], s[L.ME:L.ME + 26]
-        hidden_full(ref, w1t, b1, *enc, href)
+        hidden_full(ref, w1t, b1, *enc[:4], enc[4][:0], href)   # less the features
         for c in succ:
             hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
             hidden_full(c, w1t, b1, *enc, hf)
@@ -179,7 +228,7 @@ def test_incremental_hidden_matches_full_in_family_games(variant):
     ref = np.empty(L.STATE_LEN, np.int16)
     for s, segment, succ in family_playouts(variant, 300, seed=3):
         kids_ref(s, segment, ref)
-        hidden_full(ref, w1t, b1, *enc, href)
+        hidden_full(ref, w1t, b1, *enc[:4], enc[4][:0], href)   # less the features
         for c in succ[:50]:
             hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
             hidden_full(c, w1t, b1, *enc, hf)

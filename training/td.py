@@ -31,7 +31,7 @@ from numba import njit
 from engine import _layout as L
 from engine._jit import FAST
 from engine._movegen import generate_play
-from engine.features import N_FEATURES, features
+from engine.features import features
 from engine.encoding import MAX_COUNT, MAX_UNITS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
@@ -136,7 +136,7 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
                     w1t[i, j] += v * gh[j]
     if fidx.shape[0] > 0:
         f = features(s)
-        for k in range(N_FEATURES):
+        for k in range(fidx.shape[0]):
             v = f[k]
             if v != 0:
                 i = fidx[k]
