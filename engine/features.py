@@ -141,25 +141,26 @@ def _escapes(closed, r):
 
 
 @njit(cache=True, inline="always")
+def _rearmost(s, side):
+    """``side``'s highest point holding a checker (25: the bar; 0: none left)."""
+    for p in range(25, 0, -1):
+        if s[side + p] > 0:
+            return p
+    return 0
+
+
+@njit(cache=True, inline="always")
 def _side(s, side, other):
     """Escapes, containment, pips behind and dance of ``side`` against ``other``."""
     closed = _closed(s, other)
-    rear = 0
-    for p in range(25, 0, -1):
-        if s[side + p] > 0:
-            rear = p
-            break
+    rear = _rearmost(s, side)
     escapes = _escapes(closed, rear) / 36.0 if rear > 0 else 1.0
     fewest = 36.0
     for p in range(15, 25):
         e = _escapes(closed, p)
         if e < fewest:
             fewest = e
-    their_rear = 0
-    for q in range(25, 0, -1):
-        if s[other + q] > 0:
-            their_rear = q
-            break
+    their_rear = _rearmost(s, other)
     behind = 0
     for p in range(26 - their_rear, 26):
         behind += s[side + p] * (p - (25 - their_rear))
@@ -174,17 +175,8 @@ def _side(s, side, other):
 @njit(cache=True)
 def features(s):
     """The :data:`N_FEATURES` features of state ``s`` (from its side to move)."""
-    mine = 0
-    for p in range(25, 0, -1):
-        if s[L.ME + p] > 0:
-            mine = p
-            break
-    theirs = 0
-    for q in range(25, 0, -1):
-        if s[L.THEM + q] > 0:
-            theirs = q
-            break
-    contact = np.float32(1.0) if mine + theirs > 25 else np.float32(0.0)
+    contact = (np.float32(1.0) if _rearmost(s, L.ME) + _rearmost(s, L.THEM) > 25
+               else np.float32(0.0))
     me_esc, me_cont, me_behind, me_dance = _side(s, L.ME, L.THEM)
     th_esc, th_cont, th_behind, th_dance = _side(s, L.THEM, L.ME)
     return (contact, _shots(s, L.ME, L.THEM), _shots(s, L.THEM, L.ME),
