@@ -21,7 +21,7 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._layout import (BAR, ME, NPEND, OFF, PEND, PIN_ME, PIN_THEM, STATE_LEN, THEM,
                       TURNS_ME, TURNS_THEM)
@@ -406,6 +406,23 @@ def _outside_delta(src, die):
 
 
 @njit(cache=True, inline="always")
+def _highest(mask):
+    """The highest set bit of a nonzero mask."""
+    return np.int64(63 - leading_zeros(mask))
+
+
+@njit(cache=True, inline="always")
+def _occ_after(occ, me, src, die):
+    """The occupied-points mask after :func:`_do` moved a checker from ``src``."""
+    if me[src] == 0:
+        occ &= ~(np.int64(1) << src)
+    dest = src - die
+    if dest >= 1:
+        occ |= np.int64(1) << dest
+    return occ
+
+
+@njit(cache=True, inline="always")
 def _key_of(p):
     """``(word, bit)`` of slot ``p`` of my board in the packed end-position key: a
     nibble per count (points 1..16 in the first word; 17..25 and the checkers off in
@@ -517,6 +534,10 @@ def _direct(s, d1, d2, head_limit, t, st, out):
     st[2] += 1
     if every:
         out = _record(me, opp, s, 0, st, out, t, k0a, k0b)
+    occ = np.int64(0)                  # bit p: my point p (25: the bar) holds a checker
+    for p in range(1, 26):
+        if me[p] > 0:
+            occ |= np.int64(1) << p
     if d1 != d2:
         hi = max(d1, d2)
         lo = min(d1, d2)
@@ -524,10 +545,14 @@ def _direct(s, d1, d2, head_limit, t, st, out):
             a = hi if order == 0 else lo
             b = lo if order == 0 else hi
             rank1 = 2 if order == 0 else 1
-            for s1 in range(25, 0, -1):
+            c1 = occ
+            while c1 != 0:
+                s1 = _highest(c1)
+                c1 ^= np.int64(1) << s1
                 if not _can(me, opp, s1, a, outside, 0, head_limit, t):
                     continue
                 x1 = _do(me, opp, s1, a)
+                occ1 = _occ_after(occ, me, s1, a)
                 k1a, k1b = _key_step(k0a, k0b, s1, a, x1)
                 h1 = 1 if s1 == 24 else 0
                 o1 = outside + _outside_delta(s1, a)
@@ -539,7 +564,10 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                     # the board, neither from the bar, was already made larger die
                     # first (each step was legal before the other), so skip it here
                     plain1 = order == 1 and s1 != BAR and s1 - a >= 1
-                    for s2 in range(25, 0, -1):
+                    c2 = occ1
+                    while c2 != 0:
+                        s2 = _highest(c2)
+                        c2 ^= np.int64(1) << s2
                         if not _can(me, opp, s2, b, o1, h1, head_limit, t):
                             continue
                         moved = True
@@ -554,10 +582,14 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                 _undo(me, opp, s1, a, x1)
     else:
         d = d1
-        for s1 in range(25, 0, -1):
+        c1 = occ
+        while c1 != 0:
+            s1 = _highest(c1)
+            c1 ^= np.int64(1) << s1
             if not _can(me, opp, s1, d, outside, 0, head_limit, t):
                 continue
             x1 = _do(me, opp, s1, d)
+            occ1 = _occ_after(occ, me, s1, d)
             k1a, k1b = _key_step(k0a, k0b, s1, d, x1)
             h1 = 1 if s1 == 24 else 0
             o1 = outside + _outside_delta(s1, d)
@@ -566,11 +598,15 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                 out = _record(me, opp, s, 4, st, out, t, k1a, k1b)
                 moved1 = True
             else:
-                for s2 in range(s1, 0, -1):
+                c2 = occ1 & ((np.int64(2) << s1) - 1)          # sources s2 <= s1
+                while c2 != 0:
+                    s2 = _highest(c2)
+                    c2 ^= np.int64(1) << s2
                     if not _can(me, opp, s2, d, o1, h1, head_limit, t):
                         continue
                     moved1 = True
                     x2 = _do(me, opp, s2, d)
+                    occ2 = _occ_after(occ1, me, s2, d)
                     k2a, k2b = _key_step(k1a, k1b, s2, d, x2)
                     h2 = h1 + (1 if s2 == 24 else 0)
                     o2 = o1 + _outside_delta(s2, d)
@@ -579,11 +615,15 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                         out = _record(me, opp, s, 4, st, out, t, k2a, k2b)
                         moved2 = True
                     else:
-                        for s3 in range(s2, 0, -1):
+                        c3 = occ2 & ((np.int64(2) << s2) - 1)
+                        while c3 != 0:
+                            s3 = _highest(c3)
+                            c3 ^= np.int64(1) << s3
                             if not _can(me, opp, s3, d, o2, h2, head_limit, t):
                                 continue
                             moved2 = True
                             x3 = _do(me, opp, s3, d)
+                            occ3 = _occ_after(occ2, me, s3, d)
                             k3a, k3b = _key_step(k2a, k2b, s3, d, x3)
                             h3 = h2 + (1 if s3 == 24 else 0)
                             o3 = o2 + _outside_delta(s3, d)
@@ -592,7 +632,10 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                                 out = _record(me, opp, s, 4, st, out, t, k3a, k3b)
                                 moved3 = True
                             else:
-                                for s4 in range(s3, 0, -1):
+                                c4 = occ3 & ((np.int64(2) << s3) - 1)
+                                while c4 != 0:
+                                    s4 = _highest(c4)
+                                    c4 ^= np.int64(1) << s4
                                     if not _can(me, opp, s4, d, o3, h3, head_limit, t):
                                         continue
                                     moved3 = True
