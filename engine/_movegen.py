@@ -990,6 +990,9 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     for p in range(1, 25):
         opp[p] = state[THEM + t[T_OPP + p]]
     head0 = me[24]
+    count = 0
+    for i in range(25):
+        count += me[i]
     cur = np.zeros(1, np.int64)
     cur[0] = _cb_encode(me)
     ncur = 1
@@ -1014,9 +1017,7 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
             occupied = _cb_decode(x, me, start)
             last = x >> _CB_LAST
             top = last if last != 0 else 24
-            outside = 0
-            for p in range(7, 25):
-                outside += me[p]
+            outside = count - (start[7] - 7)  # start[7] - 7: my checkers on slots 0..6
             heads = head0 - me[24]
             board = x & _CB_BOARD
             sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
