@@ -91,7 +91,8 @@ def _add_row(h, w1t, i, v):
 @njit(**FAST)
 def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     """Hidden pre-activations of state ``s`` into ``h``."""
-    h[:] = b1
+    for j in range(h.shape[0]):       # a loop: numba's slice copy is ~10x slower here
+        h[j] = b1[j]
     for k in range(cidx.shape[0]):
         if cval[k] != 0:
             _add_row(h, w1t, cidx[k], cval[k])
@@ -118,7 +119,8 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
     inputs of slots whose counts differ are touched, and ``c``'s features (``fidx``:
     their input indices, empty when the encoder has none) are added whole, so the
     parent's features are never computed again for each child."""
-    h[:] = h_ref
+    for j in range(h.shape[0]):
+        h[j] = h_ref[j]
     if fidx.shape[0] > 0:
         f = features(c)
         for k in range(fidx.shape[0]):
@@ -237,7 +239,8 @@ def kids_ref(s, segment, ref):
     flipped, with the turns advanced as a roll advances them and no pending dice. A
     successor differs from it in a few slots only, so its hidden layer is this one's
     plus a few weight rows (:func:`hidden_delta`)."""
-    ref[:] = 0
+    for i in range(ref.shape[0]):
+        ref[i] = 0
     if segment:
         for i in range(L.KEY_LEN):
             ref[i] = s[i]
