@@ -12,11 +12,11 @@ from engine.players import Player, RandomPlayer
 from engine.position import Position
 from engine.variants import VARIANTS
 
-# (games, seed) per variant for the match against random. Gul bara plays few: a
-# cascade turn of a random mover can have 10^5 successors and take seconds to
-# generate; its fixed seed keeps the run short and the same every time.
+# (games, seed) per variant for the match against random: enough games that the
+# heuristic's usual win rate (93.9% in gul bara, the luckiest game) clears 85% with room
+# to spare (12 gul bara games, as before cascades were sampled, fail 16% of seeds).
 GAMES = {"backgammon": (120, 7), "portes": (120, 7), "plakoto": (120, 7),
-         "fevga": (100, 7), "long_nardy": (100, 7), "gul_bara": (12, 2)}
+         "fevga": (100, 7), "long_nardy": (100, 7), "gul_bara": (100, 2)}
 
 
 def choose(pos, dice):
