@@ -68,30 +68,20 @@ def _put(c, i, v, h):
     return h
 
 
-@njit(cache=True, inline="always")
-def _equal(a, b):
-    """Whether two working states are equal (compared 8 bytes at a time)."""
-    av = a.view(np.uint64)
-    bv = b.view(np.uint64)
-    diff = np.uint64(0)
-    for i in range(_W_LEN // 8):
-        diff |= av[i] ^ bv[i]
-    return diff == 0
-
-
 _LAST_WORD = _W_LAST // 8
 _NOT_LAST = ~np.uint64(0xFF << (8 * (_W_LAST % 8)))    # _W_LAST's byte masked out
 
 
 @njit(cache=True, inline="always")
-def _equal_board(a, b):
-    """:func:`_equal`, except for the ``_W_LAST`` byte (compared 8 bytes at a time)."""
+def _equal(a, b, skip_last=False):
+    """Whether two working states are equal (compared 8 bytes at a time), with
+    ``skip_last`` but for their ``_W_LAST`` byte."""
     av = a.view(np.uint64)
     bv = b.view(np.uint64)
     diff = np.uint64(0)
     for i in range(_W_LEN // 8):
         x = av[i] ^ bv[i]
-        if i == _LAST_WORD:
+        if skip_last and i == _LAST_WORD:
             x &= _NOT_LAST
         diff |= x
     return diff == 0
@@ -109,25 +99,23 @@ def _copy(dst, src):
 
 @njit(cache=True)
 def _new_set(capacity):
-    """An empty open-addressing set of states: (states, hashes, table). The table
-    holds a (hash, index + 1) pair per slot, 0 when free, so a probe reads one cache
-    line and touches a stored state only when the hashes agree."""
+    """An empty open-addressing set of states: (states, hashes, table)."""
     cap = 16
     while cap < 2 * capacity:
         cap *= 2
     return (np.empty((capacity, _W_LEN), np.int8), np.empty(capacity, np.uint64),
-            np.zeros(2 * cap, np.uint64))
+            np.full(cap, -1, np.int64))
 
 
 @njit(cache=True)
 def _clear_table(table, expected):
     """An empty index table for a set that will hold about ``expected`` states."""
-    if table.shape[0] < 4 * expected:
-        cap = table.shape[0] // 2
+    if table.shape[0] < 2 * expected:
+        cap = table.shape[0]
         while cap < 2 * expected:
             cap *= 2
-        return np.zeros(2 * cap, np.uint64)
-    table[:] = 0
+        return np.full(cap, -1, np.int64)
+    table[:] = -1
     return table
 
 
@@ -140,23 +128,19 @@ def _set_add(states, hashes, table, n, s, h, merge_last=False):
     bound on the next source, not part of ``h``) are one state, which keeps the looser
     bound: 0 (none) or else the higher source; every play either bound allows stays
     reachable."""
-    mask = table.shape[0] // 2 - 1
+    mask = table.shape[0] - 1
     i = np.int64(h & np.uint64(mask))
     while True:
-        j1 = table[2 * i + 1]
-        if j1 == 0:
+        j = table[i]
+        if j < 0:
             break
-        if table[2 * i] == h:
-            j = np.int64(j1) - 1
-            if not merge_last:
-                if _equal(states[j], s):
-                    return states, hashes, table, n
-            elif _equal_board(states[j], s):
+        if hashes[j] == h and _equal(states[j], s, merge_last):
+            if merge_last:
                 old = states[j, _W_LAST]
                 new = s[_W_LAST]
                 if old != 0 and (new == 0 or new > old):
                     states[j, _W_LAST] = new
-                return states, hashes, table, n
+            return states, hashes, table, n
         i = (i + 1) & mask
     if n == states.shape[0]:
         bigger = np.empty((2 * n, _W_LEN), np.int8)
@@ -167,18 +151,16 @@ def _set_add(states, hashes, table, n, s, h, merge_last=False):
         hashes = bh
     _copy(states[n], s)
     hashes[n] = h
-    table[2 * i] = h
-    table[2 * i + 1] = np.uint64(n + 1)
+    table[i] = n
     n += 1
-    if 4 * n > table.shape[0]:
-        table = np.zeros(2 * table.shape[0], np.uint64)
-        mask = table.shape[0] // 2 - 1
+    if 2 * n > table.shape[0]:
+        table = np.full(2 * table.shape[0], -1, np.int64)
+        mask = table.shape[0] - 1
         for k in range(n):
             i = np.int64(hashes[k] & np.uint64(mask))
-            while table[2 * i + 1] != 0:
+            while table[i] >= 0:
                 i = (i + 1) & mask
-            table[2 * i] = hashes[k]
-            table[2 * i + 1] = np.uint64(k + 1)
+            table[i] = k
     return states, hashes, table, n
 
 
