@@ -931,19 +931,27 @@ def _cb_unique(words, n, tmp):
     """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
     passes of 10) and squeeze out repeated boards, each keeping the looser bound:
     0 (none) or else the higher source. Returns the number left in ``words``."""
-    count = np.zeros(1025, np.int64)
+    count = np.zeros((4, 1024), np.int64)
+    for i in range(n):                # the four passes' histograms in one read
+        x = words[i]
+        count[0, x & 1023] += 1
+        count[1, (x >> 10) & 1023] += 1
+        count[2, (x >> 20) & 1023] += 1
+        count[3, (x >> 30) & 1023] += 1
     a, b = words, tmp
-    for shift in range(0, 40, 10):
-        count[:] = 0
-        for i in range(n):
-            count[((a[i] >> shift) & 1023) + 1] += 1
-        for j in range(1024):
-            count[j + 1] += count[j]
+    for q in range(4):
+        c = count[q]
+        total = 0
+        for j in range(1024):         # bucket starts
+            m = c[j]
+            c[j] = total
+            total += m
+        shift = 10 * q
         for i in range(n):
             x = a[i]
             d = (x >> shift) & 1023
-            b[count[d]] = x
-            count[d] += 1
+            b[c[d]] = x
+            c[d] += 1
         a, b = b, a
     # four passes: the sorted words are back in ``words``
     m = 0
@@ -981,10 +989,17 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     over = np.zeros(16, np.int64)
     nover = 0
     kids = np.zeros(1024, np.int64)
+    free = np.int64(0)                # points I may land on: the opponent never moves
+    for p in range(1, 25):
+        if opp[p] == 0:
+            free |= np.int64(1) << p
+    head_rule = t[T_HEAD] != 0
     layer = 0
     for k in range(total):
         die = seq[k]
         run_ends = k + 1 == total or seq[k + 1] != die
+        # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
+        land = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
         nk = 0
         for i in range(ncur):
             if nk + 24 > kids.shape[0]:
@@ -999,15 +1014,21 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
             occupied = _cb_decode(x, me, start)
             last = x >> _CB_LAST
             top = last if last != 0 else 24
-            outside = count - (start[7] - 7)  # start[7] - 7: my checkers on slots 0..6
-            heads = head0 - me[24]
             board = x & _CB_BOARD
             sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
-            while sources != 0:
-                src = np.int64(trailing_zeros(sources))
-                sources &= sources - 1
-                if not _can(me, opp, src, die, outside, heads, head_limit, t):
-                    continue
+            if head_rule and head0 - me[24] >= head_limit:
+                sources &= ~(np.int64(1) << 24)
+            legal = sources & land
+            if count - (start[7] - 7) == 0:   # start[7] - 7: my checkers on slots 0..6
+                # all home: bear off from the die's point, or from the highest point
+                # when it is below the die
+                legal |= sources & (np.int64(1) << die)
+                high = _highest(occupied | 1)          # 0 when none is left on 1..24
+                if 0 < high < die:
+                    legal |= sources & (np.int64(1) << high)
+            while legal != 0:
+                src = np.int64(trailing_zeros(legal))
+                legal &= legal - 1
                 dest = src - die
                 if dest < 0:
                     dest = 0
