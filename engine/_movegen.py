@@ -20,7 +20,7 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._layout import (BAR, ME, NPEND, OFF, PEND, PIN_ME, PIN_THEM, STATE_LEN, THEM,
@@ -745,7 +745,8 @@ def _generate(state, d1, d2, table, scratch, out, beam):
             return n, out
     if ((cascade or d1 == 0) and t[T_MEET] == HOLD and t[T_START] == 0
             and t[T_BLOCK] != BLOCK_EACH and state[ME + BAR] == 0):
-        n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out)
+        n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out,
+                          _SPLIT if beam == 0 else 0)
         if n >= 0:
             return n, out
     return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 0)
@@ -891,8 +892,11 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # and repeated boards squeezed out, each keeping the looser bound (as in
 # :func:`_set_add`). Sequential passes instead of a hash table's random probes into tens
 # of megabytes made this walk 4-7 times faster than the layered one on the cascades of
-# benchmarks/data. When no end position of the deepest layer passes the six-block rule
-# it returns -1, and the layered walk looks for the longest legal shorter play.
+# benchmarks/data. A parent's legal sources are one bit mask (free landing points, the
+# head, bearing off); a small table of the children met lately merges most repeats
+# before the sort; in exact generation the large layers are expanded on two threads.
+# When no end position of the deepest layer passes the six-block rule it returns -1,
+# and the layered walk looks for the longest legal shorter play.
 
 _CB_BOARD = (1 << 40) - 1
 _CB_LAST = 40
@@ -930,7 +934,9 @@ def _cb_decode(x, me, start):
 def _cb_unique(words, n, tmp):
     """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
     passes of 10) and squeeze out repeated boards, each keeping the looser bound:
-    0 (none) or else the higher source. Returns the number left in ``words``."""
+    0 (none) or else the higher source. Returns the number left in ``words``.
+    (Sorting the halves on two threads measured slower: the passes are bound by
+    memory, not by the core.)"""
     count = np.zeros((4, 1024), np.int64)
     for i in range(n):                # the four passes' histograms in one read
         x = words[i]
@@ -968,10 +974,203 @@ def _cb_unique(words, n, tmp):
     return m
 
 
+# The work of one layer step, packed for :func:`_expand`.
+_X_DIE = 0           # the die of the step
+_X_BOUNDED = 1       # 1 inside a run of equal dice: children carry their source as bound
+_X_LAND = 2          # sources whose landing point (on the board) is free
+_X_HEAD0 = 3         # checkers on the head at the start of the turn (99: no head rule)
+_X_HEAD_LIMIT = 4    # checkers that may leave the head this turn
+_X_COUNT = 5         # my checkers (off included)
+_X_LEN = 6
+_SPLIT = 1 << 15
+"""In exact generation, layers of at least this many boards are expanded, and the final
+boards checked and written out, on two threads (the ``split`` of :func:`_cascade`; 0,
+never, in the sampled generation of play, which a search calls from its own threads:
+numba's default threading layer cannot nest)."""
+
+
 @njit(cache=True)
-def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
+def _expand(cur, lo, hi, step, kids, k, kend, over, o, oend):
+    """The children of the boards ``cur[lo:hi]`` for one step (``step``, see ``_X_*``):
+    appended to ``kids[k:kend]``, those that bear off my last checker to
+    ``over[o:oend]``. Stops early rather than overflow either; returns ``(next board,
+    k, o)``."""
+    me = np.zeros(26, np.int64)
+    start = np.zeros(25, np.int64)
+    die = step[_X_DIE]
+    bounded = step[_X_BOUNDED] != 0
+    land = step[_X_LAND]
+    head0 = step[_X_HEAD0]
+    head_limit = step[_X_HEAD_LIMIT]
+    count = step[_X_COUNT]
+    # a small table of the children met lately (board and where it is in ``kids``):
+    # a repeat is merged on the spot, which spares the sort a good part of its work
+    bits = 10
+    while bits < 15 and (1 << bits) < 4 * (hi - lo):
+        bits += 1
+    seen = np.zeros(1 << bits, np.int64)
+    seen_at = np.full(1 << bits, -1, np.int64)
+    shift = np.uint64(64 - bits)
+    k0 = k
+    i = lo
+    while i < hi:
+        if k + 24 > kend or o + 24 > oend:
+            break
+        x = cur[i]
+        i += 1
+        occupied = _cb_decode(x, me, start)
+        last = x >> _CB_LAST
+        top = last if last != 0 else 24
+        board = x & _CB_BOARD
+        sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
+        if head0 - me[24] >= head_limit:
+            sources &= ~(np.int64(1) << 24)
+        legal = sources & land
+        if count - (start[7] - 7) == 0:   # start[7] - 7: my checkers on slots 0..6
+            # all home: bear off from the die's point, or from the highest point
+            # when it is below the die
+            legal |= sources & (np.int64(1) << die)
+            high = _highest(occupied | 1)          # 0 when none is left on 1..24
+            if 0 < high < die:
+                legal |= sources & (np.int64(1) << high)
+        while legal != 0:
+            src = np.int64(trailing_zeros(legal))
+            legal &= legal - 1
+            dest = src - die
+            if dest < 0:
+                dest = 0
+            sb = start[dest]
+            mask = (np.int64(1) << (start[src] - sb + 1)) - 1
+            seg = (board >> sb) & mask
+            child = (board & ~(mask << sb)) | ((((seg << 1) & mask) | 1) << sb)
+            if dest == 0 and me[OFF] == 14:
+                over[o] = child
+                o += 1
+                continue
+            bound = src if bounded else 0
+            word = child | (np.int64(bound) << _CB_LAST)
+            slot = (np.uint64(child) * np.uint64(0x9E3779B97F4A7C15)) >> shift
+            met = seen[slot]
+            j = seen_at[slot]
+            if k0 <= j < k and (met & _CB_BOARD) == child:
+                # met lately: merge as _cb_unique would, and leave it less to sort
+                old = met >> _CB_LAST
+                if old != 0 and (bound == 0 or bound > old):
+                    kids[j] = word
+                    seen[slot] = word
+            else:
+                seen[slot] = word
+                seen_at[slot] = k
+                kids[k] = word
+                k += 1
+    return i, k, o
+
+
+@njit(cache=True)
+def _expand_all(cur, lo, hi, step, kids, k, over, o):
+    """:func:`_expand` of ``cur[lo:hi]``, growing ``kids`` and ``over`` as needed;
+    returns ``(kids, k, over, o)``."""
+    i = lo
+    while True:
+        i, k, o = _expand(cur, i, hi, step, kids, k, kids.shape[0], over, o, over.shape[0])
+        if i >= hi:
+            return kids, k, over, o
+        if k + 24 > kids.shape[0]:
+            bigger = np.empty(2 * (k + 24), np.int64)
+            bigger[:k] = kids[:k]
+            kids = bigger
+        if o + 24 > over.shape[0]:
+            bigger = np.empty(2 * (o + 24), np.int64)
+            bigger[:o] = over[:o]
+            over = bigger
+
+
+@njit(cache=True)
+def _expand_half(h, cur, ncur, step, kids, half, over, o0, got):
+    lo = 0 if h == 0 else ncur // 2
+    hi = ncur // 2 if h == 0 else ncur
+    i, k, o = _expand(cur, lo, hi, step, kids, h * half, (h + 1) * half, over,
+                      o0 + h * 1024, o0 + (h + 1) * 1024)
+    got[h, 0] = i
+    got[h, 1] = k
+    got[h, 2] = o
+
+
+@njit(parallel=True, cache=True)
+def _expand_halves(cur, ncur, step, kids, half, over, o0, got):
+    """:func:`_expand` of each half of ``cur[:ncur]`` on its own thread: the first
+    half's children go to ``kids[:half]``, the second's to ``kids[half:2 half]`` (game
+    ends to ``over[o0:o0 + 1024]`` and the next 1024); ``got[h]``: (next board, end of
+    its children, end of its game ends). The prange body is one call (see
+    :func:`engine.search._run_tasks`)."""
+    for h in prange(2):
+        _expand_half(h, cur, ncur, step, kids, half, over, o0, got)
+
+
+@njit(cache=True)
+def _block_marks(words, lo, hi, state, t, legal):
+    """``legal[i]`` for the boards ``words[lo:hi]``: whether the six-block rule allows
+    the position (the opponent's checkers from ``state``)."""
+    me = np.zeros(26, np.int64)
+    start = np.zeros(25, np.int64)
+    for i in range(lo, hi):
+        _cb_decode(words[i], me, start)
+        legal[i] = _block_legal(me, state, t)
+
+
+@njit(cache=True)
+def _block_half(h, words, n, state, t, legal):
+    _block_marks(words, 0 if h == 0 else n // 2, n // 2 if h == 0 else n, state, t, legal)
+
+
+@njit(parallel=True, cache=True)
+def _block_halves(words, n, state, t, legal):
+    """:func:`_block_marks` of ``words[:n]``, a half on each thread."""
+    for h in prange(2):
+        _block_half(h, words, n, state, t, legal)
+
+
+@njit(cache=True)
+def _rows(words, lo, hi, out, r, state, segment, pending, seq, used, total):
+    """The successor rows of the boards ``words[lo:hi]`` into ``out[r:]``: my checkers
+    from the board, the opponent's from ``state``, seen from the next side to move
+    (unless a pending segment), turns and pending dice by :func:`_turn_tail`."""
+    me = np.zeros(26, np.int64)
+    start = np.zeros(25, np.int64)
+    mine = ME if segment else THEM
+    theirs = THEM if segment else ME
+    for i in range(lo, hi):
+        _cb_decode(words[i], me, start)
+        row = out[r]
+        for j in range(STATE_LEN):
+            row[j] = 0
+        for j in range(25):
+            row[mine + j] = me[j]
+            row[theirs + j] = state[THEM + j]
+        row[theirs + BAR] = state[THEM + BAR]
+        _turn_tail(row, state, segment, pending, seq, used, total)
+        r += 1
+
+
+@njit(cache=True)
+def _rows_half(h, words, n, out, state, segment, pending, seq, used, total):
+    lo = 0 if h == 0 else n // 2
+    _rows(words, lo, n // 2 if h == 0 else n, out, lo, state, segment, pending, seq, used,
+          total)
+
+
+@njit(parallel=True, cache=True)
+def _rows_halves(words, n, out, state, segment, pending, seq, used, total):
+    """:func:`_rows` of ``words[:n]`` into ``out[:n]``, a half on each thread."""
+    for h in prange(2):
+        _rows_half(h, words, n, out, state, segment, pending, seq, used, total)
+
+
+@njit(cache=True)
+def _cascade(state, d1, t, seq, total, cascade, head_limit, out, split):
     """The cascade strategy (see above); returns ``(count, out)``, or ``(-1, out)`` to
-    leave the turn to the layered walk."""
+    leave the turn to the layered walk. Layers of ``split`` or more boards go to two
+    threads (0: none; :data:`_SPLIT` in exact generation)."""
     me = np.zeros(26, np.int64)
     opp = np.zeros(26, np.int64)
     start = np.zeros(25, np.int64)
@@ -993,58 +1192,45 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     for p in range(1, 25):
         if opp[p] == 0:
             free |= np.int64(1) << p
-    head_rule = t[T_HEAD] != 0
     layer = 0
+    step = np.zeros(_X_LEN, np.int64)
+    step[_X_HEAD0] = head0 if t[T_HEAD] != 0 else 99      # 99: no head rule
+    step[_X_HEAD_LIMIT] = head_limit
+    step[_X_COUNT] = count
+    growth = 8                        # children per parent met last layer, rounded up
     for k in range(total):
         die = seq[k]
-        run_ends = k + 1 == total or seq[k + 1] != die
+        step[_X_DIE] = die
+        step[_X_BOUNDED] = 0 if k + 1 == total or seq[k + 1] != die else 1
         # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
-        land = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
-        nk = 0
-        for i in range(ncur):
-            if nk + 24 > kids.shape[0]:
-                bigger = np.empty(2 * (nk + 24), np.int64)
-                bigger[:nk] = kids[:nk]
-                kids = bigger
-            if nover + 24 > over.shape[0]:
-                bigger = np.empty(2 * (nover + 24), np.int64)
+        step[_X_LAND] = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
+        if 0 < split <= ncur:
+            half = growth * (ncur // 2 + 1) + 1024
+            if kids.shape[0] < 2 * half:
+                kids = np.empty(2 * half, np.int64)
+            if over.shape[0] < nover + 2 * 1024:
+                bigger = np.empty(2 * (nover + 2 * 1024), np.int64)
                 bigger[:nover] = over[:nover]
                 over = bigger
-            x = cur[i]
-            occupied = _cb_decode(x, me, start)
-            last = x >> _CB_LAST
-            top = last if last != 0 else 24
-            board = x & _CB_BOARD
-            sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
-            if head_rule and head0 - me[24] >= head_limit:
-                sources &= ~(np.int64(1) << 24)
-            legal = sources & land
-            if count - (start[7] - 7) == 0:   # start[7] - 7: my checkers on slots 0..6
-                # all home: bear off from the die's point, or from the highest point
-                # when it is below the die
-                legal |= sources & (np.int64(1) << die)
-                high = _highest(occupied | 1)          # 0 when none is left on 1..24
-                if 0 < high < die:
-                    legal |= sources & (np.int64(1) << high)
-            while legal != 0:
-                src = np.int64(trailing_zeros(legal))
-                legal &= legal - 1
-                dest = src - die
-                if dest < 0:
-                    dest = 0
-                sb = start[dest]
-                mask = (np.int64(1) << (start[src] - sb + 1)) - 1
-                seg = (board >> sb) & mask
-                child = (board & ~(mask << sb)) | ((((seg << 1) & mask) | 1) << sb)
-                if dest == 0 and me[OFF] == 14:
-                    over[nover] = child
-                    nover += 1
-                elif run_ends:
-                    kids[nk] = child
-                    nk += 1
-                else:
-                    kids[nk] = child | (np.int64(src) << _CB_LAST)
-                    nk += 1
+            got = np.zeros((2, 3), np.int64)
+            _expand_halves(cur, ncur, step, kids, half, over, nover, got)
+            nk = got[0, 1]
+            for i in range(half, got[1, 1]):       # the second half after the first
+                kids[nk] = kids[i]
+                nk += 1
+            no = got[0, 2]
+            for i in range(nover + 1024, got[1, 2]):
+                over[no] = over[i]
+                no += 1
+            nover = no
+            # parents a half could not take for want of room
+            kids, nk, over, nover = _expand_all(cur, got[0, 0], ncur // 2, step, kids, nk,
+                                                over, nover)
+            kids, nk, over, nover = _expand_all(cur, got[1, 0], ncur, step, kids, nk,
+                                                over, nover)
+        else:
+            kids, nk, over, nover = _expand_all(cur, 0, ncur, step, kids, 0, over, nover)
+        growth = nk // ncur + 2
         if nk == 0:
             break
         nk = _cb_unique(kids, nk, np.empty(nk, np.int64))
@@ -1055,14 +1241,20 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     # the six-block rule on the deepest layer, the forced-play choice as the layered walk
     keep = np.zeros(ncur, np.int64)
     nkeep = 0
-    checked = t[T_BLOCK] != BLOCK_NONE
-    for i in range(ncur):
-        x = cur[i]
-        _cb_decode(x, me, start)
-        if checked and not _block_legal(me, state, t):
-            continue
-        keep[nkeep] = x & _CB_BOARD
-        nkeep += 1
+    if t[T_BLOCK] != BLOCK_NONE:
+        legal = np.zeros(ncur, np.bool_)
+        if 0 < split <= ncur:
+            _block_halves(cur, ncur, state, t, legal)
+        else:
+            _block_marks(cur, 0, ncur, state, t, legal)
+        for i in range(ncur):
+            if legal[i]:
+                keep[nkeep] = cur[i] & _CB_BOARD
+                nkeep += 1
+    else:
+        for i in range(ncur):
+            keep[nkeep] = cur[i] & _CB_BOARD
+            nkeep += 1
     if nover > 0:
         if layer < total:
             nkeep = 0                 # ending the game counts as all dice
@@ -1073,23 +1265,12 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     n = nkeep + nover
     if out.shape[0] < n:
         out = np.empty((n, STATE_LEN), np.int16)
-    r = 0
-    for part in range(2):
-        words = keep if part == 0 else over
-        for i in range(nkeep if part == 0 else nover):
-            x = words[i]
-            _cb_decode(x, me, start)
-            row = out[r]
-            row[:] = 0
-            mine = ME if segment else THEM
-            theirs = THEM if segment else ME
-            for j in range(25):
-                row[mine + j] = me[j]
-                row[theirs + j] = state[THEM + j]
-            row[theirs + BAR] = state[THEM + BAR]
-            _turn_tail(row, state, segment, cascade and part == 0, seq, used, total)
-            r += 1
-    return r, out
+    if 0 < split <= nkeep:
+        _rows_halves(keep, nkeep, out, state, segment, cascade, seq, used, total)
+    else:
+        _rows(keep, 0, nkeep, out, 0, state, segment, cascade, seq, used, total)
+    _rows(over, 0, nover, out, nkeep, state, segment, False, seq, used, total)
+    return n, out
 
 
 @njit(cache=True)
