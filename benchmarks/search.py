@@ -141,16 +141,23 @@ def main(argv=None) -> None:
                     help="strength games, an even number (default 200; 0 skips)")
     ap.add_argument("--strength-ply", type=int, default=2, help="deep player's ply")
     ap.add_argument("--seed", type=int, default=1, help="dice seed of the strength match")
+    ap.add_argument("--prune", default=None,
+                    help="pruning network file (default: the released one with the released "
+                         "model, none with --model)")
+    ap.add_argument("--no-prune", action="store_true", help="search without a pruning network")
     args = ap.parse_args(argv)
     path = Path(args.model) if args.model else model_path("backgammon")
-    search = Search(Evaluator.load("backgammon", path))
+    prune = False if args.no_prune else args.prune
+    search = Search(Evaluator.load("backgammon", args.model, prune=prune))
     plies = [int(p) for p in args.plies.split(",")]
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3
     gnubg3 = 1 if args.quick else args.gnubg3
     games = 2 if args.quick else args.games
 
-    print(f"model {path} ({search.evaluator.network.sizes}); bear-off tables "
+    pr = search.evaluator.prune
+    print(f"model {path} ({search.evaluator.network.sizes}); pruning network "
+          f"{pr.sizes if pr is not None else 'none'}; bear-off tables "
           f"{'on' if search.evaluator.bearoff is not None else 'off'}; default filters")
     print(f"{'set':<8} {'n':>4} {'ply':>3} {'ms/dec':>9} {'dec/s':>9} {'rated/dec':>10} "
           f"{'gnubg ms/dec':>12} {'target ms':>9}")

@@ -38,6 +38,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 
 # flags of the kernel context
 F_BEAROFF = 0          # 1: value home races with the bear-off tables
+F_PRUNE = 1            # 1: ctx[10:19] is a pruning network (plays picked by it, then rated)
 N_FLAGS = 2
 # statistics of the kernel context
 S_STATIC = 0           # positions rated statically (network, tables or exact result)
@@ -50,11 +51,12 @@ class NoModelError(NardyError):
     code = "no_model"
 
 
-def model_path(variant: str) -> Path:
-    """``models/<variant>.npz`` of the project (``$NARDY_MODELS`` overrides the folder)."""
+def model_path(variant: str, role: str = "") -> Path:
+    """``models/<variant>.npz`` of the project (``$NARDY_MODELS`` overrides the folder);
+    with ``role="prune"`` the game's pruning network, ``models/<variant>.prune.npz``."""
     get_rules(variant)
     folder = Path(os.environ.get("NARDY_MODELS") or MODELS_DIR)
-    return folder / f"{variant}.npz"
+    return folder / (f"{variant}.{role}.npz" if role else f"{variant}.npz")
 
 
 def load_network(variant: str, path: str | os.PathLike | None = None) -> Network:
@@ -79,13 +81,12 @@ def load_network(variant: str, path: str | os.PathLike | None = None) -> Network
 def exact_probs(s, ctx, o):
     """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
     a home race the bear-off tables value. Returns whether it did."""
-    table, sc, off, off_tail, first_tail, flags, stats, scratch, rkeep, rwithin = ctx
-    winner, points, kind = _result_k(s, sc)
+    winner, points, kind = _result_k(s, ctx[1])
     if winner >= 0:
         points_probs(winner, points, o)
         return True
-    if flags[F_BEAROFF] != 0 and _bo._home_race(s):
-        _bo.race_probs(s, off, off_tail, first_tail, o)
+    if ctx[5][F_BEAROFF] != 0 and _bo._home_race(s):
+        _bo.race_probs(s, ctx[2], ctx[3], ctx[4], o)
         return True
     return False
 
@@ -115,10 +116,12 @@ _NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
 
 
 class Evaluator:
-    """Network + exact results + bear-off tables for one game's rules."""
+    """Network + exact results + bear-off tables for one game's rules, and optionally a
+    smaller *pruning network* that the search uses to pick plays deep inside its tree."""
 
     def __init__(self, network: Network, rules: Rules | None = None,
-                 bearoff: "_bo.BearoffDB | bool | None" = True):
+                 bearoff: "_bo.BearoffDB | bool | None" = True,
+                 prune: Network | None = None):
         self.network = network
         """The value network (its ``variant`` names the game)."""
         self.rules = rules or get_rules(network.variant)
@@ -126,38 +129,63 @@ class Evaluator:
         if self.rules.variant != network.variant:
             raise NoModelError(f"network for {network.variant} cannot rate "
                                f"{self.rules.variant}")
+        if prune is not None and prune.variant != network.variant:
+            raise NoModelError(f"pruning network for {prune.variant} cannot serve a "
+                               f"{network.variant} network")
         if bearoff is True:
             bearoff = _bo.load() if _bo.covers(self.rules) else None
         elif bearoff is False:
             bearoff = None
         self.bearoff = bearoff if (bearoff is not None and _bo.covers(self.rules)) else None
         """The bear-off tables, or None where they are off or do not apply."""
+        self.prune = prune
+        """A cheaper network that picks the plays inside an n-ply search (GNU
+        Backgammon's pruning nets): each roll's plays are ranked by it and only the one
+        picked is rated by :attr:`network`. None: the search ranks with the network."""
         self._net = (*network.arrays(), *network.encoder_arrays())
+        self._prune_net = (self._net if prune is None
+                           else (*prune.arrays(), *prune.encoder_arrays()))
         self._ctx: dict = {}
 
     @classmethod
     def load(cls, variant: str, path: str | os.PathLike | None = None,
-             bearoff: bool = True, rules: Rules | None = None) -> "Evaluator":
+             bearoff: bool = True, rules: Rules | None = None,
+             prune: str | os.PathLike | bool | None = None) -> "Evaluator":
         """The evaluator of ``variant`` from ``models/<variant>.npz`` (or ``path``);
-        raises :class:`NoModelError` for a game without a trained model."""
-        return cls(load_network(variant, path), rules, bearoff)
+        raises :class:`NoModelError` for a game without a trained model.
+
+        ``prune``: a pruning network's file; True or None (the default) take the
+        game's released one, ``models/<variant>.prune.npz``, when the released model
+        is loaded and that file exists; False: none."""
+        if prune is None or prune is True:
+            released = model_path(variant, "prune")
+            wanted = prune is True or path is None
+            prune = released if wanted and released.exists() else None
+        elif prune is False:
+            prune = None
+        return cls(load_network(variant, path), rules, bearoff,
+                   load_network(variant, prune) if prune is not None else None)
 
     @property
     def variant(self) -> str:
         """The game."""
         return self.rules.variant
 
-    def kernel_args(self, reply_keep=None, reply_within=None, bearoff: bool = True):
+    def kernel_args(self, reply_keep=None, reply_within=None, bearoff: bool = True,
+                    prune: bool = False):
         """``(net, ctx)``: the tuples of arrays the numba kernels take. ``ctx`` holds
         the rules table, score table, bear-off tables, flags, statistics, a movegen
-        work space and the reply filters of :mod:`engine.search` (by depth).
+        work space, the reply filters of :mod:`engine.search` (by depth) and, as its
+        last nine arrays, the network that ranks plays inside a search: the pruning
+        network when ``prune`` and there is one (flag ``F_PRUNE``), else the network.
 
         Cached per argument set, statistics reset at each call: one evaluator serves one
         thread at a time."""
         rkeep = np.ones(4, np.int64) if reply_keep is None else np.asarray(reply_keep, np.int64)
         rwithin = (np.zeros(4) if reply_within is None
                    else np.asarray(reply_within, np.float64))
-        key = (tuple(rkeep.tolist()), tuple(rwithin.tolist()), bool(bearoff))
+        pruning = bool(prune) and self.prune is not None
+        key = (tuple(rkeep.tolist()), tuple(rwithin.tolist()), bool(bearoff), pruning)
         cached = self._ctx.get(key)
         if cached is not None:
             cached[6][:] = 0
@@ -169,8 +197,10 @@ class Evaluator:
             off, off_tail, first_tail = db.arrays()
         else:
             off, off_tail, first_tail = _NO_TABLE, _NO_TABLE, _NO_TABLE
+        flags[F_PRUNE] = int(pruning)
         ctx = (self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
-               flags, np.zeros(N_STATS, np.int64), new_scratch(), rkeep, rwithin)
+               flags, np.zeros(N_STATS, np.int64), new_scratch(), rkeep, rwithin,
+               *(self._prune_net if pruning else self._net))
         self._ctx[key] = ctx
         return self._net, ctx
 
@@ -195,7 +225,8 @@ class Evaluator:
 
     def __repr__(self) -> str:
         db = "bear-off tables" if self.bearoff is not None else "no bear-off tables"
-        return f"<Evaluator {self.variant} {self.network.sizes}, {db}>"
+        pr = f", pruning {self.prune.sizes}" if self.prune is not None else ""
+        return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}>"
 
 
 def equities(probs: np.ndarray) -> np.ndarray:

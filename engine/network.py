@@ -156,6 +156,26 @@ def outputs(h, w2, b2, act, o):
         o[k] = sigmoid(z)
 
 
+@njit(**FAST)
+def outputs_batch(hs, n, w2, b2, o):
+    """:func:`outputs` of the rows ``hs[:n]`` (pre-activations; they become the hidden
+    activations in place) into ``o[:n]``: one flat loop of sigmoids, then the five sums
+    of each row, which vectorise better than one row at a time."""
+    nh = hs.shape[1]
+    for i in range(n):
+        row = hs[i]
+        for j in range(nh):
+            row[j] = sigmoid(row[j])
+    for i in range(n):
+        row = hs[i]
+        for k in range(N_OUTPUTS):
+            z = b2[k]
+            wk = w2[k]
+            for j in range(nh):
+                z += wk[j] * row[j]
+            o[i, k] = sigmoid(z)
+
+
 @njit(cache=True, inline="always")
 def equity(o):
     """Cubeless money equity of outputs ``o`` for their side to move."""

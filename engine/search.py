@@ -43,10 +43,10 @@ from ._jit import FAST
 from ._movegen import SCRATCH_LEN, generate_into, generate_play
 from .dice import Dice
 from .errors import NardyError
-from .evaluator import S_STATIC, Evaluator, exact_probs
+from .evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs
 from .movegen import check_dice
 from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
-                      kids_ref, outputs)
+                      kids_ref, outputs, outputs_batch)
 from .position import Position
 
 MAX_PLY = 3
@@ -101,6 +101,10 @@ class SearchSettings:
     (one: pick at 0-ply, then value at the remaining depth)."""
     bearoff: bool = True
     """Value home races with the bear-off tables (where the evaluator has them)."""
+    prune: bool = True
+    """Inside the search, rank each roll's plays with the evaluator's pruning network
+    (where it has one) and rate only the play picked with the full network, as GNU
+    Backgammon's pruning nets do; the root's plays are always rated by the network."""
 
     def __post_init__(self):
         if isinstance(self.ply, bool) or not isinstance(self.ply, int) \
@@ -140,6 +144,14 @@ _ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in rang
 
 
 @njit(cache=True, inline="always")
+def _rank(ctx):
+    """The network that ranks plays inside a search: ``ctx[10:19]``, the evaluator's
+    pruning network or the network itself (:meth:`engine.evaluator.Evaluator.kernel_args`;
+    flat in ``ctx`` because numba's parallel loops take no nested tuples)."""
+    return ctx[10:19]
+
+
+@njit(cache=True, inline="always")
 def _add_flipped(acc, v, wgt):
     acc[0] += wgt * (1.0 - v[0])
     acc[1] += wgt * v[3]
@@ -160,22 +172,28 @@ def _node_ref(parent, segment, net, ref, h_ref):
 
 
 @njit(**FAST)
-def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq, h, act, o32):
+def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     """0-ply outputs of ``kids[:n]`` (for each kid's side to move) into ``probs``, and
     the mover's equity of each into ``eq``. ``segment``: the kids are the results of a
     pending segment (same side to move), else of a roll (flipped). Each hidden layer is
-    ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; ``h``, ``act`` and
-    ``o32`` are work space."""
+    ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; the kids the
+    network rates go through its outputs in one batch."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    hs = np.empty((n, h_ref.shape[0]), np.float32)
+    rated = np.empty(n, np.int64)
+    m = 0
     for i in range(n):
-        c = kids[i]
-        o = probs[i]
-        if not exact_probs(c, ctx, o):
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
-            outputs(h, w2, b2, act, o32)
-            for k in range(N_OUTPUTS):
-                o[k] = o32[k]
-        e = equity(o)
+        if not exact_probs(kids[i], ctx, probs[i]):
+            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
+            rated[m] = i
+            m += 1
+    o32 = np.empty((m, N_OUTPUTS), np.float32)
+    outputs_batch(hs, m, w2, b2, o32)
+    for j in range(m):
+        for k in range(N_OUTPUTS):
+            probs[rated[j], k] = o32[j, k]
+    for i in range(n):
+        e = equity(probs[i])
         eq[i] = e if segment else -e
     ctx[6][S_STATIC] += n
 
@@ -187,9 +205,7 @@ def _rate_all(parent, segment, kids, n, net, ctx, probs, eq):
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     _node_ref(parent, segment, net, ref, h_ref)
-    _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq,
-                   np.empty(nh, np.float32), np.empty(nh, np.float32),
-                   np.empty(N_OUTPUTS, np.float32))
+    _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq)
 
 
 @njit(cache=True)
@@ -251,27 +267,31 @@ def _static(s, net, ctx, o):
 @njit(**FAST)
 def _rollavg1(s, net, ctx, o):
     """1-ply value of ``s`` (no pending dice, game on): over the 21 rolls, the mover's
-    best play at 0-ply."""
+    best play at 0-ply. The plays are ranked by ``ctx[10:19]``; when that is a pruning
+    network, the play it picks is then rated by ``net``."""
     table = ctx[0]
     scratch = ctx[7]
+    rank = _rank(ctx)
+    pruning = ctx[5][F_PRUNE] != 0
     kids = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
     acc = np.zeros(N_OUTPUTS)
-    nh = net[1].shape[0]
+    v = np.empty(N_OUTPUTS)
     ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    o32 = np.empty(N_OUTPUTS, np.float32)
-    _node_ref(s, False, net, ref, h_ref)
+    h_ref = np.empty(rank[1].shape[0], np.float32)
+    _node_ref(s, False, rank, ref, h_ref)
     for r in range(_ROLLS.shape[0]):
         n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
         probs, eq, idx = _grow(n, probs, eq, idx)
-        _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, h, act, o32)
+        _rate_children(ref, h_ref, False, kids, n, rank, ctx, probs, eq)
         b = _argmax(eq, n)
-        _add_flipped(acc, probs[b], _ROLLS[r, 2] / 36.0)
+        if pruning:
+            _static(kids[b], net, ctx, v)
+            _add_flipped(acc, v, _ROLLS[r, 2] / 36.0)
+        else:
+            _add_flipped(acc, probs[b], _ROLLS[r, 2] / 36.0)
     for k in range(N_OUTPUTS):
         o[k] = acc[k]
 
@@ -289,7 +309,7 @@ def _value1(s, net, ctx, o):
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)
-    _rate_all(s, True, kids, n, net, ctx, probs, eq)
+    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
     m = _filter(eq, idx, n, ctx[8][1], ctx[9][1])
     v = np.empty(N_OUTPUTS)
     best = -1e9
@@ -304,20 +324,18 @@ def _value1(s, net, ctx, o):
 
 
 @njit(**FAST)
-def _roll_plays(s, r, level, ref, h_ref, net, ctx):
+def _roll_plays(s, r, level, ref, h_ref, ctx):
     """The plays of roll ``r`` of :data:`_ROLLS` in ``s`` (no pending dice, game on;
-    ``ref``, ``h_ref`` from :func:`_node_ref`) rated at 0-ply and filtered by the
-    ``reply`` filter of ``level``: ``(kids, idx, m)``, the best ``m`` being
-    ``kids[idx[:m]]``, best first."""
+    ``ref``, ``h_ref`` from :func:`_node_ref` with the ranking network ``ctx[10:19]``)
+    rated at 0-ply by that network and filtered by the ``reply`` filter of ``level``:
+    ``(kids, idx, m)``, the best ``m`` being ``kids[idx[:m]]``, best first."""
     kids = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
-    nh = net[1].shape[0]
     n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], ctx[0], ctx[7], kids)
     probs, eq, idx = _grow(n, probs, eq, idx)
-    _rate_children(ref, h_ref, False, kids, n, net, ctx, probs, eq, np.empty(nh, np.float32),
-                   np.empty(nh, np.float32), np.empty(N_OUTPUTS, np.float32))
+    _rate_children(ref, h_ref, False, kids, n, _rank(ctx), ctx, probs, eq)
     for i in range(n):
         idx[i] = i
     return kids, idx, _filter(eq, idx, n, ctx[8][level], ctx[9][level])
@@ -331,7 +349,7 @@ def _roll2(s, r, ref, h_ref, net, ctx, w):
     ``reply`` ones valued at 1-ply; ``w`` gets the outputs of the best (for the side to
     move after it)."""
     v = np.empty(N_OUTPUTS)
-    kids, idx, m = _roll_plays(s, r, 1, ref, h_ref, net, ctx)
+    kids, idx, m = _roll_plays(s, r, 1, ref, h_ref, ctx)
     best = -1e9
     for j in range(m):
         _value1(kids[idx[j]], net, ctx, v)
@@ -347,8 +365,8 @@ def _rollavg2(s, net, ctx, o):
     w = np.empty(N_OUTPUTS)
     acc = np.zeros(N_OUTPUTS)
     ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(net[1].shape[0], np.float32)
-    _node_ref(s, False, net, ref, h_ref)
+    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
+    _node_ref(s, False, _rank(ctx), ref, h_ref)
     for r in range(_ROLLS.shape[0]):
         _roll2(s, r, ref, h_ref, net, ctx, w)
         _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
@@ -369,7 +387,7 @@ def _value2(s, net, ctx, o):
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)
-    _rate_all(s, True, kids, n, net, ctx, probs, eq)
+    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
     m = _filter(eq, idx, n, ctx[8][2], ctx[9][2])
     v = np.empty(N_OUTPUTS)
     best = -1e9
@@ -388,7 +406,7 @@ def _value2(s, net, ctx, o):
 def _roll3(s, r, ref, h_ref, net, ctx, w):
     """:func:`_roll2` one ply deeper: the best ``reply`` plays valued at 2-ply."""
     v = np.empty(N_OUTPUTS)
-    kids, idx, m = _roll_plays(s, r, 2, ref, h_ref, net, ctx)
+    kids, idx, m = _roll_plays(s, r, 2, ref, h_ref, ctx)
     best = -1e9
     for j in range(m):
         _value2(kids[idx[j]], net, ctx, v)
@@ -404,8 +422,8 @@ def _rollavg3(s, net, ctx, o):
     w = np.empty(N_OUTPUTS)
     acc = np.zeros(N_OUTPUTS)
     ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(net[1].shape[0], np.float32)
-    _node_ref(s, False, net, ref, h_ref)
+    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
+    _node_ref(s, False, _rank(ctx), ref, h_ref)
     for r in range(_ROLLS.shape[0]):
         _roll3(s, r, ref, h_ref, net, ctx, w)
         _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
@@ -426,7 +444,7 @@ def _value3(s, net, ctx, o):
     probs = np.empty((n, N_OUTPUTS))
     eq = np.empty(n)
     idx = np.arange(n)
-    _rate_all(s, True, kids, n, net, ctx, probs, eq)
+    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
     m = _filter(eq, idx, n, ctx[8][3], ctx[9][3])
     v = np.empty(N_OUTPUTS)
     best = -1e9
@@ -475,10 +493,10 @@ def _roll_task(kid, r, depth, net, ctx, stats, w):
     ``depth`` (2 or 3) with a work space and statistics row of its own; the best
     reply's outputs go to ``w``."""
     c = (ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], stats,
-         np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9])
+         np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9]) + _rank(ctx)
     ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(net[1].shape[0], np.float32)
-    _node_ref(kid, False, net, ref, h_ref)
+    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
+    _node_ref(kid, False, _rank(ctx), ref, h_ref)
     if depth == 2:
         _roll2(kid, r, ref, h_ref, net, c, w)
     else:
@@ -674,7 +692,7 @@ class Search:
         s = settings or self.settings
         if ply is not None and ply != s.ply:
             filters = s.filters if (s.filters is not None and len(s.filters) == ply) else None
-            s = SearchSettings(ply, filters, s.reply, s.bearoff)
+            s = SearchSettings(ply, filters, s.reply, s.bearoff, s.prune)
         return s
 
     def _check(self, position: Position) -> None:
@@ -686,7 +704,8 @@ class Search:
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
         state array, unsorted (benchmarks use it to skip building objects)."""
         fkeep, fwithin, rkeep, rwithin = settings.packed()
-        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff)
+        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
+                                              settings.prune)
         d1, d2 = dice if dice is not None else (0, 0)
         kids = np.empty((64, L.STATE_LEN), np.int16)
         if settings.ply == 0:
@@ -730,7 +749,8 @@ class Search:
         self._check(position)
         settings = self._settings(ply, settings)
         _, _, rkeep, rwithin = settings.packed()
-        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff)
+        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
+                                              settings.prune)
         o = np.zeros(N_OUTPUTS)
         if settings.ply == 0:
             _static(position.to_array(), net, ctx, o)

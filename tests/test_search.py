@@ -90,6 +90,54 @@ def test_two_ply_evaluate_matches_the_slow_reference(search):
     assert np.allclose(got.probabilities, slow_value(search.evaluator, pos, 2), atol=2e-5)
 
 
+def slow_pruned_value(ev, pos, n):
+    """:func:`slow_value` with a pruning network: inside the search each roll's plays
+    are ranked by ``ev.prune``; the play picked is valued by the network."""
+    small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False)
+    if n == 0 or _exact(ev, pos):
+        return ev.probabilities([pos])[0]
+    acc = np.zeros(5)
+    for dice, w in ALL_21:
+        kids = successors(pos, tuple(dice), ev.rules)
+        best = kids[int(np.argmin(small.evaluate(kids)))]
+        acc += w * flip_probs(slow_pruned_value(ev, best, n - 1))
+    return acc
+
+
+@pytest.fixture(scope="module")
+def pruned(search):
+    """The search's network with a smaller, different network to prune with."""
+    small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
+    return Search(Evaluator(search.evaluator.network, bearoff=True, prune=small))
+
+
+def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
+    ev = pruned.evaluator
+    for pos in [p for p, _ in _golden("contact", 2)]:
+        got = pruned.evaluate(pos, 1)
+        assert np.allclose(got.probabilities, slow_pruned_value(ev, pos, 1), atol=2e-5)
+        # the pruning network changes some picks, so the values differ from unpruned ones
+        assert not np.allclose(got.probabilities, search.evaluate(pos, 1).probabilities,
+                               atol=1e-6)
+        # switched off in the settings, the search is the unpruned one
+        off = Search(ev, SearchSettings(prune=False)).evaluate(pos, 1)
+        assert np.allclose(off.probabilities, search.evaluate(pos, 1).probabilities, atol=1e-12)
+    pos = _golden("race", 1)[0][0]
+    assert np.allclose(pruned.evaluate(pos, 2).probabilities, slow_pruned_value(ev, pos, 2),
+                       atol=2e-5)
+    # the root's plays are rated by the network itself
+    p, dice = _golden("contact", 1)[0]
+    assert [c.equity for c in pruned.analyse(p, dice, ply=0).candidates] == \
+        [c.equity for c in search.analyse(p, dice, ply=0).candidates]
+
+
+def test_pruning_network_must_fit_the_game():
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(1))
+    other = Network.create("portes", 8, rng=np.random.default_rng(1))
+    with pytest.raises(NoModelError, match="pruning network for portes"):
+        Evaluator(net, prune=other)
+
+
 def test_three_ply_is_the_roll_average_of_two_ply_replies(search):
     ev = search.evaluator
     pos = Position.from_literal("x 8:2 7:3 5:2; o 9:2 6:4 4:1")
