@@ -42,19 +42,21 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
-def slow_value(ev, pos, n):
-    """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply."""
+def slow_value(ev, pos, n, rank=None):
+    """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply by
+    ``rank`` (an evaluator; default ``ev``) and valued by ``ev``."""
+    rank = rank or ev
     if n == 0 or _exact(ev, pos):
         return ev.probabilities([pos])[0]
     if pos.pending:
         kids = successors(pos, None, ev.rules)
-        best = kids[int(np.argmax(ev.evaluate(kids)))]
-        return slow_value(ev, best, n)
+        best = kids[int(np.argmax(rank.evaluate(kids)))]
+        return slow_value(ev, best, n, rank)
     acc = np.zeros(5)
     for dice, w in ALL_21:
         kids = successors(pos, tuple(dice), ev.rules)
-        best = kids[int(np.argmin(ev.evaluate(kids)))]
-        acc += w * flip_probs(slow_value(ev, best, n - 1))
+        best = kids[int(np.argmin(rank.evaluate(kids)))]
+        acc += w * flip_probs(slow_value(ev, best, n - 1, rank))
     return acc
 
 
@@ -91,17 +93,9 @@ def test_two_ply_evaluate_matches_the_slow_reference(search):
 
 
 def slow_pruned_value(ev, pos, n):
-    """:func:`slow_value` with a pruning network: inside the search each roll's plays
-    are ranked by ``ev.prune``; the play picked is valued by the network."""
+    """:func:`slow_value` with plays ranked by the pruning network ``ev.prune``."""
     small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False)
-    if n == 0 or _exact(ev, pos):
-        return ev.probabilities([pos])[0]
-    acc = np.zeros(5)
-    for dice, w in ALL_21:
-        kids = successors(pos, tuple(dice), ev.rules)
-        best = kids[int(np.argmin(small.evaluate(kids)))]
-        acc += w * flip_probs(slow_pruned_value(ev, best, n - 1))
-    return acc
+    return slow_value(ev, pos, n, small)
 
 
 @pytest.fixture(scope="module")
