@@ -20,7 +20,7 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._layout import (BAR, ME, NPEND, OFF, PEND, PIN_ME, PIN_THEM, STATE_LEN, THEM,
@@ -745,8 +745,7 @@ def _generate(state, d1, d2, table, scratch, out, beam):
             return n, out
     if ((cascade or d1 == 0) and t[T_MEET] == HOLD and t[T_START] == 0
             and t[T_BLOCK] != BLOCK_EACH and state[ME + BAR] == 0):
-        n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out,
-                          _SPLIT if beam == 0 else 0)
+        n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out)
         if n >= 0:
             return n, out
     return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 0)
@@ -894,7 +893,9 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # of megabytes made this walk 4-7 times faster than the layered one on the cascades of
 # benchmarks/data. A parent's legal sources are one bit mask (free landing points, the
 # head, bearing off); a small table of the children met lately merges most repeats
-# before the sort; in exact generation the large layers are expanded on two threads.
+# before the sort. (Expanding large layers on two threads with numba's prange took the
+# slowest cascade from 0.73 to 0.48 s, but a cached kernel calling the generator then
+# crashed when loaded from numba's cache, so the walk stays on one thread.)
 # When no end position of the deepest layer passes the six-block rule it returns -1,
 # and the layered walk looks for the longest legal shorter play.
 
@@ -982,11 +983,6 @@ _X_HEAD0 = 3         # checkers on the head at the start of the turn (99: no hea
 _X_HEAD_LIMIT = 4    # checkers that may leave the head this turn
 _X_COUNT = 5         # my checkers (off included)
 _X_LEN = 6
-_SPLIT = 1 << 15
-"""In exact generation, layers of at least this many boards are expanded, and the final
-boards checked and written out, on two threads (the ``split`` of :func:`_cascade`; 0,
-never, in the sampled generation of play, which a search calls from its own threads:
-numba's default threading layer cannot nest)."""
 
 
 @njit(cache=True)
@@ -1086,28 +1082,6 @@ def _expand_all(cur, lo, hi, step, kids, k, over, o):
 
 
 @njit(cache=True)
-def _expand_half(h, cur, ncur, step, kids, half, over, o0, got):
-    lo = 0 if h == 0 else ncur // 2
-    hi = ncur // 2 if h == 0 else ncur
-    i, k, o = _expand(cur, lo, hi, step, kids, h * half, (h + 1) * half, over,
-                      o0 + h * 1024, o0 + (h + 1) * 1024)
-    got[h, 0] = i
-    got[h, 1] = k
-    got[h, 2] = o
-
-
-@njit(parallel=True, cache=True)
-def _expand_halves(cur, ncur, step, kids, half, over, o0, got):
-    """:func:`_expand` of each half of ``cur[:ncur]`` on its own thread: the first
-    half's children go to ``kids[:half]``, the second's to ``kids[half:2 half]`` (game
-    ends to ``over[o0:o0 + 1024]`` and the next 1024); ``got[h]``: (next board, end of
-    its children, end of its game ends). The prange body is one call (see
-    :func:`engine.search._run_tasks`)."""
-    for h in prange(2):
-        _expand_half(h, cur, ncur, step, kids, half, over, o0, got)
-
-
-@njit(cache=True)
 def _block_marks(words, lo, hi, state, t, legal):
     """``legal[i]`` for the boards ``words[lo:hi]``: whether the six-block rule allows
     the position (the opponent's checkers from ``state``)."""
@@ -1116,18 +1090,6 @@ def _block_marks(words, lo, hi, state, t, legal):
     for i in range(lo, hi):
         _cb_decode(words[i], me, start)
         legal[i] = _block_legal(me, state, t)
-
-
-@njit(cache=True)
-def _block_half(h, words, n, state, t, legal):
-    _block_marks(words, 0 if h == 0 else n // 2, n // 2 if h == 0 else n, state, t, legal)
-
-
-@njit(parallel=True, cache=True)
-def _block_halves(words, n, state, t, legal):
-    """:func:`_block_marks` of ``words[:n]``, a half on each thread."""
-    for h in prange(2):
-        _block_half(h, words, n, state, t, legal)
 
 
 @njit(cache=True)
@@ -1153,24 +1115,9 @@ def _rows(words, lo, hi, out, r, state, segment, pending, seq, used, total):
 
 
 @njit(cache=True)
-def _rows_half(h, words, n, out, state, segment, pending, seq, used, total):
-    lo = 0 if h == 0 else n // 2
-    _rows(words, lo, n // 2 if h == 0 else n, out, lo, state, segment, pending, seq, used,
-          total)
-
-
-@njit(parallel=True, cache=True)
-def _rows_halves(words, n, out, state, segment, pending, seq, used, total):
-    """:func:`_rows` of ``words[:n]`` into ``out[:n]``, a half on each thread."""
-    for h in prange(2):
-        _rows_half(h, words, n, out, state, segment, pending, seq, used, total)
-
-
-@njit(cache=True)
-def _cascade(state, d1, t, seq, total, cascade, head_limit, out, split):
+def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     """The cascade strategy (see above); returns ``(count, out)``, or ``(-1, out)`` to
-    leave the turn to the layered walk. Layers of ``split`` or more boards go to two
-    threads (0: none; :data:`_SPLIT` in exact generation)."""
+    leave the turn to the layered walk."""
     me = np.zeros(26, np.int64)
     opp = np.zeros(26, np.int64)
     start = np.zeros(25, np.int64)
@@ -1197,40 +1144,13 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out, split):
     step[_X_HEAD0] = head0 if t[T_HEAD] != 0 else 99      # 99: no head rule
     step[_X_HEAD_LIMIT] = head_limit
     step[_X_COUNT] = count
-    growth = 8                        # children per parent met last layer, rounded up
     for k in range(total):
         die = seq[k]
         step[_X_DIE] = die
         step[_X_BOUNDED] = 0 if k + 1 == total or seq[k + 1] != die else 1
         # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
         step[_X_LAND] = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
-        if 0 < split <= ncur:
-            half = growth * (ncur // 2 + 1) + 1024
-            if kids.shape[0] < 2 * half:
-                kids = np.empty(2 * half, np.int64)
-            if over.shape[0] < nover + 2 * 1024:
-                bigger = np.empty(2 * (nover + 2 * 1024), np.int64)
-                bigger[:nover] = over[:nover]
-                over = bigger
-            got = np.zeros((2, 3), np.int64)
-            _expand_halves(cur, ncur, step, kids, half, over, nover, got)
-            nk = got[0, 1]
-            for i in range(half, got[1, 1]):       # the second half after the first
-                kids[nk] = kids[i]
-                nk += 1
-            no = got[0, 2]
-            for i in range(nover + 1024, got[1, 2]):
-                over[no] = over[i]
-                no += 1
-            nover = no
-            # parents a half could not take for want of room
-            kids, nk, over, nover = _expand_all(cur, got[0, 0], ncur // 2, step, kids, nk,
-                                                over, nover)
-            kids, nk, over, nover = _expand_all(cur, got[1, 0], ncur, step, kids, nk,
-                                                over, nover)
-        else:
-            kids, nk, over, nover = _expand_all(cur, 0, ncur, step, kids, 0, over, nover)
-        growth = nk // ncur + 2
+        kids, nk, over, nover = _expand_all(cur, 0, ncur, step, kids, 0, over, nover)
         if nk == 0:
             break
         nk = _cb_unique(kids, nk, np.empty(nk, np.int64))
@@ -1243,10 +1163,7 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out, split):
     nkeep = 0
     if t[T_BLOCK] != BLOCK_NONE:
         legal = np.zeros(ncur, np.bool_)
-        if 0 < split <= ncur:
-            _block_halves(cur, ncur, state, t, legal)
-        else:
-            _block_marks(cur, 0, ncur, state, t, legal)
+        _block_marks(cur, 0, ncur, state, t, legal)
         for i in range(ncur):
             if legal[i]:
                 keep[nkeep] = cur[i] & _CB_BOARD
@@ -1265,10 +1182,7 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out, split):
     n = nkeep + nover
     if out.shape[0] < n:
         out = np.empty((n, STATE_LEN), np.int16)
-    if 0 < split <= nkeep:
-        _rows_halves(keep, nkeep, out, state, segment, cascade, seq, used, total)
-    else:
-        _rows(keep, 0, nkeep, out, 0, state, segment, cascade, seq, used, total)
+    _rows(keep, 0, nkeep, out, 0, state, segment, cascade, seq, used, total)
     _rows(over, 0, nover, out, nkeep, state, segment, False, seq, used, total)
     return n, out
 
