@@ -31,6 +31,17 @@ def test_every_game_ships_a_measured_model(variant):
         assert measured["heuristic"]["games"] >= 5000
 
 
+def test_backgammon_ships_its_pruning_network():
+    path = model_path("backgammon", "prune")
+    assert path == ROOT / "models" / "backgammon.prune.npz"
+    prune = Network.load(path)
+    search = Search.load("backgammon")
+    assert search.evaluator.prune is not None
+    assert search.evaluator.prune.sizes == prune.sizes != search.evaluator.network.sizes
+    # a model given by path searches without it unless asked
+    assert Search.load("backgammon", model_path("backgammon")).evaluator.prune is None
+
+
 def _start_roll(variant):
     pos = Position.start(variant)
     return pos, (6, 4)
