@@ -1063,13 +1063,14 @@ def _expand(cur, lo, hi, step, kids, k, kend, over, o, oend):
 
 
 @njit(cache=True)
-def _expand_all(cur, lo, hi, step, kids, k, over, o):
-    """:func:`_expand` of ``cur[lo:hi]``, growing ``kids`` and ``over`` as needed;
-    returns ``(kids, k, over, o)``."""
-    i = lo
+def _expand_all(cur, n, step, kids, over, o):
+    """:func:`_expand` of ``cur[:n]`` into ``kids`` (from its start) and after
+    ``over[:o]``, growing both as needed; returns ``(kids, k, over, o)``."""
+    i = 0
+    k = 0
     while True:
-        i, k, o = _expand(cur, i, hi, step, kids, k, kids.shape[0], over, o, over.shape[0])
-        if i >= hi:
+        i, k, o = _expand(cur, i, n, step, kids, k, kids.shape[0], over, o, over.shape[0])
+        if i >= n:
             return kids, k, over, o
         if k + 24 > kids.shape[0]:
             bigger = np.empty(2 * (k + 24), np.int64)
@@ -1082,26 +1083,15 @@ def _expand_all(cur, lo, hi, step, kids, k, over, o):
 
 
 @njit(cache=True)
-def _block_marks(words, lo, hi, state, t, legal):
-    """``legal[i]`` for the boards ``words[lo:hi]``: whether the six-block rule allows
-    the position (the opponent's checkers from ``state``)."""
-    me = np.zeros(26, np.int64)
-    start = np.zeros(25, np.int64)
-    for i in range(lo, hi):
-        _cb_decode(words[i], me, start)
-        legal[i] = _block_legal(me, state, t)
-
-
-@njit(cache=True)
-def _rows(words, lo, hi, out, r, state, segment, pending, seq, used, total):
-    """The successor rows of the boards ``words[lo:hi]`` into ``out[r:]``: my checkers
+def _rows(words, n, out, r, state, segment, pending, seq, used, total):
+    """The successor rows of the boards ``words[:n]`` into ``out[r:]``: my checkers
     from the board, the opponent's from ``state``, seen from the next side to move
     (unless a pending segment), turns and pending dice by :func:`_turn_tail`."""
     me = np.zeros(26, np.int64)
     start = np.zeros(25, np.int64)
     mine = ME if segment else THEM
     theirs = THEM if segment else ME
-    for i in range(lo, hi):
+    for i in range(n):
         _cb_decode(words[i], me, start)
         row = out[r]
         for j in range(STATE_LEN):
@@ -1150,7 +1140,7 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
         step[_X_BOUNDED] = 0 if k + 1 == total or seq[k + 1] != die else 1
         # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
         step[_X_LAND] = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
-        kids, nk, over, nover = _expand_all(cur, 0, ncur, step, kids, 0, over, nover)
+        kids, nk, over, nover = _expand_all(cur, ncur, step, kids, over, nover)
         if nk == 0:
             break
         nk = _cb_unique(kids, nk, np.empty(nk, np.int64))
@@ -1161,17 +1151,15 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     # the six-block rule on the deepest layer, the forced-play choice as the layered walk
     keep = np.zeros(ncur, np.int64)
     nkeep = 0
-    if t[T_BLOCK] != BLOCK_NONE:
-        legal = np.zeros(ncur, np.bool_)
-        _block_marks(cur, 0, ncur, state, t, legal)
-        for i in range(ncur):
-            if legal[i]:
-                keep[nkeep] = cur[i] & _CB_BOARD
-                nkeep += 1
-    else:
-        for i in range(ncur):
-            keep[nkeep] = cur[i] & _CB_BOARD
-            nkeep += 1
+    checked = t[T_BLOCK] != BLOCK_NONE
+    for i in range(ncur):
+        x = cur[i]
+        if checked:
+            _cb_decode(x, me, start)
+            if not _block_legal(me, state, t):
+                continue
+        keep[nkeep] = x & _CB_BOARD
+        nkeep += 1
     if nover > 0:
         if layer < total:
             nkeep = 0                 # ending the game counts as all dice
@@ -1182,8 +1170,8 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     n = nkeep + nover
     if out.shape[0] < n:
         out = np.empty((n, STATE_LEN), np.int16)
-    _rows(keep, 0, nkeep, out, 0, state, segment, cascade, seq, used, total)
-    _rows(over, 0, nover, out, nkeep, state, segment, False, seq, used, total)
+    _rows(keep, nkeep, out, 0, state, segment, cascade, seq, used, total)
+    _rows(over, nover, out, nkeep, state, segment, False, seq, used, total)
     return n, out
 
 
