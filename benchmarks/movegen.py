@@ -10,6 +10,11 @@ when the PyPI package ``gnubg-nn`` is installed, beside GNU Backgammon's C gener
 the same backgammon positions. Also reported: the slowest gul bara cascade of the golden
 set and of a set met in random play (``benchmarks/data/gul_bara_cascades.jsonl``), and how long
 ``python -m engine.protocol`` takes from start to its first ``moves`` reply.
+
+    python benchmarks/movegen.py --tail
+
+times the far tail of the cascades instead (:data:`TAIL`), on one thread and on the
+threads :func:`engine.movegen.successor_arrays` uses.
 """
 
 from __future__ import annotations
@@ -161,6 +166,35 @@ def random_play_cascades():
     return sorted(times, reverse=True)
 
 
+TAIL = ROOT / "benchmarks" / "data" / "gul_bara_cascade_tail.jsonl"
+"""The 36 slowest cascades of six more samples of 600 random games (seeds 12-17 of
+:func:`make_cascades`, keeping 8, 8, 5, 5, 5, 5): about 14,000 cascades in all, the
+largest with 869,145 plays."""
+
+
+def cascade_tail():
+    """``(plays, seconds on one thread, seconds on the default threads)`` of each
+    cascade of :data:`TAIL`, slowest first."""
+    from engine import movegen
+    records = [json.loads(line) for line in TAIL.read_text().splitlines()]
+    movegen.successor_arrays(Position.start("gul_bara"), (1, 1))
+    rows = []
+    for r in records:
+        pos, dice = Position.from_json(r["position"]), tuple(r["dice"])
+        times = []
+        for threads in ("1", None):
+            if threads:
+                os.environ["NARDY_THREADS"] = threads
+            else:
+                os.environ.pop("NARDY_THREADS", None)
+            t0 = time.perf_counter()
+            n = len(movegen.successor_arrays(pos, dice))
+            times.append(time.perf_counter() - t0)
+            assert n == r["count"], (n, r["count"])
+        rows.append((n, *times))
+    return sorted(rows, key=lambda row: -row[1])
+
+
 def make_cascades(games=600, seed=11, keep=30):
     """Write :data:`CASCADES` anew from random play (see :func:`random_play_cascades`)."""
     from engine.movegen import successor_arrays
@@ -210,9 +244,20 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     ap.add_argument("--make-cascades", action="store_true",
                     help="write benchmarks/data/gul_bara_cascades.jsonl anew and stop")
+    ap.add_argument("--tail", action="store_true",
+                    help="time the cascades of benchmarks/data/gul_bara_cascade_tail.jsonl")
     args = ap.parse_args()
     if args.make_cascades:
         make_cascades()
+        return
+    if args.tail:
+        from engine.movegen import _threads
+        rows = cascade_tail()
+        print(f"{'plays':>9} {'1 thread s':>10} {f'{_threads()} threads s':>11}")
+        for n, one, many in rows:
+            print(f"{n:9,} {one:10.3f} {many:11.3f}")
+        print(f"slowest: {max(r[1] for r in rows):.3f} s on one thread, "
+              f"{max(r[2] for r in rows):.3f} s on {_threads()}")
         return
     print(f"{'set':<12} {'n':>5} {'succ/pos':>8} {'numba us/pos':>12} {'numba succ/s':>13} "
           f"{'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")

@@ -743,8 +743,7 @@ def _generate(state, d1, d2, table, scratch, out, beam):
                           out, beam)
         if n > 0:
             return n, out
-    if ((cascade or d1 == 0) and t[T_MEET] == HOLD and t[T_START] == 0
-            and t[T_BLOCK] != BLOCK_EACH and state[ME + BAR] == 0):
+    if _cascade_route(state, d1, t, cascade):
         n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out)
         if n >= 0:
             return n, out
@@ -893,9 +892,10 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # of megabytes made this walk 4-7 times faster than the layered one on the cascades of
 # benchmarks/data. A parent's legal sources are one bit mask (free landing points, the
 # head, bearing off); a small table of the children met lately merges most repeats
-# before the sort. (Expanding large layers on two threads with numba's prange took the
-# slowest cascade from 0.73 to 0.48 s, but a cached kernel calling the generator then
-# crashed when loaded from numba's cache, so the walk stays on one thread.)
+# before the sort. Inside numba the walk runs on one thread (a numba ``prange`` here
+# made cached kernels that call the generator crash when loaded from numba's cache);
+# the exact generator called from Python (:func:`engine.movegen.successor_arrays`)
+# drives the same layer steps itself and splits large layers over threads.
 # When no end position of the deepest layer passes the six-block rule it returns -1,
 # and the layered walk looks for the longest legal shorter play.
 
@@ -934,8 +934,7 @@ def _cb_decode(x, me, start):
 @njit(cache=True)
 def _cb_unique(words, n, tmp):
     """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
-    passes of 10) and squeeze out repeated boards, each keeping the looser bound:
-    0 (none) or else the higher source. Returns the number left in ``words``.
+    passes of 10) and squeeze out repeated boards (:func:`_squeeze`). Returns the number left in ``words``.
     (Sorting the halves on two threads measured slower: the passes are bound by
     memory, not by the core.)"""
     count = np.zeros((4, 1024), np.int64)
@@ -963,16 +962,22 @@ def _cb_unique(words, n, tmp):
     # four passes: the sorted words are back in ``words``
     m = 0
     for i in range(n):
-        x = words[i]
-        if m > 0 and (words[m - 1] ^ x) & _CB_BOARD == 0:
-            old = words[m - 1] >> _CB_LAST
-            new = x >> _CB_LAST
-            if old != 0 and (new == 0 or new > old):
-                words[m - 1] = x
-        else:
-            words[m] = x
-            m += 1
+        m = _squeeze(words, m, words[i])
     return m
+
+
+@njit(cache=True, inline="always")
+def _squeeze(words, m, x):
+    """Append ``x`` to the sorted, squeezed ``words[:m]``; a repeated board keeps the
+    looser bound: 0 (none) or else the higher source. Returns the new count."""
+    if m > 0 and (words[m - 1] ^ x) & _CB_BOARD == 0:
+        old = words[m - 1] >> _CB_LAST
+        new = x >> _CB_LAST
+        if old != 0 and (new == 0 or new > old):
+            words[m - 1] = x
+        return m
+    words[m] = x
+    return m + 1
 
 
 # The work of one layer step, packed for :func:`_expand`.
@@ -1063,14 +1068,14 @@ def _expand(cur, lo, hi, step, kids, k, kend, over, o, oend):
 
 
 @njit(cache=True)
-def _expand_all(cur, n, step, kids, over, o):
-    """:func:`_expand` of ``cur[:n]`` into ``kids`` (from its start) and after
+def _expand_all(cur, lo, hi, step, kids, over, o):
+    """:func:`_expand` of ``cur[lo:hi]`` into ``kids`` (from its start) and after
     ``over[:o]``, growing both as needed; returns ``(kids, k, over, o)``."""
-    i = 0
+    i = lo
     k = 0
     while True:
-        i, k, o = _expand(cur, i, n, step, kids, k, kids.shape[0], over, o, over.shape[0])
-        if i >= n:
+        i, k, o = _expand(cur, i, hi, step, kids, k, kids.shape[0], over, o, over.shape[0])
+        if i >= hi:
             return kids, k, over, o
         if k + 24 > kids.shape[0]:
             bigger = np.empty(2 * (k + 24), np.int64)
@@ -1105,50 +1110,121 @@ def _rows(words, n, out, r, state, segment, pending, seq, used, total):
 
 
 @njit(cache=True)
-def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
-    """The cascade strategy (see above); returns ``(count, out)``, or ``(-1, out)`` to
-    leave the turn to the layered walk."""
+def _cascade_route(state, d1, t, cascade):
+    """Whether the turn goes to the cascade walk: a gul bara cascade or pending segment
+    in a game where landing never changes the opponent, with no checker on my bar."""
+    return ((cascade or d1 == 0) and t[T_MEET] == HOLD and t[T_START] == 0
+            and t[T_BLOCK] != BLOCK_EACH and state[ME + BAR] == 0)
+
+
+@njit(cache=True)
+def cascade_plan(state, d1, d2, table):
+    """``(route, seq, total, nondouble, cascade, head_limit)``: whether the exact
+    generator would take the cascade walk for this turn, and the turn's dice as
+    :func:`_dice_sequence` gives them. For callers that drive the walk's layers
+    themselves (:func:`engine.movegen.successor_arrays` on several threads)."""
+    seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, table)
+    return (_cascade_route(state, d1, table, cascade), seq, total, nondouble, cascade,
+            _head_limit(state, d1, d2, table))
+
+
+@njit(cache=True)
+def cascade_start(state, t, head_limit):
+    """The walk's first layer (the board as one word), its step record with the turn's
+    constants filled in (see ``_X_*``) and the points I may land on (the opponent
+    never moves during the turn)."""
     me = np.zeros(26, np.int64)
-    opp = np.zeros(26, np.int64)
-    start = np.zeros(25, np.int64)
     for i in range(25):
         me[i] = state[ME + i]
-    for p in range(1, 25):
-        opp[p] = state[THEM + t[T_OPP + p]]
-    head0 = me[24]
     count = 0
     for i in range(25):
         count += me[i]
+    free = np.int64(0)
+    for p in range(1, 25):
+        if state[THEM + t[T_OPP + p]] == 0:
+            free |= np.int64(1) << p
     cur = np.zeros(1, np.int64)
     cur[0] = _cb_encode(me)
+    step = np.zeros(_X_LEN, np.int64)
+    step[_X_HEAD0] = me[24] if t[T_HEAD] != 0 else 99      # 99: no head rule
+    step[_X_HEAD_LIMIT] = head_limit
+    step[_X_COUNT] = count
+    return cur, step, free
+
+
+@njit(cache=True)
+def cascade_step(step, seq, total, k, free):
+    """Fill in ``step`` for the walk's step ``k`` (die ``seq[k]``)."""
+    die = seq[k]
+    step[_X_DIE] = die
+    step[_X_BOUNDED] = 0 if k + 1 == total or seq[k + 1] != die else 1
+    # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
+    step[_X_LAND] = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
+
+
+@njit(cache=True, nogil=True)
+def cascade_layer(cur, lo, hi, step, kids, over, o):
+    """One step of the walk from the boards ``cur[lo:hi]``: their children sorted and
+    squeezed into ``kids`` (grown if needed), those that bore off my last checker
+    appended to ``over[:o]``. Returns ``(kids, count, over, o)``. Runs without the
+    GIL, so that parts of a large layer can run on threads of their own."""
+    kids, k, over, o = _expand_all(cur, lo, hi, step, kids, over, o)
+    k = _cb_unique(kids, k, np.empty(k, np.int64))
+    return kids, k, over, o
+
+
+@njit(cache=True)
+def cascade_merge(a, na, b, nb):
+    """Two sorted, squeezed layers ``a[:na]`` and ``b[:nb]`` (from
+    :func:`cascade_layer`) as one, a board met in both keeping the looser bound.
+    Returns ``(words, count)``."""
+    out = np.empty(na + nb, np.int64)
+    i = 0
+    j = 0
+    m = 0
+    while i < na or j < nb:
+        if j >= nb or (i < na and (a[i] & _CB_BOARD) <= (b[j] & _CB_BOARD)):
+            x = a[i]
+            i += 1
+        else:
+            x = b[j]
+            j += 1
+        m = _squeeze(out, m, x)
+    return out, m
+
+
+@njit(cache=True)
+def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
+    """The cascade strategy (see above) on one thread; returns ``(count, out)``, or
+    ``(-1, out)`` to leave the turn to the layered walk."""
+    cur, step, free = cascade_start(state, t, head_limit)
     ncur = 1
     over = np.zeros(16, np.int64)
     nover = 0
     kids = np.zeros(1024, np.int64)
-    free = np.int64(0)                # points I may land on: the opponent never moves
-    for p in range(1, 25):
-        if opp[p] == 0:
-            free |= np.int64(1) << p
     layer = 0
-    step = np.zeros(_X_LEN, np.int64)
-    step[_X_HEAD0] = head0 if t[T_HEAD] != 0 else 99      # 99: no head rule
-    step[_X_HEAD_LIMIT] = head_limit
-    step[_X_COUNT] = count
     for k in range(total):
-        die = seq[k]
-        step[_X_DIE] = die
-        step[_X_BOUNDED] = 0 if k + 1 == total or seq[k + 1] != die else 1
-        # sources die+1..24 whose landing point is free (:func:`_can` for all at once)
-        step[_X_LAND] = (free << die) & ((np.int64(2) << 24) - (np.int64(2) << die))
-        kids, nk, over, nover = _expand_all(cur, ncur, step, kids, over, nover)
+        cascade_step(step, seq, total, k, free)
+        kids, nk, over, nover = cascade_layer(cur, 0, ncur, step, kids, over, nover)
         if nk == 0:
             break
-        nk = _cb_unique(kids, nk, np.empty(nk, np.int64))
         cur, kids = kids, cur
         ncur = nk
         layer = k + 1
+    return cascade_end(state, d1, t, seq, total, cascade, cur, ncur, layer, over, nover,
+                       out)
+
+
+@njit(cache=True)
+def cascade_end(state, d1, t, seq, total, cascade, cur, ncur, layer, over, nover, out):
+    """The successors of the walk's deepest layer ``cur[:ncur]`` (after ``layer``
+    steps) and of the plays that ended the game ``over[:nover]``: the six-block rule
+    checked, the forced-play choice made as in the layered walk. Returns
+    ``(count, out)``, or ``(-1, out)`` when every longest play breaks the six-block
+    rule (the layered walk then looks for the longest legal shorter play)."""
+    me = np.zeros(26, np.int64)
+    start = np.zeros(25, np.int64)
     nover = _cb_unique(over, nover, np.empty(nover, np.int64))
-    # the six-block rule on the deepest layer, the forced-play choice as the layered walk
     keep = np.zeros(ncur, np.int64)
     nkeep = 0
     checked = t[T_BLOCK] != BLOCK_NONE

@@ -48,6 +48,11 @@ class EncodingError(NardyError):
     code = "invalid_encoding"
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
 @dataclass(frozen=True, eq=False)
 class Encoder:
     """A per-slot input encoding (see the module docstring)."""
@@ -66,9 +71,12 @@ class Encoder:
     """``int64[k]``: inputs that do not depend on the position."""
     const_value: np.ndarray
     """``float32[k]``: their values."""
-    feature_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    feature_index: np.ndarray = field(default_factory=lambda: _read_only(np.zeros(0, np.int64)))
     """``int64[k]``: input indices of the first ``k`` hand-crafted features of
-    :mod:`engine.features`, or empty for an encoder without them."""
+    :mod:`engine.features`, or empty for an encoder without them. Read-only, as all
+    of an encoder's arrays: numba types a read-only array apart from a writable one,
+    so one mixed in would compile every kernel that takes a network (the whole search
+    with it) once more."""
 
     def encode(self, state: np.ndarray) -> np.ndarray:
         """The ``float32`` input vector of one ``int16`` state (see :func:`encode`)."""
