@@ -934,8 +934,8 @@ def _cb_decode(x, me, start):
 @njit(cache=True)
 def _cb_unique(words, n, tmp):
     """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
-    passes of 10) and squeeze out repeated boards (:func:`_squeeze`). Returns the number left in ``words``.
-    (Sorting the halves on two threads measured slower: the passes are bound by
+    passes of 10) and squeeze out repeated boards (:func:`_squeeze`). Returns the
+    number left in ``words``. (Sorting the halves on two threads measured slower: the passes are bound by
     memory, not by the core.)"""
     count = np.zeros((4, 1024), np.int64)
     for i in range(n):                # the four passes' histograms in one read
