@@ -135,6 +135,8 @@ def test_tiny_run_then_resume(tmp_path, capsys):
     # few games past the target, never fewer
     assert 60 <= second.games <= 64 and second.config.alpha == 0.05
     assert second.config.seed == 3 and second.rng.shape == (2,)
+    # the change is on record with the game count it was made at
+    assert first.resumes == [] and second.resumes == [[30, {"alpha": [first.config.alpha, 0.05]}]]
     assert not np.array_equal(first.net.w1t, second.net.w1t)
     # the architecture cannot change on resume
     assert main(["--games", "90", "--out", str(out), "--resume", "--set", "size=large",

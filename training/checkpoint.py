@@ -49,6 +49,9 @@ class RunState:
     """Strength figures: ``[games, ppg, opponent, eval games]`` rows."""
     stats: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     """Summed per-worker statistics (see :mod:`training.td`)."""
+    resumes: list = field(default_factory=list)
+    """Settings changed on resuming: ``[games, {key: (old, new)}]`` rows, so that a
+    model's card can tell which settings each stretch of games was trained with."""
 
 
 def path_for(run_dir: Path, games: int) -> Path:
@@ -60,7 +63,7 @@ def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
     run_dir = Path(run_dir)
     run = {"version": CHECKPOINT_VERSION, "config": state.config.to_dict(),
            "games": int(state.games), "elapsed": float(state.elapsed),
-           "history": state.history}
+           "history": state.history, "resumes": state.resumes}
     arrays = state.net.file_arrays()
     arrays["run"] = np.frombuffer(json.dumps(run).encode(), dtype=np.uint8)
     arrays["rng"] = np.asarray(state.rng, dtype=np.uint64)
@@ -91,7 +94,7 @@ def load(path: str | Path) -> RunState:
         config = TrainConfig.from_dict(run["config"])
         return RunState(config, net, int(run["games"]), arrays["rng"].astype(np.uint64),
                         float(run["elapsed"]), list(run.get("history", [])),
-                        arrays["stats"].astype(np.int64))
+                        arrays["stats"].astype(np.int64), list(run.get("resumes", [])))
     except (ValueError, KeyError, TypeError, ConfigError, UnicodeDecodeError) as exc:
         if isinstance(exc, CheckpointError):
             raise

@@ -106,6 +106,8 @@ def main(argv=None) -> int:
         "strength_0ply": strength,
         "learning_curve": [list(h) for h in state.history],
     })
+    if state.resumes:
+        info["resumed_with_changes"] = [list(r) for r in state.resumes]
     net.info = info
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

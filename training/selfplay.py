@@ -172,7 +172,8 @@ class Trainer:
             self._resume()
         net.info = self._info(games, elapsed)
         return checkpoint.RunState(self.cfg, net, games, rng, elapsed,
-                                   list(self.state.history), stats)
+                                   list(self.state.history), stats,
+                                   list(self.state.resumes))
 
     def _info(self, games: int, elapsed: float) -> dict:
         info = {"trained_games": games, "training_seconds": round(elapsed, 1),
@@ -290,7 +291,12 @@ def build_state(args) -> checkpoint.RunState:
         fixed = [k for k in ARCH_KEYS if k in changes and changes[k] != getattr(state.config, k)]
         if fixed:
             raise ConfigError(f"--resume cannot change {fixed}: start a new run instead")
+        before = state.config.to_dict()
         state.config = TrainConfig.from_dict(changes, state.config)
+        after = state.config.to_dict()
+        changed = {k: [before[k], after[k]] for k in after if after[k] != before[k]}
+        if changed:
+            state.resumes.append([int(state.games), changed])
         return state
     if checkpoint.checkpoints(out):
         raise ConfigError(f"{str(out)!r} already holds a run; pass --resume to continue it "
