@@ -1087,8 +1087,8 @@ def _expand_all(cur, lo, hi, step, kids, over, o):
             over = bigger
 
 
-@njit(cache=True)
-def _rows(words, n, out, r, state, segment, pending, seq, used, total):
+@njit(cache=True, nogil=True)
+def cascade_rows(words, n, out, r, state, segment, pending, seq, used, total):
     """The successor rows of the boards ``words[:n]`` into ``out[r:]``: my checkers
     from the board, the opponent's from ``state``, seen from the next side to move
     (unless a pending segment), turns and pending dice by :func:`_turn_tail`."""
@@ -1163,22 +1163,28 @@ def cascade_step(step, seq, total, k, free):
 
 
 @njit(cache=True, nogil=True)
-def cascade_layer(cur, lo, hi, step, kids, over, o):
+def cascade_layer(cur, lo, hi, step, kids, over, o, tmp):
     """One step of the walk from the boards ``cur[lo:hi]``: their children sorted and
-    squeezed into ``kids`` (grown if needed), those that bore off my last checker
-    appended to ``over[:o]``. Returns ``(kids, count, over, o)``. Runs without the
-    GIL, so that parts of a large layer can run on threads of their own."""
+    squeezed into ``kids``, those that bore off my last checker appended to
+    ``over[:o]``; ``tmp`` is the sort's work space. Each of the three is grown when too
+    small, and the caller keeps them for the next layer (fresh arrays of tens of
+    megabytes every layer cost more in page faults than the sort). Returns ``(kids,
+    count, over, o, tmp)``. Runs without the GIL, so that parts of a large layer can
+    run on threads of their own."""
     kids, k, over, o = _expand_all(cur, lo, hi, step, kids, over, o)
-    k = _cb_unique(kids, k, np.empty(k, np.int64))
-    return kids, k, over, o
+    if tmp.shape[0] < k:
+        tmp = np.empty(k + (k >> 1), np.int64)
+    k = _cb_unique(kids, k, tmp)
+    return kids, k, over, o, tmp
 
 
-@njit(cache=True)
-def cascade_merge(a, na, b, nb):
+@njit(cache=True, nogil=True)
+def cascade_merge(a, na, b, nb, out):
     """Two sorted, squeezed layers ``a[:na]`` and ``b[:nb]`` (from
-    :func:`cascade_layer`) as one, a board met in both keeping the looser bound.
-    Returns ``(words, count)``."""
-    out = np.empty(na + nb, np.int64)
+    :func:`cascade_layer`) as one in ``out`` (grown if too small), a board met in both
+    keeping the looser bound. ``b`` may be empty. Returns ``(out, count)``."""
+    if out.shape[0] < na + nb:
+        out = np.empty(na + nb + ((na + nb) >> 1), np.int64)
     i = 0
     j = 0
     m = 0
@@ -1202,10 +1208,12 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
     over = np.zeros(16, np.int64)
     nover = 0
     kids = np.zeros(1024, np.int64)
+    tmp = np.zeros(1024, np.int64)
     layer = 0
     for k in range(total):
         cascade_step(step, seq, total, k, free)
-        kids, nk, over, nover = cascade_layer(cur, 0, ncur, step, kids, over, nover)
+        kids, nk, over, nover, tmp = cascade_layer(cur, 0, ncur, step, kids, over, nover,
+                                                   tmp)
         if nk == 0:
             break
         cur, kids = kids, cur
@@ -1219,36 +1227,81 @@ def _cascade(state, d1, t, seq, total, cascade, head_limit, out):
 def cascade_end(state, d1, t, seq, total, cascade, cur, ncur, layer, over, nover, out):
     """The successors of the walk's deepest layer ``cur[:ncur]`` (after ``layer``
     steps) and of the plays that ended the game ``over[:nover]``: the six-block rule
-    checked, the forced-play choice made as in the layered walk. Returns
-    ``(count, out)``, or ``(-1, out)`` when every longest play breaks the six-block
-    rule (the layered walk then looks for the longest legal shorter play)."""
+    checked (:func:`cascade_keep`), the forced-play choice made as in the layered walk
+    (:func:`cascade_choice`). Returns ``(count, out)``, or ``(-1, out)`` when every
+    longest play breaks the six-block rule (the layered walk then looks for the longest
+    legal shorter play)."""
+    nover = cascade_squeeze(over, nover)
+    nkeep = cascade_keep(cur, 0, ncur, state, t)
+    nkeep, used = cascade_choice(nkeep, nover, layer, total)
+    if nkeep < 0:
+        return -1, out
+    segment = d1 == 0
+    n = nkeep + nover
+    if out.shape[0] < n:
+        out = np.empty((n, STATE_LEN), np.int16)
+    cascade_rows(cur, nkeep, out, 0, state, segment, cascade, seq, used, total)
+    cascade_rows(over, nover, out, nkeep, state, segment, False, seq, used, total)
+    return n, out
+
+
+@njit(cache=True)
+def cascade_out(n):
+    """An empty ``(n, STATE_LEN)`` successor array, allocated by numba: numpy advises
+    the kernel to back large arrays with huge pages, whose faults stalled for tenths of
+    a second at times when threads filled a cascade's hundreds of megabytes of rows."""
+    return np.empty((n, STATE_LEN), np.int16)
+
+
+@njit(cache=True, nogil=True)
+def cascade_squeeze(words, n):
+    """Sort and squeeze ``words[:n]`` (:func:`_cb_unique`); returns the count left."""
+    return _cb_unique(words, n, np.empty(n, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def cascade_keep(cur, lo, hi, state, t):
+    """Move the boards of ``cur[lo:hi]`` that pass the six-block rule, bounds dropped,
+    to the front of that range, in order; returns how many."""
     me = np.zeros(26, np.int64)
     start = np.zeros(25, np.int64)
-    nover = _cb_unique(over, nover, np.empty(nover, np.int64))
-    keep = np.zeros(ncur, np.int64)
-    nkeep = 0
     checked = t[T_BLOCK] != BLOCK_NONE
-    for i in range(ncur):
+    m = lo
+    for i in range(lo, hi):
         x = cur[i]
         if checked:
             _cb_decode(x, me, start)
             if not _block_legal(me, state, t):
                 continue
-        keep[nkeep] = x & _CB_BOARD
-        nkeep += 1
+        cur[m] = x & _CB_BOARD
+        m += 1
+    return m - lo
+
+
+@njit(cache=True)
+def cascade_choice(nkeep, nover, layer, total):
+    """The forced-play choice between the deepest layer's ``nkeep`` legal boards and
+    ``nover`` plays that ended the game: ``(boards kept, dice used)``, boards kept -1
+    when every longest play breaks the six-block rule."""
     if nover > 0:
-        if layer < total:
-            nkeep = 0                 # ending the game counts as all dice
-    elif nkeep == 0:
-        return -1, out                # every longest play breaks the six-block rule
-    used = total if nover > 0 else layer
-    segment = d1 == 0
-    n = nkeep + nover
-    if out.shape[0] < n:
-        out = np.empty((n, STATE_LEN), np.int16)
-    _rows(keep, nkeep, out, 0, state, segment, cascade, seq, used, total)
-    _rows(over, nover, out, nkeep, state, segment, False, seq, used, total)
-    return n, out
+        return (0 if layer < total else nkeep), total   # ending the game counts as all dice
+    if nkeep == 0:
+        return -1, layer
+    return nkeep, layer
+
+
+@njit(cache=True, nogil=True)
+def cascade_lower_bound(words, n, board):
+    """The first index of the sorted ``words[:n]`` whose board is not below ``board``."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if (words[mid] & _CB_BOARD) < board:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True)

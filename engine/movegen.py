@@ -82,43 +82,115 @@ def _threads() -> int:
 
 
 def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out):
-    """The exact cascade walk of :mod:`engine._movegen` with each large layer split in
-    parts expanded on threads of their own (:func:`core.cascade_layer` runs without
-    the GIL) and their sorted halves merged: the same successors, in the same order,
-    as the one-thread walk, at most half the time on the largest cascades. Lives in
-    Python rather than as a numba ``prange``: a cached kernel that reaches a parallel
-    one can crash when loaded from numba's cache, and search and self-play call the
-    generator from cached kernels."""
+    """The exact cascade walk of :mod:`engine._movegen`, its large layers on threads:
+    the same successors, in the same order, as the one-thread walk.
+
+    A large layer is held as parts, sorted and each board range above the one before.
+    Each thread expands one part (:func:`core.cascade_layer`, which runs without the
+    GIL) into a sorted, squeezed array; then each thread merges, from every such array,
+    the boards of one range (cut at quantiles of a sample of them), making the next
+    layer's parts. The deepest layer's parts are checked and written out on the threads
+    too. (A numba ``prange`` would do the same inside the kernel, but a cached kernel that
+    reaches a parallel one can crash when loaded from numba's cache, and search and
+    self-play call the generator from cached kernels.)"""
     global _pool
-    parts = _threads()
-    if _pool is None or _pool._max_workers < parts:
-        _pool = ThreadPoolExecutor(max_workers=parts, thread_name_prefix="cascade")
+    threads = _threads()
+    if _pool is None or _pool._max_workers < threads:
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cascade")
     cur, step, free = core.cascade_start(state, table, head_limit)
-    ncur, layer = 1, 0
-    over, nover = np.zeros(16, np.int64), 0
-    kids = np.zeros(1024, np.int64)
+    parts = [(cur, 0, 1)]                   # (words, lo, hi): the layer, in board order
+    # work arrays kept from layer to layer, one per thread: children, sort space, the
+    # ends of the game met, and two sets of merged parts (the layer read, the one made)
+    kids = [np.empty(1024, np.int64) for _ in range(threads)]
+    tmps = [np.empty(1024, np.int64) for _ in range(threads)]
+    overs = [(np.empty(16, np.int64), 0) for _ in range(threads)]
+    merged = [[np.empty(1024, np.int64) for _ in range(threads)] for _ in range(2)]
+    side = 0
+    layer = 0
+
+    def expand(j, part):
+        words, lo, hi = part
+        over, o = overs[j]
+        kids[j], n, over, o, tmps[j] = core.cascade_layer(words, lo, hi, step, kids[j],
+                                                          over, o, tmps[j])
+        overs[j] = (over, o)
+        return kids[j], n
+
     for k in range(total):
         core.cascade_step(step, seq, total, k, free)
-        if ncur < SPLIT_LAYER:
-            kids, nk, over, nover = core.cascade_layer(cur, 0, ncur, step, kids, over, nover)
+        if sum(hi - lo for _, lo, hi in parts) < SPLIT_LAYER:
+            made = [expand(0, _joined(parts))]
         else:
-            bounds = np.linspace(0, ncur, parts + 1).astype(np.int64)
-            jobs = [_pool.submit(core.cascade_layer, cur, int(lo), int(hi), step,
-                                 np.empty(2 * (hi - lo) + 1024, np.int64),
-                                 np.zeros(16, np.int64), 0)
-                    for lo, hi in zip(bounds[:-1], bounds[1:])]
-            done = [job.result() for job in jobs]
-            kids, nk = done[0][0], done[0][1]
-            for words, n, _, _ in done[1:]:
-                kids, nk = core.cascade_merge(kids, nk, words, n)
-            over = np.concatenate([over[:nover]] + [o[:no] for _, _, o, no in done])
-            nover = over.shape[0]
-        if nk == 0:
+            if len(parts) == 1:             # cut a single part by index
+                words, lo, hi = parts[0]
+                cuts = np.linspace(lo, hi, threads + 1).astype(np.int64)
+                parts = [(words, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+            made = list(_pool.map(expand, range(len(parts)), parts))
+        made = [(w, n) for w, n in made if n]
+        if not made:
             break
-        cur, kids = kids, cur
-        ncur, layer = nk, k + 1
-    return core.cascade_end(state, d1, table, seq, total, cascade, cur, ncur, layer,
-                            over, nover, out)
+        side = 1 - side
+        parts = _redistribute(made, merged[side], threads)
+        layer = k + 1
+    over = np.concatenate([o[:n] for o, n in overs])
+    nover = core.cascade_squeeze(over, over.shape[0])
+    counts = list(_pool.map(lambda p: core.cascade_keep(p[0], p[1], p[2], state, table),
+                            parts))
+    nkeep, used = core.cascade_choice(sum(counts), nover, layer, total)
+    if nkeep < 0:
+        return -1, out
+    segment = d1 == 0
+    out = core.cascade_out(nkeep + nover)
+    if nkeep:
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        list(_pool.map(lambda j: core.cascade_rows(
+            parts[j][0][parts[j][1]:], counts[j], out, int(starts[j]), state, segment,
+            cascade, seq, used, total), range(len(parts))))
+    core.cascade_rows(over, nover, out, nkeep, state, segment, False, seq, used, total)
+    return nkeep + nover, out
+
+
+def _joined(parts):
+    """One ``(words, lo, hi)`` holding all of ``parts`` in order."""
+    if len(parts) == 1:
+        return parts[0]
+    words = np.concatenate([w[lo:hi] for w, lo, hi in parts])
+    return words, 0, words.shape[0]
+
+
+def _redistribute(arrays, into, threads):
+    """The union of the sorted, squeezed ``arrays`` ((words, count) pairs) as parts in
+    board order, written into the arrays ``into`` (grown as needed): each thread merges
+    one board range (cut at the quantiles of a sample of all the arrays) out of every
+    array."""
+    if len(arrays) == 1 and arrays[0][1] < SPLIT_LAYER:
+        words, n = arrays[0]
+        into[0], m = core.cascade_merge(words, n, words[:0], 0, into[0])
+        return [(into[0], 0, m)]
+    stride = max(1, sum(n for _, n in arrays) // 4096)
+    sample = np.sort(np.concatenate([w[:n:stride] & core._CB_BOARD for w, n in arrays]))
+    cuts = [0] + sorted({int(sample[j * len(sample) // threads])
+                         for j in range(1, threads)}) + [None]
+
+    def merge(j):
+        ranges = []
+        for words, count in arrays:
+            lo = 0 if cuts[j] == 0 else core.cascade_lower_bound(words, count, cuts[j])
+            hi = count if cuts[j + 1] is None else core.cascade_lower_bound(
+                words, count, cuts[j + 1])
+            if hi > lo:
+                ranges.append((words[lo:hi], hi - lo))
+        if not ranges:
+            return None
+        a, na = ranges[0]
+        last, nlast = ranges[-1] if len(ranges) > 1 else (a[:0], 0)
+        for b, nb in ranges[1:-1]:          # three threads or more
+            a, na = core.cascade_merge(a, na, b, nb, np.empty(0, np.int64))
+        # merged (or copied) into this part's own array, which the next layer reads
+        into[j], m = core.cascade_merge(a, na, last, nlast, into[j])
+        return into[j], 0, m
+
+    return [p for p in _pool.map(merge, range(len(cuts) - 1)) if p is not None]
 
 
 def successors(position: Position, dice, rules: Rules | None = None) -> list[Position]:
