@@ -11,6 +11,10 @@ from engine.analyse import main
 from engine.network import Network
 from engine.protocol import handle_line
 
+# the search kernels take minutes to compile cold: every module that runs them
+# stays on one test worker (--dist loadgroup), which compiles them once
+pytestmark = pytest.mark.xdist_group("search")
+
 
 @pytest.fixture()
 def models(tmp_path, monkeypatch):

@@ -13,6 +13,10 @@ from engine.protocol import handle_line
 from engine.search import Search
 from engine.variants import VARIANTS
 
+# the search kernels take minutes to compile cold: every module that runs them
+# stays on one test worker (--dist loadgroup), which compiles them once
+pytestmark = pytest.mark.xdist_group("search")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

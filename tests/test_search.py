@@ -17,6 +17,10 @@ from engine.search import (MoveFilter, Search, SearchError, SearchSettings, _fil
 
 from conftest import SHARED
 
+# the search kernels take minutes to compile cold: every module that runs them
+# stays on one test worker (--dist loadgroup), which compiles them once
+pytestmark = pytest.mark.xdist_group("search")
+
 
 @pytest.fixture(scope="module")
 def search():
