@@ -48,8 +48,8 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position)
     d1, d2 = d if d is not None else (0, 0)
-    out = np.empty((64, STATE_LEN), np.int16)
     state, table = position.to_array(), rules.table()
+    out = np.empty((64, STATE_LEN), np.int16)
     if not play and _threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)
@@ -69,6 +69,7 @@ SPLIT_LAYER = 20_000
 """Layers of at least this many boards are expanded on several threads."""
 
 _pool: ThreadPoolExecutor | None = None
+_pool_size = 0
 
 
 def _threads() -> int:
@@ -93,10 +94,11 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out):
     too. (A numba ``prange`` would do the same inside the kernel, but a cached kernel that
     reaches a parallel one can crash when loaded from numba's cache, and search and
     self-play call the generator from cached kernels.)"""
-    global _pool
+    global _pool, _pool_size
     threads = _threads()
-    if _pool is None or _pool._max_workers < threads:
+    if _pool is None or _pool_size < threads:
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cascade")
+        _pool_size = threads
     cur, step, free = core.cascade_start(state, table, head_limit)
     parts = [(cur, 0, 1)]                   # (words, lo, hi): the layer, in board order
     # work arrays kept from layer to layer, one per thread: children, sort space, the
