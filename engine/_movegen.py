@@ -935,8 +935,8 @@ def _cb_decode(x, me, start):
 def _cb_unique(words, n, tmp):
     """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
     passes of 10) and squeeze out repeated boards (:func:`_squeeze`). Returns the
-    number left in ``words``. (Sorting the halves on two threads measured slower: the passes are bound by
-    memory, not by the core.)"""
+    number left in ``words``. (Sorting the halves on two threads measured slower:
+    the passes are bound by memory, not by the core.)"""
     count = np.zeros((4, 1024), np.int64)
     for i in range(n):                # the four passes' histograms in one read
         x = words[i]
