@@ -639,6 +639,8 @@ class Analysis:
     those a filter cut, by their shallower rating."""
     evaluated: int = 0
     """Positions rated statically during the search."""
+    plays: int = 0
+    """Legal plays rated (``candidates`` holds only the first ``top`` when asked)."""
 
     @property
     def best(self) -> Candidate:
@@ -736,7 +738,7 @@ class Search:
             after = Position.from_array(kids[i], position.variant)
             cands.append(Candidate(after, format_move(position, after, d), float(eq[i]),
                                    tuple(float(x) for x in probs[i]), int(plies[i])))
-        return Analysis(position, d, settings, tuple(cands), evaluated)
+        return Analysis(position, d, settings, tuple(cands), evaluated, len(kids))
 
     def best(self, position: Position, dice, ply: int | None = None) -> Candidate:
         """The best play (see :meth:`analyse`)."""
@@ -773,15 +775,21 @@ class SearchPlayer:
         """Settings of every decision."""
 
     def choose(self, position: Position, dice, successors: Sequence[Position]) -> int:
+        """The offered successor the search ranks highest. The offer may be a subset of
+        the legal plays (a gul bara cascade's sample, :func:`engine.movegen.
+        successor_arrays` with ``play=True``): the search still rates every play, and
+        the best one among those offered is taken."""
         d = None if dice is None else (int(tuple(dice)[0]), int(tuple(dice)[1]))
         kids, probs, eq, plies, _ = self.search.rate(position.to_array(), d, self.settings)
-        best = max(range(len(kids)), key=lambda i: (plies[i], eq[i], -i))
-        target = kids[best, :L.KEY_LEN].tobytes()
-        for i, succ in enumerate(successors):
-            if succ.to_array()[:L.KEY_LEN].tobytes() == target:
+        offered = {succ.to_array()[:L.KEY_LEN].tobytes(): i
+                   for i, succ in enumerate(successors)}
+        # best first, as :meth:`Search.analyse` ranks: more plies, higher equity, earlier
+        for k in np.lexsort((np.arange(len(kids)), -eq[:len(kids)], -plies[:len(kids)])):
+            i = offered.get(kids[k, :L.KEY_LEN].tobytes())
+            if i is not None:
                 return i
-        raise RuntimeError(f"searched play for {position!r} with {dice} is not among the "
-                           f"{len(successors)} successors offered")
+        raise RuntimeError(f"none of the {len(successors)} successors offered for "
+                           f"{position!r} with {dice} is a legal play")
 
     def __repr__(self) -> str:
         return f"SearchPlayer({self.settings.ply}-ply)"

@@ -256,3 +256,24 @@ def test_settings_and_errors(search, tmp_path, monkeypatch):
     search.evaluator.network.save(tmp_path / "backgammon.npz")
     assert Search.load("backgammon").evaluate(Position.start(), 0).equity == pytest.approx(
         search.evaluate(Position.start(), 0).equity)
+
+
+def test_search_player_takes_the_best_play_offered():
+    """Self-play and duels offer a sample of a large cascade's plays; the search player
+    rates every play and takes the offered one the search ranks highest."""
+    from engine.movegen import successor_arrays
+    from engine.search import SearchPlayer
+    net = Network.create("gul_bara", 8, rng=np.random.default_rng(5), scale=0.3)
+    s = Search(Evaluator(net))
+    pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",
+                                variant="gul_bara", turns=(5, 5))
+    offered = [Position.from_array(a, "gul_bara")
+               for a in successor_arrays(pos, (1, 1), play=True)]
+    kids, _, eq, _, _ = s.rate(pos.to_array(), (1, 1), SearchSettings(0))
+    ranked = [Position.from_array(kids[i], "gul_bara").key()
+              for i in sorted(range(len(kids)), key=lambda i: (-eq[i], i))]
+    assert len(offered) < len(ranked)             # a sample, not every play
+    best_offered = min(offered, key=lambda p: ranked.index(p.key()))
+    assert ranked[0] not in {p.key() for p in offered}    # the test needs a miss
+    i = SearchPlayer(s, 0).choose(pos, (1, 1), offered)
+    assert offered[i].key() == best_offered.key()
