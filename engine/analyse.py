@@ -112,7 +112,7 @@ def main(argv=None) -> int:
         elif dice == "evaluate":
             result = search.evaluate(pos, args.ply)
         else:
-            result = search.analyse(pos, dice, args.ply)
+            result = search.analyse(pos, dice, args.ply, top=args.top or None)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     if isinstance(result, Evaluation):
         print(format_evaluation(result))
         return 0
-    print(f"{len(result.candidates)} legal play(s), {result.evaluated} positions rated")
+    print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
     print(format_analysis(result, args.top))
     return 0
 
@@ -176,7 +176,7 @@ def _json(pos, dice, args, model, note, result) -> dict:
         return out
     shown = result.candidates[:args.top] if args.top > 0 else result.candidates
     best = result.best.equity
-    out["count"] = len(result.candidates)
+    out["count"] = result.plays
     out["evaluated"] = result.evaluated
     out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)} for c in shown]
     return out

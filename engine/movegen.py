@@ -20,7 +20,7 @@ from .errors import DiceError
 from .position import Position
 from .variants import Rules, get_rules
 
-__all__ = ["successors", "successor_arrays", "check_dice", "generate"]
+__all__ = ["successors", "successor_arrays", "check_dice", "generate", "CascadeLayers"]
 
 
 def check_dice(dice, position: Position) -> tuple[int, int] | None:
@@ -193,6 +193,107 @@ def _redistribute(arrays, into, threads):
         return into[j], 0, m
 
     return [p for p in _pool.map(merge, range(len(cuts) - 1)) if p is not None]
+
+
+class CascadeLayers:
+    """Every board a gul bara cascade or pending segment reaches, step by step: layer
+    ``k`` holds the distinct boards of my checkers after the turn's first ``k`` dice
+    (``seq[:k]``), as the generator's walk finds them. With the layers, the single
+    steps of any play are found backwards from its end in a few lookups, where a search
+    forward from the start can wander among millions of partial plays
+    (:func:`engine.movetext.format_move` uses it for cascades).
+
+    A board is my 25 counts (off, points 1..24) as the generator's 40-bit word. The
+    opponent does not move during the turn, so the points I may land on are fixed."""
+
+    def __init__(self, position: Position, dice, rules: Rules | None = None):
+        rules = rules or get_rules(position.variant)
+        d = check_dice(dice, position)
+        d1, d2 = d if d is not None else (0, 0)
+        state, table = position.to_array(), rules.table()
+        route, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, table)
+        if not route:
+            raise ValueError(f"{position.variant} turn with dice {dice} is not a cascade "
+                             f"walk")
+        cur, step, free = core.cascade_start(state, table, head_limit)
+        self.seq = tuple(int(x) for x in seq[:total])
+        """The dice of the turn, in the order they are played."""
+        self.free = int(free)
+        """Bit ``p`` set: my point ``p`` holds no opposing checker."""
+        self.head0 = int(step[core._X_HEAD0])
+        """My checkers on the head at the start (99: no head rule)."""
+        self.head_limit = int(head_limit)
+        """How many of them may leave the head this turn."""
+        self.layers = [cur[:1] & core._CB_BOARD]
+        """``layers[k]``: the sorted board words after ``k`` dice."""
+        n = 1
+        over, nover = np.empty(16, np.int64), 0
+        kids, tmp = np.empty(1024, np.int64), np.empty(1024, np.int64)
+        for k in range(total):
+            core.cascade_step(step, seq, total, k, free)
+            kids, n, over, nover, tmp = core.cascade_layer(cur, 0, n, step, kids, over,
+                                                           nover, tmp)
+            self.layers.append(kids[:n] & core._CB_BOARD)
+            if n == 0:
+                break
+            cur, kids = kids, cur
+
+    @staticmethod
+    def word(board) -> int:
+        """The word of ``board``: my counts of off and points 1..24."""
+        x, pos = 0, 0
+        for n in board:
+            x |= ((1 << n) - 1) << pos
+            pos += n + 1
+        return x
+
+    def _has(self, k: int, board) -> bool:
+        layer = self.layers[k] if k < len(self.layers) else self.layers[0][:0]
+        x = self.word(board)
+        i = int(np.searchsorted(layer, x))
+        return i < len(layer) and int(layer[i]) == x
+
+    def _back(self, board, die: int):
+        """The boards one legal step of ``die`` before ``board``: ``(parent, from, to)``."""
+        home = not any(board[7:])
+        for src in range(24, 0, -1):
+            dest = max(src - die, 0)
+            if board[dest] == 0 or (dest > 0 and not self.free >> dest & 1):
+                continue
+            parent = list(board)
+            parent[dest] -= 1
+            parent[src] += 1
+            if dest == 0 and not (home and (src == die or not any(parent[src + 1:7]))):
+                continue                      # bearing off: all home, exact or highest
+            if src == 24 and self.head0 - parent[24] >= self.head_limit:
+                continue                      # the head rule
+            yield parent, src, dest
+
+    def steps(self, board) -> list[tuple[int, int, int]]:
+        """Single steps ``(from, to, die)`` that play the turn from the start to the
+        end ``board`` (my counts of off and points 1..24), in order; raises ValueError
+        when no layer holds ``board``."""
+        board = [int(n) for n in board]
+        depths = [k for k in range(len(self.layers) - 1, -1, -1) if self._has(k, board)]
+        if sum(board) == board[0]:            # all borne off: the game ended on the way
+            depths = list(range(1, len(self.seq) + 1))
+        for k in depths:
+            path = self._walk_back(board, k)
+            if path is not None:
+                return path
+        raise ValueError("the board is not reached by the turn's dice")
+
+    def _walk_back(self, board, k):
+        path = []
+        for j in range(k, 0, -1):
+            for parent, src, dest in self._back(board, self.seq[j - 1]):
+                if self._has(j - 1, parent):
+                    path.append((src, dest, self.seq[j - 1]))
+                    board = parent
+                    break
+            else:
+                return None
+        return path[::-1]
 
 
 def successors(position: Position, dice, rules: Rules | None = None) -> list[Position]:

@@ -455,6 +455,16 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
     if start == goal:
         return ()
     final_hits = _hit_set(game, before, target)
+    walk = _cascade_walk(before, dice, rules)
+    if walk is not None:
+        board = (target.off[0], *target.me)
+        try:
+            steps = walk.steps(board)
+        except ValueError:
+            raise IllegalMoveError(
+                f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
+                f"{_literal(before)} into {_literal(target)} ({before.variant})") from None
+        return _render([(p, q, d, False) for p, q, d in steps], game, final_hits)
     best = None
     best_key = None
     report: dict = {}
@@ -476,6 +486,28 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
             f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
             f"{_literal(before)} into {_literal(target)} ({before.variant})")
     return best
+
+
+_walks: dict = {}
+
+
+def _cascade_walk(before: Position, dice, rules: Rules):
+    """The layers of a gul bara cascade or pending segment
+    (:class:`engine.movegen.CascadeLayers`), kept for the last turn asked about (an
+    analysis writes the text of many plays of one turn); None for other turns."""
+    if rules.meet != HOLD or before.bar[0] or not (
+            dice is None or (dice[0] == dice[1] and _cascades(before, rules))):
+        return None
+    from .movegen import CascadeLayers
+    key = (before.key(), dice)
+    if key not in _walks:
+        try:
+            walk = CascadeLayers(before, dice, rules)
+        except ValueError:
+            return None
+        _walks.clear()
+        _walks[key] = walk
+    return _walks[key]
 
 
 def format_move(before: Position, after: Position, dice) -> str:

@@ -325,3 +325,61 @@ def test_mutated_moves_raise_only_nardy_errors(text, where, insert, delete):
     except NardyError:
         return
     assert after in successors(START, (4, 4))
+
+
+def _replay(before, after, dice):
+    """Play the single steps of ``after``'s text from ``before``, checking each one
+    (own checker there, landing point open, bearing off only when allowed) and that
+    the dice go in the cascade's order; returns whether the board ends as ``after``."""
+    from engine.movegen import CascadeLayers
+    from engine.movetext import _Game, _state
+    from engine.variants import get_rules
+    walk = CascadeLayers(before, dice)
+    target = after if dice is None else after.flip()
+    steps = walk.steps((target.off[0], *target.me))
+    assert [d for _, _, d in steps] == list(walk.seq[:len(steps)])
+    game, state = _Game(get_rules(before.variant)), _state(before)
+    for src, dest, die in steps:
+        moved = game.step(state, src, die)
+        assert moved is not None and max(src - die, 0) == dest, (src, dest, die)
+        state = moved[0]
+    return state[0] == _state(target)[0]
+
+
+def test_cascade_text_is_found_backwards_through_the_layers():
+    """A gul bara cascade of 122,226 plays: the text of any of them is found at once
+    (a search forward from the start gave up after 200,000 states), names legal single
+    steps in the cascade's order, and parses back to the play."""
+    import numpy as np
+    from engine.movegen import successor_arrays
+    pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",
+                                variant="gul_bara", turns=(5, 5))
+    arrays = successor_arrays(pos, (1, 1))
+    assert len(arrays) == 122226
+    rng = np.random.default_rng(1)
+    for i in rng.choice(len(arrays), 40, replace=False):
+        after = Position.from_array(arrays[i], "gul_bara")
+        assert _replay(pos, after, (1, 1))
+        assert len(format_move(pos, after, (1, 1)).split()) >= 1
+    text = format_move(pos, after, (1, 1))
+    assert parse_move(text, pos, (1, 1)) == after
+
+
+def test_cascade_text_when_the_game_ends_and_for_pending_dice():
+    """A cascade that bears off the last checker on its way (the rest of the dice
+    unplayed), and a pending segment, are written through the layers too."""
+    pos = Position.from_literal("x 6:1 5:2 3:1; o 24:12 20:3", variant="gul_bara",
+                                turns=(9, 9), off=(11, 0))
+    succ = successors(pos, (4, 4))
+    ended = [s for s in succ if s.is_over()]
+    assert ended
+    for s in succ:
+        assert _replay(pos, s, (4, 4))
+        assert parse_move(format_move(pos, s, (4, 4)), pos, (4, 4)) == s
+    seg = Position.from_literal("x 24:10 20:3 17:2; o 24:9 21:3 13:3", variant="gul_bara",
+                                turns=(6, 6), pending=(4, 5, 5, 5, 5, 6, 6, 6, 6))
+    succ = successors(seg, None)
+    assert len(succ) > 50
+    for s in succ[::7]:
+        assert _replay(seg, s, None)
+        assert parse_move(format_move(seg, s, None), seg, None) == s
