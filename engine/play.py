@@ -184,7 +184,13 @@ class Session:
                                       else f"the only legal play is {text}."))
             return succ[0]
         self.say(f"X {what}. Your move ({len(succ)} legal plays; 'help' for commands).")
-        texts: list[str] | None = None
+        texts: dict[int, str] = {}          # move text by play, written when first shown
+
+        def text(i: int) -> str:
+            if i not in texts:
+                texts[i] = format_move(pos, succ[i], dice)
+            return texts[i]
+
         while True:
             line = self.ask("> ")
             word = line.lower()
@@ -197,13 +203,11 @@ class Session:
                 self.say(render(pos))
                 continue
             if word == "moves":
-                texts = texts or [format_move(pos, s, dice) for s in succ]
-                for k, t in enumerate(texts, 1):
-                    self.say(f"{k:>4}. {t}")
+                for k in range(len(succ)):
+                    self.say(f"{k + 1:>4}. {text(k)}")
                 continue
             if word.split()[0] == "hint":
-                texts = texts or [format_move(pos, s, dice) for s in succ]
-                self._hint(word, dice, succ, texts, rules)
+                self._hint(word, dice, succ, text, rules)
                 continue
             if word.isdigit():
                 k = int(word)
@@ -222,7 +226,7 @@ class Session:
             self.say(f"you play {format_move(pos, chosen, dice)}")
             return chosen
 
-    def _hint(self, word: str, dice, succ, texts, rules: Rules) -> None:
+    def _hint(self, word: str, dice, succ, text, rules: Rules) -> None:
         parts = word.split()
         k = HINTS
         if len(parts) > 1:
@@ -235,7 +239,7 @@ class Session:
         order = sorted(range(len(succ)), key=lambda i: -scores[i])[:k]
         self.say(f"the engine ({engine.name}) prefers:")
         for i in order:
-            self.say(f"{i + 1:>4}. {texts[i]:<28} {engine.unit} {scores[i]:+.3f}")
+            self.say(f"{i + 1:>4}. {text(i):<28} {engine.unit} {scores[i]:+.3f}")
 
     def _engine_turn(self, pos: Position, roll: Dice | None, rules: Rules) -> Position:
         dice = None if roll is None else (roll.high, roll.low)
