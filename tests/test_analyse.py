@@ -8,6 +8,7 @@ import pytest
 
 from engine import Position
 from engine.analyse import main
+from engine.movetext import parse_move
 from engine.network import Network
 from engine.protocol import handle_line
 
@@ -101,3 +102,19 @@ def test_protocol_errors(models):
     assert ask(cmd="best", position=start)["error"]["code"] == "missing_field"
     err = ask(cmd="evaluate", position=Position.start("fevga").to_json())["error"]
     assert err["code"] == "no_model" and "no trained model for fevga yet" in err["message"]
+
+
+def test_large_cascade_shows_the_top_plays_with_their_text(models, capsys):
+    """A gul bara 1-1 cascade of 122,226 plays: every play rated, the text written for
+    the plays shown only (through the cascade walk's layers)."""
+    Network.create("gul_bara", 8, rng=np.random.default_rng(5), scale=0.3).save(
+        models / "gul_bara.npz")
+    pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",
+                                variant="gul_bara", turns=(5, 5))
+    code, out, _ = run(capsys, "--position", json.dumps(pos.to_json()), "--dice", "11",
+                       "--top", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["count"] == 122226 and len(data["candidates"]) == 2
+    best = Position.from_json(data["candidates"][0]["position"])
+    assert parse_move(data["candidates"][0]["move"], pos, (1, 1)) == best
