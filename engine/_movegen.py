@@ -1305,6 +1305,59 @@ def cascade_lower_bound(words, n, board):
 
 
 @njit(cache=True)
+def cascade_back(layers, starts, seq, free, head0, head_limit, me, k, steps):
+    """The single steps of a cascade play, found backwards from its end: ``me`` (my
+    counts of off and points 1..24, changed in place) is reached after ``k`` dice of
+    ``seq``; ``layers[starts[j]:starts[j + 1]]`` are the sorted boards of the walk
+    after ``j`` dice (bounds dropped). For each die from the last, the first parent
+    (source from point 24 down) that a legal step leads from and that the layer before
+    holds; ``steps[j] = (from, to)``. Returns False when some board has no such parent
+    (``me`` was not reached with these dice)."""
+    for j in range(k, 0, -1):
+        die = seq[j - 1]
+        home = True
+        for p in range(7, 25):
+            if me[p] != 0:
+                home = False
+        found = False
+        for src in range(24, 0, -1):
+            dest = src - die
+            if dest < 0:
+                dest = 0
+            if me[dest] == 0 or (dest > 0 and (free >> dest) & 1 == 0):
+                continue
+            if dest == 0:                 # bearing off: all home, exact or the highest
+                if not home:
+                    continue
+                higher = False
+                for p in range(src + 1, 7):
+                    if me[p] != 0:
+                        higher = True
+                if src != die and (src > die or higher):
+                    continue
+            me[dest] -= 1
+            me[src] += 1
+            if src == 24 and head0 - me[24] >= head_limit:
+                me[dest] += 1             # the head rule: no more may leave the head
+                me[src] -= 1
+                continue
+            lo = starts[j - 1]
+            n = starts[j] - lo
+            x = _cb_encode(me)
+            i = cascade_lower_bound(layers[lo:], n, x)
+            if i < n and layers[lo + i] == x:
+                steps[j - 1, 0] = src
+                steps[j - 1, 1] = dest
+                found = True
+                break
+            me[dest] += 1
+            me[src] -= 1
+        if not found:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _finish(state, d1, seq, total, used, cascade, best, nbest, over, nover, out):
     """The successors of the chosen end states ``best[:nbest]`` and of the plays that
     ended the game ``over[:nover]`` (working states): flipped (unless a pending

@@ -237,63 +237,37 @@ class CascadeLayers:
             if n == 0:
                 break
             cur, kids = kids, cur
-
-    @staticmethod
-    def word(board) -> int:
-        """The word of ``board``: my counts of off and points 1..24."""
-        x, pos = 0, 0
-        for n in board:
-            x |= ((1 << n) - 1) << pos
-            pos += n + 1
-        return x
-
-    def _has(self, k: int, board) -> bool:
-        layer = self.layers[k] if k < len(self.layers) else self.layers[0][:0]
-        x = self.word(board)
-        i = int(np.searchsorted(layer, x))
-        return i < len(layer) and int(layer[i]) == x
-
-    def _back(self, board, die: int):
-        """The boards one legal step of ``die`` before ``board``: ``(parent, from, to)``."""
-        home = not any(board[7:])
-        for src in range(24, 0, -1):
-            dest = max(src - die, 0)
-            if board[dest] == 0 or (dest > 0 and not self.free >> dest & 1):
-                continue
-            parent = list(board)
-            parent[dest] -= 1
-            parent[src] += 1
-            if dest == 0 and not (home and (src == die or not any(parent[src + 1:7]))):
-                continue                      # bearing off: all home, exact or highest
-            if src == 24 and self.head0 - parent[24] >= self.head_limit:
-                continue                      # the head rule
-            yield parent, src, dest
+        self._flat = np.concatenate(self.layers)
+        self._starts = np.cumsum([0] + [len(a) for a in self.layers]).astype(np.int64)
 
     def steps(self, board) -> list[tuple[int, int, int]]:
         """Single steps ``(from, to, die)`` that play the turn from the start to the
         end ``board`` (my counts of off and points 1..24), in order; raises ValueError
-        when no layer holds ``board``."""
-        board = [int(n) for n in board]
-        depths = [k for k in range(len(self.layers) - 1, -1, -1) if self._has(k, board)]
-        if sum(board) == board[0]:            # all borne off: the game ended on the way
-            depths = list(range(1, len(self.seq) + 1))
+        when the turn's dice do not lead there. Found backwards
+        (:func:`engine._movegen.cascade_back`), from the deepest layer holding
+        ``board`` (any depth for a board with every checker off: the game ended on
+        the way)."""
+        me = np.array([int(n) for n in board], np.int64)
+        if me.shape != (25,) or me.min() < 0:
+            raise ValueError(f"board {list(board)}: expected 25 counts (off, points 1..24)")
+        x = int(core._cb_encode(me))
+        if me[0] == me.sum():
+            depths = range(1, len(self.layers) + 1)
+        else:
+            depths = [k for k in range(len(self.layers) - 1, -1, -1)
+                      if self._has(k, x)]
+        seq = np.array(self.seq, np.int64)
         for k in depths:
-            path = self._walk_back(board, k)
-            if path is not None:
-                return path
+            steps = np.zeros((k, 2), np.int64)
+            if core.cascade_back(self._flat, self._starts, seq, self.free, self.head0,
+                                 self.head_limit, me.copy(), k, steps):
+                return [(int(a), int(b), self.seq[j]) for j, (a, b) in enumerate(steps)]
         raise ValueError("the board is not reached by the turn's dice")
 
-    def _walk_back(self, board, k):
-        path = []
-        for j in range(k, 0, -1):
-            for parent, src, dest in self._back(board, self.seq[j - 1]):
-                if self._has(j - 1, parent):
-                    path.append((src, dest, self.seq[j - 1]))
-                    board = parent
-                    break
-            else:
-                return None
-        return path[::-1]
+    def _has(self, k: int, x: int) -> bool:
+        layer = self.layers[k]
+        i = int(np.searchsorted(layer, x))
+        return i < len(layer) and int(layer[i]) == x
 
 
 def successors(position: Position, dice, rules: Rules | None = None) -> list[Position]:
