@@ -383,3 +383,12 @@ def test_cascade_text_when_the_game_ends_and_for_pending_dice():
     for s in succ[::7]:
         assert _replay(seg, s, None)
         assert parse_move(format_move(seg, s, None), seg, None) == s
+
+
+def test_cascade_text_of_an_unreachable_position_is_illegal():
+    pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",
+                                variant="gul_bara", turns=(5, 5))
+    other = Position.from_literal("x 24:6 20:3 17:3 13:2 11:1; o 24:10 21:3 19:2",
+                                  variant="gul_bara", turns=(5, 6))
+    with pytest.raises(IllegalMoveError, match="no sequence"):
+        format_move(pos, other.flip(), (1, 1))
