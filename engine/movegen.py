@@ -237,8 +237,9 @@ class CascadeLayers:
             if n == 0:
                 break
             cur, kids = kids, cur
-        self._flat = np.concatenate(self.layers)
+        self._flat = np.concatenate(self.layers)        # one array for the numba walk
         self._starts = np.cumsum([0] + [len(a) for a in self.layers]).astype(np.int64)
+        self.layers = [self._flat[a:b] for a, b in zip(self._starts[:-1], self._starts[1:])]
 
     def steps(self, board) -> list[tuple[int, int, int]]:
         """Single steps ``(from, to, die)`` that play the turn from the start to the
