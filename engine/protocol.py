@@ -9,13 +9,13 @@ engine register theirs there.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import traceback
 from typing import Any, Callable
 
 from .errors import NardyError
+from .keys import key_order, keys_sha256
 from .movegen import check_dice, successor_arrays
 from .notation import parse_position
 from .position import Position
@@ -43,11 +43,6 @@ def _position(req: dict) -> Position:
     return parse_position(_field(req, "position"))[0]
 
 
-def successors_sha256(keys: list[str]) -> str:
-    """SHA-256 of the sorted canonical keys joined by newlines (PROTOCOL.md)."""
-    return hashlib.sha256("\n".join(sorted(keys)).encode("utf-8")).hexdigest()
-
-
 def cmd_moves(req: dict) -> dict:
     """``moves``: every distinct legal successor, with its move text."""
     pos = _position(req)
@@ -57,16 +52,16 @@ def cmd_moves(req: dict) -> dict:
         raise RequestError("invalid_limit", f"limit = {limit!r}: expected a non-negative "
                                             f"integer")
     arrays = successor_arrays(pos, dice)
-    succ = [Position.from_array(a, pos.variant) for a in arrays]
-    keyed = sorted(((s.key(), s) for s in succ), key=lambda ks: ks[0])
-    reply: dict = {"count": len(keyed)}
-    if len(keyed) > limit:
+    order = key_order(arrays)
+    reply: dict = {"count": len(order)}
+    if len(order) > limit:
         reply["truncated"] = True
-        reply["successors_sha256"] = successors_sha256([k for k, _ in keyed])
+        reply["successors_sha256"] = keys_sha256(arrays, pos.variant, order)
         return reply
-    from .movetext import format_move
-    reply["successors"] = [s.to_json() for _, s in keyed]
-    reply["moves"] = [format_move(pos, s, dice) for _, s in keyed]
+    from .movetext import format_moves
+    succ = [Position.from_array(arrays[i], pos.variant) for i in order]
+    reply["successors"] = [s.to_json() for s in succ]
+    reply["moves"] = format_moves(pos, succ, dice)
     return reply
 
 
