@@ -218,6 +218,7 @@ class CascadeLayers:
         cur, step, free = core.cascade_start(state, table, head_limit)
         self.seq = tuple(int(x) for x in seq[:total])
         """The dice of the turn, in the order they are played."""
+        self._seq = np.array(self.seq, np.int64)
         self.free = int(free)
         """Bit ``p`` set: my point ``p`` holds no opposing checker."""
         self.head0 = int(step[core._X_HEAD0])
@@ -254,15 +255,14 @@ class CascadeLayers:
         x = int(core._cb_encode(me))
         if me[0] == me.sum():
             depths = range(1, len(self.layers) + 1)
-        else:
-            depths = [k for k in range(len(self.layers) - 1, -1, -1)
-                      if self._has(k, x)]
-        seq = np.array(self.seq, np.int64)
+        else:                         # deepest first: a full play's end is in the last
+            depths = (k for k in range(len(self.layers) - 1, -1, -1) if self._has(k, x))
+        seq = self._seq
         for k in depths:
             steps = np.zeros((k, 2), np.int64)
             if core.cascade_back(self._flat, self._starts, seq, self.free, self.head0,
                                  self.head_limit, me.copy(), k, steps):
-                return [(int(a), int(b), self.seq[j]) for j, (a, b) in enumerate(steps)]
+                return [(a, b, d) for (a, b), d in zip(steps.tolist(), self.seq)]
         raise ValueError("the board is not reached by the turn's dice")
 
     def _has(self, k: int, x: int) -> bool:

@@ -31,6 +31,7 @@ free. A merged move ``24/13`` that passes a blot is read as *not* hitting it (wr
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -177,10 +178,22 @@ def _state(pos: Position) -> tuple:
             frozenset(pos.pinned[0]), frozenset(pos.pinned[1]))
 
 
+def _game(rules: Rules) -> "_Game":
+    """The :class:`_Game` of ``rules``, made once per set of rules."""
+    game = _games.get(id(rules))
+    if game is None or game.rules is not rules:
+        game = _games[id(rules)] = _Game(rules)
+    return game
+
+
+_games: dict = {}
+
+
 class _Game:
     """The few rule facts the step search needs, taken from :class:`Rules`."""
 
     def __init__(self, rules: Rules):
+        self.rules = rules
         self.meet = rules.meet
         self.opp = [0] + [rules.opposite_point(p) for p in range(1, 25)]
 
@@ -385,16 +398,30 @@ def _render(steps: Iterable[tuple], game: _Game, final_hits: frozenset) -> tuple
     moves = sorted(((p, q) for p, q, _d, _h in steps), key=lambda m: (-m[0], -m[1]))
     show_mid = game.meet == HIT
     chains: list[list | None] = [[p, q] for p, q in moves]
-    for i in range(len(chains)):
-        for j in range(i, len(chains)):
-            a, b = chains[i], chains[j]
-            if a is None or b is None or i == j or a[-1] != b[0]:
-                continue
+    # each chain, in order, takes in the later chains that start where it ends, each
+    # found after the one taken before it (by start point: a cascade has 24 steps)
+    starting: dict = {}
+    for j, (p, _q) in enumerate(moves):
+        starting.setdefault(p, []).append(j)
+    for i, a in enumerate(chains):
+        if a is None:
+            continue
+        j = i + 1
+        while True:
+            later = starting.get(a[-1], ())
+            k = bisect_left(later, j)
+            while k < len(later) and chains[later[k]] is None:
+                k += 1
+            if k == len(later):
+                break
+            j = later[k]
+            b = chains[j]
             if show_mid and a[-1] in final_hits:
                 a.append(b[-1])         # hit on the way: keep the intermediate point
             else:
                 a[-1] = b[-1]           # elide it
             chains[j] = None
+            j += 1
     live = [c for c in chains if c is not None]
     counted: list[list] = []
     for c in live:
@@ -449,22 +476,23 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
     """The parts of the move text of the turn ``before`` -> ``after`` (see :func:`format_move`)."""
     rules = get_rules(before.variant)
     dice = _check_dice(dice, before)
-    game = _Game(rules)
+    game = _game(rules)
     target = _target(after, dice)
-    start, goal = _state(before), _state(target)
-    if start == goal:
-        return ()
-    final_hits = _hit_set(game, before, target)
     walk = _cascade_walk(before, dice, rules)
-    if walk is not None:
-        board = (target.off[0], *target.me)
+    if walk is not None:              # no hits, no pins: only my checkers move
+        if target.me == before.me and target.off[0] == before.off[0]:
+            return ()
         try:
-            steps = walk.steps(board)
+            steps = walk.steps((target.off[0], *target.me))
         except ValueError:
             raise IllegalMoveError(
                 f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
                 f"{_literal(before)} into {_literal(target)} ({before.variant})") from None
-        return _render([(p, q, d, False) for p, q, d in steps], game, final_hits)
+        return _render([(p, q, d, False) for p, q, d in steps], game, frozenset())
+    start, goal = _state(before), _state(target)
+    if start == goal:
+        return ()
+    final_hits = _hit_set(game, before, target)
     best = None
     best_key = None
     report: dict = {}
@@ -489,6 +517,9 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
 
 
 _walks: dict = {}
+"""The layers of the last cascade asked about, by (position key, dice), and under
+``"last"`` with the position object itself, which spares writing its key again when
+the texts of many plays of one turn are asked for."""
 
 
 def _cascade_walk(before: Position, dice, rules: Rules):
@@ -498,6 +529,9 @@ def _cascade_walk(before: Position, dice, rules: Rules):
     if rules.meet != HOLD or before.bar[0] or not (
             dice is None or (dice[0] == dice[1] and _cascades(before, rules))):
         return None
+    last = _walks.get("last")
+    if last is not None and last[0] is before and last[1] == dice:
+        return last[2]
     from .movegen import CascadeLayers
     key = (before.key(), dice)
     if key not in _walks:
@@ -507,6 +541,7 @@ def _cascade_walk(before: Position, dice, rules: Rules):
             return None
         _walks.clear()
         _walks[key] = walk
+    _walks["last"] = (before, dice, _walks[key])
     return _walks[key]
 
 
@@ -566,7 +601,7 @@ def parse_move(text: str, before: Position, dice,
     """
     parts = parse_steps(text)
     rules = get_rules(before.variant)
-    game = _Game(rules)
+    game = _game(rules)
     if successors is None:
         from .movegen import check_dice, successors as generate
         dice = check_dice(dice, before)
