@@ -43,14 +43,19 @@ def _position(req: dict) -> Position:
     return parse_position(_field(req, "position"))[0]
 
 
-def cmd_moves(req: dict) -> dict:
-    """``moves``: every distinct legal successor, with its move text."""
-    pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos)
+def _limit(req: dict) -> int:
     limit = _field(req, "limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise RequestError("invalid_limit", f"limit = {limit!r}: expected a non-negative "
                                             f"integer")
+    return limit
+
+
+def cmd_moves(req: dict) -> dict:
+    """``moves``: every distinct legal successor, with its move text."""
+    pos = _position(req)
+    dice = check_dice(_field(req, "dice"), pos)
+    limit = _limit(req)
     arrays = successor_arrays(pos, dice)
     order = key_order(arrays)
     reply: dict = {"count": len(order)}
@@ -88,15 +93,25 @@ def _ply(req: dict) -> int:
 
 
 def cmd_best(req: dict) -> dict:
-    """``best``: every play of the roll rated at ``ply``, best first (PROTOCOL.md)."""
+    """``best``: every play of the roll rated at ``ply``, best first (PROTOCOL.md).
+
+    ``limit`` (default 100000, as for ``moves``): when the roll has more plays than
+    that (a gul bara cascade can have a million), ``candidates`` holds the best
+    ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
+    number of plays rated."""
     pos = _position(req)
     dice = check_dice(_field(req, "dice"), pos)
     ply = _ply(req)
-    analysis = _search(pos.variant).analyse(pos, dice, ply)
+    limit = _limit(req)
+    analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
     best = analysis.best
-    return {"best": best.position.to_json(), "move": best.move,
-            "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
-            "candidates": [c.to_json() for c in analysis.candidates]}
+    reply = {"best": best.position.to_json(), "move": best.move,
+             "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
+             "candidates": [c.to_json() for c in analysis.candidates[:limit]]}
+    if analysis.plays > limit:
+        reply["truncated"] = True
+        reply["count"] = analysis.plays
+    return reply
 
 
 def cmd_evaluate(req: dict) -> dict:

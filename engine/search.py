@@ -730,11 +730,13 @@ class Search:
             dice = tuple(dice)
         d = check_dice(dice, position)
         kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)
-        order = sorted(range(len(kids)), key=lambda i: (-plies[i], -eq[i], i))
+        n = len(kids)
+        # more plies first, then higher equity, then generation order
+        order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
         if top is not None:
             order = order[:max(top, 1)]
         cands = []
-        for i in order:
+        for i in order.tolist():
             after = Position.from_array(kids[i], position.variant)
             cands.append(Candidate(after, format_move(position, after, d), float(eq[i]),
                                    tuple(float(x) for x in probs[i]), int(plies[i])))

@@ -89,6 +89,10 @@ def test_protocol_best_and_evaluate(models):
     assert reply["move"] == reply["candidates"][0]["move"]
     eq = [c["equity"] for c in reply["candidates"] if c["ply"] == 1]
     assert eq == sorted(eq, reverse=True) and reply["equity"] == eq[0]
+    cut = ask(cmd="best", position=start, dice=[3, 1], ply=1, limit=5)
+    assert cut["truncated"] is True and cut["count"] == 16
+    assert cut["candidates"] == reply["candidates"][:5] and cut["best"] == reply["best"]
+    assert "truncated" not in reply and "count" not in reply
     zero = ask(cmd="evaluate", position="4HPwATDgc/ABMA")
     one = ask(cmd="evaluate", position=start, ply=1)
     assert set(zero["probabilities"]) == set(one["probabilities"])
@@ -100,6 +104,8 @@ def test_protocol_errors(models):
     assert ask(cmd="best", position=start, dice=[3, 1], ply=4)["error"]["code"] == "invalid_ply"
     assert ask(cmd="evaluate", position=start, ply="2")["error"]["code"] == "invalid_ply"
     assert ask(cmd="best", position=start)["error"]["code"] == "missing_field"
+    assert ask(cmd="best", position=start, dice=[3, 1],
+               limit=-1)["error"]["code"] == "invalid_limit"
     err = ask(cmd="evaluate", position=Position.start("fevga").to_json())["error"]
     assert err["code"] == "no_model" and "no trained model for fevga yet" in err["message"]
 
@@ -118,3 +124,9 @@ def test_large_cascade_shows_the_top_plays_with_their_text(models, capsys):
     assert data["count"] == 122226 and len(data["candidates"]) == 2
     best = Position.from_json(data["candidates"][0]["position"])
     assert parse_move(data["candidates"][0]["move"], pos, (1, 1)) == best
+    # the protocol's best: the top of the list, marked as cut
+    reply = ask(cmd="best", position=pos.to_json(), dice=[1, 1], limit=3)
+    assert reply["truncated"] is True and reply["count"] == 122226
+    assert [c["move"] for c in reply["candidates"][:2]] == [
+        c["move"] for c in data["candidates"]]
+    assert reply["best"] == data["candidates"][0]["position"]
