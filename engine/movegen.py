@@ -17,6 +17,7 @@ from . import _movegen as core
 from ._layout import STATE_LEN
 from ._movegen import generate, generate_into, generate_play, new_scratch
 from .errors import DiceError
+from .keys import key_order
 from .position import Position
 from .variants import Rules, get_rules
 
@@ -274,6 +275,4 @@ class CascadeLayers:
 def successors(position: Position, dice, rules: Rules | None = None) -> list[Position]:
     """Every distinct legal position after the turn, sorted by canonical key."""
     arrays = successor_arrays(position, dice, rules)
-    result = [Position.from_array(a, position.variant) for a in arrays]
-    result.sort(key=Position.key)
-    return result
+    return [Position.from_array(arrays[i], position.variant) for i in key_order(arrays)]

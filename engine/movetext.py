@@ -35,7 +35,11 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+import numpy as np
+
+from . import _layout as L
 from .errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError
+from .keys import key_order
 from .position import Position
 from .variants import CASCADE_GAME, CASCADE_OWN, HIT, HOLD, PIN, Rules, get_rules
 
@@ -602,10 +606,11 @@ def parse_move(text: str, before: Position, dice,
     parts = parse_steps(text)
     rules = get_rules(before.variant)
     game = _game(rules)
+    arrays = None
     if successors is None:
-        from .movegen import check_dice, successors as generate
+        from .movegen import check_dice, successor_arrays
         dice = check_dice(dice, before)
-        successors = generate(before, dice, rules)
+        arrays = successor_arrays(before, dice, rules)
     else:
         dice = _check_dice(dice, before)
     where = f"{_quote(text)} with dice {_dice_text(dice, before)} in {_literal(before)} " \
@@ -640,11 +645,16 @@ def parse_move(text: str, before: Position, dice,
 
     start = _state(before)
     want_me = tuple(n + dn for n, dn in zip(start[0], delta))
+    if arrays is not None:
+        successors = _successors_like(arrays, before, dice, want_me, game)
     matches, relaxed = [], []
     for s in successors:
-        target = _target(s, dice)
-        if _state(target)[0] != want_me:
+        # the mover's checkers after the turn (a successor is seen from the next side
+        # to move, except after a pending segment)
+        mine = (s.off[0], *s.me, s.bar[0]) if dice is None else (s.off[1], *s.them, s.bar[1])
+        if mine != want_me:
             continue
+        target = _target(s, dice)
         hits = _hit_set(game, before, target)
         if game.meet == HIT:
             required = marked | blots
@@ -654,17 +664,34 @@ def parse_move(text: str, before: Position, dice,
             matches.append(s)
     found = matches or relaxed
     if not found:
-        if not successors:
+        if arrays is not None:        # name the first legal plays, as successors() sorts
+            successors = [Position.from_array(arrays[i], before.variant)
+                          for i in key_order(arrays)[:3]]
+        count = len(successors) if arrays is None else len(arrays)
+        if not count:
             raise IllegalMoveError(f"move {where}: there is no legal play to match")
         some = ", ".join(repr(format_move(before, s, dice)) for s in successors[:3])
-        more = ", ..." if len(successors) > 3 else ""
+        more = ", ..." if count > 3 else ""
         raise IllegalMoveError(f"move {where}: no legal play matches; the "
-                               f"{len(successors)} legal plays include {some}{more}")
+                               f"{count} legal plays include {some}{more}")
     if len(found) > 1:
         texts = ", ".join(repr(format_move(before, s, dice)) for s in found[:4])
         raise AmbiguousMoveError(f"move {where}: fits {len(found)} legal plays ({texts}); "
                                  f"mark hits with '*' or show the points on the way")
     return found[0]
+
+
+def _successors_like(arrays, before: Position, dice, mine: tuple,
+                     game: _Game) -> list[Position]:
+    """The successors among ``arrays`` that can match a text: in a game without hits
+    or pins (where a gul bara cascade has up to a million plays) only those that leave
+    the mover's checkers as ``mine`` (off, points 1..24, bar), found on the arrays;
+    in the others every successor (a few hundred at most), sorted by canonical key."""
+    if game.meet == HOLD:
+        side = L.ME if dice is None else L.THEM
+        cols = [side + L.OFF, *range(side + 1, side + 25), side + L.BAR]
+        arrays = arrays[(arrays[:, cols] == np.array(mine)).all(axis=1)]
+    return [Position.from_array(arrays[i], before.variant) for i in key_order(arrays)]
 
 
 def _check_dice(dice, before: Position):

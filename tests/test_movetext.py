@@ -363,6 +363,12 @@ def test_cascade_text_is_found_backwards_through_the_layers():
         assert len(format_move(pos, after, (1, 1)).split()) >= 1
     text = format_move(pos, after, (1, 1))
     assert parse_move(text, pos, (1, 1)) == after
+    # a text no play fits: the message counts every play and names the first ones
+    with pytest.raises(IllegalMoveError) as exc:
+        parse_move("24/23 24/23", pos, (1, 1))
+    first = successors(pos, (1, 1))[0]
+    assert "122226 legal plays include " + repr(format_move(pos, first, (1, 1))) in str(
+        exc.value)
 
 
 def test_cascade_text_when_the_game_ends_and_for_pending_dice():
