@@ -14,7 +14,8 @@ set and of a set met in random play (``benchmarks/data/gul_bara_cascades.jsonl``
     python benchmarks/movegen.py --tail
 
 times the far tail of the cascades instead (:data:`TAIL`), on one thread and on the
-threads :func:`engine.movegen.successor_arrays` uses.
+threads :func:`engine.movegen.successor_arrays` uses, and the protocol's ``moves`` and
+``best`` on the largest of them.
 """
 
 from __future__ import annotations
@@ -195,6 +196,32 @@ def cascade_tail():
     return sorted(rows, key=lambda row: -row[1])
 
 
+def protocol_cascade():
+    """Seconds the protocol takes (in this process, kernels compiled) for ``moves``
+    and for ``best`` with ``limit`` 10 on the largest cascade of :data:`TAIL`:
+    ``(plays, moves s, best s)``, or ``(plays, moves s, None)`` with no gul bara
+    model."""
+    from engine.evaluator import model_path
+    from engine.protocol import handle_line
+    records = [json.loads(line) for line in TAIL.read_text().splitlines()]
+    big = max(records, key=lambda r: r["count"])
+    small = min(records, key=lambda r: r["count"])
+    has_model = Path(model_path("gul_bara")).exists()
+    times = []
+    for cmd, extra in (("moves", {}), ("best", {"limit": 10})):
+        if cmd == "best" and not has_model:
+            times.append(None)
+            continue
+        for r in (small, big):                    # the small one compiles the kernels
+            req = {"cmd": cmd, "position": r["position"], "dice": r["dice"], **extra}
+            t0 = time.perf_counter()
+            reply = json.loads(json.dumps(handle_line(json.dumps(req))))
+            dt = time.perf_counter() - t0
+            assert "error" not in reply, reply
+        times.append(dt)
+    return big["count"], times[0], times[1]
+
+
 def make_cascades(games=600, seed=11, keep=30):
     """Write :data:`CASCADES` anew from random play (see :func:`random_play_cascades`)."""
     from engine.movegen import successor_arrays
@@ -258,6 +285,10 @@ def main():
             print(f"{n:9,} {one:10.3f} {many:11.3f}")
         print(f"slowest: {max(r[1] for r in rows):.3f} s on one thread, "
               f"{max(r[2] for r in rows):.3f} s on {_threads()}")
+        n, moves, best = protocol_cascade()
+        print(f"protocol on the {n:,}-play cascade: moves (truncated, with its "
+              f"successors_sha256) {moves:.2f} s, best at 0-ply with limit 10 "
+              + (f"{best:.2f} s" if best is not None else "- (no gul bara model)"))
         return
     print(f"{'set':<12} {'n':>5} {'succ/pos':>8} {'numba us/pos':>12} {'numba succ/s':>13} "
           f"{'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")
