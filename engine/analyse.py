@@ -2,9 +2,11 @@
 
 Reads a position in any notation :func:`engine.notation.parse_position` knows (Position
 JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) and a
-roll, and prints every legal play in standard move notation, best first, in the manner of
+roll, and prints the legal plays in standard move notation, best first, in the manner of
 GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
 the best play, and the mover's and the opponent's win / gammon / backgammon chances.
+Every play is rated; ``--top N`` lists the first N (default :data:`DEFAULT_SHOWN`, which
+only a gul bara cascade exceeds; ``--top 0``: all).
 Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
 ``--ply`` (0..3, :mod:`engine.search`). A game without a trained model gets its legal
 plays unranked, with a note saying so. Without ``--dice`` the position is rated before
@@ -39,11 +41,20 @@ class Play:
     """The play in standard notation (``24/18 13/11``)."""
 
 
-def candidates(position: Position, dice) -> list[Play]:
-    """Every legal play of ``position`` for ``dice`` (None: a pending segment), in the
-    order of their canonical keys, unrated."""
+def candidates(position: Position, dice, top: int | None = None) -> tuple[list[Play], int]:
+    """The legal plays of ``position`` for ``dice`` (None: a pending segment), in the
+    order of their canonical keys, unrated: the first ``top`` of them (all when None),
+    and how many there are."""
     dice = check_dice(dice, position)
-    return [Play(s, format_move(position, s, dice)) for s in successors(position, dice)]
+    succ = successors(position, dice)
+    shown = succ if top is None else succ[:top]
+    return [Play(s, format_move(position, s, dice)) for s in shown], len(succ)
+
+
+DEFAULT_SHOWN = 10_000
+"""Plays listed when ``--top`` is not given: every play of any ordinary roll (the most
+random play met in any game is about a thousand), the best of a gul bara cascade, which
+can have a million."""
 
 
 def _probs_line(p) -> str:
@@ -86,10 +97,15 @@ def main(argv=None) -> int:
                         help="search depth 0..3 (default 0: the network alone)")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
-    parser.add_argument("--top", type=int, default=0, help="show only the first N plays")
+    parser.add_argument("--top", type=int, default=None,
+                        help=f"show only the first N plays (default {DEFAULT_SHOWN:,}; "
+                             f"0: all)")
     parser.add_argument("--board", action="store_true", help="draw the position first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    if args.top is not None and args.top < 0:
+        parser.error(f"--top {args.top}: expected 0 (all plays) or more")
+    top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
     try:
         pos, info = parse_position(args.position, args.variant)
         if args.dice is not None:
@@ -108,11 +124,11 @@ def main(argv=None) -> int:
         except NoModelError as exc:
             search, note = None, str(exc)
         if search is None:
-            result = None if dice == "evaluate" else candidates(pos, dice)
+            result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
             result = search.evaluate(pos, args.ply)
         else:
-            result = search.analyse(pos, dice, args.ply, top=args.top or None)
+            result = search.analyse(pos, dice, args.ply, top=top or None)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -120,7 +136,7 @@ def main(argv=None) -> int:
         "file": args.model or _shown(model_path(pos.variant)),
         "sizes": search.evaluator.network.sizes}
     if args.json:
-        print(json.dumps(_json(pos, dice, args, model, note, result)))
+        print(json.dumps(_json(pos, dice, args, model, note, result, top)))
         return 0
     if args.board:
         print(render(pos))
@@ -134,18 +150,25 @@ def main(argv=None) -> int:
         print(f"note: {note}")
         if result is None:
             return 0
-        print(f"{len(result)} legal play(s), unranked:")
-        shown = result[:args.top] if args.top > 0 else result
-        for i, c in enumerate(shown, 1):
+        plays, count = result
+        print(f"{count} legal play(s), unranked:")
+        for i, c in enumerate(plays, 1):
             print(f"{i:5d}. {c.move}")
+        _say_cut(len(plays), count)
         return 0
     print(f"model {model['file']} ({model['sizes']}), {args.ply}-ply")
     if isinstance(result, Evaluation):
         print(format_evaluation(result))
         return 0
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
-    print(format_analysis(result, args.top))
+    print(format_analysis(result, top))
+    _say_cut(min(len(result.candidates), top or len(result.candidates)), result.plays)
     return 0
+
+
+def _say_cut(shown: int, count: int) -> None:
+    if shown < count:
+        print(f"(the first {shown:,} of {count:,} plays; --top N shows N, --top 0 all)")
 
 
 def _shown(path) -> str:
@@ -157,7 +180,7 @@ def _shown(path) -> str:
         return str(path)
 
 
-def _json(pos, dice, args, model, note, result) -> dict:
+def _json(pos, dice, args, model, note, result, top) -> dict:
     out = {"position": pos.to_json(), "ply": args.ply, "model": model}
     if note is not None:
         out["note"] = note
@@ -168,13 +191,12 @@ def _json(pos, dice, args, model, note, result) -> dict:
     if isinstance(result, Evaluation):
         out.update(result.to_json())
         return out
-    if isinstance(result, list):
-        shown = result[:args.top] if args.top > 0 else result
-        out["count"] = len(result)
+    if isinstance(result, tuple):
+        plays, out["count"] = result
         out["candidates"] = [{"move": c.move, "position": c.position.to_json()}
-                             for c in shown]
+                             for c in plays]
         return out
-    shown = result.candidates[:args.top] if args.top > 0 else result.candidates
+    shown = result.candidates[:top] if top > 0 else result.candidates
     best = result.best.equity
     out["count"] = result.plays
     out["evaluated"] = result.evaluated

@@ -11,10 +11,12 @@ to about a million successors, and building each key as a Python string took 24 
 The order without strings: a key is fixed punctuation around *tokens*, each a number
 followed by its delimiter (``"12,"``, ``"3]"``) or, for an empty list, a lone ``"]"``.
 No token is a prefix of another, so two keys compare as their first differing tokens
-do, and each token can be replaced by its rank among all token strings. The columns of
-ranks that differ between the rows are packed into 64-bit words, most significant
-first, and sorted with :func:`numpy.lexsort`. The digest writes the key bytes in that
-order, joined by newlines, into one buffer for :mod:`hashlib`.
+do, and each token can be replaced by its rank among all token strings (a list that is
+shorter than another ends on a different token before the other ends, so a list's
+slots after its end can be padded with anything). The columns of ranks that differ
+between the rows are packed into 64-bit words, most significant first, and radix-sorted.
+The digest writes the key bytes in that order, joined by newlines, a block at a time
+for :mod:`hashlib`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from numba import njit
 
 from . import _layout as L
 
-# The token slots of a key, in key order: each is (kind, index, last) where kind 0 reads
-# the state slot ``index``; kind 1 is the j-th pending die; kind 2 / 3 the j-th pinned
-# point of mine / the opponent's. ``last``: the token closes its list (delimiter "]").
+# The token slots of a key, in key order: each is (kind, index, last). _FIXED reads the
+# state slot ``index``, ``last`` telling whether its token closes its list (delimiter
+# "]"); _PENDING is the index-th pending die, _PIN_ME / _PIN_THEM the index-th pinned
+# point of mine / the opponent's (a list's last item closes it).
 _FIXED, _PENDING, _PIN_ME, _PIN_THEM = 0, 1, 2, 3
 
 

@@ -74,9 +74,16 @@ def test_game_without_a_model_still_lists_plays(models, capsys):
                        "--dice", "63", "--json")
     data = json.loads(out)
     assert data["model"] is None and data["count"] == len(data["candidates"]) > 0
+    code, out, _ = run(capsys, "--position", "start", "--variant", "portes", "--dice", "31",
+                       "--top", "2")
+    assert code == 0 and "16 legal play(s), unranked:" in out
+    assert "    2. " in out and "    3. " not in out
+    assert "(the first 2 of 16 plays; --top N shows N, --top 0 all)" in out
 
 
 def test_bad_input_is_an_error(models, capsys):
+    with pytest.raises(SystemExit):
+        run(capsys, "--position", "start", "--dice", "31", "--top", "-1")
     code, _, err = run(capsys, "--position", "start", "--dice", "71")
     assert code == 2 and "71" in err
 
@@ -124,6 +131,10 @@ def test_large_cascade_shows_the_top_plays_with_their_text(models, capsys):
     assert data["count"] == 122226 and len(data["candidates"]) == 2
     best = Position.from_json(data["candidates"][0]["position"])
     assert parse_move(data["candidates"][0]["move"], pos, (1, 1)) == best
+    # without --top: the first 10,000 plays (of 122,226), the cut said in text
+    code, out, _ = run(capsys, "--position", json.dumps(pos.to_json()), "--dice", "11")
+    assert code == 0 and out.count("Eq.:") == 10000
+    assert "(the first 10,000 of 122,226 plays; --top N shows N, --top 0 all)" in out
     # the protocol's best: the top of the list, marked as cut
     reply = ask(cmd="best", position=pos.to_json(), dice=[1, 1], limit=3)
     assert reply["truncated"] is True and reply["count"] == 122226
