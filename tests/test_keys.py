@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from engine import Position
+from engine import Position, _layout as L
 from engine.keys import key_bytes, key_order, keys_sha256
 from engine.movegen import successor_arrays
 from engine.variants import VARIANTS
@@ -52,7 +52,7 @@ def test_rows_that_differ_everywhere():
                 succ = successor_arrays(pos, dice, play=True)
                 pos = Position.from_array(succ[rng.integers(len(succ))], variant)
             row = pos.to_array()
-            row[104] = rng.choice([0, 7, 10, 99, 100, 250])     # turns: digits differ
+            row[L.TURNS_ME] = rng.choice([0, 7, 10, 99, 100, 250, 12345])   # turns: digits differ
             rows.append(row)
         rows = np.array(rows + rows[:5])                        # and some repeats
         _check(rows, variant)
