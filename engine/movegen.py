@@ -9,7 +9,9 @@ segment (``dice=None``) leaves the same side to move with ``pending`` emptied.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -55,8 +57,9 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)
         if route:
-            n, out = _cascade_on_threads(state, d1, table, seq, total, cascade,
-                                         head_limit, out)
+            with _work_arrays(_threads()) as work:
+                n, out = _cascade_on_threads(state, d1, table, seq, total, cascade,
+                                             head_limit, out, work)
             if n < 0:                 # every longest play breaks the six-block rule
                 n, out = core._layered(state, d1, d2, table, seq, total, nondouble,
                                        cascade, head_limit, out, 0)
@@ -83,7 +86,37 @@ def _threads() -> int:
                       else os.cpu_count() or 1))
 
 
-def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out):
+_work: dict = {}
+"""The threaded walk's work arrays, by number of threads, kept between calls: growing
+them again for every large cascade cost a tenth of a second or more in page faults
+(they reach about 130 MB on the largest cascades met)."""
+_work_lock = threading.Lock()
+
+
+@contextmanager
+def _work_arrays(threads: int):
+    """The work arrays of :func:`_cascade_on_threads`, one of each per thread: its
+    children, its sort space and two sets of merged parts (the layer read, the one
+    made). The kept ones (:data:`_work`) serve one call at a time; a call that finds
+    them in use gets its own."""
+    mine = _work_lock.acquire(blocking=False)
+    try:
+        if not mine or threads not in _work:
+            work = ([np.empty(1024, np.int64) for _ in range(threads)],
+                    [np.empty(1024, np.int64) for _ in range(threads)],
+                    [[np.empty(1024, np.int64) for _ in range(threads)] for _ in range(2)])
+            if not mine:
+                yield work
+                return
+            _work.clear()
+            _work[threads] = work
+        yield _work[threads]
+    finally:
+        if mine:
+            _work_lock.release()
+
+
+def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, work):
     """The exact cascade walk of :mod:`engine._movegen`, its large layers on threads:
     the same successors, in the same order, as the one-thread walk.
 
@@ -102,12 +135,10 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out):
         _pool_size = threads
     cur, step, free = core.cascade_start(state, table, head_limit)
     parts = [(cur, 0, 1)]                   # (words, lo, hi): the layer, in board order
-    # work arrays kept from layer to layer, one per thread: children, sort space, the
-    # ends of the game met, and two sets of merged parts (the layer read, the one made)
-    kids = [np.empty(1024, np.int64) for _ in range(threads)]
-    tmps = [np.empty(1024, np.int64) for _ in range(threads)]
+    # work arrays kept from layer to layer (:func:`_work_arrays`), and the ends of the
+    # game met, one per thread
+    kids, tmps, merged = work
     overs = [(np.empty(16, np.int64), 0) for _ in range(threads)]
-    merged = [[np.empty(1024, np.int64) for _ in range(threads)] for _ in range(2)]
     side = 0
     layer = 0
 

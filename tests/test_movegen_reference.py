@@ -145,6 +145,12 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, golden_dir):
     records = [json.loads(line) for line in data.read_text().splitlines()]
     for r in sorted(records, key=lambda r: r["count"])[:6]:
         assert same(Position.from_json(r["position"]), tuple(r["dice"])) == r["count"]
+    # the work arrays are kept between calls, for one call at a time: a call that finds
+    # them in use (another thread's) walks with arrays of its own
+    assert 3 in movegen._work
+    with movegen._work_lock:
+        assert same(Position.from_json(records[0]["position"]),
+                    tuple(records[0]["dice"])) == records[0]["count"]
     met = 0
     for line in open(golden_dir / "gul_bara_movegen.jsonl"):
         r = json.loads(line)
