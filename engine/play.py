@@ -73,7 +73,11 @@ _KIND_WORDS = {
 }
 _KIND_WORDS["gul_bara"] = _KIND_WORDS["long_nardy"]
 _HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (list the "
-         "legal plays), <n> (play number n of that list), hint [k], board, help, quit.")
+         "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
+         "<n> (play number n of that list), hint [k], board, help, quit.")
+
+LISTED = 1000
+"""Plays ``moves`` lists (``moves all``: every one); only a gul bara cascade has more."""
 
 
 class Quit(Exception):
@@ -202,9 +206,13 @@ class Session:
             if word == "board":
                 self.say(render(pos))
                 continue
-            if word == "moves":
-                for k in range(len(succ)):
+            if word in ("moves", "moves all"):
+                shown = len(succ) if word == "moves all" else min(len(succ), LISTED)
+                for k in range(shown):
                     self.say(f"{k + 1:>4}. {text(k)}")
+                if shown < len(succ):
+                    self.say(f"(the first {shown:,} of {len(succ):,} plays; 'moves all' "
+                             f"lists every one, or type a play)")
                 continue
             if word.split()[0] == "hint":
                 self._hint(word, dice, succ, text, rules)

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from engine import Position, successors
+from engine.movetext import format_move
 from engine.play import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,3 +116,26 @@ def test_command_line_pipe():
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "1. " in proc.stdout and "point" in proc.stdout
+
+
+def test_moves_lists_the_first_thousand_plays_of_a_cascade():
+    """A gul bara cascade of 1,238 plays: ``moves`` lists 1,000 and says so, ``moves
+    all`` lists every one, and a play typed in notation is taken."""
+    import json
+
+    from engine.dice import Dice
+    from engine.play import Session
+    from engine.variants import get_rules
+    data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascade_tail.jsonl"
+    record = next(r for r in map(json.loads, data.read_text().splitlines())
+                  if r["count"] == 1238)
+    pos = Position.from_json(record["position"])
+    first = format_move(pos, successors(pos, (1, 1))[0], (1, 1))
+    out = io.StringIO()
+    session = Session("heuristic", np.random.default_rng(1),
+                      io.StringIO(f"moves\nmoves all\n{first}\n"), out)
+    chosen = session._human_turn(pos, Dice(1, 1), get_rules("gul_bara"))
+    text = out.getvalue()
+    assert "(the first 1,000 of 1,238 plays; 'moves all' lists every one" in text
+    assert text.count("1000. ") == 2 and text.count("1238. ") == 1
+    assert chosen == successors(pos, (1, 1))[0]
