@@ -22,6 +22,7 @@ for :mod:`hashlib`.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -51,6 +52,7 @@ SLOTS = _slots()
 """The token slots of a key, in key order (see the module docstring)."""
 
 
+@lru_cache(maxsize=8)
 def _rank_tables(vmax: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Ranks of the token strings ``str(v) + ","`` and ``str(v) + "]"`` for
     ``v <= vmax``, and of the empty list's ``"]"``, in code-point order."""
@@ -207,11 +209,12 @@ def _candidate_slots(rows: np.ndarray) -> np.ndarray:
     """The token slots that can differ between ``rows``: those of a column that
     varies, and every slot of a list any of whose columns varies."""
     vary = _varying(rows, L.KEY_LEN)
-    lists = {_PENDING: vary[L.NPEND] or vary[L.PEND:L.PEND + L.MAXPEND].any(),
-             _PIN_ME: vary[L.PIN_ME + 1:L.PIN_ME + 25].any(),
-             _PIN_THEM: vary[L.PIN_THEM + 1:L.PIN_THEM + 25].any()}
-    return np.array([k for k, (kind, index, _) in enumerate(SLOTS)
-                     if (vary[index] if kind == _FIXED else lists[kind])], np.int64)
+    lists = np.array([False,
+                      vary[L.NPEND] or vary[L.PEND:L.PEND + L.MAXPEND].any(),
+                      vary[L.PIN_ME + 1:L.PIN_ME + 25].any(),
+                      vary[L.PIN_THEM + 1:L.PIN_THEM + 25].any()])
+    kind, index = SLOTS[:, 0], SLOTS[:, 1]
+    return np.flatnonzero(np.where(kind == _FIXED, vary[index], lists[kind]))
 
 
 def key_order(rows: np.ndarray) -> np.ndarray:
@@ -242,6 +245,8 @@ def key_order(rows: np.ndarray) -> np.ndarray:
     packed = np.empty((n, w + 1), np.uint64)
     _pack(rows, SLOTS, use, comma, close, empty, lo, np.array(word, np.int64),
           np.array(shift, np.int64), packed)
+    if n < 4096:                                  # the radix sort's fixed cost
+        return np.lexsort([packed[:, c] for c in range(packed.shape[1] - 1, -1, -1)])
     return _radix_order(packed)
 
 

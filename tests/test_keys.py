@@ -63,3 +63,14 @@ def test_small_inputs():
     _check(rows, "backgammon")
     assert list(key_order(rows[:0])) == []
     assert keys_sha256(rows[:0], "backgammon") == hashlib.sha256(b"").hexdigest()
+
+
+def test_a_cascade_of_thousands_of_plays():
+    """Past a few thousand rows the order comes from the radix sort."""
+    from pathlib import Path
+    data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascade_tail.jsonl"
+    record = next(r for r in map(json.loads, data.read_text().splitlines())
+                  if 4096 < r["count"] < 20000)
+    rows = successor_arrays(Position.from_json(record["position"]), tuple(record["dice"]))
+    assert len(rows) == record["count"]
+    _check(rows, "gul_bara")
