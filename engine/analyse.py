@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         "file": args.model or _shown(model_path(pos.variant)),
         "sizes": search.evaluator.network.sizes}
     if args.json:
-        print(json.dumps(_json(pos, dice, args, model, note, result, top)))
+        print(json.dumps(_json(pos, dice, args, model, note, result)))
         return 0
     if args.board:
         print(render(pos))
@@ -161,8 +161,8 @@ def main(argv=None) -> int:
         print(format_evaluation(result))
         return 0
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
-    print(format_analysis(result, top))
-    _say_cut(min(len(result.candidates), top or len(result.candidates)), result.plays)
+    print(format_analysis(result))
+    _say_cut(len(result.candidates), result.plays)
     return 0
 
 
@@ -180,7 +180,7 @@ def _shown(path) -> str:
         return str(path)
 
 
-def _json(pos, dice, args, model, note, result, top) -> dict:
+def _json(pos, dice, args, model, note, result) -> dict:
     out = {"position": pos.to_json(), "ply": args.ply, "model": model}
     if note is not None:
         out["note"] = note
@@ -196,11 +196,11 @@ def _json(pos, dice, args, model, note, result, top) -> dict:
         out["candidates"] = [{"move": c.move, "position": c.position.to_json()}
                              for c in plays]
         return out
-    shown = result.candidates[:top] if top > 0 else result.candidates
     best = result.best.equity
     out["count"] = result.plays
     out["evaluated"] = result.evaluated
-    out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)} for c in shown]
+    out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)}
+                         for c in result.candidates]
     return out
 
 

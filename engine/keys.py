@@ -74,27 +74,21 @@ def _rank_tables(vmax: int) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 @njit(cache=True, inline="always")
-def _list_len(row, kind):
-    if kind == _PENDING:
-        return np.int64(row[L.NPEND])
-    base = L.PIN_ME if kind == _PIN_ME else L.PIN_THEM
+def _read_list(row, kind, items):
+    """The items of one of ``row``'s lists (pending dice, or my / the opponent's pinned
+    points) into ``items``; returns how many."""
     n = 0
-    for p in range(1, 25):
-        n += row[base + p] != 0
-    return np.int64(n)
-
-
-@njit(cache=True, inline="always")
-def _list_item(row, kind, j):
     if kind == _PENDING:
-        return np.int64(row[L.PEND + j])
-    base = L.PIN_ME if kind == _PIN_ME else L.PIN_THEM
-    for p in range(1, 25):
-        if row[base + p] != 0:
-            if j == 0:
-                return np.int64(p)
-            j -= 1
-    return np.int64(0)
+        n = row[L.NPEND]
+        for i in range(n):
+            items[i] = row[L.PEND + i]
+    else:
+        base = L.PIN_ME if kind == _PIN_ME else L.PIN_THEM
+        for p in range(1, 25):
+            if row[base + p] != 0:
+                items[n] = p
+                n += 1
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -113,17 +107,7 @@ def _ranks(row, slots, use, comma, close, empty, items, out):
             continue
         if kind != loaded:
             loaded = kind
-            n = 0
-            if kind == _PENDING:
-                n = row[L.NPEND]
-                for i in range(n):
-                    items[i] = row[L.PEND + i]
-            else:
-                base = L.PIN_ME if kind == _PIN_ME else L.PIN_THEM
-                for p in range(1, 25):
-                    if row[base + p] != 0:
-                        items[n] = p
-                        n += 1
+            n = _read_list(row, kind, items)
         if index == 0 and n == 0:
             out[j] = empty
         elif index >= n:
@@ -295,13 +279,13 @@ def _put_int(buf, m, v):
 
 
 @njit(cache=True)
-def _put_list(buf, m, row, kind):
-    n = _list_len(row, kind)
+def _put_list(buf, m, row, kind, items):
+    n = _read_list(row, kind, items)
     for j in range(n):
         if j:
             buf[m] = 44               # ","
             m += 1
-        m = _put_int(buf, m, _list_item(row, kind, j))
+        m = _put_int(buf, m, np.int64(items[j]))
     return m
 
 
@@ -321,6 +305,7 @@ def _write_keys(rows, order, parts, starts, buf):
     enough: :data:`_KEY_MAX` bytes a key); returns the number of bytes.
     ``parts[starts[j]:starts[j + 1]]`` is the j-th piece of punctuation (:func:`_pieces`)."""
     m = 0
+    items = np.zeros(32, np.int64)
     for i in order:
         row = rows[i]
         m = _put(buf, m, parts[starts[0]:starts[1]])
@@ -334,11 +319,11 @@ def _write_keys(rows, order, parts, starts, buf):
         buf[m] = 44
         m = _put_int(buf, m + 1, np.int64(row[L.THEM + L.OFF]))
         m = _put(buf, m, parts[starts[3]:starts[4]])
-        m = _put_list(buf, m, row, _PENDING)
+        m = _put_list(buf, m, row, _PENDING, items)
         m = _put(buf, m, parts[starts[4]:starts[5]])
-        m = _put_list(buf, m, row, _PIN_ME)
+        m = _put_list(buf, m, row, _PIN_ME, items)
         m = _put(buf, m, parts[starts[5]:starts[6]])
-        m = _put_list(buf, m, row, _PIN_THEM)
+        m = _put_list(buf, m, row, _PIN_THEM, items)
         m = _put(buf, m, parts[starts[6]:starts[7]])
         m = _put_fixed(buf, m, row, L.THEM + 1, 24)
         m = _put(buf, m, parts[starts[7]:starts[8]])

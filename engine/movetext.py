@@ -521,9 +521,10 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
 
 
 _walks: dict = {}
-"""The layers of the last cascade asked about, by (position key, dice), and under
-``"last"`` with the position object itself, which spares writing its key again when
-the texts of many plays of one turn are asked for."""
+"""The layers of the last cascade asked about, by (position key, dice)."""
+_last_walk: list = [None]
+"""``(position, dice, layers)`` of the last call: the texts of many plays of one turn
+are asked for with the same position object, whose key need not be written again."""
 
 
 def _cascade_walk(before: Position, dice, rules: Rules):
@@ -533,7 +534,7 @@ def _cascade_walk(before: Position, dice, rules: Rules):
     if rules.meet != HOLD or before.bar[0] or not (
             dice is None or (dice[0] == dice[1] and _cascades(before, rules))):
         return None
-    last = _walks.get("last")
+    last = _last_walk[0]
     if last is not None and last[0] is before and last[1] == dice:
         return last[2]
     from .movegen import CascadeLayers
@@ -545,7 +546,7 @@ def _cascade_walk(before: Position, dice, rules: Rules):
             return None
         _walks.clear()
         _walks[key] = walk
-    _walks["last"] = (before, dice, _walks[key])
+    _last_walk[0] = (before, dice, _walks[key])
     return _walks[key]
 
 
