@@ -41,8 +41,10 @@ from .errors import NardyError
 from .met import MatchEquityTable, MatchError, default_table
 from .position import Position
 
-ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass")
-"""The cube actions, as the protocol names them."""
+ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass",
+           "double_beaver", "no_double_beaver")
+"""The cube actions, as the protocol names them; the last two only in money play with
+beavers allowed (the opponent takes and at once redoubles, keeping the cube)."""
 OWNERS = ("centre", "me", "them")
 """Who holds the cube: centred, the side on roll, or its opponent."""
 
@@ -84,6 +86,9 @@ class CubeState:
     """This game is the Crawford game (no cube)."""
     jacoby: bool = True
     """Money play: gammons count only after the cube has been turned."""
+    beavers: bool = False
+    """Money play: a doubled player may beaver (take and redouble at once, keeping the
+    cube); off by default (``shared/RULES.md``)."""
 
     def __post_init__(self) -> None:
         v = self.value
@@ -120,6 +125,8 @@ class CubeState:
                 raise MatchError(f"score {list(s)} in money play (match length 0)")
             if self.crawford:
                 raise MatchError("crawford in money play: there is no Crawford game")
+        if self.beavers and m:
+            raise MatchError("beavers in match play: beavers are a money-play option")
 
     @property
     def money(self) -> bool:
@@ -154,24 +161,27 @@ class CubeState:
     def doubled(self) -> "CubeState":
         """The state after the side on roll doubles and the opponent takes."""
         return CubeState(self.value * 2, "them", self.match_length, self.score,
-                         self.crawford, self.jacoby)
+                         self.crawford, self.jacoby, self.beavers)
 
     def flip(self) -> "CubeState":
         """The same state seen from the opponent."""
         owner = {"centre": "centre", "me": "them", "them": "me"}[self.owner]
         return CubeState(self.value, owner, self.match_length, self.score[::-1],
-                         self.crawford, self.jacoby)
+                         self.crawford, self.jacoby, self.beavers)
 
     @classmethod
-    def from_info(cls, info: Any, jacoby: bool | None = None) -> "CubeState":
+    def from_info(cls, info: Any, jacoby: bool | None = None,
+                  beavers: bool | None = None) -> "CubeState":
         """From a :class:`engine.gnubg_id.MatchInfo` or :class:`engine.xgid.XgidInfo`
-        (cube, score, length, Crawford, Jacoby, all relative to the side to move)."""
+        (cube, score, length, Crawford, Jacoby, beavers (an XGID's; a Match ID has no
+        such flag), all relative to the side to move)."""
         m = info.match_length
         jac = info.jacoby if jacoby is None else jacoby
+        beav = getattr(info, "beaver", False) if beavers is None else beavers
         value = info.cube_value
         owner = info.cube_owner
         return cls(value, owner, m, tuple(info.score) if m else (0, 0),
-                   bool(info.crawford) if m else False, bool(jac))
+                   bool(info.crawford) if m else False, bool(jac), bool(beav) and not m)
 
 
 # --------------------------------------------------------------------- efficiency
@@ -402,8 +412,14 @@ class CubeDecision:
 
     @property
     def takes(self) -> bool:
-        """The opponent should take a double (double / take, too good / take, no double)."""
-        return self.action in ("double_take", "too_good_take", "no_double")
+        """The opponent should take a double (double / take, too good / take, no double,
+        or beaver)."""
+        return self.action in ("double_take", "too_good_take", "no_double") or self.beavers
+
+    @property
+    def beavers(self) -> bool:
+        """The opponent should beaver a double (money play with beavers allowed)."""
+        return self.action in ("double_beaver", "no_double_beaver")
 
     def to_json(self) -> dict:
         """The ``cube`` protocol reply fields."""
@@ -421,16 +437,25 @@ class CubeDecision:
         return out
 
 
-def classify(no_double: float, double_take: float, double_pass: float) -> str:
+def classify(no_double: float, double_take: float, double_pass: float,
+             beavers: bool = False) -> str:
     """The cube action from the three equities (GNU Backgammon's rule): the opponent
     passes when taking is worse for him (``double_take >= double_pass``); the doubler
     doubles when the better answer of the opponent still beats not doubling, and is
-    *too good* when not doubling beats even a pass."""
+    *too good* when not doubling beats even a pass. With ``beavers`` (money play), a
+    take that leaves the doubler at or below zero (down to -2) is a beaver; a double
+    that a beaver would punish (twice ``double_take`` below ``no_double``) is then no
+    double (GNU Backgammon's ``FindBestCubeDecision``)."""
     if double_take >= double_pass:
         return "double_pass" if double_pass > no_double else "too_good_pass"
+    beaver = beavers and -2.0 <= double_take <= 0.0
     if double_take > no_double:
+        if beaver:
+            return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
         return "double_take"
-    return "too_good_take" if no_double > double_pass else "no_double"
+    if no_double > double_pass:
+        return "too_good_take"
+    return "no_double_beaver" if beaver else "no_double"
 
 
 def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
@@ -450,7 +475,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
             w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
             l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
             tp = money_take_point(l, w, efficiency)   # the taker wins our loss, loses our win
-        action = classify(nd, dt, dp) if can else "no_double"
+        action = classify(nd, dt, dp, state.beavers) if can else "no_double"
         return CubeDecision(action, nd, dt, dp, tp, 0.5, cubeless_equity(p), efficiency,
                             tuple(float(v) for v in p))
     table = table or default_table()

@@ -10,7 +10,9 @@ point and gammon price), or its JSON with ``--json``::
     python -m engine.cube_cli --position 4HPwATDgc/ABMA --probabilities .75,.2,.01,.05,0
 
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
-(``PositionID:MatchID``) or an XGID when the position carries them; flags override them.
+(``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
+flag too); flags override them. ``--beavers`` allows beavers in money play (off by
+default, as ``shared/RULES.md`` has it).
 Probabilities come from the released model through :class:`engine.search.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 """
@@ -37,7 +39,8 @@ MAX_PLY = 3
 
 ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
-               "too_good_pass": "Too good to double, pass"}
+               "too_good_pass": "Too good to double, pass",
+               "double_beaver": "Double, beaver", "no_double_beaver": "No double, beaver"}
 
 
 class CubeRequestError(NardyError):
@@ -81,9 +84,9 @@ def _owner(value: Any) -> str:
 
 
 def state_from_request(req: dict, info: Any = None) -> CubeState:
-    """The :class:`CubeState` of a ``cube`` request: ``cube``, ``match`` and ``jacoby``
-    fields, each defaulting to what the position's notation (``info``) says, else a
-    centred cube, money play and the Jacoby rule on."""
+    """The :class:`CubeState` of a ``cube`` request: ``cube``, ``match``, ``jacoby`` and
+    ``beavers`` fields, each defaulting to what the position's notation (``info``)
+    says, else a centred cube, money play, the Jacoby rule on and beavers off."""
     base = CubeState.from_info(info) if info is not None else CubeState()
     value, owner = base.value, base.owner
     if "cube" in req and req["cube"] is not None:
@@ -118,9 +121,15 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     jacoby = req.get("jacoby", base.jacoby if info is not None else True)
     if not isinstance(jacoby, bool):
         raise CubeError(f"jacoby {jacoby!r}: expected true or false")
+    beavers = req.get("beavers", base.beavers if info is not None and not length else False)
+    if not isinstance(beavers, bool):
+        raise CubeError(f"beavers {beavers!r}: expected true or false")
+    if beavers and length:
+        raise MatchError("beavers: true in match play: beavers are a money-play option")
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {value!r}: expected a power of two (1, 2, 4, ...)")
-    return CubeState(value, owner, length, score, crawford, jacoby if not length else False)
+    return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
+                     beavers)
 
 
 def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
@@ -164,7 +173,8 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
               "them": "owned by the opponent"}
     cube = f"cube {owners[state.owner]} at {state.value}"
     if state.money:
-        head = f"Money game, Jacoby {'on' if state.jacoby else 'off'}, {cube}"
+        head = (f"Money game, Jacoby {'on' if state.jacoby else 'off'}"
+                f"{', beavers allowed' if state.beavers else ''}, {cube}")
     else:
         a, b = state.away
         phase = (", Crawford game" if state.crawford
@@ -189,7 +199,8 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
     options = {"no_double": ("No double", d.no_double),
                "double_take": ("Double, take", d.double_take),
                "double_pass": ("Double, pass", d.double_pass)}
-    first = d.action if d.action in ("double_take", "double_pass") else "no_double"
+    first = ("double_take" if d.action == "double_beaver" else
+             d.action if d.action in ("double_take", "double_pass") else "no_double")
     rest = sorted((k for k in options if k != first), key=lambda k: -options[k][1])
     lines.append("Cubeful equities:")
     best = options[first][1]
@@ -236,6 +247,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=None,
                     help="money: the Jacoby rule (default on)")
     ap.add_argument("--no-jacoby", dest="jacoby", action="store_false")
+    ap.add_argument("--beavers", dest="beavers", action="store_true", default=None,
+                    help="money: beavers allowed (default off, or the XGID's flag)")
+    ap.add_argument("--no-beavers", dest="beavers", action="store_false")
     ap.add_argument("--ply", type=int, default=0, help="search depth 0..3 (default 0)")
     ap.add_argument("--efficiency", type=float, default=None,
                     help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
@@ -271,6 +285,8 @@ def main(argv=None) -> int:
             raise MatchError("--score / --crawford need --match LENGTH")
         if args.jacoby is not None:
             req["jacoby"] = args.jacoby
+        if args.beavers is not None:
+            req["beavers"] = args.beavers
         state = state_from_request(req, info)
         ply = check_ply(args.ply)
         if args.probabilities is not None:

@@ -53,6 +53,9 @@ class CubePolicy(Protocol):
         """Whether the opponent of the side on roll takes its double."""
         ...
 
+    # Optional: ``beaver(position, state) -> bool``, whether the opponent, having
+    # taken, beavers (money play with beavers allowed); a policy without it never does.
+
 
 class NoCube:
     """Never doubles, always takes: a cubeless player in a cubeful game."""
@@ -62,6 +65,9 @@ class NoCube:
 
     def take(self, position, state) -> bool:
         return True
+
+    def beaver(self, position, state) -> bool:
+        return False
 
     def __repr__(self) -> str:
         return "NoCube()"
@@ -93,6 +99,9 @@ class DecisionCubePolicy:
     def take(self, position, state) -> bool:
         return self.decide(position, state).takes
 
+    def beaver(self, position, state) -> bool:
+        return self.decide(position, state).beavers
+
     def __repr__(self) -> str:
         return f"DecisionCubePolicy(ply={self.ply})"
 
@@ -122,7 +131,8 @@ class CubeGameRecord:
     starter: int
     """The player who moved first."""
     doubles: tuple = ()
-    """``(player, new value, taken)`` for every double offered."""
+    """``(player, new value, taken)`` for every double offered, and a beaver as the
+    taker's ``(player, value, True)`` right after it."""
 
     def points_for(self, player: int) -> int:
         """Signed score of ``player``."""
@@ -137,23 +147,26 @@ class _Cube:
     owner: int | None = None
 
     def state(self, mover: int, length: int, score, crawford: bool,
-              jacoby: bool) -> CubeState:
+              jacoby: bool, beavers: bool = False) -> CubeState:
         owner = "centre" if self.owner is None else ("me" if self.owner == mover else "them")
         sc = (score[mover], score[1 - mover]) if length else (0, 0)
         return CubeState(self.value, owner, length, sc, crawford if length else False,
-                         jacoby if not length else False)
+                         jacoby if not length else False, beavers and not length)
 
 
 def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                    variant: str = "backgammon", rules: Rules | None = None, *,
                    cube_policies: Sequence[CubePolicy] | None = None,
                    match_length: int = 0, score: tuple = (0, 0), crawford: bool = False,
-                   jacoby: bool = True, starter: int | None = None,
+                   jacoby: bool = True, beavers: bool | None = None,
+                   starter: int | None = None,
                    start: Position | None = None, max_cube: int | None = None,
                    max_turns: int = 20000) -> CubeGameRecord:
     """Play one game, with the cube when ``cube_policies`` are given (backgammon only).
 
-    ``match_length`` 0 is money play (``jacoby`` applies); otherwise ``score`` (A, B)
+    ``match_length`` 0 is money play (``jacoby`` applies, and ``beavers``, by default
+    the rules' option: a player who takes may beaver, doubling the cube again and
+    keeping it, when his policy's ``beaver`` says so); otherwise ``score`` (A, B)
     and ``crawford`` (this is the Crawford game: no cube) describe the match. With
     ``starter`` given that player starts and rolls both dice; otherwise the opening
     roll decides (and, in backgammon and portes, gives the first roll). ``max_cube``
@@ -161,6 +174,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
     """
     rules = rules or get_rules(variant)
     variant = rules.variant
+    beavers = (rules.beavers if beavers is None else beavers) and not match_length
     if cube_policies is not None and variant != "backgammon":
         raise MatchError(f"{variant} has no cube (backgammon only)")
     if starter is None:
@@ -190,7 +204,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
             if over is not None:
                 break
         if cube_policies is not None and dice is None:
-            state = cube.state(mover, match_length, score, crawford, jacoby)
+            state = cube.state(mover, match_length, score, crawford, jacoby, beavers)
             if (state.can_double() and (max_cube is None or cube.value * 2 <= max_cube)
                     and cube_policies[mover].double(pos, state)):
                 taken = bool(cube_policies[1 - mover].take(pos, state))
@@ -200,6 +214,11 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                                           cube.owner, True, turns, first, tuple(doubles))
                 cube.value *= 2
                 cube.owner = 1 - mover
+                beaver = getattr(cube_policies[1 - mover], "beaver", None)
+                if (beavers and beaver is not None and beaver(pos, state)
+                        and (max_cube is None or cube.value * 2 <= max_cube)):
+                    cube.value *= 2          # the taker keeps the cube
+                    doubles.append((1 - mover, cube.value, True))
         if dice is None:
             dice = Dice.roll(rng)
         pos = step(pos, dice)

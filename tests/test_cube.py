@@ -310,3 +310,50 @@ def test_cli_text_and_json(capsys):
     assert j["action"] == "no_double" and not j["cube_available"]
     assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0,0,0,0",
                  "--score", "1,2"]) == 2
+
+
+# --------------------------------------------------------------------- beavers
+def test_beaver_classification_follows_gnubg():
+    # the taker would stand at or above zero after taking: a beaver, when allowed
+    assert classify(-0.05, -0.1, 1.0, beavers=True) == "no_double_beaver"
+    assert classify(-0.05, -0.1, 1.0) == "no_double"
+    # doubling beats not doubling (the Jacoby paradox): double, beaver while the
+    # beavered cube (twice the take) still beats not doubling, else no double
+    assert classify(-0.1, -0.04, 1.0, beavers=True) == "double_beaver"
+    assert classify(-0.1, -0.04, 1.0) == "double_take"
+    assert classify(-0.1, -0.06, 1.0, beavers=True) == "no_double_beaver"
+    # a take that leaves the doubler ahead is never beavered
+    assert classify(0.2, 0.4, 1.0, beavers=True) == "double_take"
+    assert classify(0.6, 0.4, 1.0, beavers=True) == "no_double"
+    assert classify(0.5, 1.2, 1.0, beavers=True) == "double_pass"
+
+
+def test_beavers_from_probabilities_and_only_for_money():
+    underdog = probs(0.4, 0.05, 0.0, 0.08, 0.0)
+    plain = cube_decision(underdog, MONEY)
+    beaver = cube_decision(underdog, CubeState(beavers=True))
+    assert plain.action == "no_double" and plain.double_take < 0
+    assert beaver.action == "no_double_beaver" and beaver.takes and beaver.beavers
+    assert beaver.no_double == plain.no_double and beaver.double_take == plain.double_take
+    # a favourite's take is no beaver
+    assert cube_decision(probs(0.75), CubeState(beavers=True)).action == "double_take"
+    assert CubeState(beavers=True).doubled().beavers
+    with pytest.raises(MatchError, match="beavers"):
+        CubeState(match_length=5, beavers=True)
+
+
+def test_protocol_cube_beavers(monkeypatch):
+    from engine import cube_cli
+    monkeypatch.setattr(cube_cli, "model_probability_fn",
+                        lambda model=None: _fixed(probs(0.4, 0.05, 0.0, 0.08, 0.0)))
+    base = {"cmd": "cube", "position": "4HPwATDgc/ABMA"}
+    assert _ask(base)["action"] == "no_double"
+    assert _ask({**base, "beavers": True})["action"] == "no_double_beaver"
+    assert _ask({**base, "beavers": 1})["error"]["code"] == "invalid_cube"
+    match = {**base, "beavers": True, "match": {"length": 5, "score": [0, 0]}}
+    assert _ask(match)["error"]["code"] == "invalid_match"
+    # an XGID's beaver flag (rules field bit 2) is the default
+    from engine.xgid import XgidInfo, format_xgid
+    xgid = format_xgid(Position.start(), XgidInfo(beaver=True))
+    assert _ask({"cmd": "cube", "position": xgid})["action"] == "no_double_beaver"
+    assert _ask({"cmd": "cube", "position": xgid, "beavers": False})["action"] == "no_double"

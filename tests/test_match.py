@@ -131,3 +131,29 @@ def test_bad_lengths():
         play_match(0, randoms(9), np.random.default_rng(9))
     with pytest.raises(MatchError):
         play_tavli_match(True, randoms(9), np.random.default_rng(9))
+
+
+class Beaverer(Scripted):
+    """Takes every double and beavers it."""
+
+    def beaver(self, position, state):
+        self.seen.append(("beaver", state))
+        return True
+
+
+def test_a_beaver_doubles_the_cube_again_and_the_taker_keeps_it():
+    doubler, taker = Scripted(double=True), Beaverer()
+    rec = play_money_game(randoms(5), [doubler, taker], np.random.default_rng(5),
+                          starter=0, beavers=True, max_cube=4)
+    assert rec.doubles[:2] == ((0, 2, True), (1, 4, True))
+    assert rec.cube_value == 4 and rec.cube_owner == 1 and rec.points % 4 == 0
+    assert [k for k, _ in taker.seen].count("beaver") == 1
+    # beavers off (the rules' default): the same taker only takes
+    off = play_money_game(randoms(5), [Scripted(double=True), Beaverer()],
+                          np.random.default_rng(5), starter=0, max_cube=2)
+    assert off.doubles == ((0, 2, True),) and off.cube_value == 2
+    # never in match play
+    rec = play_cube_game(randoms(6), np.random.default_rng(6),
+                         cube_policies=[Scripted(double=True), Beaverer()],
+                         match_length=7, beavers=True, starter=0, max_cube=2)
+    assert rec.doubles == ((0, 2, True),)
