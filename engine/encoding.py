@@ -31,7 +31,7 @@ from numba import njit
 
 from . import _layout as L
 from .errors import NardyError
-from .features import N_FEATURES, features
+from .features import N_FAMILY, N_FEATURES, family_features, features
 
 N_SLOTS = 2 * L.SIDE
 """Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
@@ -73,18 +73,21 @@ class Encoder:
     """``float32[k]``: their values."""
     feature_index: np.ndarray = field(default_factory=lambda: _read_only(np.zeros(0, np.int64)))
     """``int64[k]``: input indices of the first ``k`` hand-crafted features of
-    :mod:`engine.features`, or empty for an encoder without them. Read-only, as all
-    of an encoder's arrays: numba types a read-only array apart from a writable one,
-    so one mixed in would compile every kernel that takes a network (the whole search
-    with it) once more."""
+    :func:`engine.features.features`, or of all :data:`~engine.features.N_FAMILY` of
+    :func:`engine.features.family_features`, or empty for an encoder without them.
+    Read-only, as all of an encoder's arrays: numba types a read-only array apart from
+    a writable one, so one mixed in would compile every kernel that takes a network
+    (the whole search with it) once more."""
 
     def encode(self, state: np.ndarray) -> np.ndarray:
         """The ``float32`` input vector of one ``int16`` state (see :func:`encode`)."""
         x = np.zeros(self.n_inputs, dtype=np.float32)
         encode(state, self.unit_index, self.unit_value, self.const_index,
                self.const_value, x)
-        if self.feature_index.size:
-            x[self.feature_index] = features(np.asarray(state))[:self.feature_index.size]
+        k = self.feature_index.size
+        if k:
+            f = family_features if k == N_FAMILY else features   # as uses_family
+            x[self.feature_index] = f(np.asarray(state))[:k]
         return x
 
     def __repr__(self) -> str:
@@ -175,7 +178,22 @@ exception, gul bara's cascade from the 4th turn) and three for gul bara's pendin
 (any, how many, the first one): 255 inputs. Its first 198 inputs are
 :data:`TESAURO198`'s, so a backgammon network can seed it (``--init``)."""
 
-ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, NARDY255)}
+def _nardy255m14() -> Encoder:
+    base = NARDY255
+    fidx = np.arange(base.n_inputs, base.n_inputs + N_FAMILY, dtype=np.int64)
+    fidx.setflags(write=False)
+    return Encoder("nardy255+m14", base.n_inputs + N_FAMILY, base.unit_index,
+                   base.unit_value, base.const_index, base.const_value, fidx)
+
+
+NARDY255M14 = _nardy255m14()
+""":data:`NARDY255` plus the 14 inputs of :func:`engine.features.family_features` (each
+side's moves of each number, capped at a double's four, and whether it may bear off),
+for gul bara, whose cascades pass the dice a player cannot play to the opponent: 269
+inputs. Its first 255 are :data:`NARDY255`'s, so a ``nardy255`` network can seed it."""
+
+ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, NARDY255,
+                                NARDY255M14)}
 """Every encoder by name."""
 
 

@@ -33,6 +33,23 @@ The first five are the encoder ``tesauro198+f5``; all thirteen ``tesauro198+f13`
 One pass over the points builds bit masks of each side's occupied, made and blot
 points, in both sides' numberings; the rest is bit operations and table lookups
 (about 60 ns for all thirteen), returned as a tuple so the hot kernels allocate nothing.
+
+:func:`family_features` serves gul bara (``nardy255+m14``), where a double from the 4th
+turn on is a cascade of up to 24 single moves and the dice a player cannot play pass to
+the opponent: how many moves of each number a side could play is what decides how much
+of a cascade it keeps. For each side, from its own point of view:
+
+0-5. ``mobility[d]``, d = 1..6: the moves of ``d`` its checkers could make, capped at
+   four (a double's) and divided by four: each checker walks ``d`` at a time while the
+   landing point is not held by the opponent, bearing off when all are home (the die's
+   point or, below it, the highest); the head (point 24) lets one checker go;
+6. ``home``: 1 when all its checkers on the board are home (points 1..6), so that it
+   may bear off.
+
+Mine first, then the opponent's: 14 inputs. The opponent's point ``q`` is my point
+``q + 12`` or ``q - 12`` (both sides move the same way, as in long nardy, gul bara and
+fevga). An encoder's feature inputs are the first ``k`` (up to 13) of :func:`features`
+or, when it has :data:`N_FAMILY` of them, these (:func:`uses_family`).
 """
 
 import numpy as np
@@ -43,6 +60,9 @@ from . import _layout as L
 
 N_FEATURES = 13
 """Inputs :func:`features` gives (an encoder may use the first few)."""
+
+N_FAMILY = 14
+"""Inputs :func:`family_features` gives (an encoder uses all of them)."""
 
 
 def _hit_table() -> np.ndarray:
@@ -188,3 +208,77 @@ def features(s):
     return (contact, _shots(my_blots, th_occ_x), _shots(th_blots, my_occ_x),
             _prime(my_made), _prime(th_made), me_esc, th_esc, me_cont, th_cont,
             me_behind, th_behind, me_dance, th_dance)
+
+
+@njit(cache=True, inline="always")
+def uses_family(fidx):
+    """Whether an encoder's feature inputs ``fidx`` are :func:`family_features`'s."""
+    return fidx.shape[0] == N_FAMILY
+
+
+@njit(cache=True, inline="always")
+def _held(s, side, other):
+    """Points of ``side`` (bit ``p``, its own numbering) that ``other`` holds, for two
+    sides moving the same way: ``other``'s point ``q`` is ``side``'s ``q +- 12``."""
+    held = np.int64(0)
+    for q in range(1, 25):
+        if s[other + q] > 0:
+            held |= np.int64(1) << (q + 12 if q <= 12 else q - 12)
+    return held
+
+
+@njit(cache=True, inline="always")
+def _mobility(s, side, held, d, home, high):
+    """Moves of ``d`` the checkers of ``side`` could make, at most four (see the
+    module docstring)."""
+    moves = 0
+    for p in range(24, 0, -1):
+        n = s[side + p]
+        if n == 0:
+            continue
+        if p == 24 and n > 1:
+            n = 1                     # the head rule: one checker leaves the head
+        q = p
+        walk = 0
+        while walk < 4:
+            r = q - d
+            if r >= 1:
+                if (held >> r) & 1:
+                    break
+                q = r
+                walk += 1
+            else:                     # bearing off: all home, the die's point or highest
+                if home and (q == d or q == high):
+                    walk += 1
+                break
+        moves += n * walk
+        if moves >= 4:
+            return 4
+    return moves
+
+
+@njit(cache=True, inline="always")
+def _family_side(s, side, other):
+    held = _held(s, side, other)
+    home = True
+    high = 0
+    for p in range(24, 0, -1):
+        if s[side + p] > 0:
+            if high == 0:
+                high = p
+            if p > 6:
+                home = False
+    m = (np.float32(_mobility(s, side, held, 1, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 2, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 3, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 4, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 5, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 6, home, high) / 4.0))
+    return m + (np.float32(1.0) if home else np.float32(0.0),)
+
+
+@njit(cache=True)
+def family_features(s):
+    """The :data:`N_FAMILY` features of state ``s`` (module docstring): the side to
+    move's, then the opponent's."""
+    return _family_side(s, L.ME, L.THEM) + _family_side(s, L.THEM, L.ME)

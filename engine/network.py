@@ -36,7 +36,7 @@ from numba import njit
 from . import _layout as L
 from ._jit import FAST
 from .encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
-from .features import features
+from .features import family_features, features, uses_family
 from .errors import NardyError
 from .game import _result_k, score_table
 from .position import Position
@@ -89,6 +89,25 @@ def _add_row(h, w1t, i, v):
 
 
 @njit(**FAST)
+def _add_rows(h, w1t, fidx, f):
+    for k in range(fidx.shape[0]):
+        if f[k] != 0:
+            _add_row(h, w1t, fidx[k], f[k])
+
+
+@njit(**FAST)
+def _add_features(h, w1t, fidx, s):
+    """Add the hand-crafted features of state ``s`` (inputs ``fidx``, none when empty:
+    :func:`engine.features.uses_family` tells which set) to ``h``."""
+    if fidx.shape[0] == 0:
+        return
+    if uses_family(fidx):
+        _add_rows(h, w1t, fidx, family_features(s))
+    else:
+        _add_rows(h, w1t, fidx, features(s))
+
+
+@njit(**FAST)
 def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     """Hidden pre-activations of state ``s`` into ``h``."""
     for j in range(h.shape[0]):       # a loop: numba's slice copy is ~10x slower here
@@ -96,11 +115,7 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     for k in range(cidx.shape[0]):
         if cval[k] != 0:
             _add_row(h, w1t, cidx[k], cval[k])
-    if fidx.shape[0] > 0:
-        f = features(s)
-        for k in range(fidx.shape[0]):
-            if f[k] != 0:
-                _add_row(h, w1t, fidx[k], f[k])
+    _add_features(h, w1t, fidx, s)
     for slot in range(uidx.shape[0]):
         n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
@@ -121,11 +136,7 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
     parent's features are never computed again for each child."""
     for j in range(h.shape[0]):
         h[j] = h_ref[j]
-    if fidx.shape[0] > 0:
-        f = features(c)
-        for k in range(fidx.shape[0]):
-            if f[k] != 0:
-                _add_row(h, w1t, fidx[k], f[k])
+    _add_features(h, w1t, fidx, c)
     for slot in range(uidx.shape[0]):
         a = ref[slot]
         b = c[slot]

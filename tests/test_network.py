@@ -216,11 +216,13 @@ def test_nardy255_matches_slow_reference():
     np.testing.assert_array_equal(enc.encode(s), slow_nardy255(s))
 
 
-@pytest.mark.parametrize("variant", ["plakoto", "gul_bara", "fevga"])
-def test_incremental_hidden_matches_full_in_family_games(variant):
+@pytest.mark.parametrize("variant, encoder", [
+    ("plakoto", "nardy255"), ("gul_bara", "nardy255"), ("fevga", "nardy255"),
+    ("gul_bara", "nardy255+m14")])
+def test_incremental_hidden_matches_full_in_family_games(variant, encoder):
     """kids_ref + hidden_delta (what self-play and search do) equals a full forward for
     every successor, pins, turns and pending dice included."""
-    net = Network.create(variant, 16, encoder="nardy255", rng=np.random.default_rng(4),
+    net = Network.create(variant, 16, encoder=encoder, rng=np.random.default_rng(4),
                          scale=0.5)
     w1t, b1, _, _ = net.arrays()
     enc = net.encoder_arrays()
@@ -233,6 +235,62 @@ def test_incremental_hidden_matches_full_in_family_games(variant):
             hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
             hidden_full(c, w1t, b1, *enc, hf)
             np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
+
+
+def slow_family_features(s):
+    """:func:`engine.features.family_features` by its definition: for each side, the
+    moves of each number 1..6 its checkers could make one after another (the head
+    letting one go), landing only where the opponent has none (his point q is my
+    q + 12 or q - 12), bearing off once all are home; capped at four; then whether all
+    are home."""
+    out = []
+    for side, other in ((L.ME, L.THEM), (L.THEM, L.ME)):
+        board = {p: int(s[side + p]) for p in range(1, 25) if s[side + p]}
+        held = {q + 12 if q <= 12 else q - 12 for q in range(1, 25) if s[other + q]}
+        home = all(p <= 6 for p in board)
+        high = max(board, default=0)
+        for d in range(1, 7):
+            moves = 0
+            for p, n in board.items():
+                walk, q = 0, p
+                while walk < 4:
+                    if q - d >= 1 and q - d not in held:
+                        q, walk = q - d, walk + 1
+                    else:
+                        walk += q - d < 1 and home and q in (d, high)
+                        break
+                moves += (1 if p == 24 else n) * walk
+            out.append(min(moves, 4) / 4)
+        out.append(float(home))
+    return np.array(out, np.float32)
+
+
+def test_family_features_match_their_definition():
+    from engine.features import N_FAMILY, family_features
+    start = family_features(Position.start("gul_bara").to_array())
+    # one checker leaves the head; the opponent's head (my 12) stops a walk of 3, 4, 6
+    assert start[:7] == start[7:] == pytest.approx((1, 1, 3 / 4, 2 / 4, 1, 1 / 4, 0))
+    home = Position.from_literal("x 6:1 2:2; o 24:15", "gul_bara").to_array()
+    f = family_features(home)
+    # a 6 bears off the checker on 6 only (those on 2 are not on the highest point)
+    assert f[6] == 1 and f[13] == 0 and f[5] == pytest.approx(1 / 4)
+    count = 0
+    for variant in ("gul_bara", "long_nardy"):
+        for s, _, succ in family_playouts(variant, 300, seed=21):
+            for c in [s, *succ[:5]]:
+                np.testing.assert_allclose(family_features(c), slow_family_features(c))
+                count += 1
+    assert count > 1000 and len(start) == N_FAMILY
+
+
+def test_nardy255m14_is_nardy255_plus_family_features():
+    from engine.features import family_features
+    enc = get_encoder("nardy255+m14")
+    assert enc.n_inputs == 269
+    for s, _, _ in family_playouts("gul_bara", 100, seed=22):
+        x = enc.encode(s)
+        np.testing.assert_array_equal(x[:255], slow_nardy255(s))
+        np.testing.assert_array_equal(x[255:], family_features(s))
 
 
 def test_sigmoid_accuracy():

@@ -31,7 +31,7 @@ from numba import njit
 from engine import _layout as L
 from engine._jit import FAST
 from engine._movegen import generate_play
-from engine.features import features
+from engine.features import family_features, features, uses_family
 from engine.encoding import MAX_COUNT, MAX_UNITS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
@@ -97,6 +97,19 @@ def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o):
 
 
 @njit(**FAST)
+def _learn_rows(w1t, idx, val, gh):
+    """The share of :func:`_learn`'s step of inputs ``idx`` with values ``val`` (the
+    constant inputs, the hand-crafted features): ``w1t[idx[k]] += val[k] * gh``."""
+    nh = gh.shape[0]
+    for k in range(idx.shape[0]):
+        v = val[k]
+        if v != 0:
+            i = idx[k]
+            for j in range(nh):
+                w1t[i, j] += v * gh[j]
+
+
+@njit(**FAST)
 def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o, gh):
     """One gradient step moving the outputs of ``s`` towards ``target`` (log-loss
     gradient: ``target - output`` at each output's pre-activation)."""
@@ -118,12 +131,7 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
         b2[k] += d
     for j in range(nh):
         b1[j] += gh[j]
-    for k in range(cidx.shape[0]):
-        v = cval[k]
-        if v != 0:
-            i = cidx[k]
-            for j in range(nh):
-                w1t[i, j] += v * gh[j]
+    _learn_rows(w1t, cidx, cval, gh)
     for slot in range(uidx.shape[0]):
         n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
@@ -135,13 +143,10 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
                 for j in range(nh):
                     w1t[i, j] += v * gh[j]
     if fidx.shape[0] > 0:
-        f = features(s)
-        for k in range(fidx.shape[0]):
-            v = f[k]
-            if v != 0:
-                i = fidx[k]
-                for j in range(nh):
-                    w1t[i, j] += v * gh[j]
+        if uses_family(fidx):
+            _learn_rows(w1t, fidx, family_features(s), gh)
+        else:
+            _learn_rows(w1t, fidx, features(s), gh)
 
 
 @njit(cache=True)
