@@ -283,13 +283,13 @@ def main():
         make_cascades()
         return
     if args.tail:
-        from engine.movegen import _threads
+        from engine.movegen import cascade_threads
         rows = cascade_tail()
-        print(f"{'plays':>9} {'1 thread s':>10} {f'{_threads()} threads s':>11}")
+        print(f"{'plays':>9} {'1 thread s':>10} {f'{cascade_threads()} threads s':>11}")
         for n, one, many in rows:
             print(f"{n:9,} {one:10.3f} {many:11.3f}")
         print(f"slowest: {max(r[1] for r in rows):.3f} s on one thread, "
-              f"{max(r[2] for r in rows):.3f} s on {_threads()}")
+              f"{max(r[2] for r in rows):.3f} s on {cascade_threads()}")
         n, moves, best = protocol_cascade()
         print(f"protocol on the {n:,}-play cascade: moves (truncated, with its "
               f"successors_sha256) {moves:.2f} s, best at 0-ply with limit 10 "

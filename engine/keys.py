@@ -22,6 +22,8 @@ for :mod:`hashlib`.
 from __future__ import annotations
 
 import hashlib
+import queue
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
@@ -130,7 +132,7 @@ def _varying(rows, width):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _rank_ranges(rows, slots, use, comma, close, empty):
     """The lowest and highest rank of each token slot ``use[j]`` over ``rows``."""
     s = use.shape[0]
@@ -146,7 +148,7 @@ def _rank_ranges(rows, slots, use, comma, close, empty):
     return lo, hi
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pack(rows, slots, use, comma, close, empty, lo, word, shift, out):
     """``out[i, w]``: the ranks (less ``lo``) of row ``i``'s slots ``use`` packed,
     the j-th into word ``word[j]`` at bit ``shift[j]``."""
@@ -201,10 +203,32 @@ def _candidate_slots(rows: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.where(kind == _FIXED, vary[index], lists[kind]))
 
 
-def key_order(rows: np.ndarray) -> np.ndarray:
+PARALLEL_ROWS = 65_536
+"""Sets of at least this many rows have their ranks and key bytes made on threads."""
+
+
+def _row_ranges(n: int, threads: int) -> list:
+    """``threads`` slices of ``range(n)`` (one when ``n`` is below
+    :data:`PARALLEL_ROWS`)."""
+    parts = threads if n >= PARALLEL_ROWS and threads > 1 else 1
+    cuts = np.linspace(0, n, parts + 1).astype(np.int64)
+    return [slice(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _each(fn, parts: list) -> list:
+    """``[fn(p) for p in parts]``, on a thread each when there are several (the
+    kernels they call run without the GIL)."""
+    if len(parts) == 1:
+        return [fn(parts[0])]
+    with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+        return list(pool.map(fn, parts))
+
+
+def key_order(rows: np.ndarray, threads: int = 1) -> np.ndarray:
     """The indices that sort the states ``rows`` (as :func:`engine.movegen.
     successor_arrays` returns them, all of one game) by canonical key: ``sorted(range(n),
-    key=lambda i: Position.from_array(rows[i], variant).key())``, without the strings."""
+    key=lambda i: Position.from_array(rows[i], variant).key())``, without the strings.
+    ``threads``: how many threads may rank a large set's rows."""
     n = rows.shape[0]
     if n < 2:
         return np.arange(n)
@@ -213,7 +237,10 @@ def key_order(rows: np.ndarray) -> np.ndarray:
         return np.arange(n)
     # every number of a key: a slot's value, or a pinned point (up to 24)
     comma, close, empty = _rank_tables(max(int(rows[:, :L.KEY_LEN].max()), 24))
-    lo, hi = _rank_ranges(rows, SLOTS, use, comma, close, empty)
+    parts = _row_ranges(n, threads)
+    ranges = _each(lambda p: _rank_ranges(rows[p], SLOTS, use, comma, close, empty), parts)
+    lo = np.min([r[0] for r in ranges], axis=0)
+    hi = np.max([r[1] for r in ranges], axis=0)
     keep = hi > lo
     use, lo, hi = use[keep], lo[keep], hi[keep]
     if use.size == 0:
@@ -227,8 +254,9 @@ def key_order(rows: np.ndarray) -> np.ndarray:
         word.append(w)
         shift.append(free)
     packed = np.empty((n, w + 1), np.uint64)
-    _pack(rows, SLOTS, use, comma, close, empty, lo, np.array(word, np.int64),
-          np.array(shift, np.int64), packed)
+    word, shift = np.array(word, np.int64), np.array(shift, np.int64)
+    _each(lambda p: _pack(rows[p], SLOTS, use, comma, close, empty, lo, word, shift,
+                          packed[p]), parts)
     if n < 4096:                                  # the radix sort's fixed cost
         return np.lexsort([packed[:, c] for c in range(packed.shape[1] - 1, -1, -1)])
     return _radix_order(packed)
@@ -299,7 +327,7 @@ def _put_fixed(buf, m, row, first, count):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _write_keys(rows, order, parts, starts, buf):
     """The keys of ``rows[order]``, each followed by a newline, into ``buf`` (large
     enough: :data:`_KEY_MAX` bytes a key); returns the number of bytes.
@@ -352,30 +380,58 @@ _BLOCK = 8192
 """Keys written into the buffer at a time."""
 
 
-def _key_blocks(rows: np.ndarray, variant: str, order: np.ndarray):
-    """The keys of ``rows[order]``, each followed by a newline, as byte blocks."""
+def _key_blocks(rows: np.ndarray, variant: str, order: np.ndarray, threads: int = 1):
+    """The keys of ``rows[order]``, each followed by a newline, as byte blocks, in
+    order. With ``threads`` > 1 and many rows, the blocks are written on that many
+    threads, a work buffer each, a few blocks ahead of the one the caller is reading
+    (so that hashing them overlaps the writing)."""
     parts, starts = _pieces(variant)
-    buf = np.empty(min(_BLOCK, max(1, order.shape[0])) * _KEY_MAX, np.uint8)
-    for lo in range(0, order.shape[0], _BLOCK):
-        m = _write_keys(rows, order[lo:lo + _BLOCK], parts, starts, buf)
-        yield buf[:m].tobytes()
+    n = order.shape[0]
+    if len(_row_ranges(n, threads)) == 1:
+        buf = np.empty(min(_BLOCK, max(1, n)) * _KEY_MAX, np.uint8)
+        for lo in range(0, n, _BLOCK):
+            m = _write_keys(rows, order[lo:lo + _BLOCK], parts, starts, buf)
+            yield buf[:m].tobytes()
+        return
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for _ in range(threads):
+        free.put(np.empty(_BLOCK * _KEY_MAX, np.uint8))
+
+    def write(lo: int) -> bytes:
+        buf = free.get()
+        try:
+            return buf[:_write_keys(rows, order[lo:lo + _BLOCK], parts, starts, buf)].tobytes()
+        finally:
+            free.put(buf)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        ahead: list = []
+        for lo in range(0, n, _BLOCK):
+            ahead.append(pool.submit(write, lo))
+            if len(ahead) > 2 * threads:
+                yield ahead.pop(0).result()
+        for f in ahead:
+            yield f.result()
 
 
-def key_bytes(rows: np.ndarray, variant: str, order: np.ndarray | None = None) -> bytes:
+def key_bytes(rows: np.ndarray, variant: str, order: np.ndarray | None = None,
+              threads: int = 1) -> bytes:
     """The canonical keys of ``rows[order]`` (default: in row order), each followed by a
-    newline, as one UTF-8 byte string."""
+    newline, as one UTF-8 byte string; ``threads`` as :func:`keys_sha256`."""
     order = np.arange(rows.shape[0]) if order is None else np.asarray(order, np.int64)
-    return b"".join(_key_blocks(rows, variant, order))
+    return b"".join(_key_blocks(rows, variant, order, threads))
 
 
-def keys_sha256(rows: np.ndarray, variant: str, order: np.ndarray | None = None) -> str:
+def keys_sha256(rows: np.ndarray, variant: str, order: np.ndarray | None = None,
+                threads: int = 1) -> str:
     """``successors_sha256`` of PROTOCOL.md for the states ``rows`` (all of one game):
     the SHA-256 of their canonical keys, sorted, joined by newlines. ``order``:
-    :func:`key_order` of ``rows`` when the caller has it already."""
-    order = key_order(rows) if order is None else np.asarray(order, np.int64)
+    :func:`key_order` of ``rows`` when the caller has it already. ``threads``: how many
+    threads may write a large set's keys (the digest itself runs beside them)."""
+    order = key_order(rows, threads) if order is None else np.asarray(order, np.int64)
     digest = hashlib.sha256()
     last = b""
-    for block in _key_blocks(rows, variant, order):
+    for block in _key_blocks(rows, variant, order, threads):
         digest.update(last)
         last = block
     digest.update(last[:-1])                      # no newline after the last key

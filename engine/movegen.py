@@ -53,11 +53,11 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
-    if not play and _threads() > 1:
+    if not play and cascade_threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)
         if route:
-            with _work_arrays(_threads()) as work:
+            with _work_arrays(cascade_threads()) as work:
                 n, out = _cascade_on_threads(state, d1, table, seq, total, cascade,
                                              head_limit, out, work)
             if n < 0:                 # every longest play breaks the six-block rule
@@ -76,9 +76,9 @@ _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 
 
-def _threads() -> int:
-    """Threads for a large cascade: the cores this process may use, at most four
-    (``NARDY_THREADS`` overrides)."""
+def cascade_threads() -> int:
+    """Threads for a large cascade (its walk, the order and digest of its keys): the
+    cores this process may use, at most four (``NARDY_THREADS`` overrides)."""
     n = os.environ.get("NARDY_THREADS")
     if n is not None and n.strip().isdigit():
         return max(1, int(n))
@@ -129,7 +129,7 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
     reaches a parallel one can crash when loaded from numba's cache, and search and
     self-play call the generator from cached kernels.)"""
     global _pool, _pool_size
-    threads = _threads()
+    threads = cascade_threads()
     if _pool is None or _pool_size < threads:
         _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cascade")
         _pool_size = threads
@@ -306,4 +306,5 @@ class CascadeLayers:
 def successors(position: Position, dice, rules: Rules | None = None) -> list[Position]:
     """Every distinct legal position after the turn, sorted by canonical key."""
     arrays = successor_arrays(position, dice, rules)
-    return [Position.from_array(arrays[i], position.variant) for i in key_order(arrays)]
+    return [Position.from_array(arrays[i], position.variant)
+            for i in key_order(arrays, cascade_threads())]

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .errors import NardyError
 from .keys import key_order, keys_sha256
-from .movegen import check_dice, successor_arrays
+from .movegen import cascade_threads, check_dice, successor_arrays
 from .notation import parse_position
 from .position import Position
 
@@ -57,11 +57,12 @@ def cmd_moves(req: dict) -> dict:
     dice = check_dice(_field(req, "dice"), pos)
     limit = _limit(req)
     arrays = successor_arrays(pos, dice)
-    order = key_order(arrays)
+    order = key_order(arrays, cascade_threads())
     reply: dict = {"count": len(order)}
     if len(order) > limit:
         reply["truncated"] = True
-        reply["successors_sha256"] = keys_sha256(arrays, pos.variant, order)
+        reply["successors_sha256"] = keys_sha256(arrays, pos.variant, order,
+                                                 cascade_threads())
         return reply
     from .movetext import format_moves
     succ = [Position.from_array(arrays[i], pos.variant) for i in order]

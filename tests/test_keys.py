@@ -74,3 +74,25 @@ def test_a_cascade_of_thousands_of_plays():
     rows = successor_arrays(Position.from_json(record["position"]), tuple(record["dice"]))
     assert len(rows) == record["count"]
     _check(rows, "gul_bara")
+
+
+def test_threads_give_the_same_order_bytes_and_digest(monkeypatch):
+    """Large sets rank their rows and write their keys on threads: the same results
+    (here with the thresholds lowered so that a cascade of thousands takes that path,
+    its keys in many small blocks)."""
+    from pathlib import Path
+    from engine import keys
+    data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascade_tail.jsonl"
+    record = next(r for r in map(json.loads, data.read_text().splitlines())
+                  if 4096 < r["count"] < 20000)
+    rows = successor_arrays(Position.from_json(record["position"]), tuple(record["dice"]))
+    order = key_order(rows)
+    text = key_bytes(rows, "gul_bara", order)
+    digest = keys_sha256(rows, "gul_bara", order)
+    monkeypatch.setattr(keys, "PARALLEL_ROWS", 1000)
+    monkeypatch.setattr(keys, "_BLOCK", 300)
+    for threads in (2, 3):
+        assert keys._row_ranges(len(rows), threads)[-1].stop == len(rows)
+        assert list(key_order(rows, threads)) == list(order)
+        assert key_bytes(rows, "gul_bara", order, threads) == text
+        assert keys_sha256(rows, "gul_bara", None, threads) == digest
