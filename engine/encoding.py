@@ -31,7 +31,7 @@ from numba import njit
 
 from . import _layout as L
 from .errors import NardyError
-from .features import N_FAMILY, N_FEATURES, family_features, features
+from .features import N_FAMILY, N_FEATURES, family_features, features, uses_family
 
 N_SLOTS = 2 * L.SIDE
 """Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
@@ -86,7 +86,7 @@ class Encoder:
                self.const_value, x)
         k = self.feature_index.size
         if k:
-            f = family_features if k == N_FAMILY else features   # as uses_family
+            f = family_features if uses_family(self.feature_index) else features
             x[self.feature_index] = f(np.asarray(state))[:k]
         return x
 
