@@ -9,9 +9,9 @@ sampled, :func:`engine.movegen.successor_arrays` with ``play=True``; or, with ``
 1 to 3, the best of every legal play by :class:`engine.search.Search` at that depth)
 against uniformly random play, seats alternating. Each game draws its dice and the
 random player's choices from streams of their own (seeded by ``--seed`` and the game's
-number), so runs at different depths play the same dice. It splits the games by whether the network rolled a
-cascade early, on its own 4th to 6th turn, when few of its checkers can have left the
-head (one a turn): most of such a cascade's 24 single moves then cannot be played and
+number), so runs at different depths play the same dice. It splits the games by
+whether the network rolled a cascade early, on its own 4th to 6th turn, when few of
+its checkers can have left the head (one a turn): most of such a cascade's 24 single moves then cannot be played and
 pass to the opponent as pending dice. Reported: the win rate in each group and the
 group's share of the network's losses, and the pending dice each side passed in its
 lost games. In Python, about 100 games/s at 0-ply, one game in 2 s at 1-ply.
