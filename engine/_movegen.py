@@ -886,16 +886,20 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # moves a 1 down the word: a one-bit rotation of the stretch between the two slots. The
 # walk goes one step at a time like the layered walk, in the same non-increasing source
 # order within a run (bits 40..44 of a word: the bound on the next source), but a layer
-# is a plain array: every child is appended, then the array is radix-sorted on the board
-# and repeated boards squeezed out, each keeping the looser bound (as in
-# :func:`_set_add`). Sequential passes instead of a hash table's random probes into tens
-# of megabytes made this walk 4-7 times faster than the layered one on the cascades of
-# benchmarks/data. A parent's legal sources are one bit mask (free landing points, the
-# head, bearing off); a small table of the children met lately merges most repeats
-# before the sort. Inside numba the walk runs on one thread (a numba ``prange`` here
-# made cached kernels that call the generator crash when loaded from numba's cache);
-# the exact generator called from Python (:func:`engine.movegen.successor_arrays`)
-# drives the same layer steps itself and splits large layers over threads.
+# is a plain sorted array of words, made without hashing or sorting: the words' order
+# is the lexicographic order of the counts (point 24 first), which adding one vector to
+# every word keeps, so the children that move a checker from one point, made from the
+# sorted parents, come out sorted (:func:`_expand`); merging the 24 sorted streams,
+# repeated boards squeezed out, each keeping the looser bound (as in :func:`_set_add`),
+# makes the next layer (:func:`cascade_layer`). Sequential passes instead of a hash
+# table's random probes into tens of megabytes made a first version of this walk (a
+# radix sort) 4-7 times faster than the layered one on the cascades of benchmarks/data;
+# the merge of sorted streams took a further fifth off. A parent's legal sources are one
+# bit mask (free landing points, the head, bearing off). Inside numba the walk runs on
+# one thread (a numba ``prange`` here made cached kernels that call the generator crash
+# when loaded from numba's cache); the exact generator called from Python
+# (:func:`engine.movegen.successor_arrays`) drives the same layer steps itself and
+# splits large layers over threads.
 # When no end position of the deepest layer passes the six-block rule it returns -1,
 # and the layered walk looks for the longest legal shorter play.
 
@@ -914,67 +918,50 @@ def _cb_encode(me):
 
 
 @njit(cache=True, inline="always")
-def _cb_decode(x, me, start):
-    """My counts ``me[0..24]`` and where each slot's 1s begin, ``start[j]``, from the
-    word ``x``; returns the mask of the slots that hold a checker."""
-    z = ~x & _CB_BOARD                # the 0s: each slot's end
-    begin = 0
+def _cb_slots(board, start, me):
+    """Where each occupied slot of the word ``board`` begins (``start[j]``) and how
+    many checkers it holds (``me[j]``); returns the mask of the occupied slots (other
+    slots' entries are left as they were). Walks the runs of 1s, one per occupied slot:
+    the run that begins at bit ``p`` after ``below`` 1s belongs to slot ``p - below``."""
+    runs = board & ~(board << 1)                # the lowest bit of each run of 1s
     occupied = np.int64(0)
-    for j in range(25):
-        end = np.int64(trailing_zeros(z))
-        z &= z - 1
-        start[j] = begin
-        me[j] = end - begin
-        if end > begin:
-            occupied |= np.int64(1) << j
-        begin = end + 1
+    below = np.int64(0)
+    while runs != 0:
+        p = np.int64(trailing_zeros(runs))
+        runs &= runs - 1
+        slot = p - below
+        n = np.int64(trailing_zeros(~(board >> p)))
+        start[slot] = p
+        me[slot] = n
+        occupied |= np.int64(1) << slot
+        below += n
     return occupied
 
 
-@njit(cache=True)
-def _cb_unique(words, n, tmp):
-    """Sort ``words[:n]`` by board (an LSD radix sort of the 40 board bits, four
-    passes of 10) and squeeze out repeated boards (:func:`_squeeze`). Returns the
-    number left in ``words``. (Sorting the halves on two threads measured slower:
-    the passes are bound by memory, not by the core.)"""
-    count = np.zeros((4, 1024), np.int64)
-    for i in range(n):                # the four passes' histograms in one read
-        x = words[i]
-        count[0, x & 1023] += 1
-        count[1, (x >> 10) & 1023] += 1
-        count[2, (x >> 20) & 1023] += 1
-        count[3, (x >> 30) & 1023] += 1
-    a, b = words, tmp
-    for q in range(4):
-        c = count[q]
-        total = 0
-        for j in range(1024):         # bucket starts
-            m = c[j]
-            c[j] = total
-            total += m
-        shift = 10 * q
-        for i in range(n):
-            x = a[i]
-            d = (x >> shift) & 1023
-            b[c[d]] = x
-            c[d] += 1
-        a, b = b, a
-    # four passes: the sorted words are back in ``words``
-    m = 0
-    for i in range(n):
-        m = _squeeze(words, m, words[i])
-    return m
+@njit(cache=True, inline="always")
+def _cb_start(occupied, start, slot):
+    """Where ``slot`` begins in a word decoded by :func:`_cb_slots`, occupied or not:
+    where the next occupied slot above it begins, less the empty slots between (each
+    one bit, its end)."""
+    above = slot + np.int64(trailing_zeros(occupied >> slot))
+    return start[above] - (above - slot)
+
+
+@njit(cache=True, inline="always")
+def _looser(x, y):
+    """Of two words of one board, the one with the looser bound: 0 (none), else the
+    higher source."""
+    bx = x >> _CB_LAST
+    by = y >> _CB_LAST
+    return x if bx == 0 or (by != 0 and bx >= by) else y
 
 
 @njit(cache=True, inline="always")
 def _squeeze(words, m, x):
-    """Append ``x`` to the sorted, squeezed ``words[:m]``; a repeated board keeps the
-    looser bound: 0 (none) or else the higher source. Returns the new count."""
+    """Append ``x`` to the sorted, squeezed ``words[:m]``, a repeated board keeping
+    the looser bound (:func:`_looser`). Returns the new count."""
     if m > 0 and (words[m - 1] ^ x) & _CB_BOARD == 0:
-        old = words[m - 1] >> _CB_LAST
-        new = x >> _CB_LAST
-        if old != 0 and (new == 0 or new > old):
-            words[m - 1] = x
+        words[m - 1] = _looser(words[m - 1], x)
         return m
     words[m] = x
     return m + 1
@@ -987,51 +974,54 @@ _X_LAND = 2          # sources whose landing point (on the board) is free
 _X_HEAD0 = 3         # checkers on the head at the start of the turn (99: no head rule)
 _X_HEAD_LIMIT = 4    # checkers that may leave the head this turn
 _X_COUNT = 5         # my checkers (off included)
-_X_LEN = 6
+_X_CHUNK = 6         # parents expanded together (:data:`_CHUNK`; tests set fewer)
+_X_LEN = 7
+
+
+_CHUNK = 65536
+"""Parents expanded together: each source's children go to a stream of its own
+(:func:`_expand`), and the streams of a chunk (a few megabytes) are merged while they
+are still in the cache."""
 
 
 @njit(cache=True)
-def _expand(cur, lo, hi, step, kids, k, kend, over, o, oend):
-    """The children of the boards ``cur[lo:hi]`` for one step (``step``, see ``_X_*``):
-    appended to ``kids[k:kend]``, those that bear off my last checker to
-    ``over[o:oend]``. Stops early rather than overflow either; returns ``(next board,
-    k, o)``."""
-    me = np.zeros(26, np.int64)
+def _expand(cur, lo, hi, step, work, cap, cnt, over, o):
+    """The children of the sorted boards ``cur[lo:hi]`` (at most ``cap``) for one step
+    (``step``, see ``_X_*``): those that move a checker from point ``src`` appended to
+    the stream ``work[(src - 1) * cap:]`` (``cnt[src]`` of them), those that bear off my
+    last checker to ``over[o:]``, which must have room for one per parent. Returns the
+    new ``o``.
+
+    Moving one checker from ``src`` to ``dest`` adds the same vector to every parent's
+    counts, and the words' order is the lexicographic order of the counts from point 24
+    down, which adding a vector keeps: each stream comes out sorted, and no board twice.
+    The parents are decoded by :func:`_cb_slots`."""
     start = np.zeros(25, np.int64)
+    me = np.zeros(25, np.int64)
     die = step[_X_DIE]
     bounded = step[_X_BOUNDED] != 0
     land = step[_X_LAND]
     head0 = step[_X_HEAD0]
     head_limit = step[_X_HEAD_LIMIT]
     count = step[_X_COUNT]
-    # a small table of the children met lately (board and where it is in ``kids``):
-    # a repeat is merged on the spot, which spares the sort a good part of its work
-    bits = 10
-    while bits < 15 and (1 << bits) < 4 * (hi - lo):
-        bits += 1
-    seen = np.zeros(1 << bits, np.int64)
-    seen_at = np.full(1 << bits, -1, np.int64)
-    shift = np.uint64(64 - bits)
-    k0 = k
-    i = lo
-    while i < hi:
-        if k + 24 > kend or o + 24 > oend:
-            break
+    for src in range(25):
+        cnt[src] = 0
+    for i in range(lo, hi):
         x = cur[i]
-        i += 1
-        occupied = _cb_decode(x, me, start)
+        board = x & _CB_BOARD
+        occupied = _cb_slots(board, start, me)
         last = x >> _CB_LAST
         top = last if last != 0 else 24
-        board = x & _CB_BOARD
         sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
-        if head0 - me[24] >= head_limit:
+        on_head = me[24] if (occupied >> 24) != 0 else 0
+        if head0 - on_head >= head_limit:
             sources &= ~(np.int64(1) << 24)
         legal = sources & land
-        if count - (start[7] - 7) == 0:   # start[7] - 7: my checkers on slots 0..6
+        high = _highest(occupied)
+        if high <= 6:
             # all home: bear off from the die's point, or from the highest point
             # when it is below the die
             legal |= sources & (np.int64(1) << die)
-            high = _highest(occupied | 1)          # 0 when none is left on 1..24
             if 0 < high < die:
                 legal |= sources & (np.int64(1) << high)
         while legal != 0:
@@ -1040,51 +1030,101 @@ def _expand(cur, lo, hi, step, kids, k, kend, over, o, oend):
             dest = src - die
             if dest < 0:
                 dest = 0
-            sb = start[dest]
+            sb = _cb_start(occupied, start, dest)
             mask = (np.int64(1) << (start[src] - sb + 1)) - 1
             seg = (board >> sb) & mask
             child = (board & ~(mask << sb)) | ((((seg << 1) & mask) | 1) << sb)
-            if dest == 0 and me[OFF] == 14:
+            if dest == 0 and (occupied & 1) != 0 and me[0] == count - 1:
                 over[o] = child
                 o += 1
                 continue
             bound = src if bounded else 0
-            word = child | (np.int64(bound) << _CB_LAST)
-            slot = (np.uint64(child) * np.uint64(0x9E3779B97F4A7C15)) >> shift
-            met = seen[slot]
-            j = seen_at[slot]
-            if k0 <= j < k and (met & _CB_BOARD) == child:
-                # met lately: merge as _cb_unique would, and leave it less to sort
-                old = met >> _CB_LAST
-                if old != 0 and (bound == 0 or bound > old):
-                    kids[j] = word
-                    seen[slot] = word
-            else:
-                seen[slot] = word
-                seen_at[slot] = k
-                kids[k] = word
-                k += 1
-    return i, k, o
+            work[(src - 1) * cap + cnt[src]] = child | (np.int64(bound) << _CB_LAST)
+            cnt[src] += 1
+    return o
+
+
+@njit(cache=True, inline="always")
+def _merge(a, i, ni, j, nj, out, m):
+    """Merge the sorted, squeezed ``a[i:i + ni]`` and ``a[j:j + nj]`` into ``out[m:]``
+    as :func:`_squeeze` would; returns the new ``m``."""
+    ei = i + ni
+    ej = j + nj
+    while i < ei and j < ej:
+        x = a[i]
+        y = a[j]
+        bx = x & _CB_BOARD
+        by = y & _CB_BOARD
+        if bx < by:
+            out[m] = x
+            i += 1
+        elif by < bx:
+            out[m] = y
+            j += 1
+        else:
+            out[m] = _looser(x, y)
+            i += 1
+            j += 1
+        m += 1
+    while i < ei:
+        out[m] = a[i]
+        i += 1
+        m += 1
+    while j < ej:
+        out[m] = a[j]
+        j += 1
+        m += 1
+    return m
 
 
 @njit(cache=True)
-def _expand_all(cur, lo, hi, step, kids, over, o):
-    """:func:`_expand` of ``cur[lo:hi]`` into ``kids`` (from its start) and after
-    ``over[:o]``, growing both as needed; returns ``(kids, k, over, o)``."""
-    i = lo
-    k = 0
-    while True:
-        i, k, o = _expand(cur, i, hi, step, kids, k, kids.shape[0], over, o, over.shape[0])
-        if i >= hi:
-            return kids, k, over, o
-        if k + 24 > kids.shape[0]:
-            bigger = np.empty(2 * (k + 24), np.int64)
-            bigger[:k] = kids[:k]
-            kids = bigger
-        if o + 24 > over.shape[0]:
-            bigger = np.empty(2 * (o + 24), np.int64)
-            bigger[:o] = over[:o]
-            over = bigger
+def _merge_runs(x, y, starts, lens, r):
+    """Merge the sorted, squeezed runs ``x[starts[q]:starts[q] + lens[q]]`` (``q <
+    r``, ``r >= 2``) two by two, round after round between ``x`` and ``y``, into one
+    from index 0. Returns ``(in_y, count)``: which of the two holds it."""
+    in_y = False
+    while r > 1:
+        m = 0
+        q = 0
+        nr = 0
+        while q < r:
+            s0 = m
+            if q + 1 < r:
+                m = _merge(x, starts[q], lens[q], starts[q + 1], lens[q + 1], y, m)
+                q += 2
+            else:
+                for i in range(lens[q]):
+                    y[m + i] = x[starts[q] + i]
+                m += lens[q]
+                q += 1
+            starts[nr] = s0
+            lens[nr] = m - s0
+            nr += 1
+        r = nr
+        x, y = y, x
+        in_y = not in_y
+    return in_y, lens[0]
+
+
+@njit(cache=True)
+def _rounds(r):
+    """Rounds of :func:`_merge_runs` for ``r`` runs."""
+    n = 0
+    while r > 1:
+        r = (r + 1) >> 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _grown(a, need, keep):
+    """``a``, or a larger array holding its first ``keep`` words, with room for
+    ``need``."""
+    if a.shape[0] >= need:
+        return a
+    b = np.empty(need + (need >> 1), np.int64)
+    b[:keep] = a[:keep]
+    return b
 
 
 @njit(cache=True, nogil=True)
@@ -1097,7 +1137,9 @@ def cascade_rows(words, n, out, r, state, segment, pending, seq, used, total):
     mine = ME if segment else THEM
     theirs = THEM if segment else ME
     for i in range(n):
-        _cb_decode(words[i], me, start)
+        for j in range(25):
+            me[j] = 0
+        _cb_slots(words[i] & _CB_BOARD, start, me)
         row = out[r]
         for j in range(STATE_LEN):
             row[j] = 0
@@ -1149,6 +1191,7 @@ def cascade_start(state, t, head_limit):
     step[_X_HEAD0] = me[24] if t[T_HEAD] != 0 else 99      # 99: no head rule
     step[_X_HEAD_LIMIT] = head_limit
     step[_X_COUNT] = count
+    step[_X_CHUNK] = _CHUNK
     return cur, step, free
 
 
@@ -1164,18 +1207,81 @@ def cascade_step(step, seq, total, k, free):
 
 @njit(cache=True, nogil=True)
 def cascade_layer(cur, lo, hi, step, kids, over, o, tmp):
-    """One step of the walk from the boards ``cur[lo:hi]``: their children sorted and
-    squeezed into ``kids``, those that bore off my last checker appended to
-    ``over[:o]``; ``tmp`` is the sort's work space. Each of the three is grown when too
-    small, and the caller keeps them for the next layer (fresh arrays of tens of
-    megabytes every layer cost more in page faults than the sort). Returns ``(kids,
-    count, over, o, tmp)``. Runs without the GIL, so that parts of a large layer can
-    run on threads of their own."""
-    kids, k, over, o = _expand_all(cur, lo, hi, step, kids, over, o)
-    if tmp.shape[0] < k:
-        tmp = np.empty(k + (k >> 1), np.int64)
-    k = _cb_unique(kids, k, tmp)
-    return kids, k, over, o, tmp
+    """One step of the walk from the sorted boards ``cur[lo:hi]``: their children
+    sorted and squeezed into ``kids``, those that bore off my last checker appended to
+    ``over[:o]``; ``tmp`` is work space. Each of the three is grown when too small,
+    and the caller keeps them for the next layer (fresh arrays of tens of megabytes
+    every layer cost more in page faults than the work). Returns ``(kids, count, over,
+    o, tmp)``. Runs without the GIL, so that parts of a large layer can run on threads
+    of their own.
+
+    The parents go in chunks (:data:`_CHUNK`): a chunk's sorted streams
+    (:func:`_expand`) are merged into one run, and the chunks' runs into the layer.
+    ``tmp`` holds the streams, the chunk's merge space after them, and the runs (in
+    ``kids`` instead when the layer's merge rounds are even in number, so that the
+    last round writes ``kids``)."""
+    n = hi - lo
+    cap = min(n, step[_X_CHUNK])
+    if cap == 0:
+        return kids, 0, over, o, tmp
+    chunks = (n + cap - 1) // cap
+    space = 48 * cap                     # the streams, then the chunk's merge space
+    tmp = _grown(tmp, space + 16, 0)
+    in_kids = _rounds(chunks) % 2 == 0   # where the runs go
+    cnt = np.zeros(25, np.int64)
+    starts = np.zeros(24, np.int64)
+    lens = np.zeros(24, np.int64)
+    run_at = np.zeros(chunks, np.int64)
+    run_len = np.zeros(chunks, np.int64)
+    nruns = 0
+    t = 0                                # words of runs so far
+    for c in range(chunks):
+        a = lo + c * cap
+        b = min(hi, a + cap)
+        over = _grown(over, o + cap, o)
+        o = _expand(cur, a, b, step, tmp, cap, cnt, over, o)
+        r = 0
+        for src in range(1, 25):
+            if cnt[src] > 0:
+                starts[r] = (src - 1) * cap
+                lens[r] = cnt[src]
+                r += 1
+        if r == 0:
+            continue
+        at = 0                          # where the chunk's run lies in tmp
+        m = lens[0]
+        if r == 1:
+            at = starts[0]
+        else:
+            in_y, m = _merge_runs(tmp[:space >> 1], tmp[space >> 1:space], starts, lens, r)
+            at = space >> 1 if in_y else 0
+        if in_kids:
+            kids = _grown(kids, t + m, t)
+            kids[t:t + m] = tmp[at:at + m]
+        else:
+            tmp = _grown(tmp, space + t + m, space + t)
+            tmp[space + t:space + t + m] = tmp[at:at + m]
+        run_at[nruns] = t
+        run_len[nruns] = m
+        nruns += 1
+        t += m
+    kids = _grown(kids, t, t if in_kids else 0)
+    tmp = _grown(tmp, space + t, space + t if not in_kids else 0)
+    if nruns == 0:
+        return kids, 0, over, o, tmp
+    runs = tmp[space:]
+    if nruns == 1:
+        if not in_kids:
+            kids[:t] = runs[:t]
+        return kids, t, over, o, tmp
+    if in_kids:
+        in_runs, m = _merge_runs(kids, runs, run_at, run_len, nruns)
+    else:
+        in_kids, m = _merge_runs(runs, kids, run_at, run_len, nruns)
+        in_runs = not in_kids
+    if in_runs:                         # chunks without children changed the number
+        kids[:m] = runs[:m]             # of rounds: the last one wrote ``runs``
+    return kids, m, over, o, tmp
 
 
 @njit(cache=True, nogil=True)
@@ -1255,25 +1361,64 @@ def cascade_out(n):
 
 @njit(cache=True, nogil=True)
 def cascade_squeeze(words, n):
-    """Sort and squeeze ``words[:n]`` (:func:`_cb_unique`); returns the count left."""
-    return _cb_unique(words, n, np.empty(n, np.int64))
+    """Sort and squeeze the words ``words[:n]`` of plays that ended the game (boards
+    without bounds); returns the count left."""
+    words[:n].sort()
+    m = 0
+    for i in range(n):
+        m = _squeeze(words, m, words[i])
+    return m
+
+
+@njit(cache=True)
+def _block_masks(s, t):
+    """The six-block rule of the position ``s`` as masks of my points: an end position
+    breaks it when my occupied points cover one of them (the same rule as
+    :func:`_block_legal`, for a turn in which the opponent does not move): every six
+    consecutive points of the opponent's numbering that begin at or below its lowest
+    checker, or with :data:`BLOCK_QUARTER` my points 19..24."""
+    masks = np.zeros(19, np.int64)
+    rule = t[T_BLOCK]
+    if rule == BLOCK_NONE:
+        return masks[:0]
+    if rule == BLOCK_QUARTER:
+        masks[0] = ((np.int64(1) << 25) - 1) & ~((np.int64(1) << 19) - 1)
+        return masks[:1]
+    low = 25
+    for q in range(24, 0, -1):
+        if s[THEM + q] > 0:
+            low = q
+    n = 0
+    for w in range(1, min(low, 19) + 1):
+        m = np.int64(0)
+        for q in range(w, w + 6):
+            m |= np.int64(1) << t[T_OPP + q]
+        masks[n] = m
+        n += 1
+    return masks[:n]
 
 
 @njit(cache=True, nogil=True)
 def cascade_keep(cur, lo, hi, state, t):
-    """Move the boards of ``cur[lo:hi]`` that pass the six-block rule, bounds dropped,
-    to the front of that range, in order; returns how many."""
-    me = np.zeros(26, np.int64)
+    """Move the boards of ``cur[lo:hi]`` that pass the six-block rule
+    (:func:`_block_masks`), bounds dropped, to the front of that range, in order;
+    returns how many."""
+    masks = _block_masks(state, t)
     start = np.zeros(25, np.int64)
-    checked = t[T_BLOCK] != BLOCK_NONE
+    me = np.zeros(25, np.int64)
     m = lo
     for i in range(lo, hi):
-        x = cur[i]
-        if checked:
-            _cb_decode(x, me, start)
-            if not _block_legal(me, state, t):
+        x = cur[i] & _CB_BOARD
+        if masks.shape[0] > 0:
+            occupied = _cb_slots(x, start, me)
+            broken = False
+            for mask in masks:
+                if occupied & mask == mask:
+                    broken = True
+                    break
+            if broken:
                 continue
-        cur[m] = x & _CB_BOARD
+        cur[m] = x
         m += 1
     return m - lo
 

@@ -159,3 +159,74 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, golden_dir):
             assert same(Position.from_json(r["position"]), dice) == r["count"], r["id"]
             met += 1
     assert met >= 100, met
+
+
+def test_cascade_layers_do_not_depend_on_the_chunks():
+    """The cascade walk expands its parents in chunks and merges the chunks' sorted
+    runs: with chunks of 1, 5 and 64 boards (a layer merged from up to thousands of
+    runs, in odd and even numbers of rounds, arrays grown from a few words) every layer
+    is the same as with the default, on cascades of benchmarks/data."""
+    import json
+    from pathlib import Path
+    from engine import _movegen as core
+    data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascades.jsonl"
+    records = [json.loads(line) for line in data.read_text().splitlines()]
+    rules = get_rules("gul_bara")
+    t = rules.table()
+
+    def layers(state, d1, d2, chunk):
+        _, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, t)
+        cur, step, free = core.cascade_start(state, t, head_limit)
+        if chunk:
+            step[core._X_CHUNK] = chunk
+        n, over, nover = 1, np.empty(1, np.int64), 0
+        kids, tmp = np.empty(1, np.int64), np.empty(1, np.int64)
+        found = []
+        for k in range(total):
+            core.cascade_step(step, seq, total, k, free)
+            kids, n, over, nover, tmp = core.cascade_layer(cur, 0, n, step, kids, over,
+                                                           nover, tmp)
+            found.append(kids[:n].copy())
+            cur, kids = kids, cur
+        return found, np.sort(over[:nover])
+
+    picked = [r for r in records if 2_000 <= r["count"] <= 12_000][:3]
+    assert picked
+    for r in picked:
+        pos = Position.from_json(r["position"])
+        state, (d1, d2) = pos.to_array(), r["dice"]
+        want, want_over = layers(state, d1, d2, 0)
+        assert max(len(a) for a in want) > 1_000
+        for chunk in (1, 5, 64):
+            got, got_over = layers(state, d1, d2, chunk)
+            assert len(got) == len(want)
+            for a, b in zip(got, want):
+                assert np.array_equal(a, b), chunk
+            assert np.array_equal(got_over, want_over)
+
+
+@pytest.mark.parametrize("variant,options", [("gul_bara", {}), ("long_nardy", {}),
+                                             ("fevga", {}),
+                                             ("fevga", dict(block=BLOCK_QUARTER))])
+def test_block_masks_agree_with_the_six_block_rule(variant, options):
+    """The cascade walk's end check (:func:`engine._movegen._block_masks`, my occupied
+    points against masks made once a turn) gives the verdict of the six-block rule as
+    the other walks check it, on random boards against positions of random play."""
+    from engine import _movegen as core
+    from engine._layout import ME
+    rules = get_rules(variant, **options)
+    t = rules.table()
+    rng = np.random.default_rng(5)
+    broken = 0
+    for pos, _ in random_positions(variant, rules, rng, games=4, per_game=10):
+        s = pos.to_array()
+        masks = core._block_masks(s, t)
+        for _ in range(200):
+            mine = np.zeros_like(s)
+            held = rng.random(24) < rng.uniform(0.2, 0.8)
+            mine[ME + 1:ME + 25] = held
+            occupied = int(held.astype(np.int64) @ (1 << np.arange(1, 25)))
+            by_masks = not any(occupied & int(m) == int(m) for m in masks)
+            assert by_masks == core._block_legal(mine, s, t), (pos, held)
+            broken += not by_masks
+    assert broken > 50
