@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from ._bits import FAST_BMI2, pdep, pext
 from ._layout import (BAR, ME, NPEND, OFF, PEND, PIN_ME, PIN_THEM, STATE_LEN, THEM,
                       TURNS_ME, TURNS_THEM)
 from .variants import (BLOCK_EACH, BLOCK_END, BLOCK_NONE, BLOCK_QUARTER, CASCADE_GAME,
@@ -894,12 +895,13 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # makes the next layer (:func:`cascade_layer`). Sequential passes instead of a hash
 # table's random probes into tens of megabytes made a first version of this walk (a
 # radix sort) 4-7 times faster than the layered one on the cascades of benchmarks/data;
-# the merge of sorted streams took a further fifth off. A parent's legal sources are one
-# bit mask (free landing points, the head, bearing off). Inside numba the walk runs on
-# one thread (a numba ``prange`` here made cached kernels that call the generator crash
-# when loaded from numba's cache); the exact generator called from Python
-# (:func:`engine.movegen.successor_arrays`) drives the same layer steps itself and
-# splits large layers over threads.
+# the merge of sorted streams took a further fifth off, and decoding the boards with
+# BMI2's pext/pdep where the CPU has them fast (:mod:`engine._bits`) another. A parent's
+# legal sources are one bit mask (free landing points, the head, bearing off). Inside
+# numba the walk runs on one thread (a numba ``prange`` here made cached kernels that
+# call the generator crash when loaded from numba's cache); the exact generator called
+# from Python (:func:`engine.movegen.successor_arrays`) drives the same layer steps
+# itself and splits large layers over threads.
 # When no end position of the deepest layer passes the six-block rule it returns -1,
 # and the layered walk looks for the longest legal shorter play.
 
@@ -940,11 +942,47 @@ def _cb_slots(board, start, me):
 
 @njit(cache=True, inline="always")
 def _cb_start(occupied, start, slot):
-    """Where ``slot`` begins in a word decoded by :func:`_cb_slots`, occupied or not:
-    where the next occupied slot above it begins, less the empty slots between (each
-    one bit, its end)."""
+    """Where ``slot`` begins in a word decoded by :func:`_cb_slots`, occupied or not
+    (but with an occupied slot at or above it): where the next occupied slot above it
+    begins, less the empty slots between (each one bit, its end)."""
     above = slot + np.int64(trailing_zeros(occupied >> slot))
     return start[above] - (above - slot)
+
+
+@njit(cache=True, inline="always")
+def _cb_occupied_bmi2(board, start, me):
+    """:func:`_cb_slots` with BMI2 (:mod:`engine._bits`): the mask only, ``start`` and
+    ``me`` untouched. Slot ``j`` begins right after the board's ``j``-th 0 (slot 0 at
+    bit 0), and holds a checker when that bit is 1: ``pext`` gathers those bits."""
+    zeros = ~board & _CB_BOARD
+    return pext(board, ((zeros << 1) | 1) & _CB_BOARD)
+
+
+@njit(cache=True, inline="always")
+def _cb_start_bmi2(board, occupied, start, slot):
+    """:func:`_cb_start` with BMI2: right after the board's ``slot``-th 0, which
+    ``pdep`` finds."""
+    if slot == 0:
+        return np.int64(0)
+    zeros = ~board & _CB_BOARD
+    return np.int64(trailing_zeros(pdep(np.int64(1) << (slot - 1), zeros))) + 1
+
+
+@njit(cache=True, inline="always")
+def _cb_start_loop(board, occupied, start, slot):
+    """:func:`_cb_start` with the signature of :func:`_cb_start_bmi2`."""
+    return _cb_start(occupied, start, slot)
+
+
+# The decode of the cascade walk's hot loops (:func:`_expand`, :func:`cascade_keep`):
+# ``occupied = _cb_occupied(board, start, me)``, then ``_cb_begin(board, occupied,
+# start, slot)`` for where any slot begins; with BMI2 where the CPU has it fast.
+if FAST_BMI2:
+    _cb_occupied = _cb_occupied_bmi2
+    _cb_begin = _cb_start_bmi2
+else:
+    _cb_occupied = _cb_slots
+    _cb_begin = _cb_start_loop
 
 
 @njit(cache=True, inline="always")
@@ -995,7 +1033,7 @@ def _expand(cur, lo, hi, step, work, cap, cnt, over, o):
     Moving one checker from ``src`` to ``dest`` adds the same vector to every parent's
     counts, and the words' order is the lexicographic order of the counts from point 24
     down, which adding a vector keeps: each stream comes out sorted, and no board twice.
-    The parents are decoded by :func:`_cb_slots`."""
+    The parents are decoded by :func:`_cb_occupied` and :func:`_cb_begin`."""
     start = np.zeros(25, np.int64)
     me = np.zeros(25, np.int64)
     die = step[_X_DIE]
@@ -1009,11 +1047,13 @@ def _expand(cur, lo, hi, step, work, cap, cnt, over, o):
     for i in range(lo, hi):
         x = cur[i]
         board = x & _CB_BOARD
-        occupied = _cb_slots(board, start, me)
+        occupied = _cb_occupied(board, start, me)
         last = x >> _CB_LAST
         top = last if last != 0 else 24
         sources = occupied & ((np.int64(2) << top) - 2)     # points 1..top
-        on_head = me[24] if (occupied >> 24) != 0 else 0
+        on_head = 0
+        if (occupied >> 24) != 0:          # the last slot ends at bit count + 24
+            on_head = count + 24 - _cb_begin(board, occupied, start, 24)
         if head0 - on_head >= head_limit:
             sources &= ~(np.int64(1) << 24)
         legal = sources & land
@@ -1030,11 +1070,11 @@ def _expand(cur, lo, hi, step, work, cap, cnt, over, o):
             dest = src - die
             if dest < 0:
                 dest = 0
-            sb = _cb_start(occupied, start, dest)
-            mask = (np.int64(1) << (start[src] - sb + 1)) - 1
+            sb = _cb_begin(board, occupied, start, dest)
+            mask = (np.int64(1) << (_cb_begin(board, occupied, start, src) - sb + 1)) - 1
             seg = (board >> sb) & mask
             child = (board & ~(mask << sb)) | ((((seg << 1) & mask) | 1) << sb)
-            if dest == 0 and (occupied & 1) != 0 and me[0] == count - 1:
+            if dest == 0 and np.int64(trailing_zeros(~board)) == count - 1:
                 over[o] = child
                 o += 1
                 continue
@@ -1410,7 +1450,7 @@ def cascade_keep(cur, lo, hi, state, t):
     for i in range(lo, hi):
         x = cur[i] & _CB_BOARD
         if masks.shape[0] > 0:
-            occupied = _cb_slots(x, start, me)
+            occupied = _cb_occupied(x, start, me)
             broken = False
             for mask in masks:
                 if occupied & mask == mask:

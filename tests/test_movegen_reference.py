@@ -230,3 +230,76 @@ def test_block_masks_agree_with_the_six_block_rule(variant, options):
             assert by_masks == core._block_legal(mine, s, t), (pos, held)
             broken += not by_masks
     assert broken > 50
+
+
+def _cascade_digest(position_json, dice):
+    """SHA-256 of every layer of the cascade walk (the words, bounds included) and of
+    the plays that ended the game."""
+    import hashlib
+    from engine import _movegen as core
+    t = get_rules("gul_bara").table()
+    state = Position.from_json(position_json).to_array()
+    _, seq, total, _, _, head_limit = core.cascade_plan(state, dice[0], dice[1], t)
+    cur, step, free = core.cascade_start(state, t, head_limit)
+    n, over, nover = 1, np.empty(1, np.int64), 0
+    kids, tmp = np.empty(1, np.int64), np.empty(1, np.int64)
+    h = hashlib.sha256()
+    for k in range(total):
+        core.cascade_step(step, seq, total, k, free)
+        kids, n, over, nover, tmp = core.cascade_layer(cur, 0, n, step, kids, over,
+                                                       nover, tmp)
+        h.update(kids[:n].tobytes())
+        cur, kids = kids, cur
+    h.update(np.sort(over[:nover]).tobytes())
+    return h.hexdigest()
+
+
+def test_board_decodes_agree():
+    """The cascade walk's two decodes of a 40-bit board (a loop over its runs of 1s;
+    BMI2's pext/pdep where the CPU has them fast) give the occupied slots and where
+    every slot begins as counted out in Python, on random boards of 15 checkers."""
+    from engine import _movegen as core
+    from engine._bits import FAST_BMI2
+    rng = np.random.default_rng(11)
+    start, me = np.zeros(25, np.int64), np.zeros(25, np.int64)
+    for _ in range(2_000):
+        counts = np.bincount(rng.integers(0, 25, 15) if rng.random() < 0.5
+                             else rng.choice([0, 3, 7, 24], 15), minlength=25)
+        board = np.int64(core._cb_encode(counts.astype(np.int64)))
+        begins = np.concatenate([[0], np.cumsum(counts + 1)[:-1]])
+        occupied = int(sum(1 << j for j in range(25) if counts[j]))
+        assert core._cb_slots(board, start, me) == occupied
+        for j in range(25):
+            if counts[j]:
+                assert start[j] == begins[j] and me[j] == counts[j]
+            if occupied >> j:             # the loop needs an occupied slot above
+                assert core._cb_start(occupied, start, j) == begins[j]
+            if FAST_BMI2:
+                assert core._cb_start_bmi2(board, occupied, start, j) == begins[j]
+        if FAST_BMI2:
+            assert core._cb_occupied_bmi2(board, start, me) == occupied
+
+
+def test_cascade_walk_without_bmi2(tmp_path):
+    """The cascade walk compiled without BMI2 (``NARDY_BMI2=0``, in a process with a
+    numba cache of its own) makes the same layers as this process's walk, on a cascade
+    whose layers reach tens of thousands of boards."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    from engine._bits import FAST_BMI2
+    if not FAST_BMI2:
+        pytest.skip("this process's walk does not use BMI2 either")
+    root = Path(__file__).resolve().parent.parent
+    data = root / "benchmarks/data/gul_bara_cascades.jsonl"
+    r = next(r for r in map(json.loads, data.read_text().splitlines())
+             if 20_000 <= r["count"] <= 70_000)
+    code = ("import json, sys; from test_movegen_reference import _cascade_digest; "
+            "r = json.loads(sys.argv[1]); print(_cascade_digest(r['position'], r['dice']))")
+    env = dict(os.environ, NARDY_BMI2="0", NUMBA_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.pathsep.join([str(root), str(root / "tests")]))
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(r)], env=env,
+                         capture_output=True, text=True, timeout=600, check=True)
+    assert out.stdout.strip() == _cascade_digest(r["position"], r["dice"])
