@@ -168,37 +168,15 @@ def test_cascade_layers_do_not_depend_on_the_chunks():
     is the same as with the default, on cascades of benchmarks/data."""
     import json
     from pathlib import Path
-    from engine import _movegen as core
     data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascades.jsonl"
     records = [json.loads(line) for line in data.read_text().splitlines()]
-    rules = get_rules("gul_bara")
-    t = rules.table()
-
-    def layers(state, d1, d2, chunk):
-        _, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, t)
-        cur, step, free = core.cascade_start(state, t, head_limit)
-        if chunk:
-            step[core._X_CHUNK] = chunk
-        n, over, nover = 1, np.empty(1, np.int64), 0
-        kids, tmp = np.empty(1, np.int64), np.empty(1, np.int64)
-        found = []
-        for k in range(total):
-            core.cascade_step(step, seq, total, k, free)
-            kids, n, over, nover, tmp = core.cascade_layer(cur, 0, n, step, kids, over,
-                                                           nover, tmp)
-            found.append(kids[:n].copy())
-            cur, kids = kids, cur
-        return found, np.sort(over[:nover])
-
     picked = [r for r in records if 2_000 <= r["count"] <= 12_000][:3]
     assert picked
     for r in picked:
-        pos = Position.from_json(r["position"])
-        state, (d1, d2) = pos.to_array(), r["dice"]
-        want, want_over = layers(state, d1, d2, 0)
+        want, want_over = _cascade_layers(r["position"], r["dice"])
         assert max(len(a) for a in want) > 1_000
         for chunk in (1, 5, 64):
-            got, got_over = layers(state, d1, d2, chunk)
+            got, got_over = _cascade_layers(r["position"], r["dice"], chunk)
             assert len(got) == len(want)
             for a, b in zip(got, want):
                 assert np.array_equal(a, b), chunk
@@ -232,25 +210,36 @@ def test_block_masks_agree_with_the_six_block_rule(variant, options):
     assert broken > 50
 
 
-def _cascade_digest(position_json, dice):
-    """SHA-256 of every layer of the cascade walk (the words, bounds included) and of
-    the plays that ended the game."""
-    import hashlib
+def _cascade_layers(position_json, dice, chunk=0):
+    """The cascade walk's layers (the words, bounds included) and the sorted plays
+    that ended the game, from the gul bara position and cascade roll; ``chunk``: the
+    parents expanded together (0: the default)."""
     from engine import _movegen as core
     t = get_rules("gul_bara").table()
     state = Position.from_json(position_json).to_array()
     _, seq, total, _, _, head_limit = core.cascade_plan(state, dice[0], dice[1], t)
     cur, step, free = core.cascade_start(state, t, head_limit)
+    if chunk:
+        step[core._X_CHUNK] = chunk
     n, over, nover = 1, np.empty(1, np.int64), 0
     kids, tmp = np.empty(1, np.int64), np.empty(1, np.int64)
-    h = hashlib.sha256()
+    found = []
     for k in range(total):
         core.cascade_step(step, seq, total, k, free)
         kids, n, over, nover, tmp = core.cascade_layer(cur, 0, n, step, kids, over,
                                                        nover, tmp)
-        h.update(kids[:n].tobytes())
+        found.append(kids[:n].copy())
         cur, kids = kids, cur
-    h.update(np.sort(over[:nover]).tobytes())
+    return found, np.sort(over[:nover])
+
+
+def _cascade_digest(position_json, dice):
+    """SHA-256 of :func:`_cascade_layers`."""
+    import hashlib
+    layers, over = _cascade_layers(position_json, dice)
+    h = hashlib.sha256()
+    for a in layers + [over]:
+        h.update(a.tobytes())
     return h.hexdigest()
 
 
