@@ -132,18 +132,21 @@ def time_gnubg(records, seconds):
 
 
 def slowest_cascade():
+    """``(seconds, id, successors)`` of the slowest gul bara cascade or pending record
+    of the golden set, timed on a second pass (the first compiles every path met, such
+    as the layered walk a six-block fallback calls from Python)."""
     from engine.movegen import successor_arrays
-    successor_arrays(Position.start("gul_bara"), (1, 1))      # compile first
-    worst = (0.0, None, 0)
-    for r in _records("gul_bara"):
-        if "cascade" not in r["tags"] and "pending" not in r["tags"]:
-            continue
-        pos = Position.from_json(r["position"])
-        t0 = time.perf_counter()
-        n = len(successor_arrays(pos, tuple(r["dice"]) if r["dice"] else None))
-        dt = time.perf_counter() - t0
-        assert n == r["count"]
-        worst = max(worst, (dt, r["id"], n))
+    records = [r for r in _records("gul_bara")
+               if "cascade" in r["tags"] or "pending" in r["tags"]]
+    for _ in range(2):                    # the second pass counts
+        worst = (0.0, None, 0)
+        for r in records:
+            pos = Position.from_json(r["position"])
+            t0 = time.perf_counter()
+            n = len(successor_arrays(pos, tuple(r["dice"]) if r["dice"] else None))
+            dt = time.perf_counter() - t0
+            assert n == r["count"]
+            worst = max(worst, (dt, r["id"], n))
     return worst
 
 
