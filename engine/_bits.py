@@ -7,7 +7,9 @@ exist on x86-64 CPUs since Intel Haswell and AMD Excavator, but AMD's before Zen
 run them in microcode, tens to hundreds of cycles each, slower than the loop. So
 :data:`FAST_BMI2` is true only where the host CPU has them fast and numba compiles for
 that host; callers choose their decode once, at import (numba freezes globals into the
-kernels, and its cache is kept apart per CPU). ``NARDY_BMI2=0`` turns them off.
+kernels, and its cache is kept apart per CPU). ``NARDY_BMI2=0`` turns them off for
+kernels compiled afresh (numba's cache does not see the variable: give such a process a
+cache of its own, ``NUMBA_CACHE_DIR``, as the tests do).
 """
 
 import os
