@@ -733,6 +733,21 @@ def generate_play(state, d1, d2, table, scratch, out):
 
 @njit(cache=True)
 def _generate(state, d1, d2, table, scratch, out, beam):
+    n, out = _generate_by_rules(state, d1, d2, table, scratch, out, beam)
+    if n == 0 and table[T_BLOCK] != BLOCK_NONE:
+        # Only a set-up position gets here: it already holds a six-block that every
+        # play of the roll keeps. Then the rule forbids nothing this turn
+        # (docs/rules.md), and a roll never has zero successors.
+        free = table.copy()
+        free[T_BLOCK] = BLOCK_NONE
+        n, out = _generate_by_rules(state, d1, d2, free, scratch, out, beam)
+    return n, out
+
+
+@njit(cache=True)
+def _generate_by_rules(state, d1, d2, table, scratch, out, beam):
+    """The successors of one turn by the rules ``table`` as they stand: 0 of them when
+    every play breaks the six-block rule."""
     t = table
     head_limit = _head_limit(state, d1, d2, t)
     if (d1 != 0 and not (d1 == d2 and _cascade_turn(state, t)) and t[T_MEET] != PIN

@@ -63,7 +63,10 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
             if n < 0:                 # every longest play breaks the six-block rule
                 n, out = core._layered(state, d1, d2, table, seq, total, nondouble,
                                        cascade, head_limit, out, 0)
-            return out[:n]
+            if n > 0:
+                return out[:n]
+            # n == 0: a set-up six-block that every play keeps; the kernel below
+            # plays the turn without the rule (docs/rules.md)
     kernel = generate_play if play else generate_into
     n, out = kernel(state, d1, d2, table, new_scratch(), out)
     return out[:n]

@@ -166,28 +166,38 @@ def reference_successors(pos: Position, dice, rules=None):
                 rules.head_first == HEAD_FIRST_CLASSIC and dice[0] in (3, 4, 6)):
             head_limit = 2
     total = len(orders[0])
-    ends = []  # (board, dice used, first die)
-    for order in orders:
-        seen = set()
 
-        def walk(b, k, first):
-            ends.append((b, total if b.over else k, first))
-            if b.over or k == total:
-                return
-            for src in range(25, 0, -1):
-                n = _move(b, rules, src, order[k], head_limit)
-                if n is None:
-                    continue
-                if rules.block == BLOCK_EACH and not _block_legal(n, rules):
-                    continue
-                key = (n.sig(), n.heads, k + 1, first if k else order[0])
-                if key in seen:
-                    continue
-                seen.add(key)
-                walk(n, k + 1, order[0] if k == 0 else first)
+    def candidates(enforce):
+        """Every play (each prefix of each order), as (board, dice used, first die);
+        with ``enforce`` only those the six-block rule allows."""
+        ends = []
+        for order in orders:
+            seen = set()
 
-        walk(_board(pos, rules), 0, None)
-    legal = [e for e in ends if _block_legal(e[0], rules)]
+            def walk(b, k, first):
+                ends.append((b, total if b.over else k, first))
+                if b.over or k == total:
+                    return
+                for src in range(25, 0, -1):
+                    n = _move(b, rules, src, order[k], head_limit)
+                    if n is None:
+                        continue
+                    if enforce and rules.block == BLOCK_EACH and not _block_legal(n, rules):
+                        continue
+                    key = (n.sig(), n.heads, k + 1, first if k else order[0])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    walk(n, k + 1, order[0] if k == 0 else first)
+
+            walk(_board(pos, rules), 0, None)
+        if enforce:
+            ends = [e for e in ends if _block_legal(e[0], rules)]
+        return ends
+
+    # a set-up position may already hold a six-block that every play keeps: then the
+    # rule forbids nothing this turn (docs/rules.md)
+    legal = candidates(True) or candidates(False)
     most = max(used for _, used, _ in legal)
     chosen = [e for e in legal if e[1] == most]
     if not segment and dice[0] != dice[1] and most == 1:
