@@ -2,8 +2,8 @@
 
     python benchmarks/movegen.py [--seconds 1.0]
 
-Sets come from ``shared/golden`` (so every count is also checked against the golden
-data): backgammon opening / contact / race / bar / doubles, and every record of each of
+Sets come from ``tests/data/perft`` (so every count is also checked against the golden
+move lists it was made from): backgammon opening / contact / race / bar / doubles, and every record of each of
 the other five games. Each set is timed in the numba core (one process, one thread),
 beside the pure-Python reference generator of the tests measured in the same run, and,
 when the PyPI package ``gnubg-nn`` is installed, beside GNU Backgammon's C generator on
@@ -41,7 +41,7 @@ from engine._layout import STATE_LEN  # noqa: E402
 from engine._movegen import SCRATCH_LEN, generate_into  # noqa: E402
 from engine.variants import VARIANTS  # noqa: E402
 
-GOLDEN = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared")) / "golden"
+PERFT = ROOT / "tests" / "data" / "perft"
 
 
 @njit
@@ -57,7 +57,7 @@ def _run(states, dice, table, reps):
 
 
 def _records(variant):
-    return [json.loads(line) for line in open(GOLDEN / f"{variant}_movegen.jsonl")]
+    return [json.loads(line) for line in open(PERFT / f"{variant}.jsonl")]
 
 
 def position_sets():

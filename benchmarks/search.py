@@ -3,7 +3,7 @@
     python benchmarks/search.py --model models/backgammon.npz            # full run
     python benchmarks/search.py --model runs/bg80/model.npz --quick      # a smoke run
 
-Speed: the backgammon positions of ``shared/golden`` tagged ``contact`` and ``race`` (plays
+Speed: the backgammon positions of ``tests/data/perft`` tagged ``contact`` and ``race`` (plays
 that end the game left out), each searched once per depth through
 :meth:`engine.search.Search.rate` (the kernel and its thin Python wrapper, no move text);
 the successor count of every position is checked against the golden file, so the
@@ -42,14 +42,14 @@ from engine._layout import STATE_LEN  # noqa: E402
 from engine.evaluator import Evaluator, model_path  # noqa: E402
 from engine.search import Search, SearchPlayer, SearchSettings, decide0  # noqa: E402
 
-GOLDEN = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared")) / "golden"
+PERFT = ROOT / "tests" / "data" / "perft"
 TARGET_MS = {0: 0.1, 2: 20.0, 3: 300.0}
 """The project's targets, milliseconds a decision."""
 
 
 def position_sets(limit: int | None) -> dict:
-    """``{"contact": records, "race": records}`` from the golden backgammon file."""
-    records = [json.loads(line) for line in open(GOLDEN / "backgammon_movegen.jsonl")]
+    """``{"contact": records, "race": records}`` from the backgammon perft records."""
+    records = [json.loads(line) for line in open(PERFT / "backgammon.jsonl")]
     out = {}
     for tag in ("contact", "race"):
         rs = [r for r in records if tag in r["tags"] and "game_end" not in r["tags"]]

@@ -1,18 +1,23 @@
-"""Shared fixtures: where the project's shared data (rules, golden files) lives."""
+"""Shared fixtures: the move-generation truth in ``tests/data``."""
 
-import os
+import json
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@lru_cache(maxsize=None)
+def _perft(variant: str) -> tuple:
+    path = DATA / "perft" / f"{variant}.jsonl"
+    return tuple(json.loads(line) for line in path.read_text().splitlines())
 
 
 @pytest.fixture(scope="session")
-def golden_dir() -> Path:
-    """``shared/golden``: positions with every legal successor (must be present)."""
-    path = SHARED / "golden"
-    assert path.is_dir(), f"golden data not found at {path}; set NARDY_SHARED"
-    return path
-
+def perft():
+    """``perft(variant)``: the records of ``tests/data/perft/<variant>.jsonl``, each a
+    position and roll with the count and SHA-256 of its legal successors (made from the
+    golden move lists by ``tests/data/make_perft.py``)."""
+    return _perft

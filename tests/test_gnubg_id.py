@@ -1,6 +1,5 @@
 """GNU Backgammon Position ID and Match ID: golden IDs, known examples, fuzzing."""
 
-import json
 import random
 
 import pytest
@@ -63,18 +62,16 @@ def test_start_position():
     assert position_from_id(START_ID) == Position.start()
 
 
-def test_all_golden_records_encode_and_decode(golden_dir):
-    """Every backgammon golden record carries gnubg's own ID of its position."""
+def test_all_perft_records_encode_and_decode(perft):
+    """Every backgammon perft record carries gnubg's own ID of its position."""
     n = 0
-    with open(golden_dir / "backgammon_movegen.jsonl") as f:
-        for line in f:
-            rec = json.loads(line)
-            pos = Position.from_json(rec["position"])
-            assert position_id(pos) == rec["gnubg_id"], rec["id"]
-            back = position_from_id(rec["gnubg_id"])
-            assert (back.me, back.them, back.bar, back.off) == (pos.me, pos.them, pos.bar,
-                                                                pos.off), rec["id"]
-            n += 1
+    for rec in perft("backgammon"):
+        pos = Position.from_json(rec["position"])
+        assert position_id(pos) == rec["gnubg_id"], rec["id"]
+        back = position_from_id(rec["gnubg_id"])
+        assert (back.me, back.them, back.bar, back.off) == (pos.me, pos.them, pos.bar,
+                                                            pos.off), rec["id"]
+        n += 1
     assert n == 940
 
 

@@ -25,11 +25,10 @@ def _check(rows, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_successors_of_golden_records(golden_dir, variant):
-    """Every golden record's successors (pins, pending dice, the bar, game ends), and
-    the golden digest itself."""
-    records = [json.loads(line) for line in open(golden_dir / f"{variant}_movegen.jsonl")]
-    for r in records[:150]:
+def test_successors_of_perft_records(perft, variant):
+    """The successors of the perft records (pins, pending dice, the bar, game ends),
+    and the records' digest itself."""
+    for r in perft(variant)[:150]:
         pos = Position.from_json(r["position"])
         dice = tuple(r["dice"]) if r["dice"] is not None else None
         rows = successor_arrays(pos, dice)

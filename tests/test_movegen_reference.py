@@ -117,7 +117,7 @@ def test_large_cascades_of_random_play():
         assert len(set(map(bytes, out))) == r["count"]
 
 
-def test_cascade_on_threads_matches_one_thread(monkeypatch, golden_dir):
+def test_cascade_on_threads_matches_one_thread(monkeypatch, perft):
     """The exact successors of the Python API, whose cascade walk splits large layers
     over threads, equal the one-thread kernel's row for row (same order too): on the
     cascades of benchmarks/data and on every gul bara cascade and pending segment of
@@ -152,8 +152,7 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, golden_dir):
         assert same(Position.from_json(records[0]["position"]),
                     tuple(records[0]["dice"])) == records[0]["count"]
     met = 0
-    for line in open(golden_dir / "gul_bara_movegen.jsonl"):
-        r = json.loads(line)
+    for r in perft("gul_bara"):
         dice = tuple(r["dice"]) if r["dice"] else None
         if dice is None or dice[0] == dice[1]:
             assert same(Position.from_json(r["position"]), dice) == r["count"], r["id"]

@@ -1,7 +1,6 @@
-"""Move text: gnubg's notation for known turns, the golden round trip in all six games,
-parser variants and errors, fuzzing."""
+"""Move text: gnubg's notation for known turns, the round trip of the perft records'
+successors in all six games, parser variants and errors, fuzzing."""
 
-import json
 import random
 
 import pytest
@@ -206,16 +205,23 @@ def test_nardy_has_no_hits_and_no_bar():
         parse_move("bar/19", pos, (6, 5))
 
 
-def test_plakoto_marks_pins(golden_dir):
-    with open(golden_dir / "plakoto_movegen.jsonl") as f:
-        for line in f:
-            rec = json.loads(line)
-            pos = Position.from_json(rec["position"])
-            dice = tuple(rec["dice"])
-            succ = [Position.from_json(s) for s in rec["successors"]]
-            pinning = [s for s in succ if len(s.pinned[0]) > len(pos.pinned[1])]
-            if pinning and not pos.pinned[0] and not pos.pinned[1]:
-                break
+def _records_with_successors(perft, variant, every=1, max_count=10**6):
+    """Perft records of ``variant`` (every ``every``-th, at most ``max_count``
+    successors) with their position, dice and successors (checked against the records'
+    digests by tests/test_perft.py)."""
+    for i, rec in enumerate(perft(variant)):
+        if i % every or rec["count"] > max_count:
+            continue
+        pos = Position.from_json(rec["position"])
+        dice = tuple(rec["dice"]) if rec["dice"] is not None else None
+        yield rec, pos, dice, successors(pos, dice)
+
+
+def test_plakoto_marks_pins(perft):
+    for rec, pos, dice, succ in _records_with_successors(perft, "plakoto"):
+        pinning = [s for s in succ if len(s.pinned[0]) > len(pos.pinned[1])]
+        if pinning and not pos.pinned[0] and not pos.pinned[1]:
+            break
     assert pinning
     s = pinning[0]
     text = format_move(pos, s, dice)
@@ -223,39 +229,22 @@ def test_plakoto_marks_pins(golden_dir):
     assert parse_move(text.replace("*", ""), pos, dice, successors=succ) == s
 
 
-def test_gul_bara_pending_segment(golden_dir):
-    with open(golden_dir / "gul_bara_movegen.jsonl") as f:
-        recs = [json.loads(line) for line in f]
-    rec = next(r for r in recs if "pending" in r["tags"] and r["dice"] is None
-               and r["count"] > 1)
-    pos = Position.from_json(rec["position"])
-    succ = [Position.from_json(s) for s in rec["successors"]]
+def test_gul_bara_pending_segment(perft):
+    rec, pos, _, succ = next(r for r in _records_with_successors(perft, "gul_bara", max_count=3000)
+                             if "pending" in r[0]["tags"] and r[2] is None and len(r[3]) > 1)
     for s in succ:
         assert s.pending == () and s.turns == pos.turns      # not flipped
         assert parse_move(format_move(pos, s, None), pos, None) == s
 
 
-# ----------------------------------------------------------------- golden round trip
-def golden_records(golden_dir, variant, every, max_count):
-    with open(golden_dir / f"{variant}_movegen.jsonl") as f:
-        for i, line in enumerate(f):
-            if i % every:
-                continue
-            rec = json.loads(line)
-            if "successors" in rec and rec["count"] <= max_count:
-                yield rec
-
-
+# ----------------------------------------------------------------- perft round trip
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_golden_round_trip(golden_dir, variant):
-    """For a sample of golden records in each game: every successor's text parses back
+def test_perft_round_trip(perft, variant):
+    """For a sample of perft records in each game: every successor's text parses back
     to it, and distinct successors get distinct texts."""
     n = 0
-    for rec in golden_records(golden_dir, variant, every=9,
-                              max_count=60 if variant == "gul_bara" else 10**6):
-        pos = Position.from_json(rec["position"])
-        dice = tuple(rec["dice"]) if rec["dice"] else None
-        succ = [Position.from_json(s) for s in rec["successors"]]
+    for rec, pos, dice, succ in _records_with_successors(
+            perft, variant, every=9, max_count=60 if variant == "gul_bara" else 3000):
         written = format_moves(pos, succ, dice)
         assert len(set(written)) == len(written), (rec["id"], written)
         for text, s in zip(written, succ):

@@ -1,6 +1,5 @@
 """XGID: the protocol's example, gnubg cross-checks, golden positions, fuzzing."""
 
-import json
 import random
 
 import pytest
@@ -108,16 +107,14 @@ def test_dice_order_is_kept():
 
 
 @pytest.mark.parametrize("turn", [1, -1])
-def test_golden_positions_round_trip(golden_dir, turn):
-    with open(golden_dir / "backgammon_movegen.jsonl") as f:
-        for line in f:
-            rec = json.loads(line)
-            pos = Position.from_json(rec["position"])
-            pos = Position(pos.variant, pos.me, pos.them, pos.bar, pos.off)  # no turns
-            info = XgidInfo(turn=turn, dice=tuple(rec["dice"]))
-            text = format_xgid(pos, info)
-            assert parse_xgid(text) == (pos, info), rec["id"]
-            assert position_id(parse_xgid(text)[0]) == rec["gnubg_id"]
+def test_perft_positions_round_trip(perft, turn):
+    for rec in perft("backgammon"):
+        pos = Position.from_json(rec["position"])
+        pos = Position(pos.variant, pos.me, pos.them, pos.bar, pos.off)  # no turns
+        info = XgidInfo(turn=turn, dice=tuple(rec["dice"]))
+        text = format_xgid(pos, info)
+        assert parse_xgid(text) == (pos, info), rec["id"]
+        assert position_id(parse_xgid(text)[0]) == rec["gnubg_id"]
 
 
 def test_portes_and_other_games():
