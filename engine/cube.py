@@ -88,7 +88,7 @@ class CubeState:
     """Money play: gammons count only after the cube has been turned."""
     beavers: bool = False
     """Money play: a doubled player may beaver (take and redouble at once, keeping the
-    cube); off by default (``shared/RULES.md``)."""
+    cube); off by default (``docs/rules.md``)."""
 
     def __post_init__(self) -> None:
         v = self.value

@@ -12,7 +12,7 @@ point and gammon price), or its JSON with ``--json``::
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
 (``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
 flag too); flags override them. ``--beavers`` allows beavers in money play (off by
-default, as ``shared/RULES.md`` has it).
+default, as ``docs/rules.md`` has it).
 Probabilities come from the released model through :class:`engine.search.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 """

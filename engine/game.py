@@ -4,7 +4,7 @@ playing it out between two players, in Python and, for speed, in numba.
 The engine's positions are always seen from the side to move, so :func:`result` names
 the winner relative to the position it is given: in a successor the side to move is
 the side that did **not** just move, the loser when that move ended the game. The
-scores follow ``shared/RULES.md`` and are read from the :class:`~engine.variants.Rules`
+scores follow ``docs/rules.md`` and are read from the :class:`~engine.variants.Rules`
 fields, never from a game's name (``backgammon_triple``, ``koks``, ``home_mars``,
 ``mother``). The cube multiplies the score a layer above; :func:`result` gives the
 score at cube value 1 (Jacoby likewise is the money-play layer's business).

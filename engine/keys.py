@@ -1,6 +1,6 @@
 """Canonical keys of many positions at once: their order and their SHA-256.
 
-``shared/PROTOCOL.md`` names a position by its canonical key, its Position JSON with
+``docs/protocol.md`` names a position by its canonical key, its Position JSON with
 every field written out, serialised with sorted keys and no spaces
 (:meth:`engine.position.Position.key`), and the protocol's ``moves`` sorts successors by
 that key and digests the sorted keys (``successors_sha256``). A gul bara cascade has up
@@ -424,7 +424,7 @@ def key_bytes(rows: np.ndarray, variant: str, order: np.ndarray | None = None,
 
 def keys_sha256(rows: np.ndarray, variant: str, order: np.ndarray | None = None,
                 threads: int = 1) -> str:
-    """``successors_sha256`` of PROTOCOL.md for the states ``rows`` (all of one game):
+    """``successors_sha256`` of docs/protocol.md for the states ``rows`` (all of one game):
     the SHA-256 of their canonical keys, sorted, joined by newlines. ``order``:
     :func:`key_order` of ``rows`` when the caller has it already. ``threads``: how many
     threads may write a large set's keys (the digest itself runs beside them)."""

@@ -1,6 +1,6 @@
 """The position type shared by all six games, seen from the side to move.
 
-:class:`Position` mirrors the Position JSON of ``shared/RULES.md`` field for field:
+:class:`Position` mirrors the Position JSON of ``docs/rules.md`` field for field:
 ``me[i]`` and ``them[i]`` are each side's checkers on its **own** point ``i + 1``; ``bar``,
 ``off``, ``pinned`` and ``turns`` are ``(side to move, opponent)`` pairs; ``pending`` are
 gul bara dice the side to move plays before rolling. Positions are immutable and
@@ -169,7 +169,7 @@ class Position:
         }
 
     def key(self) -> str:
-        """The canonical key of ``shared/PROTOCOL.md`` (sorted keys, no spaces)."""
+        """The canonical key of ``docs/rules.md``, section 11 (sorted keys, no spaces)."""
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
     def pip_counts(self) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""The JSON-lines engine protocol (``python -m engine.protocol``), per shared/PROTOCOL.md.
+"""The JSON-lines engine protocol (``python -m engine.protocol``), per docs/protocol.md.
 
 One request per line on standard input, one reply per line on standard output, in
 order, flushed after each; logs go to standard error. Bad input of any kind gets an
@@ -94,7 +94,7 @@ def _ply(req: dict) -> int:
 
 
 def cmd_best(req: dict) -> dict:
-    """``best``: every play of the roll rated at ``ply``, best first (PROTOCOL.md).
+    """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
 
     ``limit`` (default 100000, as for ``moves``): when the roll has more plays than
     that (a gul bara cascade can have a million), ``candidates`` holds the best
@@ -117,7 +117,7 @@ def cmd_best(req: dict) -> dict:
 
 def cmd_evaluate(req: dict) -> dict:
     """``evaluate``: the ``ply``-ply outputs and equity of the side to move, before it
-    rolls (PROTOCOL.md)."""
+    rolls (docs/protocol.md)."""
     pos = _position(req)
     ply = _ply(req)
     return _search(pos.variant).evaluate(pos, ply).to_json()

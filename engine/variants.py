@@ -2,7 +2,7 @@
 
 Each game is a :class:`Rules` value: its geometry, how checkers meet (hit to the bar, a
 single checker holding a point, or a pin), the head, block and start rules, the gul bara
-cascade and the scoring. Every **option** of ``shared/RULES.md`` is a field with the
+cascade and the scoring. Every **option** of ``docs/rules.md`` is a field with the
 documented default. :meth:`Rules.table` packs the fields that move generation needs into
 an ``int64`` array for the numba kernel, so the kernel never branches on a game's name.
 """

@@ -1,6 +1,6 @@
 """A slow, obviously correct move generator, the reference the numba core is checked against.
 
-Written straight from ``shared/RULES.md`` on a different representation from the kernel
+Written straight from ``docs/rules.md`` on a different representation from the kernel
 (one physical board in the mover's numbering, plain Python lists): every ordered way of
 playing the dice one checker step at a time, every prefix kept, end-of-turn rules applied,
 then the forced-play rules. Only a memo of (board, step) pairs already expanded keeps gul
