@@ -345,7 +345,7 @@ ERRORS = {
     5: "checkers of both sides on one point without exactly one pinned single",
     6: "pending dice outside gul bara, out of 1..6, or not the unplayed tail of the cascade",
     7: "scratch fields or unused slots not cleared",
-    8: "turn counters not advanced as RULES.md says",
+    8: "turn counters not advanced as docs/rules.md says",
     9: "a roll with no successor (a lost turn must give exactly one)",
     10: "the game did not end within max_turns",
     11: "both sides have borne off all 15",

@@ -6,7 +6,7 @@ points 1..24 and then his bar (gnubg's point 25), as many ``1`` bits as he has c
 there followed by one ``0``. The player **not** on roll comes first (gnubg's
 ``anBoard[0]``), the player on roll second (``anBoard[1]``), each in his own numbering.
 Checkers not on the board or the bar are borne off. Checked against all 940 records of
-``shared/golden/backgammon_movegen.jsonl``; the start is ``4HPwATDgc/ABMA``.
+``tests/data/perft/backgammon.jsonl`` (GNU Backgammon's own IDs); the start is ``4HPwATDgc/ABMA``.
 
 A **Match ID** is 12 characters of base64 over a 9-byte key holding the cube, whose turn
 it is, the dice, the match length and the score (bit layout in :func:`match_id`). It
