@@ -8,24 +8,60 @@ numba's ``cache=True`` checks only the time stamp of a kernel's own file, so a k
 that compiled in code from another file (the move generator into the search, the network
 into training) would keep running the old code after that file changed.
 :func:`drop_stale_caches` keeps a digest of every source file a package's kernels can
-reach next to its cache and empties the cache when the digest changes; ``engine`` and
-``training`` call it when they are imported, before any kernel is loaded.
+reach next to each of its caches and empties a cache when the digest changes; ``engine``
+and ``training`` call it when they are imported, before any kernel is loaded. It covers
+every folder of the package (subpackages too) and every place numba may write a cache
+for them: the folder's ``__pycache__``, ``NUMBA_CACHE_DIR`` when it is set, and numba's
+per-user cache (used when the source tree is read-only).
+
+:func:`announce_compile` tells the user, on standard error, before a command compiles
+kernels that are not in the cache yet (a first run pays minutes).
 """
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 FAST = dict(cache=True, fastmath=True, error_model="numpy")
 """Flags of the hot float32 kernels."""
 
 
+def _source_dirs(root: Path) -> list[Path]:
+    """``root`` and every folder below it that holds Python sources."""
+    return sorted({p.parent for p in Path(root).rglob("*.py") if "__pycache__" not in p.parts})
+
+
+def cache_dirs(folder: Path) -> list[Path]:
+    """Every folder where numba may keep the cache of kernels defined in ``folder``'s
+    modules: its ``__pycache__``, under ``NUMBA_CACHE_DIR`` when that is set, and under
+    numba's per-user cache directory (numba's own locators, in its order)."""
+    from numba.core import config
+    from numba.core.caching import _CacheLocator
+    from numba.misc.appdirs import AppDirs
+    sub = _CacheLocator.get_suitable_cache_subpath(str(Path(folder) / "_.py"))
+    dirs = [Path(folder) / "__pycache__"]
+    if config.CACHE_DIR:
+        dirs.insert(0, Path(config.CACHE_DIR) / sub)
+    dirs.append(Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / sub)
+    return dirs
+
+
 def drop_stale_caches(package: Path, *sources: Path) -> None:
-    """Empty ``package``'s numba cache when a ``.py`` file of ``package`` or of the
-    ``sources`` folders has changed since the cache was written."""
-    files = sorted(p for d in (package, *sources) for p in Path(d).glob("*.py"))
-    digest = hashlib.sha256(b"".join(p.name.encode() + p.read_bytes() for p in files)).hexdigest()
-    cache = Path(package) / "__pycache__"
+    """Empty the numba caches of ``package`` (each of its folders, each place numba may
+    keep them: :func:`cache_dirs`) when a ``.py`` file of ``package`` or of the
+    ``sources`` packages has changed since the cache was written."""
+    files = sorted((f"{Path(d).name}/{p.relative_to(d)}", p)
+                   for d in (package, *sources) for p in Path(d).rglob("*.py")
+                   if "__pycache__" not in p.parts)
+    digest = hashlib.sha256(b"".join(name.encode() + p.read_bytes()
+                                     for name, p in files)).hexdigest()
+    for folder in _source_dirs(package):
+        for cache in cache_dirs(folder):
+            _drop_if_stale(cache, digest)
+
+
+def _drop_if_stale(cache: Path, digest: str) -> None:
     stamp = cache / "numba-sources.sha256"
     try:
         if stamp.read_text() == digest:
@@ -33,11 +69,34 @@ def drop_stale_caches(package: Path, *sources: Path) -> None:
     except OSError:
         pass
     try:
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         for f in cache.glob("*.nb[ic]"):
             f.unlink(missing_ok=True)
         tmp = cache / f".{stamp.name}.{os.getpid()}"
         tmp.write_text(digest)
         os.replace(tmp, stamp)
     except OSError:
-        pass             # a read-only tree: numba will not cache there either
+        pass             # not writable: numba will not cache there either
+
+
+def is_cached(kernel) -> bool:
+    """Whether numba's cache holds a compiled version of the dispatcher ``kernel`` for
+    its current source (so that calling it loads rather than compiles)."""
+    try:
+        return bool(kernel._cache._cache_file._load_index())
+    except Exception:         # no cache (cache=False), or numba's internals changed
+        return False
+
+
+_announced: set = set()
+
+
+def announce_compile(what: str, kernels, about: str) -> None:
+    """Print one line on standard error when some of ``kernels`` (numba dispatchers)
+    will be compiled rather than loaded from the cache: ``what`` is compiled, first
+    run only, taking ``about``. Once per ``what`` and process."""
+    if what in _announced or all(is_cached(k) for k in kernels):
+        return
+    _announced.add(what)
+    print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
+          f"them from the cache)...", file=sys.stderr, flush=True)

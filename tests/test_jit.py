@@ -1,0 +1,81 @@
+"""The kernels' disk cache: reused by the next process, dropped when any source changes
+(:func:`engine._jit.drop_stale_caches`), wherever numba keeps it."""
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PROBE = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import engine
+    from engine._jit import is_cached
+    from engine._movegen import _start_open as kernel
+    before = is_cached(kernel)
+    kernel(np.zeros(136, np.int16))
+    print(json.dumps({"cached_before": before, "file": engine.__file__,
+                      "hits": sum(kernel.stats.cache_hits.values()),
+                      "misses": sum(kernel.stats.cache_misses.values())}))
+""")
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the ``engine`` package without its caches."""
+    shutil.copytree(ROOT / "engine", tmp_path / "src" / "engine",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path / "src"
+
+
+def _probe(tree: Path, **env) -> dict:
+    import os
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(tree), **env},
+                         check=True)
+    r = json.loads(out.stdout.splitlines()[-1])
+    assert r["file"].startswith(str(tree))
+    return r
+
+
+def _touch_source(path: Path) -> None:
+    path.write_text(path.read_text() + "\n# changed\n")
+
+
+@pytest.mark.parametrize("where", ["in_tree", "NUMBA_CACHE_DIR"])
+def test_cache_is_reused_and_dropped_on_change(tree, tmp_path, where):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")} if where != "in_tree" else {}
+    first = _probe(tree, **env)
+    assert not first["cached_before"] and first["misses"] == 1
+    second = _probe(tree, **env)                    # the next process loads it
+    assert second["cached_before"] and second["hits"] == 1 and second["misses"] == 0
+    # a change to another module (not the kernel's own file, whose time stamp numba
+    # would see) must drop the cache: the kernel may have compiled that code in
+    _touch_source(tree / "engine" / "variants.py")
+    third = _probe(tree, **env)
+    assert not third["cached_before"] and third["misses"] == 1
+    assert _probe(tree, **env)["hits"] == 1
+    if where != "in_tree":
+        assert not list((tree / "engine" / "__pycache__").glob("*.nbi"))
+
+
+def test_subpackages_are_covered(tree):
+    """A module in a subfolder of the package counts in the digest, and the caches of
+    the subfolder are dropped too."""
+    sub = tree / "engine" / "sub"
+    sub.mkdir()
+    (sub / "__init__.py").write_text("")
+    _probe(tree)
+    (sub / "__pycache__").mkdir(exist_ok=True)
+    (sub / "__pycache__" / "k.f-1.py311.nbi").write_text("stale")
+    assert _probe(tree)["hits"] == 1                # nothing changed yet
+    assert (sub / "__pycache__" / "k.f-1.py311.nbi").exists()
+    _touch_source(sub / "__init__.py")
+    assert _probe(tree)["misses"] == 1
+    assert not (sub / "__pycache__" / "k.f-1.py311.nbi").exists()
