@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .errors import DiceError
+from .errors import DiceError, quote
 
 
 @dataclass(frozen=True, order=True)
@@ -34,8 +34,8 @@ class Dice:
     def __post_init__(self) -> None:
         for v in (self.high, self.low):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-                raise DiceError(f"dice ({self.high!r}, {self.low!r}): each die must be an "
-                                f"integer 1..6")
+                raise DiceError(f"dice ({quote(self.high)}, {quote(self.low)}): each die "
+                                f"must be an integer 1..6")
         high, low = int(self.high), int(self.low)
         if high < low:
             high, low = low, high
@@ -52,11 +52,12 @@ class Dice:
         if isinstance(dice, str):
             m = re.fullmatch(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", dice)
             if not m:
-                raise DiceError(f"dice {dice!r}: expected two digits 1..6 such as '31' or '3-1'")
+                raise DiceError(f"dice {quote(dice)}: expected two digits 1..6 such as '31' or "
+                                f"'3-1'")
             return cls(int(m.group(1)), int(m.group(2)))
         if isinstance(dice, (list, tuple, np.ndarray)) and len(dice) == 2:
             return cls(dice[0], dice[1])
-        raise DiceError(f"dice {dice!r}: expected a pair of integers 1..6")
+        raise DiceError(f"dice {quote(dice)}: expected a pair of integers 1..6")
 
     @classmethod
     def roll(cls, rng: np.random.Generator) -> "Dice":

@@ -48,7 +48,7 @@ import numpy as np
 
 from .board import render
 from .dice import Dice, roll_one
-from .errors import NardyError
+from .errors import NardyError, quote
 from .game import Kind, result
 from .heuristic import HeuristicPlayer
 from .match import TAVLI_GAMES
@@ -239,7 +239,7 @@ class Session:
         k = HINTS
         if len(parts) > 1:
             if not parts[1].isdigit() or int(parts[1]) < 1:
-                self.say(f"hint {parts[1]!r}: expected a positive number of plays")
+                self.say(f"hint {quote(parts[1])}: expected a positive number of plays")
                 return
             k = int(parts[1])
         engine = self.engine(rules.variant)

@@ -14,7 +14,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
-from .errors import NardyError
+from .errors import NardyError, clip, describe, quote
 from .keys import key_order, keys_sha256
 from .movegen import cascade_threads, check_dice, successor_arrays
 from .notation import parse_position
@@ -35,7 +35,7 @@ def _field(req: dict, name: str, default: Any = ...):
     if name in req:
         return req[name]
     if default is ...:
-        raise RequestError("missing_field", f"request lacks the field {name!r}")
+        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
     return default
 
 
@@ -46,7 +46,7 @@ def _position(req: dict) -> Position:
 def _limit(req: dict) -> int:
     limit = _field(req, "limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise RequestError("invalid_limit", f"limit = {limit!r}: expected a non-negative "
+        raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected a non-negative "
                                             f"integer")
     return limit
 
@@ -89,7 +89,8 @@ def _ply(req: dict) -> int:
     from .search import MAX_PLY
     ply = _field(req, "ply", 0)
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise RequestError("invalid_ply", f"ply = {ply!r}: expected an integer 0..{MAX_PLY}")
+        raise RequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
+                                          f"0..{MAX_PLY}")
     return ply
 
 
@@ -147,15 +148,16 @@ def handle_line(line: str) -> dict:
     try:
         req = json.loads(line)
     except (ValueError, RecursionError) as exc:
-        return _error(None, "bad_json", f"line {line.strip()[:120]!r} is not valid JSON: {exc}")
+        return _error(None, "bad_json", f"line {quote(line.strip())} is not valid JSON: "
+                                        f"{clip(str(exc))}")
     if not isinstance(req, dict):
-        return _error(None, "bad_request", f"request {line.strip()[:120]!r}: expected a "
+        return _error(None, "bad_request", f"request {quote(line.strip())}: expected a "
                                            f"JSON object")
     rid = req.get("id")
     cmd = req.get("cmd")
     handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
     if handler is None:
-        return _error(rid, "unknown_cmd", f"cmd {cmd!r}: expected one of "
+        return _error(rid, "unknown_cmd", f"cmd {quote(cmd)}: expected one of "
                                           f"{sorted(COMMANDS)}")
     try:
         reply = handler(req)
@@ -165,7 +167,7 @@ def handle_line(line: str) -> dict:
         return _error(rid, exc.code, str(exc))
     except Exception as exc:  # a bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)
-        return _error(rid, "internal_error", f"{type(exc).__name__}: {exc}")
+        return _error(rid, "internal_error", describe(exc))
     if "id" in req:
         reply = {"id": rid, **reply}
     return reply

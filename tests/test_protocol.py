@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import Position
@@ -105,3 +106,64 @@ def test_process_survives_bad_lines():
     replies = [json.loads(x) for x in proc.stdout.splitlines()]
     assert [("error" in r) for r in replies] == [True, False, True]
     assert replies[1]["count"] == 7
+
+
+# ------------------------------------------------------------------ error messages
+HUGE = "x" * 10_000_000
+
+
+@pytest.mark.parametrize("req", [
+    {"cmd": HUGE},
+    {"cmd": "moves", "position": HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": "XGID=" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": HUGE + ":" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": "{" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "variant": HUGE}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, HUGE: 1}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "me": [HUGE] * 24}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "pinned": HUGE}, "dice": [3, 1]},
+    {"cmd": "moves", "position": START, "dice": [HUGE, 1]},
+    {"cmd": "moves", "position": START, "dice": [3, 1], "limit": HUGE},
+    {"cmd": "best", "position": START, "dice": [3, 1], "ply": HUGE},
+    {"cmd": "met", "length": HUGE},
+    {"cmd": "met", "length": 3, "gammon_rate": HUGE},
+    {"cmd": "cube", "position": START, "cube": HUGE},
+    {"cmd": "cube", "position": START, "cube": {"value": HUGE}},
+    {"cmd": "cube", "position": START, "cube": {"value": 2, "owner": HUGE}},
+    {"cmd": "cube", "position": START, "match": {"length": HUGE}},
+    {"cmd": "cube", "position": START, "match": {"length": 5, "score": HUGE}},
+    {"cmd": "cube", "position": START, "jacoby": HUGE},
+    {"cmd": "cube", "position": START, "efficiency": HUGE},
+])
+def test_error_messages_quote_a_huge_field_in_part(req):
+    """Regression: error messages quoted a 10 MB bad field in full."""
+    reply = handle_line(json.dumps(req))
+    code, message = reply["error"]["code"], reply["error"]["message"]
+    assert code != "internal_error" and len(message) < 1000, (code, message[:300])
+    assert "chars)" in message
+
+
+def test_api_errors_quote_a_huge_input_in_part():
+    """The same cut in the Python API: every error that quotes input uses
+    :func:`engine.errors.quote`."""
+    from engine.dice import Dice
+    from engine.errors import NardyError
+    from engine.gnubg_id import position_from_gnubg
+    from engine.movetext import parse_move
+    from engine.variants import get_rules
+    from engine.xgid import parse_xgid
+    from training.config import ConfigError, TrainConfig
+    start = Position.start("backgammon")
+    calls = [lambda: Dice.of(HUGE), lambda: get_rules(HUGE),
+             lambda: Position.from_literal(HUGE), lambda: Position.from_json(HUGE),
+             lambda: position_from_gnubg(HUGE), lambda: parse_xgid("XGID=" + HUGE),
+             lambda: parse_move(HUGE, start, (3, 1)),
+             lambda: parse_move("8/5 " + HUGE, start, (3, 1))]
+    for call in calls:
+        with pytest.raises(NardyError) as info:
+            call()
+        assert len(str(info.value)) < 1000 and "chars)" in str(info.value)
+    for data in ({HUGE: 1}, {"variant": HUGE}, {"alpha": HUGE}):
+        with pytest.raises(ConfigError) as info:
+            TrainConfig.from_dict(data)
+        assert len(str(info.value)) < 1000 and "chars)" in str(info.value)
