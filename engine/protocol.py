@@ -3,13 +3,17 @@
 One request per line on standard input, one reply per line on standard output, in
 order, flushed after each; logs go to standard error. Bad input of any kind gets an
 ``error`` reply (a short ``code`` and a message quoting what was wrong) and the process
-serves the next line. Commands are looked up in :data:`COMMANDS`; later parts of the
-engine register theirs there.
+serves the next line: bytes that are not UTF-8, a line longer than :data:`MAX_LINE`,
+JSON nested too deep, numbers JSON has not (``NaN``, ``Infinity``, ``1e400``). Standard
+input is read as bytes and each line decoded alone; replies are strict JSON in ASCII,
+so neither side's encoding can stop the process. Commands are looked up in
+:data:`COMMANDS`; later parts of the engine register theirs there.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import traceback
 from typing import Any, Callable
@@ -21,6 +25,11 @@ from .notation import parse_position
 from .position import Position
 
 DEFAULT_LIMIT = 100_000
+"""``limit`` of ``moves`` and ``best`` when the request has none."""
+MAX_LINE = 1 << 20
+"""The longest request line read, in bytes (1 MiB; a request is a few hundred bytes). A
+longer line is skipped to its end without being kept and gets a ``line_too_long``
+error, so one runaway line cannot fill the memory."""
 
 
 class RequestError(NardyError):
@@ -143,10 +152,28 @@ def _error(rid: Any, code: str, message: str) -> dict:
     return {"id": rid, "error": {"code": code, "message": message}}
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {clip(text)} is too large for a 64-bit float")
+    return value
+
+
+def parse_request(line: str) -> Any:
+    """``json.loads`` of strict JSON: ``NaN``, ``Infinity`` and numbers beyond a float's
+    range (``1e400``) raise :class:`ValueError`, so nothing the engine echoes (an ``id``)
+    can make its reply invalid JSON."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+
+
 def handle_line(line: str) -> dict:
     """The reply to one request line (never raises)."""
     try:
-        req = json.loads(line)
+        req = parse_request(line)
     except (ValueError, RecursionError) as exc:
         return _error(None, "bad_json", f"line {quote(line.strip())} is not valid JSON: "
                                         f"{clip(str(exc))}")
@@ -173,14 +200,67 @@ def handle_line(line: str) -> dict:
     return reply
 
 
+def handle_bytes(raw: bytes) -> dict | None:
+    """The reply to one line of standard input as bytes (its newline removed), or None
+    for a blank line (JSON whitespace only), which gets no reply. A line that is not
+    UTF-8 gets ``bad_encoding``."""
+    if not raw.strip(b" \t\r\n"):
+        return None
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _error(None, "bad_encoding", f"line {quote(raw)} is not UTF-8: {exc.reason} "
+                                            f"at byte {exc.start}")
+    return handle_line(line)
+
+
+def reply_text(reply: dict) -> str:
+    """``reply`` as one line of strict JSON, ASCII only. A reply that cannot be written so
+    (a NaN equity) is a bug: it is logged to standard error and replaced by an
+    ``internal_error`` reply, so the line is JSON all the same."""
+    try:
+        return json.dumps(reply, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        print(f"engine.protocol: internal error: reply not JSON ({describe(exc)}): "
+              f"{quote(reply)}", file=sys.stderr)
+        message = f"the reply could not be written as JSON ({type(exc).__name__})"
+        try:
+            return json.dumps(_error(reply.get("id"), "internal_error", message),
+                              separators=(",", ":"), allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            return json.dumps(_error(None, "internal_error", message), separators=(",", ":"))
+
+
+def _skip_line(stdin) -> int:
+    """Read ``stdin`` to the end of the line in bounded pieces; the bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stdin.readline(1 << 16)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
+
+
 def serve(stdin=None, stdout=None) -> None:
-    """Serve requests from ``stdin`` until end of file."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    for line in stdin:
-        if not line.strip():
-            continue
-        stdout.write(json.dumps(handle_line(line), separators=(",", ":")) + "\n")
+    """Serve requests from the binary stream ``stdin`` (default: standard input's
+    bytes) to the binary stream ``stdout`` until end of file, one reply line per line
+    that is not blank."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    while True:
+        raw = stdin.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            size = len(raw) + _skip_line(stdin)
+            reply = _error(None, "line_too_long", f"a request line of {size:,} bytes "
+                                                  f"(starting {quote(raw[:40])}) is "
+                                                  f"longer than the {MAX_LINE:,} read")
+        else:
+            reply = handle_bytes(raw[:-1] if raw.endswith(b"\n") else raw)
+            if reply is None:
+                continue
+        stdout.write(reply_text(reply).encode("ascii") + b"\n")
         stdout.flush()
 
 
