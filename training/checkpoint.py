@@ -19,11 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.network import Network, NetworkFileError, atomic_savez, read_npz
+from engine.network import MODEL_ARRAYS, Network, NetworkFileError, atomic_savez, read_npz
 from .config import ConfigError, TrainConfig
 
 CHECKPOINT_VERSION = 1
 """Layout of the ``run`` record this code reads and writes."""
+CHECKPOINT_ARRAYS = MODEL_ARRAYS + ("run", "rng", "stats")
+"""The arrays of a checkpoint: a model's, the run record, the dice states, the stats."""
 _NAME = re.compile(r"checkpoint-(\d+)\.npz$")
 
 
@@ -79,7 +81,7 @@ def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
 def load(path: str | Path) -> RunState:
     """Read one checkpoint; raises :class:`CheckpointError` naming the problem."""
     try:
-        arrays = read_npz(path)
+        arrays = read_npz(path, CHECKPOINT_ARRAYS)
         net = Network.from_arrays(arrays, str(path))
     except NetworkFileError as exc:
         raise CheckpointError(str(exc)) from None
