@@ -49,6 +49,16 @@ def write_model(path: Path, compression=zipfile.ZIP_DEFLATED, **members) -> Path
     return path
 
 
+def recompress(path: Path, dest: Path, compression=zipfile.ZIP_DEFLATED) -> Path:
+    """``path``'s members written again to ``dest`` with ``compression``."""
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    with zipfile.ZipFile(dest, "w", compression) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return dest
+
+
 def _patch(path: Path, offset: int, data: bytes) -> Path:
     raw = bytearray(path.read_bytes())
     raw[offset:offset + len(data)] = data
@@ -107,3 +117,58 @@ def bad_models(folder: Path) -> dict:
         "truncated": truncate(write_model(folder / "k.npz")),
     }
 
+
+def rewrite(good: Path, dest: Path, run=None, card=None, **arrays) -> Path:
+    """The trusted checkpoint ``good`` written again to ``dest`` with its run record and
+    card changed (a dict: fields updated into it; bytes: its whole text) and ``arrays``
+    put in place of its own."""
+    with np.load(good) as z:
+        out = {k: z[k] for k in z.files}
+    for key, change in (("run", run), ("card", card)):
+        if isinstance(change, dict):
+            record = json.loads(bytes(out[key]))
+            record.update(change)
+            change = json.dumps(record).encode()
+        if change is not None:
+            out[key] = text_array(change)
+    out.update(arrays)
+    np.savez(dest, **out)
+    return dest
+
+
+def bad_checkpoints(good: Path, folder: Path) -> dict:
+    """Damaged copies of the checkpoint ``good`` in ``folder``, by name: a bad card, and
+    every field of the run record out of range or of the wrong type."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fields = {
+        "games -5": {"games": -5}, "games 1e300": {"games": 1e300},
+        "games 2.5": {"games": 2.5}, "games true": {"games": True}, "games '7'": {"games": "7"},
+        "games 2**70": {"games": 2**70}, "elapsed NaN": {"elapsed": float("nan")},
+        "elapsed -1": {"elapsed": -1}, "elapsed '3'": {"elapsed": "3"},
+        "version true": {"version": True},
+        "history a string": {"history": "abc"},
+        "history ppg a string": {"history": [[10, "x", "pubeval", 20]]},
+        "history games -1": {"history": [[-1, 0.5, "pubeval", 20]]},
+        "history games played 0.5": {"history": [[10, 0.5, "pubeval", 0.5]]},
+        "resumes a short row": {"resumes": [[5]]},
+        "resumes games 1e300": {"resumes": [[1e300, {}]]},
+        "config ill-typed": {"config": {"alpha": "fast"}},
+        "config 10**30 hidden": {"config": {"size": "tiny", "hidden": 10**30}},
+        "config of another game": {"config": {"variant": "portes"}},
+    }
+    files = {name: rewrite(good, folder / f"f{i}.npz", run=change)
+             for i, (name, change) in enumerate(fields.items())}
+    files.update({
+        "card info a list": rewrite(good, folder / "a.npz", card={"info": [1, 2]}),
+        "card nested deep": rewrite(good, folder / "b.npz", card=b"[" * 100_000),
+        "run a list": rewrite(good, folder / "c.npz", run=b"[1]"),
+        "run without games": rewrite(good, folder / "d.npz", run=b'{"version": 1}'),
+        "run nested deep": rewrite(good, folder / "e.npz", run=b"[" * 100_000),
+        "rng of floats": rewrite(good, folder / "g.npz", rng=np.zeros(1)),
+        "stats of two axes": rewrite(good, folder / "h.npz", stats=np.zeros((2, 2), int)),
+        "corrupt deflate": corrupt_deflate(recompress(good, folder / "i.npz")),
+        "compression method 99": set_method(recompress(good, folder / "j.npz"),
+                                            "run.npy", 99),
+        "truncated": truncate(recompress(good, folder / "k.npz")),
+    })
+    return files

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from badfiles import bad_checkpoints, bad_models
 from engine._movegen import new_scratch
 from engine.network import Network, atomic_savez
 from engine.position import Position
@@ -195,6 +196,54 @@ def test_kill_9_leaves_loadable_checkpoints(tmp_path):
     time.sleep(1.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(out) not in ps
+
+
+def _good_checkpoint(run_dir, games=5):
+    state = checkpoint.RunState(TrainConfig(size="tiny"), Network.create("backgammon", 40),
+                                games=games, rng=np.ones(1, np.uint64),
+                                history=[[games, 0.25, "pubeval", 20]])
+    return checkpoint.save(run_dir, state)
+
+
+def test_damaged_checkpoints_are_refused_with_the_typed_error(tmp_path):
+    """Regression: a checkpoint claiming ``games: -5``, ``1e300``, ``2.5`` or ``true``
+    was taken, and a bad card crashed the loader with an untyped exception."""
+    good = _good_checkpoint(tmp_path / "good")
+    for what, path in bad_checkpoints(good, tmp_path / "bad").items():
+        with pytest.raises(checkpoint.CheckpointError) as info:
+            checkpoint.load(path)
+        message = str(info.value)
+        assert str(path) in message and "\n" not in message and len(message) < 800, (
+            what, message)
+
+
+def test_resume_falls_back_past_a_damaged_newest_checkpoint(tmp_path, capsys):
+    """Regression: a damaged newest checkpoint crashed ``--resume``; it is named in one
+    line on standard error and the one before it is taken."""
+    run_dir = tmp_path / "run"
+    good = _good_checkpoint(run_dir)
+    for what, bad in bad_checkpoints(good, tmp_path / "bad").items():
+        newest = checkpoint.path_for(run_dir, 10)
+        newest.write_bytes(bad.read_bytes())
+        state = checkpoint.latest(run_dir)
+        err = capsys.readouterr().err
+        assert state.games == 5, what
+        assert err.startswith("skipping unreadable checkpoint: ") and err.count("\n") == 1, (
+            what, err)
+    assert main(["--games", "5", "--out", str(run_dir), "--resume", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "already 5 games" in out and err.count("\n") == 1
+    good.unlink()                      # none left that loads: a clear error, exit 2
+    assert main(["--games", "9", "--out", str(run_dir), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "none of its 1 checkpoint(s) can be read" in err and "Traceback" not in err
+
+
+def test_init_from_a_damaged_model_is_an_error(tmp_path, capsys):
+    bad = bad_models(tmp_path / "bad")["corrupt deflate (zlib.error)"]
+    assert main(["--games", "5", "--out", str(tmp_path / "run"), "--init", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(bad) in err
 
 
 def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():

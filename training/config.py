@@ -84,6 +84,9 @@ class TrainConfig:
             "keep_checkpoints": self.keep_checkpoints >= 1, "eval_games": self.eval_games >= 0,
             "eval_minutes": self.eval_minutes > 0, "seed": self.seed >= 0,
         }
+        for f in fields(self):        # the int fields reach int64 kernels and counters
+            if f.type == "int" and getattr(self, f.name) >= 2**63:
+                checks[f.name] = False
         for key, ok in checks.items():
             if not ok:
                 raise ConfigError(f"{key} = {quote(getattr(self, key))} is out of range")

@@ -66,14 +66,12 @@ def main(argv=None) -> int:
                                    "training.selfplay), for the card's train command")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    if args.checkpoint:
-        try:
-            state = checkpoint.load(args.checkpoint)
-        except (OSError, ValueError) as exc:
-            print(f"error: checkpoint {args.checkpoint}: {exc}", file=sys.stderr)
-            return 2
-    else:
-        state = checkpoint.latest(Path(args.run))
+    try:
+        state = (checkpoint.load(args.checkpoint) if args.checkpoint
+                 else checkpoint.latest(Path(args.run)))
+    except checkpoint.CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if state is None:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)
         return 2

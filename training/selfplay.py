@@ -44,7 +44,7 @@ from tqdm import tqdm  # noqa: E402
 from engine._movegen import new_scratch  # noqa: E402
 from engine.game import score_table  # noqa: E402
 from engine.heuristic import weights as heuristic_weights  # noqa: E402
-from engine.network import Network, utc_now  # noqa: E402
+from engine.network import Network, NetworkFileError, utc_now  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.pubeval import weights as pubeval_weights  # noqa: E402
 from engine.variants import HIT, OPPOSITE, get_rules  # noqa: E402
@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--workers must be at least 1")
     try:
         state = build_state(args)
-    except (ConfigError, checkpoint.CheckpointError) as exc:
+    except (ConfigError, checkpoint.CheckpointError, NetworkFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if state.games >= args.games:
