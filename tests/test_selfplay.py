@@ -246,6 +246,59 @@ def test_init_from_a_damaged_model_is_an_error(tmp_path, capsys):
     assert err.startswith("error: ") and err.count("\n") == 1 and str(bad) in err
 
 
+def test_strength_in_chunks_plays_the_games_of_one_call(tmp_path):
+    """The strength figure is measured in chunks (so that a signal can stop it) and
+    comes out as one kernel call over all its games would have it."""
+    from engine.heuristic import weights as heuristic_weights
+    from engine.pubeval import weights as pubeval_weights
+    from training.selfplay import EVAL_CHUNK, Trainer
+    state = checkpoint.RunState(TrainConfig(size="tiny", eval_games=2 * EVAL_CHUNK + 50),
+                                Network.create("backgammon", 40))
+    ppg, _, n = Trainer(state, tmp_path, 1).strength()
+    one = Trainer(state, tmp_path, 1)
+    pts = np.zeros(n, np.int64)
+    td.evaluate_games(*one._net_args(one.w1t, one.b1, one.w2, one.b2), td.OPP_PUBEVAL,
+                      pubeval_weights(), one.cfg.max_turns, n, one.eval_rng, pts,
+                      hw=heuristic_weights(one.rules))
+    assert n == 2 * EVAL_CHUNK + 50 and ppg == pts.mean()
+
+
+def test_a_second_sigterm_cannot_skip_the_final_checkpoint(tmp_path):
+    """Regression: the final checkpoint was written after the final strength figure, so
+    a second SIGTERM during that figure ended the run with no checkpoint. Now the first
+    SIGTERM stops the workers and writes it; the second skips the figure."""
+    out, log = tmp_path / "run", tmp_path / "stderr"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "training.selfplay", "--games", "10000000", "--out",
+             str(out), "--workers", "1", "--set", "size=tiny", "--set",
+             "checkpoint_minutes=60", "--set", "eval_minutes=60", "--set",
+             "eval_games=1000000"], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.time() + 600          # the kernels may compile first
+        while b"game" not in log.read_bytes():      # the progress bar: games under way
+            assert proc.poll() is None and time.time() < deadline, log.read_text()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.time() + 20
+        while not checkpoint.checkpoints(out) and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)                       # into the final figure: a million games
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert proc.returncode == 0 and "Traceback" not in text, text
+    assert "the final strength figure is skipped" in text
+    state = checkpoint.latest(out)
+    assert state.games > 0 and state.history == []
+
+
 def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():
     from training.selfplay import warm_start
     trained = Network.create("backgammon", 12, rng=np.random.default_rng(8), scale=0.5)
