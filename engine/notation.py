@@ -56,11 +56,3 @@ def _json_object(text: str) -> dict:
         raise PositionError(f"position {quote(text)}: expected a JSON object")
     return data
 
-
-def parse_dice(text: str) -> tuple[int, int]:
-    """``"31"``, ``"3-1"``, ``"3 1"`` or ``"3,1"`` as a pair of dice."""
-    from .errors import DiceError
-    digits = [c for c in str(text) if not c in " -,/"]
-    if len(digits) != 2 or not all(c in "123456" for c in digits):
-        raise DiceError(f"dice {text!r}: expected two digits 1..6, e.g. 31 or 3-1")
-    return int(digits[0]), int(digits[1])

@@ -219,7 +219,7 @@ def test_error_messages_quote_a_huge_field_in_part(req):
 def test_api_errors_quote_a_huge_input_in_part():
     """The same cut in the Python API: every error that quotes input uses
     :func:`engine.errors.quote`."""
-    from engine.dice import Dice
+    from engine.dice import Dice, parse_dice
     from engine.errors import NardyError
     from engine.gnubg_id import position_from_gnubg
     from engine.movetext import parse_move
@@ -227,7 +227,7 @@ def test_api_errors_quote_a_huge_input_in_part():
     from engine.xgid import parse_xgid
     from training.config import ConfigError, TrainConfig
     start = Position.start("backgammon")
-    calls = [lambda: Dice.of(HUGE), lambda: get_rules(HUGE),
+    calls = [lambda: Dice.of(HUGE), lambda: parse_dice(HUGE), lambda: get_rules(HUGE),
              lambda: Position.from_literal(HUGE), lambda: Position.from_json(HUGE),
              lambda: position_from_gnubg(HUGE), lambda: parse_xgid("XGID=" + HUGE),
              lambda: parse_move(HUGE, start, (3, 1)),
