@@ -206,4 +206,5 @@ def _json(pos, dice, args, model, note, result) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ._cli import run
+    run(main)

@@ -246,6 +246,18 @@ def test_init_from_a_damaged_model_is_an_error(tmp_path, capsys):
     assert err.startswith("error: ") and err.count("\n") == 1 and str(bad) in err
 
 
+def test_seed_must_be_a_whole_number(capsys):
+    """Regression: ``--seed -1`` got as far as a traceback from numpy."""
+    for argv in (["--seed", "-1"], ["--seed", "x"]):
+        with pytest.raises(SystemExit) as info:
+            main(["--games", "5", "--out", "unused", *argv])
+        assert info.value.code == 2 and "--seed" in capsys.readouterr().err
+    from training.release import main as release
+    with pytest.raises(SystemExit):
+        release(["--run", "unused", "--seed", "-1"])
+    assert "--seed" in capsys.readouterr().err
+
+
 def test_strength_in_chunks_plays_the_games_of_one_call(tmp_path):
     """The strength figure is measured in chunks (so that a signal can stop it) and
     comes out as one kernel call over all its games would have it."""

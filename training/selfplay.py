@@ -47,6 +47,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from engine._cli import non_negative_int, run as run_cli  # noqa: E402
 from engine._movegen import new_scratch  # noqa: E402
 from engine.game import score_table  # noqa: E402
 from engine.heuristic import weights as heuristic_weights  # noqa: E402
@@ -406,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="total games of the run (a resumed run counts its past games)")
     ap.add_argument("--out", help="run folder (checkpoints, model.npz)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
-    ap.add_argument("--seed", type=int, help="seed of a fresh run (default: config seed)")
+    ap.add_argument("--seed", type=non_negative_int,
+                    help="seed of a fresh run (default: config seed)")
     ap.add_argument("--init", metavar="MODEL",
                     help="start a fresh run from a trained model's weights (inputs the "
                          "model lacks start at zero)")
@@ -446,4 +448,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)
