@@ -217,7 +217,10 @@ def report(r: DuelResult, name_a: str, name_b: str, seed: int, command: str,
 # --------------------------------------------------------------------- the plot
 def plot(run_dir: Path, png: Path | None) -> None:
     from training import checkpoint
-    state = checkpoint.latest(run_dir)
+    try:
+        state = checkpoint.latest(run_dir)
+    except checkpoint.CheckpointError as exc:
+        sys.exit(str(exc))
     if state is None:
         sys.exit(f"{run_dir}: no readable checkpoint")
     if not state.history:

@@ -25,7 +25,8 @@ from .errors import NardyError
 from .evaluator import NoModelError, model_path
 from .movegen import check_dice, successors
 from .movetext import format_move
-from .notation import parse_dice, parse_position
+from .dice import parse_dice
+from .notation import parse_position
 from .position import Position
 from .search import MAX_PLY, Analysis, Evaluation, Search
 from .variants import VARIANTS
@@ -205,4 +206,5 @@ def _json(pos, dice, args, model, note, result) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ._cli import run
+    run(main)

@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import NardyError
+from .errors import NardyError, quote
 from .met import MatchEquityTable, MatchError, default_table
 from .position import Position
 
@@ -93,21 +93,21 @@ class CubeState:
     def __post_init__(self) -> None:
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v & (v - 1):
-            raise CubeError(f"cube value {v!r}: expected a power of two (1, 2, 4, ...)")
+            raise CubeError(f"cube value {quote(v)}: expected a power of two (1, 2, 4, ...)")
         if self.owner not in OWNERS:
-            raise CubeError(f"cube owner {self.owner!r}: expected one of {list(OWNERS)}")
+            raise CubeError(f"cube owner {quote(self.owner)}: expected one of {list(OWNERS)}")
         if self.owner == "centre" and v != 1:
             raise CubeError(f"cube value {v} centred: a centred cube is at 1")
         if self.owner != "centre" and v == 1:
-            raise CubeError(f"cube owner {self.owner!r} at value 1: an owned cube has been "
+            raise CubeError(f"cube owner {quote(self.owner)} at value 1: an owned cube has been "
                             f"turned (value 2 or more)")
         m = self.match_length
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
-            raise MatchError(f"match length {m!r}: expected 0 (money) or a positive integer")
+            raise MatchError(f"match length {quote(m)}: expected 0 (money) or a positive integer")
         s = self.score
         if (not isinstance(s, tuple) or len(s) != 2
                 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in s)):
-            raise MatchError(f"score {s!r}: expected two integers [me, them]")
+            raise MatchError(f"score {quote(s)}: expected two integers [me, them]")
         if m:
             if any(not 0 <= x < m for x in s):
                 raise MatchError(f"score {list(s)} in a match to {m}: each score must be "
@@ -212,9 +212,9 @@ def check_probabilities(probs: Any, strict: bool = False) -> np.ndarray:
     try:
         p = np.array(probs, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
-        raise CubeError(f"probabilities {probs!r:.80}: expected five numbers") from None
+        raise CubeError(f"probabilities {quote(probs)}: expected five numbers") from None
     if p.shape != (5,) or not np.all(np.isfinite(p)):
-        raise CubeError(f"probabilities {probs!r:.80}: expected five finite numbers")
+        raise CubeError(f"probabilities {quote(probs)}: expected five finite numbers")
     tol = 1e-6
     if p.min() < -tol or p.max() > 1 + tol:
         raise CubeError(f"probabilities {p.tolist()}: expected numbers in [0, 1]")
@@ -463,7 +463,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     """The cube decision of the side on roll from its cubeless ``probs``."""
     p = check_probabilities(probs)
     if not 0.0 <= efficiency <= 1.0:
-        raise CubeError(f"cube efficiency {efficiency!r}: expected 0 .. 1")
+        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
     fw, fl = _fractions(p)
     can = state.can_double()
     if state.money:
@@ -511,7 +511,7 @@ def network_probability_fn(network) -> ProbabilityFn:
     plies are the search's: pass its function instead)."""
     def fn(position: Position, ply: int = 0) -> np.ndarray:
         if ply != 0:
-            raise CubeError(f"ply {ply!r}: this probability function evaluates 0-ply only")
+            raise CubeError(f"ply {quote(ply)}: this probability function evaluates 0-ply only")
         return np.asarray(network.probabilities([position])[0], dtype=np.float64)
     return fn
 

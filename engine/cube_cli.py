@@ -29,7 +29,7 @@ import numpy as np
 
 from .cube import (CubeDecision, CubeError, CubeState, ProbabilityFn, analyse_cube,
                    check_probabilities)
-from .errors import NardyError
+from .errors import NardyError, quote
 from .met import MatchError, default_table, met_from_gammon_rate
 from .notation import parse_position
 from .position import Position
@@ -70,7 +70,7 @@ def model_probability_fn(model: str | None = None) -> ProbabilityFn:
 def check_ply(ply: Any) -> int:
     """``ply`` as an int 0..:data:`MAX_PLY`, or :class:`CubeRequestError`."""
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise CubeRequestError("invalid_ply", f"ply = {ply!r}: expected an integer "
+        raise CubeRequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
                                               f"0..{MAX_PLY}")
     return ply
 
@@ -79,7 +79,7 @@ def check_ply(ply: Any) -> int:
 def _owner(value: Any) -> str:
     names = {"centre": "centre", "center": "centre", "me": "me", "them": "them"}
     if not isinstance(value, str) or value.lower() not in names:
-        raise CubeError(f"cube owner {value!r}: expected 'centre', 'me' or 'them'")
+        raise CubeError(f"cube owner {quote(value)}: expected 'centre', 'me' or 'them'")
     return names[value.lower()]
 
 
@@ -92,7 +92,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     if "cube" in req and req["cube"] is not None:
         cube = req["cube"]
         if not isinstance(cube, dict):
-            raise CubeError(f"cube {cube!r:.80}: expected an object "
+            raise CubeError(f"cube {quote(cube)}: expected an object "
                             f'{{"value": 1, "owner": "centre"}}')
         value = cube.get("value", 1)
         owner = _owner(cube.get("owner", "centre"))
@@ -102,32 +102,32 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
         if match is None:
             length, score, crawford = 0, (0, 0), False
         elif not isinstance(match, dict):
-            raise MatchError(f"match {match!r:.80}: expected null (money) or an object "
+            raise MatchError(f"match {quote(match)}: expected null (money) or an object "
                              f'{{"length": 7, "score": [0, 0], "crawford": false}}')
         else:
             if "length" not in match:
-                raise CubeRequestError("missing_field", f"match {match!r:.80} lacks the "
+                raise CubeRequestError("missing_field", f"match {quote(match)} lacks the "
                                                         f"field 'length'")
             length = match["length"]
             if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-                raise MatchError(f"match length {length!r}: expected a positive integer")
+                raise MatchError(f"match length {quote(length)}: expected a positive integer")
             sc = match.get("score", [0, 0])
             if not isinstance(sc, (list, tuple)) or len(sc) != 2:
-                raise MatchError(f"score {sc!r:.80}: expected [me, them]")
+                raise MatchError(f"score {quote(sc)}: expected [me, them]")
             score = tuple(sc)
             crawford = match.get("crawford", False)
             if not isinstance(crawford, bool):
-                raise MatchError(f"crawford {crawford!r}: expected true or false")
+                raise MatchError(f"crawford {quote(crawford)}: expected true or false")
     jacoby = req.get("jacoby", base.jacoby if info is not None else True)
     if not isinstance(jacoby, bool):
-        raise CubeError(f"jacoby {jacoby!r}: expected true or false")
+        raise CubeError(f"jacoby {quote(jacoby)}: expected true or false")
     beavers = req.get("beavers", base.beavers if info is not None and not length else False)
     if not isinstance(beavers, bool):
-        raise CubeError(f"beavers {beavers!r}: expected true or false")
+        raise CubeError(f"beavers {quote(beavers)}: expected true or false")
     if beavers and length:
         raise MatchError("beavers: true in match play: beavers are a money-play option")
     if not isinstance(value, int) or isinstance(value, bool):
-        raise CubeError(f"cube value {value!r}: expected a power of two (1, 2, 4, ...)")
+        raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
                      beavers)
 
@@ -143,7 +143,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
     if efficiency is not None and (isinstance(efficiency, bool)
                                    or not isinstance(efficiency, (int, float))
                                    or not 0 <= efficiency <= 1):
-        raise CubeError(f"efficiency {efficiency!r}: expected a number 0..1")
+        raise CubeError(f"efficiency {quote(efficiency)}: expected a number 0..1")
     fn = probability_fn or model_probability_fn()
     return analyse_cube(pos, state, fn, ply, efficiency).to_json()
 
@@ -159,9 +159,9 @@ def cmd_met(req: dict) -> dict:
         table = default_table()
     else:
         if isinstance(g, bool) or not isinstance(g, (int, float)):
-            raise MatchError(f"gammon_rate {g!r}: expected a number 0 <= g < 1")
+            raise MatchError(f"gammon_rate {quote(g)}: expected a number 0 <= g < 1")
         if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 64:
-            raise MatchError(f"length = {length!r}: expected an integer 1..64")
+            raise MatchError(f"length = {quote(length)}: expected an integer 1..64")
         table = met_from_gammon_rate(float(g), length)
     return table.to_json(length)
 
@@ -217,7 +217,7 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
 def _parse_score(text: str) -> tuple[int, int]:
     parts = text.replace("-", ",").split(",")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise MatchError(f"score {text!r}: expected two integers, e.g. 2,4")
+        raise MatchError(f"score {quote(text)}: expected two integers, e.g. 2,4")
     return int(parts[0]), int(parts[1])
 
 
@@ -225,7 +225,7 @@ def _parse_probs(text: str) -> np.ndarray:
     try:
         vals = [float(v) for v in text.split(",")]
     except ValueError:
-        raise CubeError(f"probabilities {text!r}: expected five comma-separated numbers "
+        raise CubeError(f"probabilities {quote(text)}: expected five comma-separated numbers "
                         f"(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)"
                         ) from None
     return check_probabilities(vals, strict=True)
@@ -306,4 +306,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ._cli import run
+    run(main)

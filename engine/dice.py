@@ -19,7 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .errors import DiceError
+from .errors import DiceError, quote
 
 
 @dataclass(frozen=True, order=True)
@@ -34,8 +34,8 @@ class Dice:
     def __post_init__(self) -> None:
         for v in (self.high, self.low):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-                raise DiceError(f"dice ({self.high!r}, {self.low!r}): each die must be an "
-                                f"integer 1..6")
+                raise DiceError(f"dice ({quote(self.high)}, {quote(self.low)}): each die "
+                                f"must be an integer 1..6")
         high, low = int(self.high), int(self.low)
         if high < low:
             high, low = low, high
@@ -50,13 +50,10 @@ class Dice:
         if isinstance(dice, Dice):
             return dice
         if isinstance(dice, str):
-            m = re.fullmatch(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*", dice)
-            if not m:
-                raise DiceError(f"dice {dice!r}: expected two digits 1..6 such as '31' or '3-1'")
-            return cls(int(m.group(1)), int(m.group(2)))
+            return cls(*parse_dice(dice))
         if isinstance(dice, (list, tuple, np.ndarray)) and len(dice) == 2:
             return cls(dice[0], dice[1])
-        raise DiceError(f"dice {dice!r}: expected a pair of integers 1..6")
+        raise DiceError(f"dice {quote(dice)}: expected a pair of integers 1..6")
 
     @classmethod
     def roll(cls, rng: np.random.Generator) -> "Dice":
@@ -89,6 +86,20 @@ class Dice:
 
     def __repr__(self) -> str:
         return f"Dice({self.high}, {self.low})"
+
+
+_DICE_TEXT = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*")
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """Dice written as text, in the order written: two digits 1..6, apart or joined by
+    one ``-``, ``,``, ``/`` or space (``"31"``, ``"3-1"``, ``"3 1"``, ``"3,1"``). The one
+    reader of dice text (:meth:`Dice.of` and the command lines use it); anything else,
+    ``"-31"`` or ``"3-1-"`` or ``"0-7"``, raises :class:`DiceError` quoting it."""
+    m = _DICE_TEXT.fullmatch(text) if isinstance(text, str) else None
+    if m is None:
+        raise DiceError(f"dice {quote(text)}: expected two digits 1..6 such as '31' or '3-1'")
+    return int(m.group(1)), int(m.group(2))
 
 
 ALL_21: tuple[tuple[Dice, float], ...] = tuple(

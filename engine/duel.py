@@ -38,7 +38,7 @@ from numba import njit
 from . import _layout as L
 from ._jit import FAST
 from ._movegen import SCRATCH_LEN, generate_play
-from .errors import NardyError, VariantError
+from .errors import NardyError, VariantError, quote
 from .game import Kind, _below, _die, _result_k, result, score_table
 from .movegen import successor_arrays
 from .network import N_OUTPUTS, Network, choose_successor
@@ -100,7 +100,7 @@ def stream_states(seed: int, stream: int, first: int, n: int) -> np.ndarray:
     ``stream`` under ``seed``. State *k* depends only on ``(seed, stream, k)``, so a
     match played in chunks draws the same dice as one played at once."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise DuelError(f"seed = {seed!r}: expected an int in 0 .. 2**64 - 1")
+        raise DuelError(f"seed = {quote(seed)}: expected an int in 0 .. 2**64 - 1")
     with np.errstate(over="ignore"):
         base = _mix(np.array([seed], np.uint64) ^ (np.uint64(stream) * _MIX2))
         k = np.arange(first, first + n, dtype=np.uint64) + np.uint64(1)
@@ -316,7 +316,7 @@ def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, tupl
                 raise DuelError(f"player {label}: {exc}") from None
         kinds = {"random": KIND_RANDOM, "pubeval": KIND_PUBEVAL, "heuristic": KIND_HEURISTIC}
         return kinds[p], None
-    raise DuelError(f"player {label} = {p!r}: expected 'random', 'pubeval', 'heuristic' "
+    raise DuelError(f"player {label} = {quote(p)}: expected 'random', 'pubeval', 'heuristic' "
                     f"or a Network")
 
 
@@ -335,7 +335,7 @@ def _placeholder(other: tuple | None) -> tuple:
 def _check_games(n_games: int) -> int:
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) \
             or n_games < 2 or n_games % 2:
-        raise DuelError(f"n_games = {n_games!r}: expected an even number >= 2 (games come "
+        raise DuelError(f"n_games = {quote(n_games)}: expected an even number >= 2 (games come "
                         f"in pairs on the same dice)")
     return int(n_games)
 

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from . import _layout as L
-from .errors import NardyError
+from .errors import NardyError, quote
 from .features import N_FAMILY, N_FEATURES, family_features, features, uses_family
 
 N_SLOTS = 2 * L.SIDE
@@ -209,7 +209,7 @@ def get_encoder(name: str) -> Encoder:
     try:
         return ENCODERS[name]
     except (KeyError, TypeError):
-        raise EncodingError(f"unknown encoder {name!r}; expected one of "
+        raise EncodingError(f"unknown encoder {quote(name)}; expected one of "
                             f"{sorted(ENCODERS)}") from None
 
 

@@ -52,3 +52,35 @@ class VariantError(NardyError):
     """An unknown game name or an unknown / ill-typed rule option."""
 
     code = "invalid_variant"
+
+
+QUOTE_LIMIT = 200
+"""Characters of a bad input an error message quotes; a longer one is cut (:func:`quote`)."""
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, with ``... (N chars)`` saying how long it
+    was: an error must name its input, not repeat ten megabytes of it."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} chars)"
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error message, cut by :func:`clip`. Every error that
+    quotes its input quotes it through here."""
+    try:
+        text = repr(value)
+    except RecursionError:               # a list nested thousands deep
+        return f"<{type(value).__name__} nested too deeply to show>"
+    return clip(text, limit)
+
+
+def describe(exc: BaseException) -> str:
+    """``exc`` in one short line for a message that wraps it: ``zlib.error: Error -3
+    while decompressing data``, its text cut by :func:`clip`."""
+    kind = type(exc)
+    name = kind.__qualname__
+    if kind.__module__ != "builtins":
+        name = f"{kind.__module__}.{name}"
+    return clip(f"{name}: {' '.join(str(exc).split())}")

@@ -26,7 +26,7 @@ import binascii
 import re
 from dataclasses import dataclass
 
-from .errors import NotationError, PositionError
+from .errors import NotationError, PositionError, quote
 from .position import CHECKERS, Position
 from .variants import OPPOSITE, get_rules
 
@@ -52,11 +52,6 @@ _MAX_FIELD = 0x7FFF  # 15-bit fields: match length and scores
 
 
 # ----------------------------------------------------------------- base64 helpers
-def _quote(text: object, limit: int = 60) -> str:
-    r = repr(text)
-    return r if len(r) <= limit else r[:limit] + "..."
-
-
 def _b64_key(text: object, length: int, nbytes: int, what: str) -> int:
     """Decode ``length`` base64 characters into an ``nbytes`` little-endian integer.
 
@@ -65,18 +60,18 @@ def _b64_key(text: object, length: int, nbytes: int, what: str) -> int:
     accepted ID is the one gnubg itself would print.
     """
     if not isinstance(text, str):
-        raise NotationError(f"{what} {_quote(text)}: expected a string of {length} "
+        raise NotationError(f"{what} {quote(text)}: expected a string of {length} "
                             f"base64 characters")
     if len(text) != length or any(c not in _B64_CHARS for c in text):
-        raise NotationError(f"{what} {_quote(text)}: expected exactly {length} characters "
+        raise NotationError(f"{what} {quote(text)}: expected exactly {length} characters "
                             f"of A-Z a-z 0-9 + /")
     padded = text + "=" * (-len(text) % 4)
     try:
         data = base64.b64decode(padded, validate=True)
     except (binascii.Error, ValueError) as exc:  # pragma: no cover - alphabet checked
-        raise NotationError(f"{what} {_quote(text)}: not base64 ({exc})") from None
+        raise NotationError(f"{what} {quote(text)}: not base64 ({exc})") from None
     if len(data) != nbytes or _b64_text(data) != text:
-        raise NotationError(f"{what} {text!r}: its last character has unused bits set "
+        raise NotationError(f"{what} {quote(text)}: its last character has unused bits set "
                             f"(not an ID gnubg writes)")
     return int.from_bytes(data, "little")
 
@@ -91,7 +86,7 @@ def _check_geometry(variant: str, what: str) -> None:
     except ValueError as exc:
         raise NotationError(f"{what}: {exc}") from None
     if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"{what}: variant {variant!r} cannot be written as a GNU "
+        raise NotationError(f"{what}: variant {quote(variant)} cannot be written as a GNU "
                             f"Backgammon ID; expected 'backgammon' or 'portes'")
 
 
@@ -126,7 +121,7 @@ def position_from_id(text: str, variant: str = "backgammon") -> Position:
     :class:`NotationError` for text that is not a canonical ID or describes an illegal
     position (more than 15 checkers a side, both sides on one point).
     """
-    what = f"Position ID {_quote(text)}"
+    what = f"Position ID {quote(text)}"
     _check_geometry(variant, what)
     key = _b64_key(text, POSITION_ID_LEN, 10, "Position ID")
     sides: list[list[int]] = [[], []]
@@ -202,32 +197,32 @@ class MatchInfo:
     def __post_init__(self) -> None:
         c = self.cube_value
         if isinstance(c, bool) or not isinstance(c, int) or c < 1 or c > 1 << 15 or c & (c - 1):
-            raise NotationError(f"cube_value={c!r}: expected a power of two 1..32768")
+            raise NotationError(f"cube_value={quote(c)}: expected a power of two 1..32768")
         if self.cube_owner not in ("centre", "me", "them"):
-            raise NotationError(f"cube_owner={self.cube_owner!r}: expected 'centre', 'me' "
+            raise NotationError(f"cube_owner={quote(self.cube_owner)}: expected 'centre', 'me' "
                                 f"or 'them'")
         for name in ("on_roll", "turn"):
             if getattr(self, name) not in (0, 1):
-                raise NotationError(f"{name}={getattr(self, name)!r}: expected 0 or 1")
+                raise NotationError(f"{name}={quote(getattr(self, name))}: expected 0 or 1")
         if self.game_state not in range(len(GAME_STATES)):
-            raise NotationError(f"game_state={self.game_state!r}: expected 0..4")
+            raise NotationError(f"game_state={quote(self.game_state)}: expected 0..4")
         if self.resigned not in range(4):
-            raise NotationError(f"resigned={self.resigned!r}: expected 0..3")
+            raise NotationError(f"resigned={quote(self.resigned)}: expected 0..3")
         if self.dice is not None:
             d = self.dice
             if (not isinstance(d, tuple) or len(d) != 2
                     or any(isinstance(x, bool) or x not in range(1, 7) for x in d)):
-                raise NotationError(f"dice={d!r}: expected None or two dice 1..6")
+                raise NotationError(f"dice={quote(d)}: expected None or two dice 1..6")
             if d[0] < d[1]:
                 object.__setattr__(self, "dice", (d[1], d[0]))
         m = self.match_length
         if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= _MAX_FIELD:
-            raise NotationError(f"match_length={m!r}: expected 0 (money) .. {_MAX_FIELD}")
+            raise NotationError(f"match_length={quote(m)}: expected 0 (money) .. {_MAX_FIELD}")
         s = self.score
         if (not isinstance(s, tuple) or len(s) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) for x in s)
                 or any(not 0 <= x <= (m or _MAX_FIELD) for x in s)):
-            raise NotationError(f"score={s!r}: expected two scores 0..match length")
+            raise NotationError(f"score={quote(s)}: expected two scores 0..match length")
         if self.crawford and not m:
             raise NotationError("crawford=True in money play (match_length 0): there is no "
                                 "Crawford game in money play")
@@ -296,7 +291,7 @@ def match_from_id(text: str) -> MatchInfo:
     owner of 2, a game state above 4, dice of 7 or only one die rolled, a score above the
     match length, a Crawford game in money play, or reserved bits set.
     """
-    what = f"Match ID {_quote(text)}"
+    what = f"Match ID {quote(text)}"
     key = _b64_key(text, MATCH_ID_LEN, 9, "Match ID")
 
     def bits(at: int, width: int) -> int:
@@ -351,10 +346,10 @@ def position_from_gnubg(text: str, variant: str = "backgammon"
     to move's dice; its :attr:`MatchInfo.on_roll` says which gnubg player that side is.
     """
     if not isinstance(text, str):
-        raise NotationError(f"GNUbg ID {_quote(text)}: expected a string")
+        raise NotationError(f"GNUbg ID {quote(text)}: expected a string")
     m = _GNUBG_ID.fullmatch(text)
     if not m:
-        raise NotationError(f"GNUbg ID {_quote(text)}: expected 'PositionID:MatchID' "
+        raise NotationError(f"GNUbg ID {quote(text)}: expected 'PositionID:MatchID' "
                             f"(14 + 12 base64 characters) or a 14-character Position ID")
     pos = position_from_id(m.group(1), variant)
     info = match_from_id(m.group(2)) if m.group(2) is not None else None

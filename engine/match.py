@@ -29,6 +29,7 @@ import numpy as np
 
 from .cube import CubeState, ProbabilityFn, cube_decision, cube_efficiency
 from .dice import Dice
+from .errors import quote
 from .game import Kind, opening_roll, play_turn, result
 from .met import MatchEquityTable, MatchError
 from .players import Player
@@ -274,7 +275,7 @@ class MatchRecord:
 
 def _check_length(length) -> None:
     if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise MatchError(f"match length {length!r}: expected a positive integer")
+        raise MatchError(f"match length {quote(length)}: expected a positive integer")
 
 
 def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,

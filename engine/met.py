@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import NardyError
+from .errors import NardyError, quote
 
 DATA_FILE = Path(__file__).with_name("data") / "met_kazaross_xg2.json"
 """The Kazaross-XG2 table, as JSON with its source and copyright notice."""
@@ -68,7 +68,7 @@ class MatchEquityTable:
 
     def _check_away(self, away: int, who: str) -> None:
         if isinstance(away, bool) or not isinstance(away, (int, np.integer)):
-            raise MatchError(f"{who} = {away!r}: expected an integer number of points away")
+            raise MatchError(f"{who} = {quote(away)}: expected an integer number of points away")
         if away > self.length:
             raise MatchError(f"{who} = {away} points away: the table {self.name!r} covers "
                              f"matches to {self.length}")
@@ -119,7 +119,7 @@ class MatchEquityTable:
 
     def _check_length(self, length) -> None:
         if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
-            raise MatchError(f"length = {length!r}: expected a positive integer")
+            raise MatchError(f"length = {quote(length)}: expected a positive integer")
         if length > self.length:
             raise MatchError(f"length = {length}: the table {self.name!r} covers matches "
                              f"to {self.length}")
@@ -217,9 +217,9 @@ def met_from_gammon_rate(g: float, length: int, *, free_drop_2: float = 0.015,
     from .cube import match_cubeful_mwc  # the model lives with the cube code
 
     if not 0.0 <= g < 1.0:
-        raise MatchError(f"gammon rate {g!r}: expected 0 <= g < 1")
+        raise MatchError(f"gammon rate {quote(g)}: expected 0 <= g < 1")
     if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise MatchError(f"length = {length!r}: expected a positive integer")
+        raise MatchError(f"length = {quote(length)}: expected a positive integer")
     gc = g if crawford_gammon_rate is None else crawford_gammon_rate
     post = post_crawford_from_gammon_rate(g, length, free_drop_2, free_drop_4)
     pre = np.full((length, length), np.nan)

@@ -18,7 +18,7 @@ import numpy as np
 from . import _movegen as core
 from ._layout import STATE_LEN
 from ._movegen import generate, generate_into, generate_play, new_scratch
-from .errors import DiceError
+from .errors import DiceError, quote
 from .keys import key_order
 from .position import Position
 from .variants import Rules, get_rules
@@ -36,7 +36,7 @@ def check_dice(dice, position: Position) -> tuple[int, int] | None:
     if (not isinstance(dice, (list, tuple)) or len(dice) != 2
             or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6
                    for d in dice)):
-        raise DiceError(f"dice = {dice!r}: expected two integers 1..6")
+        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
     if position.pending:
         raise DiceError(f"dice = {list(dice)}: the position has pending dice "
                         f"{list(position.pending)} to play first; expected null")

@@ -38,7 +38,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import _layout as L
-from .errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError
+from .errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, quote
 from .keys import key_order
 from .position import Position
 from .variants import CASCADE_GAME, CASCADE_OWN, HIT, HOLD, PIN, Rules, get_rules
@@ -116,7 +116,7 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
     :class:`MoveError` quoting the text and saying what was expected.
     """
     if not isinstance(text, str):
-        raise MoveError(f"move text {_quote(text)}: expected a string such as '24/18 13/11'")
+        raise MoveError(f"move text {quote(text)}: expected a string such as '24/18 13/11'")
     norm = text.strip()
     if norm.lower() in _NO_MOVE_WORDS:
         return ()
@@ -128,7 +128,7 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
     for token in tokens:
         m = _PART.fullmatch(token)
         if not m:
-            raise MoveError(f"move text {_quote(text)}: cannot read {token!r}; expected "
+            raise MoveError(f"move text {quote(text)}: cannot read {quote(token)}; expected "
                             f"moves like '24/18', 'bar/22*', '6/off', '8/5(2)' or "
                             f"'24/21*/16'")
         words = m.group(1).split("/")
@@ -138,39 +138,34 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
             star = word.endswith("*")
             point = _read_point(word.rstrip("*"))
             if point > BAR:
-                raise MoveError(f"move text {_quote(text)}: point {point} in {token!r}; "
+                raise MoveError(f"move text {quote(text)}: point {point} in {quote(token)}; "
                                 f"expected 1..24, bar or off")
             if k == 0:
                 if point == OFF:
-                    raise MoveError(f"move text {_quote(text)}: {token!r} starts from off; "
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} starts from off; "
                                     f"a move starts from a point or the bar")
                 if star:
-                    raise MoveError(f"move text {_quote(text)}: {token!r} marks its source "
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} marks its source "
                                     f"with '*'; '*' follows the point where a checker is hit")
             else:
                 if point == BAR:
-                    raise MoveError(f"move text {_quote(text)}: {token!r} moves to the bar; "
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} moves to the bar; "
                                     f"a checker only leaves the bar")
                 if point >= path[-1]:
-                    raise MoveError(f"move text {_quote(text)}: {token!r} moves from "
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} moves from "
                                     f"{_point_name(path[-1])} to {_point_name(point)}; "
                                     f"checkers move to lower points")
                 if point == OFF and star:
-                    raise MoveError(f"move text {_quote(text)}: {token!r} marks 'off' with "
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} marks 'off' with "
                                     f"'*'; nothing can be hit off the board")
                 hits.append(star)
             path.append(point)
         count = int(m.group(2)) if m.group(2) else 1
         if not 1 <= count <= 15:
-            raise MoveError(f"move text {_quote(text)}: count ({count}) in {token!r}; "
+            raise MoveError(f"move text {quote(text)}: count ({count}) in {quote(token)}; "
                             f"expected 1..15")
         parts.append(MovePart(tuple(path), tuple(hits), count))
     return tuple(parts)
-
-
-def _quote(value: object, limit: int = 80) -> str:
-    r = repr(value)
-    return r if len(r) <= limit else r[:limit] + "..."
 
 
 # ====================================================================== board model
@@ -614,7 +609,7 @@ def parse_move(text: str, before: Position, dice,
         arrays = successor_arrays(before, dice, rules)
     else:
         dice = _check_dice(dice, before)
-    where = f"{_quote(text)} with dice {_dice_text(dice, before)} in {_literal(before)} " \
+    where = f"{quote(text)} with dice {_dice_text(dice, before)} in {_literal(before)} " \
             f"({before.variant})"
 
     # what the text says: the mover's net change per point, and the hit marks
@@ -704,5 +699,5 @@ def _check_dice(dice, before: Position):
     if (not isinstance(dice, (list, tuple)) or len(dice) != 2
             or any(isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6
                    for d in dice)):
-        raise DiceError(f"dice = {dice!r}: expected two integers 1..6")
+        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
     return int(dice[0]), int(dice[1])

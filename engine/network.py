@@ -15,14 +15,17 @@ inputs that changed (:func:`hidden_delta`).
 Files: a ``.npz`` of plain arrays (``W1`` hidden x inputs, ``b1``, ``W2`` 5 x hidden,
 ``b2``) and a JSON card stored in it as bytes (``card``): format name and version,
 variant, encoder, sizes, and whatever the trainer adds (games, config, strength).
-:meth:`Network.load` uses ``np.load(allow_pickle=False)`` and raises
-:class:`NetworkFileError` naming the file and the problem for anything unexpected.
+:meth:`Network.load` reads only the arrays the format names (:func:`read_npz`: each
+member's header and size checked before its data is read, nothing unpickled) and raises
+:class:`NetworkFileError` naming the file and the problem for anything unexpected: a
+corrupt file, whatever it holds, is that error and never another exception.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import tempfile
 import zipfile
@@ -37,7 +40,7 @@ from . import _layout as L
 from ._jit import FAST
 from .encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
 from .features import family_features, features, uses_family
-from .errors import NardyError
+from .errors import NardyError, describe, quote
 from .game import _result_k, score_table
 from .position import Position
 from .variants import VARIANTS, get_rules
@@ -49,6 +52,12 @@ FORMAT = "nardy-td-network"
 """The ``format`` field of every model card."""
 FORMAT_VERSION = 1
 """The card / array layout this code reads and writes."""
+MODEL_ARRAYS = ("W1", "b1", "W2", "b2", "card")
+"""The arrays of a model file; :meth:`Network.load` reads these and nothing else."""
+MAX_ARRAY_BYTES = 64 << 20
+"""The largest array a model or checkpoint file may hold (64 MiB; the weights of a
+255-input network with 1,024 hidden units take 1 MiB). A member claiming more is refused
+before any of it is read."""
 
 
 class NetworkFileError(NardyError):
@@ -358,7 +367,7 @@ class Network:
         get_rules(variant)
         enc = get_encoder(encoder)
         if not isinstance(hidden, int) or hidden < 1:
-            raise NetworkFileError(f"hidden = {hidden!r}: expected a positive int")
+            raise NetworkFileError(f"hidden = {quote(hidden)}: expected a positive int")
         rng = rng if rng is not None else np.random.default_rng(0)
         w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
         w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
@@ -457,38 +466,60 @@ class Network:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Network":
         """Read a model file; raises :class:`NetworkFileError` naming what is wrong."""
-        return cls.from_arrays(read_npz(path), str(path))
+        return cls.from_arrays(read_npz(path, MODEL_ARRAYS), str(path))
 
     @classmethod
     def from_arrays(cls, arrays: dict, where: str = "<arrays>") -> "Network":
-        """Build from the arrays of a model or checkpoint file, checking everything."""
+        """Build from the arrays of a model or checkpoint file, checking everything;
+        anything wrong with them raises :class:`NetworkFileError` naming ``where``."""
+        try:
+            return cls._from_arrays(arrays, where)
+        except NetworkFileError:
+            raise
+        except Exception as exc:       # a check this code lacks: still the typed error
+            raise NetworkFileError(f"{where}: not a {FORMAT} file ({describe(exc)})"
+                                   ) from None
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict, where: str) -> "Network":
         def bad(msg):
             return NetworkFileError(f"{where}: {msg}")
 
-        missing = [k for k in ("W1", "b1", "W2", "b2", "card") if k not in arrays]
+        missing = [k for k in MODEL_ARRAYS if k not in arrays]
         if missing:
             raise bad(f"missing array(s) {missing}; not a {FORMAT} file")
+        raw = np.asarray(arrays["card"])
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise bad(f"card is {raw.dtype} of shape {raw.shape}; expected the bytes of "
+                      f"its JSON (uint8, one axis)")
         try:
-            card = json.loads(bytes(np.asarray(arrays["card"], dtype=np.uint8)).decode())
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise bad(f"card is not JSON ({exc})") from None
+            card = json.loads(raw.tobytes().decode())
+        except (ValueError, RecursionError) as exc:
+            raise bad(f"card is not JSON ({describe(exc)})") from None
         if not isinstance(card, dict) or card.get("format") != FORMAT:
-            raise bad(f"card format {card.get('format') if isinstance(card, dict) else card!r}"
+            raise bad(f"card format {quote(card.get('format') if isinstance(card, dict) else card)}"
                       f"; expected {FORMAT!r}")
-        if card.get("format_version") != FORMAT_VERSION:
-            raise bad(f"format_version {card.get('format_version')!r}; this code reads "
-                      f"version {FORMAT_VERSION}")
+        version = card.get("format_version")
+        if type(version) is not int or version != FORMAT_VERSION:
+            raise bad(f"format_version {quote(version)}; this code reads version "
+                      f"{FORMAT_VERSION}")
         variant = card.get("variant")
-        if variant not in VARIANTS:
-            raise bad(f"variant {variant!r}; expected one of {list(VARIANTS)}")
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            raise bad(f"variant {quote(variant)}; expected one of {list(VARIANTS)}")
         try:
             enc = get_encoder(card.get("encoder"))
         except EncodingError as exc:
             raise bad(str(exc)) from None
-        hidden = card.get("hidden")
-        if card.get("inputs") != enc.n_inputs or not isinstance(hidden, int) or hidden < 1:
-            raise bad(f"card sizes inputs={card.get('inputs')!r} hidden={hidden!r} do not "
+        hidden, inputs = card.get("hidden"), card.get("inputs")
+        if (type(inputs) is not int or inputs != enc.n_inputs or type(hidden) is not int
+                or hidden < 1):
+            raise bad(f"card sizes inputs={quote(inputs)} hidden={quote(hidden)} do not "
                       f"fit encoder {enc.name} ({enc.n_inputs} inputs)")
+        info = card.get("info")
+        if info is None:
+            info = {}
+        if not isinstance(info, dict):
+            raise bad(f"card info {quote(info)}; expected a JSON object")
         expect = {"W1": (hidden, enc.n_inputs), "b1": (hidden,),
                   "W2": (N_OUTPUTS, hidden), "b2": (N_OUTPUTS,)}
         got = {}
@@ -503,7 +534,7 @@ class Network:
                 raise bad(f"{key} holds non-finite values")
             got[key] = np.ascontiguousarray(a, dtype=np.float32)
         return cls(variant, enc, np.ascontiguousarray(got["W1"].T), got["b1"], got["W2"],
-                   got["b2"], dict(card.get("info") or {}))
+                   got["b2"], info)
 
 
 # --------------------------------------------------------------------- file helpers
@@ -538,18 +569,69 @@ def atomic_savez(path: str | os.PathLike, arrays: dict) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def read_npz(path: str | os.PathLike) -> dict:
-    """All arrays of an ``.npz`` file, read without unpickling anything."""
+def read_npz(path: str | os.PathLike, names: Sequence[str]) -> dict:
+    """The arrays ``names`` of the ``.npz`` file ``path`` (those it holds: the caller
+    says which are missing), read without trusting the file: only the members named are
+    read; each must be stored or deflated, its ``.npy`` header (plain numbers, a
+    shape) must account for its size in the archive exactly, and that size must be at
+    most :data:`MAX_ARRAY_BYTES`, all checked before its data is read; nothing is
+    unpickled. Anything wrong, down to a corrupt deflate stream, raises
+    :class:`NetworkFileError` naming the file and the problem."""
     try:
-        z = np.load(path, allow_pickle=False)
-        if not isinstance(z, np.lib.npyio.NpzFile):
-            raise ValueError("a single .npy array, not an .npz archive")
-        with z:
-            return {k: z[k] for k in z.files}
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head == b"\x93NUMPY":
+            raise NetworkFileError(f"{path}: a single .npy array, not an .npz archive")
+        with zipfile.ZipFile(path) as z:
+            members = {info.filename: info for info in z.infolist()}
+            return {name: _read_member(z, members[f"{name}.npy"], path)
+                    for name in names if f"{name}.npy" in members}
+    except NetworkFileError:
+        raise
     except FileNotFoundError:
         raise NetworkFileError(f"{path}: no such file") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise NetworkFileError(f"{path}: not a readable .npz file ({exc})") from None
+    except Exception as exc:         # whatever a damaged file provokes: the typed error
+        raise NetworkFileError(f"{path}: not a readable .npz file ({describe(exc)})"
+                               ) from None
+
+
+def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, path) -> np.ndarray:
+    """One ``.npy`` member of an archive, checked as :func:`read_npz` says."""
+    def bad(msg):
+        return NetworkFileError(f"{path}: member {quote(info.filename)}: {msg}")
+
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise bad(f"compression method {info.compress_type}; expected 0 (stored) or 8 "
+                  f"(deflated)")
+    if info.file_size > MAX_ARRAY_BYTES + (1 << 16):
+        raise bad(f"{info.file_size:,} bytes; an array may take at most "
+                  f"{MAX_ARRAY_BYTES:,}")
+    fmt = np.lib.format
+    with z.open(info) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise bad(f".npy format version {version}; expected 1.0 or 2.0")
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None \
+                or dtype.kind not in "biuf":
+            raise bad(f"dtype {dtype}; expected plain numbers")
+        if any(n < 0 for n in shape):
+            raise bad(f"shape {shape}")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > MAX_ARRAY_BYTES:
+            raise bad(f"its header claims {dtype} of shape {shape} ({nbytes:,} bytes); an "
+                      f"array may take at most {MAX_ARRAY_BYTES:,}")
+        held = info.file_size - f.tell()
+        if nbytes != held:
+            raise bad(f"its header claims {dtype} of shape {shape} ({nbytes:,} bytes), "
+                      f"the archive holds {held:,} bytes of data")
+        data = bytearray(f.read(nbytes))
+    if len(data) != nbytes:
+        raise bad(f"{len(data):,} bytes of data; expected {nbytes:,}")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
 def utc_now() -> str:

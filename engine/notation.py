@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import NotationError, PositionError
+from .errors import NotationError, PositionError, quote
 from .position import Position
 
 
@@ -24,11 +24,11 @@ def parse_position(value: Any, variant: str | None = None):
     if isinstance(value, dict):
         pos = Position.from_json(value)
         if variant is not None and pos.variant != variant:
-            raise PositionError(f"position variant {pos.variant!r} differs from the "
-                                f"requested variant {variant!r}")
+            raise PositionError(f"position variant {quote(pos.variant)} differs from the "
+                                f"requested variant {quote(variant)}")
         return pos, None
     if not isinstance(value, str):
-        raise PositionError(f"position {value!r:.80}: expected Position JSON, a GNU "
+        raise PositionError(f"position {quote(value)}: expected Position JSON, a GNU "
                             f"Backgammon ID or an XGID")
     text = value.strip()
     if text.lower() == "start":
@@ -42,7 +42,7 @@ def parse_position(value: Any, variant: str | None = None):
     try:
         return position_from_gnubg(text, variant or "backgammon")
     except NotationError as exc:
-        raise NotationError(f"position {text!r:.80} is neither Position JSON, an XGID "
+        raise NotationError(f"position {quote(text)} is neither Position JSON, an XGID "
                             f"nor a GNU Backgammon ID: {exc}") from None
 
 
@@ -51,16 +51,8 @@ def _json_object(text: str) -> dict:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise PositionError(f"position {text!r:.80} is not valid JSON: {exc}") from None
+        raise PositionError(f"position {quote(text)} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
-        raise PositionError(f"position {text!r:.80}: expected a JSON object")
+        raise PositionError(f"position {quote(text)}: expected a JSON object")
     return data
 
-
-def parse_dice(text: str) -> tuple[int, int]:
-    """``"31"``, ``"3-1"``, ``"3 1"`` or ``"3,1"`` as a pair of dice."""
-    from .errors import DiceError
-    digits = [c for c in str(text) if not c in " -,/"]
-    if len(digits) != 2 or not all(c in "123456" for c in digits):
-        raise DiceError(f"dice {text!r}: expected two digits 1..6, e.g. 31 or 3-1")
-    return int(digits[0]), int(digits[1])

@@ -46,9 +46,10 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
+from ._cli import non_negative_int
 from .board import render
 from .dice import Dice, roll_one
-from .errors import NardyError
+from .errors import NardyError, quote
 from .game import Kind, result
 from .heuristic import HeuristicPlayer
 from .match import TAVLI_GAMES
@@ -239,7 +240,7 @@ class Session:
         k = HINTS
         if len(parts) > 1:
             if not parts[1].isdigit() or int(parts[1]) < 1:
-                self.say(f"hint {parts[1]!r}: expected a positive number of plays")
+                self.say(f"hint {quote(parts[1])}: expected a positive number of plays")
                 return
             k = int(parts[1])
         engine = self.engine(rules.variant)
@@ -347,9 +348,13 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                     help="play a match to N points (tavli: default 5)")
     ap.add_argument("--engine", default="auto",
                     help="auto (default), heuristic, model, or a model file")
-    ap.add_argument("--seed", type=int, help="seed of the dice (default: fresh)")
+    ap.add_argument("--seed", type=non_negative_int,
+                    help="seed of the dice, a whole number 0 or more (default: fresh)")
     args = ap.parse_args(argv)
-    stdin = stdin if stdin is not None else sys.stdin
+    if stdin is None:
+        stdin = sys.stdin
+        if hasattr(stdin, "reconfigure"):      # a byte that is not text: bad input, no more
+            stdin.reconfigure(errors="replace")
     stdout = stdout if stdout is not None else sys.stdout
     if args.match is not None and args.match < 1:
         ap.error("--match must be at least 1")
@@ -372,4 +377,5 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ._cli import run
+    run(main)

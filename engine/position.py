@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import _layout as L
-from .errors import PositionError
+from .errors import PositionError, quote
 from .variants import HIT, PIN, Rules, get_rules
 
 FIELDS = ("variant", "me", "them", "bar", "off", "pinned", "turns", "pending")
@@ -69,19 +69,19 @@ class Position:
             try:
                 data = json.loads(data)
             except (ValueError, RecursionError) as exc:
-                raise PositionError(f"position {_quote(data)} is not valid JSON: {exc}") from None
+                raise PositionError(f"position {quote(data)} is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
-            raise PositionError(f"position {_quote(data)}: expected a JSON object")
+            raise PositionError(f"position {quote(data)}: expected a JSON object")
         unknown = sorted(set(map(str, data)) - set(FIELDS))
         if unknown:
-            raise PositionError(f"position has unknown field(s) {unknown}; "
+            raise PositionError(f"position has unknown field(s) {quote(unknown)}; "
                                 f"expected only {list(FIELDS)}")
         for key in ("variant", "me", "them"):
             if key not in data:
                 raise PositionError(f"position lacks the required field {key!r}")
         variant = data["variant"]
         if not isinstance(variant, str):
-            raise PositionError(f"field 'variant' = {_quote(variant)}: expected a string")
+            raise PositionError(f"field 'variant' = {quote(variant)}: expected a string")
         if rules is None:
             try:
                 rules = get_rules(variant)
@@ -112,7 +112,7 @@ class Position:
         """
         parts = [s.strip() for s in text.split(";")]
         if len(parts) != 2 or not parts[0].startswith("x") or not parts[1].startswith("o"):
-            raise PositionError(f"literal {text!r}: expected 'x <point:count ...>; o <...>'")
+            raise PositionError(f"literal {quote(text)}: expected 'x <point:count ...>; o <...>'")
         sides = []
         for part in parts:
             board = [0] * 24
@@ -121,7 +121,7 @@ class Position:
             for token in part[1:].split():
                 m = re.fullmatch(r"(\d+|bar|off|pin):(\d+)", token)
                 if not m:
-                    raise PositionError(f"literal {text!r}: bad token {token!r}, "
+                    raise PositionError(f"literal {quote(text)}: bad token {quote(token)}, "
                                         f"expected point:count")
                 key, n = m.group(1), int(m.group(2))
                 if key == "bar":
@@ -133,7 +133,7 @@ class Position:
                 elif 1 <= int(key) <= 24:
                     board[int(key) - 1] += n
                 else:
-                    raise PositionError(f"literal {text!r}: point {key} outside 1..24")
+                    raise PositionError(f"literal {quote(text)}: point {key} outside 1..24")
             bar = bar or 0
             if off is None:
                 off = CHECKERS - sum(board) - bar
@@ -223,7 +223,7 @@ class Position:
         """Raise :class:`PositionError` unless the position is legal for ``rules``."""
         rules = rules or get_rules(self.variant)
         if rules.variant != self.variant:
-            raise PositionError(f"position variant {self.variant!r} does not match "
+            raise PositionError(f"position variant {quote(self.variant)} does not match "
                                 f"the rules of {rules.variant!r}")
         for name, side in (("me", 0), ("them", 1)):
             board = self.me if side == 0 else self.them
@@ -272,25 +272,20 @@ class Position:
         return self
 
 
-def _quote(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _int_list(value: Any, name: str, length: int | None) -> tuple:
     if not isinstance(value, (list, tuple)):
-        raise PositionError(f"field {name!r} = {_quote(value)}: expected a list")
+        raise PositionError(f"field {name!r} = {quote(value)}: expected a list")
     if length is not None and len(value) != length:
-        raise PositionError(f"field {name!r} = {_quote(value)}: expected {length} entries, "
+        raise PositionError(f"field {name!r} = {quote(value)}: expected {length} entries, "
                             f"got {len(value)}")
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 9999:
-            raise PositionError(f"field {name!r} = {_quote(value)}: entry {_quote(v)} is "
+            raise PositionError(f"field {name!r} = {quote(value)}: entry {quote(v)} is "
                                 f"not a non-negative integer")
     return tuple(value)
 
 
 def _pinned(value: Any) -> tuple:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise PositionError(f"field 'pinned' = {_quote(value)}: expected two lists of points")
+        raise PositionError(f"field 'pinned' = {quote(value)}: expected two lists of points")
     return tuple(tuple(sorted(_int_list(v, f"pinned[{i}]", None))) for i, v in enumerate(value))

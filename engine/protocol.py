@@ -3,24 +3,37 @@
 One request per line on standard input, one reply per line on standard output, in
 order, flushed after each; logs go to standard error. Bad input of any kind gets an
 ``error`` reply (a short ``code`` and a message quoting what was wrong) and the process
-serves the next line. Commands are looked up in :data:`COMMANDS`; later parts of the
-engine register theirs there.
+serves the next line: bytes that are not UTF-8, a line longer than :data:`MAX_LINE`,
+JSON nested too deep, numbers JSON has not (``NaN``, ``Infinity``, ``1e400``). Standard
+input is read as bytes and each line decoded alone; replies are strict JSON in ASCII,
+so neither side's encoding can stop the process. Commands are looked up in
+:data:`COMMANDS`; later parts of the engine register theirs there.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import traceback
 from typing import Any, Callable
 
-from .errors import NardyError
+from .errors import NardyError, clip, describe, quote
 from .keys import key_order, keys_sha256
 from .movegen import cascade_threads, check_dice, successor_arrays
 from .notation import parse_position
 from .position import Position
 
 DEFAULT_LIMIT = 100_000
+"""``limit`` of ``moves`` and ``best`` when the request has none."""
+MAX_LIMIT = DEFAULT_LIMIT
+"""The largest ``limit`` a request may ask for: a gul bara cascade has up to a million
+plays, and listing all of them took minutes, gigabytes and a 221 MB reply line. Above
+``limit`` a reply is cut (``moves`` sends the plays' digest, ``best`` the best ones)."""
+MAX_LINE = 1 << 20
+"""The longest request line read, in bytes (1 MiB; a request is a few hundred bytes). A
+longer line is skipped to its end without being kept and gets a ``line_too_long``
+error, so one runaway line cannot fill the memory."""
 
 
 class RequestError(NardyError):
@@ -35,7 +48,7 @@ def _field(req: dict, name: str, default: Any = ...):
     if name in req:
         return req[name]
     if default is ...:
-        raise RequestError("missing_field", f"request lacks the field {name!r}")
+        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
     return default
 
 
@@ -45,9 +58,9 @@ def _position(req: dict) -> Position:
 
 def _limit(req: dict) -> int:
     limit = _field(req, "limit", DEFAULT_LIMIT)
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise RequestError("invalid_limit", f"limit = {limit!r}: expected a non-negative "
-                                            f"integer")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
+        raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected an integer "
+                                            f"0..{MAX_LIMIT}")
     return limit
 
 
@@ -89,15 +102,16 @@ def _ply(req: dict) -> int:
     from .search import MAX_PLY
     ply = _field(req, "ply", 0)
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise RequestError("invalid_ply", f"ply = {ply!r}: expected an integer 0..{MAX_PLY}")
+        raise RequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
+                                          f"0..{MAX_PLY}")
     return ply
 
 
 def cmd_best(req: dict) -> dict:
     """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
 
-    ``limit`` (default 100000, as for ``moves``): when the roll has more plays than
-    that (a gul bara cascade can have a million), ``candidates`` holds the best
+    ``limit`` (default and largest 100000, as for ``moves``): when the roll has more
+    plays than that (a gul bara cascade can have a million), ``candidates`` holds the best
     ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
     number of plays rated."""
     pos = _position(req)
@@ -142,20 +156,39 @@ def _error(rid: Any, code: str, message: str) -> dict:
     return {"id": rid, "error": {"code": code, "message": message}}
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {clip(text)} is too large for a 64-bit float")
+    return value
+
+
+def parse_request(line: str) -> Any:
+    """``json.loads`` of strict JSON: ``NaN``, ``Infinity`` and numbers beyond a float's
+    range (``1e400``) raise :class:`ValueError`, so nothing the engine echoes (an ``id``)
+    can make its reply invalid JSON."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+
+
 def handle_line(line: str) -> dict:
     """The reply to one request line (never raises)."""
     try:
-        req = json.loads(line)
+        req = parse_request(line)
     except (ValueError, RecursionError) as exc:
-        return _error(None, "bad_json", f"line {line.strip()[:120]!r} is not valid JSON: {exc}")
+        return _error(None, "bad_json", f"line {quote(line.strip())} is not valid JSON: "
+                                        f"{clip(str(exc))}")
     if not isinstance(req, dict):
-        return _error(None, "bad_request", f"request {line.strip()[:120]!r}: expected a "
+        return _error(None, "bad_request", f"request {quote(line.strip())}: expected a "
                                            f"JSON object")
     rid = req.get("id")
     cmd = req.get("cmd")
     handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
     if handler is None:
-        return _error(rid, "unknown_cmd", f"cmd {cmd!r}: expected one of "
+        return _error(rid, "unknown_cmd", f"cmd {quote(cmd)}: expected one of "
                                           f"{sorted(COMMANDS)}")
     try:
         reply = handler(req)
@@ -165,20 +198,73 @@ def handle_line(line: str) -> dict:
         return _error(rid, exc.code, str(exc))
     except Exception as exc:  # a bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)
-        return _error(rid, "internal_error", f"{type(exc).__name__}: {exc}")
+        return _error(rid, "internal_error", describe(exc))
     if "id" in req:
         reply = {"id": rid, **reply}
     return reply
 
 
+def handle_bytes(raw: bytes) -> dict | None:
+    """The reply to one line of standard input as bytes (its newline removed), or None
+    for a blank line (JSON whitespace only), which gets no reply. A line that is not
+    UTF-8 gets ``bad_encoding``."""
+    if not raw.strip(b" \t\r\n"):
+        return None
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _error(None, "bad_encoding", f"line {quote(raw)} is not UTF-8: {exc.reason} "
+                                            f"at byte {exc.start}")
+    return handle_line(line)
+
+
+def reply_text(reply: dict) -> str:
+    """``reply`` as one line of strict JSON, ASCII only. A reply that cannot be written so
+    (a NaN equity) is a bug: it is logged to standard error and replaced by an
+    ``internal_error`` reply, so the line is JSON all the same."""
+    try:
+        return json.dumps(reply, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        print(f"engine.protocol: internal error: reply not JSON ({describe(exc)}): "
+              f"{quote(reply)}", file=sys.stderr)
+        message = f"the reply could not be written as JSON ({type(exc).__name__})"
+        try:
+            return json.dumps(_error(reply.get("id"), "internal_error", message),
+                              separators=(",", ":"), allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            return json.dumps(_error(None, "internal_error", message), separators=(",", ":"))
+
+
+def _skip_line(stdin) -> int:
+    """Read ``stdin`` to the end of the line in bounded pieces; the bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stdin.readline(1 << 16)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
+
+
 def serve(stdin=None, stdout=None) -> None:
-    """Serve requests from ``stdin`` until end of file."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    for line in stdin:
-        if not line.strip():
-            continue
-        stdout.write(json.dumps(handle_line(line), separators=(",", ":")) + "\n")
+    """Serve requests from the binary stream ``stdin`` (default: standard input's
+    bytes) to the binary stream ``stdout`` until end of file, one reply line per line
+    that is not blank."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    while True:
+        raw = stdin.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            size = len(raw) + _skip_line(stdin)
+            reply = _error(None, "line_too_long", f"a request line of {size:,} bytes "
+                                                  f"(starting {quote(raw[:40])}) is "
+                                                  f"longer than the {MAX_LINE:,} read")
+        else:
+            reply = handle_bytes(raw[:-1] if raw.endswith(b"\n") else raw)
+            if reply is None:
+                continue
+        stdout.write(reply_text(reply).encode("ascii") + b"\n")
         stdout.flush()
 
 
@@ -188,4 +274,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from ._cli import run
+    run(main)

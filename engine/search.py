@@ -42,7 +42,7 @@ from . import _layout as L
 from ._jit import FAST
 from ._movegen import SCRATCH_LEN, generate_into, generate_play
 from .dice import Dice
-from .errors import NardyError
+from .errors import NardyError, quote
 from .evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs
 from .movegen import check_dice
 from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
@@ -71,9 +71,9 @@ class MoveFilter:
 
     def __post_init__(self):
         if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 1:
-            raise SearchError(f"MoveFilter keep = {self.keep!r}: expected an int >= 1")
+            raise SearchError(f"MoveFilter keep = {quote(self.keep)}: expected an int >= 1")
         if not isinstance(self.within, (int, float)) or not self.within >= 0:
-            raise SearchError(f"MoveFilter within = {self.within!r}: expected a number >= 0")
+            raise SearchError(f"MoveFilter within = {quote(self.within)}: expected a number >= 0")
 
 
 DEFAULT_FILTERS = {
@@ -109,16 +109,16 @@ class SearchSettings:
     def __post_init__(self):
         if isinstance(self.ply, bool) or not isinstance(self.ply, int) \
                 or not 0 <= self.ply <= MAX_PLY:
-            raise SearchError(f"ply = {self.ply!r}: expected an integer 0..{MAX_PLY}")
+            raise SearchError(f"ply = {quote(self.ply)}: expected an integer 0..{MAX_PLY}")
         if self.filters is not None:
             if len(self.filters) != self.ply:
-                raise SearchError(f"filters = {self.filters!r}: expected {self.ply} "
+                raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
                                   f"level(s) for ply {self.ply}")
             for f in self.filters:
                 if f is not None and not isinstance(f, MoveFilter):
-                    raise SearchError(f"filter {f!r}: expected a MoveFilter or None")
+                    raise SearchError(f"filter {quote(f)}: expected a MoveFilter or None")
         if not isinstance(self.reply, MoveFilter):
-            raise SearchError(f"reply = {self.reply!r}: expected a MoveFilter")
+            raise SearchError(f"reply = {quote(self.reply)}: expected a MoveFilter")
 
     @property
     def root_filters(self) -> tuple:

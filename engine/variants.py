@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from .errors import VariantError
+from .errors import VariantError, quote
 
 # geometry
 OPPOSITE = 0          # my point p is the opponent's point 25 - p
@@ -103,10 +103,10 @@ class Rules:
         names = {f.name for f in fields(self)} - {"variant", "geometry", "meet", "start"}
         for key, value in options.items():
             if key not in names:
-                raise VariantError(f"unknown rule option {key!r} for {self.variant}; "
+                raise VariantError(f"unknown rule option {quote(key)} for {self.variant}; "
                                    f"expected one of {sorted(names)}")
             if not isinstance(value, (bool, int)):
-                raise VariantError(f"rule option {key}={value!r}: expected an int or bool")
+                raise VariantError(f"rule option {key}={quote(value)}: expected an int or bool")
         return replace(self, **options)
 
     def opposite_point(self, p: int) -> int:
@@ -155,6 +155,6 @@ def get_rules(variant: str, **options) -> Rules:
     try:
         rules = _DEFAULTS[variant]
     except (KeyError, TypeError):
-        raise VariantError(f"unknown variant {variant!r}; expected one of "
+        raise VariantError(f"unknown variant {quote(variant)}; expected one of "
                            f"{', '.join(VARIANTS)}") from None
     return rules.with_options(**options) if options else rules

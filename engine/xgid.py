@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import NotationError, PositionError
+from .errors import NotationError, PositionError, quote
 from .position import CHECKERS, Position
 from .variants import OPPOSITE, get_rules
 
@@ -40,11 +40,6 @@ PREFIX = "XGID="
 _FIELD = re.compile(r"0|-?[1-9]\d{0,4}")   # canonical integers only
 _ACTIONS = {"D": "double", "B": "beaver", "R": "raccoon"}
 _ACTION_CHARS = {v: k for k, v in _ACTIONS.items()}
-
-
-def _quote(text: object, limit: int = 80) -> str:
-    r = repr(text)
-    return r if len(r) <= limit else r[:limit] + "..."
 
 
 @dataclass(frozen=True)
@@ -84,38 +79,38 @@ class XgidInfo:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1 or v & (v - 1) \
                     or v.bit_length() > 31:
-                raise NotationError(f"{name}={v!r}: expected a power of two 1..2**30")
+                raise NotationError(f"{name}={quote(v)}: expected a power of two 1..2**30")
         if self.cube_owner not in ("centre", "me", "them"):
-            raise NotationError(f"cube_owner={self.cube_owner!r}: expected 'centre', 'me' "
+            raise NotationError(f"cube_owner={quote(self.cube_owner)}: expected 'centre', 'me' "
                                 f"or 'them'")
         if self.dice is not None:
             d = self.dice
             if (not isinstance(d, tuple) or len(d) != 2
                     or any(isinstance(x, bool) or x not in range(1, 7) for x in d)):
-                raise NotationError(f"dice={d!r}: expected None or two dice 1..6")
+                raise NotationError(f"dice={quote(d)}: expected None or two dice 1..6")
             if self.cube_action is not None:
-                raise NotationError(f"dice={d!r} with cube_action={self.cube_action!r}: "
+                raise NotationError(f"dice={quote(d)} with cube_action={quote(self.cube_action)}: "
                                     f"an XGID holds one or the other")
         if self.cube_action not in (None, *_ACTION_CHARS):
-            raise NotationError(f"cube_action={self.cube_action!r}: expected None, "
+            raise NotationError(f"cube_action={quote(self.cube_action)}: expected None, "
                                 f"'double', 'beaver' or 'raccoon'")
         m = self.match_length
         if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= 99999:
-            raise NotationError(f"match_length={m!r}: expected 0 (money) or a length")
+            raise NotationError(f"match_length={quote(m)}: expected 0 (money) or a length")
         s = self.score
         if (not isinstance(s, tuple) or len(s) != 2
                 or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= 99999
                        for x in s)):
-            raise NotationError(f"score={s!r}: expected two non-negative scores")
+            raise NotationError(f"score={quote(s)}: expected two non-negative scores")
         if m and any(x > m for x in s):
-            raise NotationError(f"score={s!r} exceeds the match length {m}")
+            raise NotationError(f"score={quote(s)} exceeds the match length {m}")
         if m and (self.jacoby or self.beaver):
             raise NotationError("jacoby/beaver are money-play flags; match_length is "
                                 f"{m}")
         if not m and self.crawford:
             raise NotationError("crawford=True in money play: no Crawford game in money")
         if self.turn not in (1, -1):
-            raise NotationError(f"turn={self.turn!r}: expected 1 (bottom) or -1 (top)")
+            raise NotationError(f"turn={quote(self.turn)}: expected 1 (bottom) or -1 (top)")
 
     @property
     def money(self) -> bool:
@@ -141,7 +136,7 @@ def format_xgid(pos: Position, info: XgidInfo | None = None) -> str:
     except ValueError as exc:
         raise NotationError(f"format_xgid: {exc}") from None
     if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"format_xgid: variant {pos.variant!r} has no XGID form; "
+        raise NotationError(f"format_xgid: variant {quote(pos.variant)} has no XGID form; "
                             f"expected 'backgammon' or 'portes'")
     if info.turn == 1:
         (bottom, bbar), (top, tbar) = (pos.me, pos.bar[0]), (pos.them, pos.bar[1])
@@ -180,14 +175,14 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
     a field out of range, or an impossible position (more than 15 checkers a side).
     """
     if not isinstance(text, str):
-        raise NotationError(f"XGID {_quote(text)}: expected a string")
-    what = f"XGID {_quote(text)}"
+        raise NotationError(f"XGID {quote(text)}: expected a string")
+    what = f"XGID {quote(text)}"
     try:
         rules = get_rules(variant)
     except ValueError as exc:
         raise NotationError(f"{what}: {exc}") from None
     if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"{what}: variant {variant!r} has no XGID form; expected "
+        raise NotationError(f"{what}: variant {quote(variant)} has no XGID form; expected "
                             f"'backgammon' or 'portes'")
     body = text.strip()
     if body[:len(PREFIX)].upper() == PREFIX:
@@ -202,7 +197,7 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
     for name, field in zip(("cube", "cube owner", "turn", "first score", "second score",
                             "rules", "match length", "max cube"), nums):
         if not _FIELD.fullmatch(field):
-            raise NotationError(f"{what}: {name} field {field!r} is not an integer")
+            raise NotationError(f"{what}: {name} field {quote(field)} is not an integer")
     cube_exp, owner, turn, s1, s2, flags, length, max_exp = map(int, nums)
 
     # --- board
@@ -216,15 +211,15 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
         if "A" <= c <= "O":
             if i == 0:
                 raise NotationError(f"{what}: index 0 is the top player's bar; an "
-                                    f"uppercase {c!r} there is not allowed")
+                                    f"uppercase {quote(c)} there is not allowed")
             bottom[24 if i == 25 else i - 1] = ord(c) - ord("A") + 1
         elif "a" <= c <= "o":
             if i == 25:
                 raise NotationError(f"{what}: index 25 is the bottom player's bar; a "
-                                    f"lowercase {c!r} there is not allowed")
+                                    f"lowercase {quote(c)} there is not allowed")
             top[24 if i == 0 else 25 - i - 1] = ord(c) - ord("a") + 1
         else:
-            raise NotationError(f"{what}: board character {c!r} at index {i}; expected "
+            raise NotationError(f"{what}: board character {quote(c)} at index {i}; expected "
                                 f"'-', A-O or a-o")
     for name, side in (("bottom (uppercase)", bottom), ("top (lowercase)", top)):
         if sum(side) > CHECKERS:
@@ -252,7 +247,7 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
         action = _ACTIONS[dice_text]
     elif dice_text != "00":
         if not re.fullmatch(r"[1-6][1-6]", dice_text):
-            raise NotationError(f"{what}: dice field {dice_text!r}; expected '00', 'D', "
+            raise NotationError(f"{what}: dice field {quote(dice_text)}; expected '00', 'D', "
                                 f"'B', 'R' or two dice 1..6 such as '53'")
         dice = (int(dice_text[0]), int(dice_text[1]))
 

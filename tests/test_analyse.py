@@ -88,6 +88,13 @@ def test_bad_input_is_an_error(models, capsys):
     assert code == 2 and "71" in err
 
 
+def test_dice_with_a_stray_sign_are_an_error(models, capsys):
+    """Regression: ``--dice -31`` was read as 3-1."""
+    for text in ("-31", "3-1-", "3--1"):
+        code, out, err = run(capsys, "--position", "start", "--dice", text)
+        assert code == 2 and out == "" and repr(text) in err and err.count("\n") == 1
+
+
 def test_protocol_best_and_evaluate(models):
     start = Position.start().to_json()
     reply = ask(id=3, cmd="best", position=start, dice=[3, 1], ply=1)

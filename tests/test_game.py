@@ -23,7 +23,7 @@ import pytest
 
 from engine import DiceError, Position, get_rules, successors
 from engine._movegen import _cascade_turn
-from engine.dice import ALL_21, Dice, roll, roll_one
+from engine.dice import ALL_21, Dice, parse_dice, roll, roll_one
 from engine.game import (ERRORS, GameResult, Kind, _result_k, opening_roll, play_game,
                          playouts, result, score_table)
 from engine.players import GreedyPlayer, Player, PubEvalPlayer, RandomPlayer
@@ -67,6 +67,22 @@ def test_dice_value_type():
     for bad in ["71", "3", "abc", (1, 2, 3), None]:
         with pytest.raises(DiceError):
             Dice.of(bad)
+
+
+def test_dice_text_is_read_strictly():
+    """Regression: ``--dice -31`` was read as 3-1 (the CLI's reader dropped every ``-``,
+    ``,``, ``/`` and space); one reader now takes two digits 1..6 and at most one of
+    them between."""
+    for text, dice in [("31", (3, 1)), ("1-3", (1, 3)), ("6 6", (6, 6)), ("5,2", (5, 2)),
+                       ("4/1", (4, 1)), (" 3 - 1 ", (3, 1))]:
+        assert parse_dice(text) == dice
+    for bad in ["-31", "31-", "3--1", "3-,1", "--31", "3", "312", "71", "3 0", "٣١",
+                "", None, 31]:
+        with pytest.raises(DiceError, match="expected two digits"):
+            parse_dice(bad)
+        if isinstance(bad, str):
+            with pytest.raises(DiceError):
+                Dice.of(bad)
 
 
 def test_rolls_come_from_the_generator_passed_in():

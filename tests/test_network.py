@@ -1,13 +1,20 @@
 """The network: encoder against a slow reference, incremental forward, files."""
 
 import json
+import subprocess
+import sys
+import tracemalloc
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from badfiles import bad_models, write_model
 from engine.features import features
 
-from engine import _layout as L
+from engine import _layout as L, network
+from engine.analyse import main as analyse
 from engine._movegen import generate
 from engine.encoding import TESAURO198, EncodingError, get_encoder
 from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_probs,
@@ -15,6 +22,8 @@ from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_prob
 from engine.position import Position
 from engine.variants import get_rules
 from numba import njit
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def slow_tesauro(s):
@@ -397,3 +406,57 @@ def test_load_rejects_garbage_and_pickles(tmp_path):
     np.savez(partial, W1=np.zeros((2, 2), np.float32))
     with pytest.raises(NetworkFileError, match="missing array"):
         Network.load(partial)
+
+
+# ------------------------------------------------------------------ damaged files
+def test_damaged_model_files_raise_the_typed_error(tmp_path):
+    """Regression: damaged files raised TypeError, ValueError, RecursionError,
+    zlib.error, NotImplementedError or MemoryError instead of NetworkFileError."""
+    for what, path in bad_models(tmp_path).items():
+        with pytest.raises(NetworkFileError) as info:
+            Network.load(path)
+        message = str(info.value)
+        assert str(path) in message and "\n" not in message and len(message) < 600, (
+            what, message)
+
+
+def test_an_array_past_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    path = Network.create("backgammon", 8).save(tmp_path / "m.npz")
+    monkeypatch.setattr(network, "MAX_ARRAY_BYTES", 4096)      # W1 is 8 x 198 x 4 bytes
+    with pytest.raises(NetworkFileError, match="W1.npy.*at most 4,096"):
+        Network.load(path)
+
+
+def test_an_extra_array_is_never_read(tmp_path):
+    """Regression: a 0.5 MB file carrying an extra 512 MB array (zeros deflate to
+    nothing) loaded "fine" and took 514 MB; only the arrays the format names are read."""
+    path = write_model(tmp_path / "m.npz")
+    with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as z:
+        with z.open("extra.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_1_0(
+                f, {"descr": "|u1", "fortran_order": False, "shape": (128 << 20,)})
+            for _ in range(128):
+                f.write(bytes(1 << 20))
+    assert path.stat().st_size < 2 << 20
+    tracemalloc.start()
+    try:
+        net = Network.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert net.hidden == 8 and peak < 16 << 20, f"peak {peak:,} bytes"
+
+
+def test_analyse_prints_one_line_for_a_damaged_model(tmp_path, capsys):
+    """``python -m engine.analyse --model BAD.npz``: one line, the error, and a non-zero
+    exit, not a traceback."""
+    files = bad_models(tmp_path)
+    for what, path in files.items():
+        code = analyse(["--model", str(path), "--position", "start", "--dice", "31"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, (what, err)
+    proc = subprocess.run([sys.executable, "-m", "engine.analyse", "--model",
+                           str(files["corrupt deflate (zlib.error)"]), "--dice", "31"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr

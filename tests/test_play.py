@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from engine import Position, successors
 from engine.movetext import format_move
@@ -102,6 +103,15 @@ def test_quit_and_end_of_input():
     assert code == 0 and text.rstrip().endswith("Bye.")
     code, text = run(["--variant", "fevga", "--engine", "heuristic", "--seed", "1"], [])
     assert code == 0 and "Bye." in text
+
+
+def test_seed_must_be_a_whole_number(capsys):
+    """Regression: ``--seed -1`` ended in a traceback from numpy."""
+    for seed in ("-1", "1.5", "x"):
+        with pytest.raises(SystemExit) as info:
+            run(["--seed", seed], [])
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and "--seed" in err and "Traceback" not in err
 
 
 def test_missing_model_is_an_error():

@@ -1,15 +1,21 @@
 """The JSON-lines protocol: replies, errors that keep the process alive, truncation."""
 
 import hashlib
+import io
 import json
+import os
+import random
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import Position
-from engine.protocol import handle_line
+from engine.protocol import COMMANDS, MAX_LIMIT, MAX_LINE, handle_line, reply_text, serve
 
+ROOT = Path(__file__).resolve().parent.parent
 START = Position.start("backgammon").to_json()
 
 
@@ -105,3 +111,227 @@ def test_process_survives_bad_lines():
     replies = [json.loads(x) for x in proc.stdout.splitlines()]
     assert [("error" in r) for r in replies] == [True, False, True]
     assert replies[1]["count"] == 7
+
+
+# ------------------------------------------------------------------ bad bytes
+def strict(text):
+    """``json.loads`` as a strict JSON reader sees it: ``NaN`` and ``Infinity`` refused."""
+    def refuse(name):
+        raise ValueError(f"{name} in a reply")
+    return json.loads(text, parse_constant=refuse)
+
+
+def serve_bytes(data: bytes) -> list:
+    out = io.BytesIO()
+    serve(io.BytesIO(data), out)
+    return [strict(line) for line in out.getvalue().decode("ascii").splitlines()]
+
+
+def protocol_process(data: bytes) -> subprocess.CompletedProcess:
+    """``python -m engine.protocol`` fed ``data``, with standard input decoded strictly
+    wherever Python would decode it."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "engine.protocol"], input=data,
+                          capture_output=True, cwd=ROOT, env=env, timeout=300)
+
+
+def codes(replies) -> list:
+    return [r["error"]["code"] if "error" in r else None for r in replies]
+
+
+def test_a_byte_that_is_not_utf8_costs_one_reply_not_the_process():
+    """Regression: standard input was decoded as one text stream, and one ``0xff`` byte
+    ended the process with UnicodeDecodeError, answering nothing."""
+    proc = protocol_process(b'\xff\n{"id":1,"cmd":"met","length":2}\n\xc3\x28 {"id":2}\n'
+                            b'{"id":"\xed\xa0\x80"}\r\n{"id":3,"cmd":"met","length":1}')
+    assert proc.returncode == 0, proc.stderr
+    replies = [strict(x) for x in proc.stdout.decode("ascii").splitlines()]
+    assert codes(replies) == ["bad_encoding", None, "bad_encoding", "bad_encoding", None]
+    assert replies[1]["id"] == 1 and replies[4]["id"] == 3
+    assert "xff" in replies[0]["error"]["message"]
+
+
+def test_non_finite_numbers_are_not_json():
+    """Regression: an ``id`` of NaN, Infinity or 1e400 (Python's json takes them) was
+    echoed as it was, so the reply was not JSON."""
+    for text in ("NaN", "Infinity", "-Infinity", "1e400", "-1e999"):
+        reply = handle_line(f'{{"id": {text}, "cmd": "met", "length": 2}}')
+        assert reply["id"] is None and reply["error"]["code"] == "bad_json", reply
+        assert text.strip("-") in reply["error"]["message"]
+        strict(reply_text(reply))
+    reply = handle_line('{"id": 1e308, "cmd": "met", "length": 1}')
+    assert reply["id"] == 1e308 and "error" not in reply
+
+
+def test_a_reply_that_is_not_json_is_an_internal_error(monkeypatch, capsys):
+    """A NaN in a reply would be a bug: the line is an ``internal_error``, logged."""
+    monkeypatch.setitem(COMMANDS, "nan", lambda req: {"equity": float("nan")})
+    reply = strict(reply_text(handle_line('{"id": 3, "cmd": "nan"}')))
+    assert reply["id"] == 3 and reply["error"]["code"] == "internal_error"
+    assert "internal error" in capsys.readouterr().err
+
+
+def test_limit_has_a_maximum():
+    """Regression: ``limit`` had no upper bound (10**30 was taken; 10**6 on the largest
+    gul bara cascade took 225 s, 2.7 GB and one 221 MB line)."""
+    for cmd in ("moves", "best"):
+        for limit in (MAX_LIMIT + 1, 10**30):
+            reply = ask(cmd=cmd, position=START, dice=[3, 1], limit=limit)
+            assert reply["error"]["code"] == "invalid_limit", reply
+            assert f"0..{MAX_LIMIT}" in reply["error"]["message"]
+    assert ask(cmd="moves", position=START, dice=[3, 1], limit=MAX_LIMIT)["count"] == 16
+
+
+HUGE = "x" * 10_000_000
+
+
+@pytest.mark.parametrize("req", [
+    {"cmd": HUGE},
+    {"cmd": "moves", "position": HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": "XGID=" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": HUGE + ":" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": "{" + HUGE, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "variant": HUGE}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, HUGE: 1}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "me": [HUGE] * 24}, "dice": [3, 1]},
+    {"cmd": "moves", "position": {**START, "pinned": HUGE}, "dice": [3, 1]},
+    {"cmd": "moves", "position": START, "dice": [HUGE, 1]},
+    {"cmd": "moves", "position": START, "dice": [3, 1], "limit": HUGE},
+    {"cmd": "best", "position": START, "dice": [3, 1], "ply": HUGE},
+    {"cmd": "met", "length": HUGE},
+    {"cmd": "met", "length": 3, "gammon_rate": HUGE},
+    {"cmd": "cube", "position": START, "cube": HUGE},
+    {"cmd": "cube", "position": START, "cube": {"value": HUGE}},
+    {"cmd": "cube", "position": START, "cube": {"value": 2, "owner": HUGE}},
+    {"cmd": "cube", "position": START, "match": {"length": HUGE}},
+    {"cmd": "cube", "position": START, "match": {"length": 5, "score": HUGE}},
+    {"cmd": "cube", "position": START, "jacoby": HUGE},
+    {"cmd": "cube", "position": START, "efficiency": HUGE},
+])
+def test_error_messages_quote_a_huge_field_in_part(req):
+    """Regression: error messages quoted a 10 MB bad field in full."""
+    reply = handle_line(json.dumps(req))
+    code, message = reply["error"]["code"], reply["error"]["message"]
+    assert code != "internal_error" and len(message) < 1000, (code, message[:300])
+    assert "chars)" in message
+
+
+def test_api_errors_quote_a_huge_input_in_part():
+    """The same cut in the Python API: every error that quotes input uses
+    :func:`engine.errors.quote`."""
+    from engine.dice import Dice, parse_dice
+    from engine.errors import NardyError
+    from engine.gnubg_id import position_from_gnubg
+    from engine.movetext import parse_move
+    from engine.variants import get_rules
+    from engine.xgid import parse_xgid
+    from training.config import ConfigError, TrainConfig
+    start = Position.start("backgammon")
+    calls = [lambda: Dice.of(HUGE), lambda: parse_dice(HUGE), lambda: get_rules(HUGE),
+             lambda: Position.from_literal(HUGE), lambda: Position.from_json(HUGE),
+             lambda: position_from_gnubg(HUGE), lambda: parse_xgid("XGID=" + HUGE),
+             lambda: parse_move(HUGE, start, (3, 1)),
+             lambda: parse_move("8/5 " + HUGE, start, (3, 1))]
+    for call in calls:
+        with pytest.raises(NardyError) as info:
+            call()
+        assert len(str(info.value)) < 1000 and "chars)" in str(info.value)
+    for data in ({HUGE: 1}, {"variant": HUGE}, {"alpha": HUGE}):
+        with pytest.raises(ConfigError) as info:
+            TrainConfig.from_dict(data)
+        assert len(str(info.value)) < 1000 and "chars)" in str(info.value)
+
+
+def test_a_line_over_the_limit_is_skipped_with_one_reply():
+    """A request line is read up to :data:`MAX_LINE` bytes; a longer one is skipped to its
+    end unread and answered ``line_too_long``, and the next line is served."""
+    def padded(size: int, rid: int) -> bytes:
+        head = b'{"id":%d,"cmd":"met","length":1,"pad":"' % rid
+        return head + b"x" * (size - len(head) - 2) + b'"}'
+
+    assert len(padded(MAX_LINE, 1)) == MAX_LINE
+    data = (padded(MAX_LINE, 1) + b"\n" + padded(MAX_LINE + 1, 2) + b"\n"
+            + b"[" * (5 * MAX_LINE) + b"\n" + b'{"id":4,"cmd":"met","length":1}\n'
+            + padded(MAX_LINE + 1, 5))
+    replies = serve_bytes(data)
+    assert codes(replies) == [None, "line_too_long", "line_too_long", None, "line_too_long"]
+    assert replies[0]["id"] == 1 and replies[3]["id"] == 4
+    assert f"{5 * MAX_LINE + 1:,} bytes" in replies[2]["error"]["message"]
+
+
+def _fuzz_lines(rng: random.Random) -> list:
+    """Seeded lines of every kind a broken client could send: random bytes, cut JSON,
+    requests with random field values, numbers JSON has not, deep nesting, blanks."""
+    requests = [{"cmd": "met", "length": 2}, {"cmd": "moves", "position": START, "dice": [3, 1]},
+                {"cmd": "moves", "position": "4HPwATDgc/ABMA", "dice": [6, 6], "limit": 3},
+                {"cmd": "moves", "position": START, "dice": [2, 2], "limit": 0}]
+    values = [None, True, False, -1, 0, 1, 2, 3, 6, 7, 25, 99, 2**64, -2**63, 0.5, 1e308,
+              "", "x", "start", "4HPwATDgc/ABMA", "\u2028\ud800\U0001f600", [], [3, 1],
+              [0, 7], [1, 2, 3], [[]], {}, {"a": 1}, START, {**START, "me": [15] * 24},
+              {**START, "variant": "long_nardy"}, [[[[[[[[1]]]]]]]]]
+    lines = []
+    for i in range(360):
+        kind = i % 8
+        if kind == 0:
+            line = bytes(rng.randrange(256) for _ in range(rng.randrange(60)))
+        elif kind == 1:
+            text = json.dumps(rng.choice(requests)).encode()
+            line = text[:rng.randrange(len(text))]
+        elif kind == 2:
+            req = {"id": i, "cmd": rng.choice(["moves", "moves", "met", "nope", None, 5])}
+            for key in rng.sample(["position", "dice", "limit", "length", "gammon_rate"],
+                                  rng.randrange(6)):
+                req[key] = rng.choice(values)
+            line = json.dumps(req).encode()
+        elif kind == 3:
+            number = rng.choice(["NaN", "Infinity", "-Infinity", "1e400", "-1e400",
+                                 "1" + "0" * 5000, "1e-400", "-0", "1" * 300])
+            line = f'{{"id": {number}, "cmd": "met", "length": 2}}'.encode()
+        elif kind == 4:
+            depth = rng.choice([10, 500, 990, 1000, 5000, 100_000])
+            line = rng.choice([b"[" * depth, b"[" * depth + b"]" * depth,
+                               b'{"a":' * depth,
+                               b'{"id":' + b"[" * depth + b"]" * depth
+                               + b',"cmd":"met","length":1}'])
+        elif kind == 5:
+            line = bytearray(json.dumps(rng.choice(requests)).encode())
+            for _ in range(rng.randrange(1, 4)):
+                line[rng.randrange(len(line))] = rng.randrange(256)
+            line = bytes(line)
+        elif kind == 6:
+            line = json.dumps(rng.choice(requests), ensure_ascii=False).encode() + b"\r"
+        else:
+            line = rng.choice([b"", b" ", b"\t \r", b"\x0c", b"\xc2\xa0", b"{}", b"null"])
+        lines.append(line.replace(b"\n", b" "))
+    lines.append(b'{"id": "long", "pad": "' + b"y" * (2 * MAX_LINE) + b'"}')
+    return lines
+
+
+def test_fuzz_the_process_with_random_bytes():
+    """Hundreds of seeded bad lines through ``python -m engine.protocol``: it exits 0 at
+    the end of its input, answers every line that is not blank with exactly one line of
+    strict JSON in order, each a result or an ``error`` with ``code`` and ``message``,
+    and never a traceback or an internal error."""
+    lines = _fuzz_lines(random.Random(18))
+    proc = protocol_process(b"\n".join(lines) + b"\n")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert b"Traceback" not in proc.stdout and b"Traceback" not in proc.stderr, proc.stderr
+    replies = [strict(x) for x in proc.stdout.decode("ascii").splitlines()]
+    asked = [line for line in lines if line.strip(b" \t\r")]
+    assert len(replies) == len(asked)
+    for line, reply in zip(asked, replies):
+        assert isinstance(reply, dict), (line[:100], reply)
+        if "error" in reply:
+            error = reply["error"]
+            assert set(error) == {"code", "message"} and isinstance(error["message"], str)
+            assert error["code"] != "internal_error", (line[:100], error)
+        else:
+            assert "count" in reply or "pre_crawford" in reply, (line[:100], reply)
+        try:
+            req = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(req, dict) and isinstance(req.get("id"), int):
+            assert reply["id"] == req["id"]
+    assert codes(replies).count("line_too_long") == 1
+    assert {"bad_encoding", "bad_json", "bad_request", "unknown_cmd"} <= set(codes(replies))

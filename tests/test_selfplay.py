@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from badfiles import bad_checkpoints, bad_models
 from engine._movegen import new_scratch
 from engine.network import Network, atomic_savez
 from engine.position import Position
@@ -195,6 +196,119 @@ def test_kill_9_leaves_loadable_checkpoints(tmp_path):
     time.sleep(1.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(out) not in ps
+
+
+def _good_checkpoint(run_dir, games=5):
+    state = checkpoint.RunState(TrainConfig(size="tiny"), Network.create("backgammon", 40),
+                                games=games, rng=np.ones(1, np.uint64),
+                                history=[[games, 0.25, "pubeval", 20]])
+    return checkpoint.save(run_dir, state)
+
+
+def test_damaged_checkpoints_are_refused_with_the_typed_error(tmp_path):
+    """Regression: a checkpoint claiming ``games: -5``, ``1e300``, ``2.5`` or ``true``
+    was taken, and a bad card crashed the loader with an untyped exception."""
+    good = _good_checkpoint(tmp_path / "good")
+    for what, path in bad_checkpoints(good, tmp_path / "bad").items():
+        with pytest.raises(checkpoint.CheckpointError) as info:
+            checkpoint.load(path)
+        message = str(info.value)
+        assert str(path) in message and "\n" not in message and len(message) < 800, (
+            what, message)
+
+
+def test_resume_falls_back_past_a_damaged_newest_checkpoint(tmp_path, capsys):
+    """Regression: a damaged newest checkpoint crashed ``--resume``; it is named in one
+    line on standard error and the one before it is taken."""
+    run_dir = tmp_path / "run"
+    good = _good_checkpoint(run_dir)
+    for what, bad in bad_checkpoints(good, tmp_path / "bad").items():
+        newest = checkpoint.path_for(run_dir, 10)
+        newest.write_bytes(bad.read_bytes())
+        state = checkpoint.latest(run_dir)
+        err = capsys.readouterr().err
+        assert state.games == 5, what
+        assert err.startswith("skipping unreadable checkpoint: ") and err.count("\n") == 1, (
+            what, err)
+    assert main(["--games", "5", "--out", str(run_dir), "--resume", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "already 5 games" in out and err.count("\n") == 1
+    good.unlink()                      # none left that loads: a clear error, exit 2
+    assert main(["--games", "9", "--out", str(run_dir), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "none of its 1 checkpoint(s) can be read" in err and "Traceback" not in err
+
+
+def test_init_from_a_damaged_model_is_an_error(tmp_path, capsys):
+    bad = bad_models(tmp_path / "bad")["corrupt deflate (zlib.error)"]
+    assert main(["--games", "5", "--out", str(tmp_path / "run"), "--init", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(bad) in err
+
+
+def test_seed_must_be_a_whole_number(capsys):
+    """Regression: ``--seed -1`` got as far as a traceback from numpy."""
+    for argv in (["--seed", "-1"], ["--seed", "x"]):
+        with pytest.raises(SystemExit) as info:
+            main(["--games", "5", "--out", "unused", *argv])
+        assert info.value.code == 2 and "--seed" in capsys.readouterr().err
+    from training.release import main as release
+    with pytest.raises(SystemExit):
+        release(["--run", "unused", "--seed", "-1"])
+    assert "--seed" in capsys.readouterr().err
+
+
+def test_strength_in_chunks_plays_the_games_of_one_call(tmp_path):
+    """The strength figure is measured in chunks (so that a signal can stop it) and
+    comes out as one kernel call over all its games would have it."""
+    from engine.heuristic import weights as heuristic_weights
+    from engine.pubeval import weights as pubeval_weights
+    from training.selfplay import EVAL_CHUNK, Trainer
+    state = checkpoint.RunState(TrainConfig(size="tiny", eval_games=2 * EVAL_CHUNK + 50),
+                                Network.create("backgammon", 40))
+    ppg, _, n = Trainer(state, tmp_path, 1).strength()
+    one = Trainer(state, tmp_path, 1)
+    pts = np.zeros(n, np.int64)
+    td.evaluate_games(*one._net_args(one.w1t, one.b1, one.w2, one.b2), td.OPP_PUBEVAL,
+                      pubeval_weights(), one.cfg.max_turns, n, one.eval_rng, pts,
+                      hw=heuristic_weights(one.rules))
+    assert n == 2 * EVAL_CHUNK + 50 and ppg == pts.mean()
+
+
+def test_a_second_sigterm_cannot_skip_the_final_checkpoint(tmp_path):
+    """Regression: the final checkpoint was written after the final strength figure, so
+    a second SIGTERM during that figure ended the run with no checkpoint. Now the first
+    SIGTERM stops the workers and writes it; the second skips the figure."""
+    out, log = tmp_path / "run", tmp_path / "stderr"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "training.selfplay", "--games", "10000000", "--out",
+             str(out), "--workers", "1", "--set", "size=tiny", "--set",
+             "checkpoint_minutes=60", "--set", "eval_minutes=60", "--set",
+             "eval_games=1000000"], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.time() + 600          # the kernels may compile first
+        while b"game" not in log.read_bytes():      # the progress bar: games under way
+            assert proc.poll() is None and time.time() < deadline, log.read_text()
+            time.sleep(0.1)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        deadline = time.time() + 20
+        while not checkpoint.checkpoints(out) and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)                       # into the final figure: a million games
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text()
+    assert proc.returncode == 0 and "Traceback" not in text, text
+    assert "the final strength figure is skipped" in text
+    state = checkpoint.latest(out)
+    assert state.games > 0 and state.history == []
 
 
 def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():

@@ -5,25 +5,33 @@ One checkpoint is one ``.npz`` of plain arrays in the run folder,
 is also a loadable model), ``run`` (JSON bytes: config, games, elapsed time, strength
 history, format version) and ``rng`` (each worker's splitmix64 state). Files are written
 to a temporary file and ``os.replace``d, so a kill at any moment leaves the previous
-checkpoint whole; the newest ``keep`` are kept. :func:`latest` finds the newest that
-loads, skipping (and naming) any that do not.
+checkpoint whole; the newest ``keep`` are kept. :func:`load` checks every field it reads
+(a damaged or hand-edited file is a :class:`CheckpointError`, never another exception
+or a run that starts from ``games: -5``), and :func:`latest` finds the newest that
+loads, naming on standard error each newer one it skips.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
-import warnings
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from engine.network import Network, NetworkFileError, atomic_savez, read_npz
-from .config import ConfigError, TrainConfig
+from engine.errors import describe, quote
+from engine.network import MODEL_ARRAYS, Network, NetworkFileError, atomic_savez, read_npz
+from .config import TrainConfig
 
 CHECKPOINT_VERSION = 1
 """Layout of the ``run`` record this code reads and writes."""
+CHECKPOINT_ARRAYS = MODEL_ARRAYS + ("run", "rng", "stats")
+"""The arrays of a checkpoint: a model's, the run record, the dice states, the stats."""
+MAX_COUNT = 2**63 - 1
+"""The largest game count a checkpoint may claim (the counters are int64)."""
 _NAME = re.compile(r"checkpoint-(\d+)\.npz$")
 
 
@@ -79,7 +87,7 @@ def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
 def load(path: str | Path) -> RunState:
     """Read one checkpoint; raises :class:`CheckpointError` naming the problem."""
     try:
-        arrays = read_npz(path)
+        arrays = read_npz(path, CHECKPOINT_ARRAYS)
         net = Network.from_arrays(arrays, str(path))
     except NetworkFileError as exc:
         raise CheckpointError(str(exc)) from None
@@ -87,18 +95,70 @@ def load(path: str | Path) -> RunState:
         if key not in arrays:
             raise CheckpointError(f"{path}: missing {key!r}; a model file, not a checkpoint")
     try:
-        run = json.loads(bytes(arrays["run"].astype(np.uint8)).decode())
-        if run.get("version") != CHECKPOINT_VERSION:
-            raise CheckpointError(f"{path}: checkpoint version {run.get('version')!r}; this "
-                                  f"code reads {CHECKPOINT_VERSION}")
-        config = TrainConfig.from_dict(run["config"])
-        return RunState(config, net, int(run["games"]), arrays["rng"].astype(np.uint64),
-                        float(run["elapsed"]), list(run.get("history", [])),
-                        arrays["stats"].astype(np.int64), list(run.get("resumes", [])))
-    except (ValueError, KeyError, TypeError, ConfigError, UnicodeDecodeError) as exc:
-        if isinstance(exc, CheckpointError):
-            raise
-        raise CheckpointError(f"{path}: bad run record ({exc!r})") from None
+        return _run_state(arrays, net, path)
+    except CheckpointError:
+        raise
+    except Exception as exc:     # ConfigError, or a check this code lacks
+        raise CheckpointError(f"{path}: bad run record ({describe(exc)})") from None
+
+
+def _run_state(arrays: dict, net: Network, path) -> RunState:
+    """The :class:`RunState` of a checkpoint's arrays, every field checked."""
+    def bad(msg):
+        return CheckpointError(f"{path}: {msg}")
+
+    def count(value, what):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+            raise bad(f"{what} = {quote(value)}; expected a whole number 0 or more")
+        return value
+
+    raw = arrays["run"]
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise bad(f"run record is {raw.dtype} of shape {raw.shape}; expected JSON bytes")
+    run = json.loads(raw.tobytes().decode())
+    if not isinstance(run, dict):
+        raise bad(f"run record {quote(run)}; expected a JSON object")
+    version = run.get("version")
+    if type(version) is not int or version != CHECKPOINT_VERSION:
+        raise bad(f"checkpoint version {quote(version)}; this code reads "
+                  f"{CHECKPOINT_VERSION}")
+    for key in ("config", "games", "elapsed"):
+        if key not in run:
+            raise bad(f"run record lacks {key!r}")
+    config = TrainConfig.from_dict(run["config"])
+    if (config.variant != net.variant or config.hidden not in (0, net.hidden)
+            or config.encoder not in ("", net.encoder.name)):
+        raise bad(f"the run's config ({config.variant}, hidden {config.hidden}, encoder "
+                  f"{quote(config.encoder)}) does not fit its network {net!r}")
+    games = count(run["games"], "games")
+    elapsed = run["elapsed"]
+    if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) \
+            or not math.isfinite(elapsed) or elapsed < 0:
+        raise bad(f"elapsed = {quote(elapsed)}; expected seconds, 0 or more")
+    history = run.get("history", [])
+    if not isinstance(history, list):
+        raise bad(f"history = {quote(history)}; expected a list")
+    for row in history:
+        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[2], str)
+                and isinstance(row[1], (int, float)) and not isinstance(row[1], bool)
+                and math.isfinite(row[1])):
+            raise bad(f"history row {quote(row)}; expected [games, ppg, opponent, games "
+                      f"played]")
+        count(row[0], "history games")
+        count(row[3], "history games played")
+    resumes = run.get("resumes", [])
+    if not isinstance(resumes, list) or not all(
+            isinstance(r, list) and len(r) == 2 and isinstance(r[1], dict) for r in resumes):
+        raise bad(f"resumes = {quote(resumes)}; expected [games, {{key: [old, new]}}] rows")
+    for r in resumes:
+        count(r[0], "resumes games")
+    rng, stats = arrays["rng"], arrays["stats"]
+    if rng.dtype != np.uint64 or rng.ndim != 1:
+        raise bad(f"rng is {rng.dtype} of shape {rng.shape}; expected uint64 dice states")
+    if stats.dtype.kind not in "iu" or stats.ndim != 1:
+        raise bad(f"stats is {stats.dtype} of shape {stats.shape}; expected int64 counts")
+    return RunState(config, net, games, rng.copy(), float(elapsed), history,
+                    stats.astype(np.int64), resumes)
 
 
 def checkpoints(run_dir: str | Path) -> list[Path]:
@@ -111,10 +171,18 @@ def checkpoints(run_dir: str | Path) -> list[Path]:
 
 
 def latest(run_dir: str | Path) -> RunState | None:
-    """The newest checkpoint of ``run_dir`` that loads, or None if there is none."""
-    for path in reversed(checkpoints(run_dir)):
+    """The newest checkpoint of ``run_dir`` that loads, or None if it has none. A newer
+    one that does not load is named in one line on standard error and the one before it
+    tried; when none loads, :class:`CheckpointError` says why the newest did not."""
+    files = checkpoints(run_dir)
+    newest = None
+    for path in reversed(files):
         try:
             return load(path)
         except CheckpointError as exc:
-            warnings.warn(f"skipping unreadable checkpoint: {exc}")
+            print(f"skipping unreadable checkpoint: {exc}", file=sys.stderr, flush=True)
+            newest = newest or exc
+    if files:
+        raise CheckpointError(f"{run_dir}: none of its {len(files)} checkpoint(s) can be "
+                              f"read; the newest: {newest}")
     return None

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from engine.encoding import ENCODERS, default_encoder
+from engine.errors import quote
 from engine.variants import VARIANTS
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
@@ -69,11 +70,11 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
-            raise ConfigError(f"variant = {self.variant!r}; expected one of {list(VARIANTS)}")
+            raise ConfigError(f"variant = {quote(self.variant)}; expected one of {list(VARIANTS)}")
         if self.size not in SIZES:
-            raise ConfigError(f"size = {self.size!r}; expected one of {list(SIZES)}")
+            raise ConfigError(f"size = {quote(self.size)}; expected one of {list(SIZES)}")
         if self.encoder and self.encoder not in ENCODERS:
-            raise ConfigError(f"encoder = {self.encoder!r}; expected one of {list(ENCODERS)}")
+            raise ConfigError(f"encoder = {quote(self.encoder)}; expected one of {list(ENCODERS)}")
         checks = {
             "hidden": self.hidden >= 0, "init_scale": self.init_scale > 0,
             "alpha": self.alpha > 0, "alpha_final": 0 < self.alpha_final,
@@ -83,9 +84,12 @@ class TrainConfig:
             "keep_checkpoints": self.keep_checkpoints >= 1, "eval_games": self.eval_games >= 0,
             "eval_minutes": self.eval_minutes > 0, "seed": self.seed >= 0,
         }
+        for f in fields(self):        # the int fields reach int64 kernels and counters
+            if f.type == "int" and getattr(self, f.name) >= 2**63:
+                checks[f.name] = False
         for key, ok in checks.items():
             if not ok:
-                raise ConfigError(f"{key} = {getattr(self, key)!r} is out of range")
+                raise ConfigError(f"{key} = {quote(getattr(self, key))} is out of range")
 
     @property
     def encoder_name(self) -> str:
@@ -110,11 +114,11 @@ class TrainConfig:
         """``base`` (defaults if None) with the keys of ``data``; unknown keys and values
         of the wrong type raise :class:`ConfigError`."""
         if not isinstance(data, dict):
-            raise ConfigError(f"config {data!r}: expected a JSON object")
+            raise ConfigError(f"config {quote(data)}: expected a JSON object")
         types = {f.name: f.type for f in fields(cls)}
         unknown = sorted(set(data) - set(types))
         if unknown:
-            raise ConfigError(f"unknown config key(s) {unknown}; expected some of "
+            raise ConfigError(f"unknown config key(s) {quote(unknown)}; expected some of "
                               f"{sorted(types)}")
         clean = {}
         for key, value in data.items():
@@ -123,7 +127,7 @@ class TrainConfig:
                 value = float(value)
             if isinstance(value, bool) or not isinstance(value, want) or (
                     want is float and not math.isfinite(value)):
-                raise ConfigError(f"config {key} = {value!r}: expected {want.__name__}")
+                raise ConfigError(f"config {key} = {quote(value)}: expected {want.__name__}")
             clean[key] = value
         return replace(base or cls(), **clean)
 
@@ -135,7 +139,7 @@ def parse_set(items: list[str]) -> dict:
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or not key:
-            raise ConfigError(f"--set {item!r}: expected key=value")
+            raise ConfigError(f"--set {quote(item)}: expected key=value")
         try:
             out[key.strip()] = json.loads(text)
         except ValueError:

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from engine._cli import non_negative_int, run as run_cli
 from engine.duel import duel
 from engine.network import Network, utc_now
 from engine.variants import HIT, OPPOSITE, get_rules
@@ -59,21 +60,19 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint", help="release this checkpoint of the run (a rung of "
                                          "benchmarks/ladder.py) instead of the newest")
     ap.add_argument("--out", default="models", help="folder of released models")
-    ap.add_argument("--pubeval-games", type=int, default=20_000)
-    ap.add_argument("--random-games", type=int, default=5_000)
-    ap.add_argument("--heuristic-games", type=int, default=5_000)
+    ap.add_argument("--pubeval-games", type=non_negative_int, default=20_000)
+    ap.add_argument("--random-games", type=non_negative_int, default=5_000)
+    ap.add_argument("--heuristic-games", type=non_negative_int, default=5_000)
     ap.add_argument("--init", help="the model the run was warm-started from (--init of "
                                    "training.selfplay), for the card's train command")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=non_negative_int, default=1)
     args = ap.parse_args(argv)
-    if args.checkpoint:
-        try:
-            state = checkpoint.load(args.checkpoint)
-        except (OSError, ValueError) as exc:
-            print(f"error: checkpoint {args.checkpoint}: {exc}", file=sys.stderr)
-            return 2
-    else:
-        state = checkpoint.latest(Path(args.run))
+    try:
+        state = (checkpoint.load(args.checkpoint) if args.checkpoint
+                 else checkpoint.latest(Path(args.run)))
+    except checkpoint.CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if state is None:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)
         return 2
@@ -117,4 +116,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

@@ -12,6 +12,11 @@ running strength figure: points per game of the greedy (0-ply) network against P
 (backgammon, portes) or the hand-written heuristic of :mod:`engine.heuristic` (the other
 games), over ``eval_games`` games.
 
+SIGTERM (or Ctrl-C) stops the run: the workers stop, the final checkpoint is written,
+then the final strength figure is measured and the checkpoint written again with it. A
+second signal skips that figure; it cannot cost the final checkpoint, because signals
+are only noted while the workers stop and a checkpoint is written (:class:`HeldSignals`).
+
 Every game trains through the same code: the rules table drives move generation and
 :func:`engine.game.score_table` the exact score of a finished game (backgammon 1/2/3;
 portes, fevga 1/2; plakoto 1/2 and the mother pin 2; long nardy, gul bara oyn 1, mars 2,
@@ -31,6 +36,7 @@ import mmap
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -41,10 +47,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
+from engine._cli import non_negative_int, run as run_cli  # noqa: E402
 from engine._movegen import new_scratch  # noqa: E402
 from engine.game import score_table  # noqa: E402
 from engine.heuristic import weights as heuristic_weights  # noqa: E402
-from engine.network import Network, utc_now  # noqa: E402
+from engine.network import Network, NetworkFileError, utc_now  # noqa: E402
 from engine.position import Position  # noqa: E402
 from engine.pubeval import weights as pubeval_weights  # noqa: E402
 from engine.variants import HIT, OPPOSITE, get_rules  # noqa: E402
@@ -55,6 +62,31 @@ ARCH_KEYS = ("variant", "size", "hidden", "encoder")
 """Config keys a resumed run may not change."""
 BATCH = 50
 """Games per kernel call of a worker (it checks for pause / stop between games)."""
+EVAL_CHUNK = 200
+"""Games per kernel call of a strength figure (even, so that the network still moves
+first in every other game): a signal stops the figure between two calls."""
+
+
+class HeldSignals:
+    """A ``with`` block in which SIGINT and SIGTERM are noted instead of raising:
+    stopping the workers and writing a checkpoint cannot be cut short by a second
+    signal; :attr:`signalled` says whether one came. Outside the main thread (where
+    handlers cannot be set) it does nothing."""
+
+    def __enter__(self) -> "HeldSignals":
+        self.signalled = False
+        self._old: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._note)
+        return self
+
+    def _note(self, signum, frame) -> None:
+        self.signalled = True
+
+    def __exit__(self, *exc) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
 
 
 # --------------------------------------------------------------------- shared arrays
@@ -197,8 +229,11 @@ class Trainer:
         w = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
         opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_HEURISTIC
         pts = np.zeros(n, np.int64)
-        td.evaluate_games(*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns,
-                          n, self.eval_rng, pts, hw=heuristic_weights(self.rules))
+        args = (*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns)
+        hw = heuristic_weights(self.rules)
+        for first in range(0, n, EVAL_CHUNK):       # the same games as one call would play
+            games = pts[first:first + EVAL_CHUNK]
+            td.evaluate_games(*args, len(games), self.eval_rng, games, hw=hw)
         return (float(pts.mean()) if n else 0.0,
                 ("pubeval" if self.pubeval_ok else "heuristic"), n)
 
@@ -220,6 +255,7 @@ class Trainer:
                    dynamic_ncols=True, mininterval=0.5 if tty else 30, smoothing=0.05)
         last_ckpt = last_eval = time.time()
         fig = ""
+        interrupted = False
         try:
             while any(p.is_alive() for p in procs):
                 time.sleep(0.25)
@@ -242,18 +278,32 @@ class Trainer:
             if bad:
                 raise RuntimeError(f"worker(s) failed with exit codes {bad}")
         except KeyboardInterrupt:
-            bar.write("interrupted: stopping workers and saving a checkpoint")
+            interrupted = True
         finally:
-            self.control[td.C_STOP] = 1
-            self.control[td.C_PAUSE] = -1
-            for p in procs:
-                p.join()
-            bar.update(self.games() - bar.n)
-            bar.close()
-        if self.cfg.eval_games:
-            ppg, opp, n = self.strength()
-            self.state.history.append([self.games(), round(ppg, 4), opp, n])
-        path = self.save(elapsed0 + time.time() - t0)
+            with HeldSignals() as stopping:
+                if interrupted:
+                    bar.write("interrupted: stopping workers and saving a checkpoint")
+                self.control[td.C_STOP] = 1
+                self.control[td.C_PAUSE] = -1
+                for p in procs:
+                    p.join()
+                bar.update(self.games() - bar.n)
+                bar.close()
+        with HeldSignals() as saving:       # the final checkpoint, before the figure
+            path = self.save(elapsed0 + time.time() - t0)
+        if self.cfg.eval_games and (stopping.signalled or saving.signalled):
+            bar.write("interrupted again: the final strength figure is skipped",
+                      file=sys.stderr)
+        elif self.cfg.eval_games:
+            try:
+                ppg, opp, n = self.strength()
+            except KeyboardInterrupt:
+                bar.write("interrupted again: the final strength figure is skipped",
+                          file=sys.stderr)
+            else:
+                self.state.history.append([self.games(), round(ppg, 4), opp, n])
+                with HeldSignals():
+                    path = self.save(elapsed0 + time.time() - t0)
         final = checkpoint.load(path)
         if not quiet:
             s = final.stats
@@ -357,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="total games of the run (a resumed run counts its past games)")
     ap.add_argument("--out", help="run folder (checkpoints, model.npz)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
-    ap.add_argument("--seed", type=int, help="seed of a fresh run (default: config seed)")
+    ap.add_argument("--seed", type=non_negative_int,
+                    help="seed of a fresh run (default: config seed)")
     ap.add_argument("--init", metavar="MODEL",
                     help="start a fresh run from a trained model's weights (inputs the "
                          "model lacks start at zero)")
@@ -378,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--workers must be at least 1")
     try:
         state = build_state(args)
-    except (ConfigError, checkpoint.CheckpointError) as exc:
+    except (ConfigError, checkpoint.CheckpointError, NetworkFileError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if state.games >= args.games:
@@ -388,9 +439,13 @@ def main(argv: list[str] | None = None) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     trainer = Trainer(state, run_dir, args.workers)
     signal.signal(signal.SIGTERM, _interrupt)
-    trainer.run(args.games, quiet=args.quiet)
+    try:
+        trainer.run(args.games, quiet=args.quiet)
+    except KeyboardInterrupt:          # before the workers started: nothing to save
+        print("interrupted before training started", file=sys.stderr)
+        return 130
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

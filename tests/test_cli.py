@@ -1,0 +1,65 @@
+"""What every command line shares (:mod:`engine._cli`): a quiet exit when the reader of
+its output goes away, and whole-number arguments."""
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine._cli import non_negative_int
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _release_run(folder: Path) -> list:
+    """A run folder with one checkpoint, and ``training.release`` flags that measure
+    nothing (it then only writes the model and says so)."""
+    import numpy as np
+    from engine.network import Network
+    from training import checkpoint
+    from training.config import TrainConfig
+    checkpoint.save(folder / "run", checkpoint.RunState(
+        TrainConfig(size="tiny"), Network.create("backgammon", 40), games=5,
+        rng=np.ones(1, np.uint64)))
+    return ["--run", str(folder / "run"), "--out", str(folder / "models"),
+            "--pubeval-games", "0", "--random-games", "0", "--heuristic-games", "0"]
+
+
+COMMANDS = {
+    "engine.analyse": lambda tmp: ["--position", "start", "--dice", "31"],  # no model: listed
+    "engine.cube_cli": lambda tmp: ["--position", "4HPwATDgc/ABMA", "--probabilities",
+                                    ".75,.2,.01,.05,0"],
+    "engine.play": lambda tmp: ["--variant", "portes", "--engine", "heuristic", "--seed", "9"],
+    "engine.protocol": lambda tmp: [],
+    "training.selfplay": lambda tmp: ["--config-help"],
+    "training.release": _release_run,
+}
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_a_reader_that_goes_away_ends_the_program_quietly(module, tmp_path):
+    """Regression: piped into ``head``, the command lines ended in a BrokenPipeError
+    traceback (or "Exception ignored ... BrokenPipeError" at exit, status 120)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NARDY_MODELS=str(tmp_path / "none"))
+    proc = subprocess.Popen([sys.executable, "-m", module, *COMMANDS[module](tmp_path)],
+                            cwd=ROOT, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()                    # the reader is gone before the first line
+    try:
+        proc.stdin.write(b'{"cmd": "met", "length": 25}\n' * 2000)
+        proc.stdin.close()
+    except BrokenPipeError:                # it has exited already
+        pass
+    err = proc.stderr.read()
+    proc.wait(timeout=300)
+    assert proc.returncode == 1 and err == b"", err.decode()
+
+
+def test_non_negative_int():
+    assert non_negative_int("0") == 0 and non_negative_int(" 42 ") == 42
+    for bad in ("-1", "1.5", "x", "", "\u0663", "1e3"):
+        with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
+            non_negative_int(bad)
