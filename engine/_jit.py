@@ -88,15 +88,18 @@ def is_cached(kernel) -> bool:
         return False
 
 
-_announced: set = set()
+_checked: set = set()
 
 
 def announce_compile(what: str, kernels, about: str) -> None:
     """Print one line on standard error when some of ``kernels`` (numba dispatchers)
     will be compiled rather than loaded from the cache: ``what`` is compiled, first
-    run only, taking ``about``. Once per ``what`` and process."""
-    if what in _announced or all(is_cached(k) for k in kernels):
+    run only, taking ``about``. Looks once per ``what`` and process (then it costs a
+    set lookup), so hot paths may call it."""
+    if what in _checked:
         return
-    _announced.add(what)
+    _checked.add(what)
+    if all(is_cached(k) for k in kernels):
+        return
     print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
           f"them from the cache)...", file=sys.stderr, flush=True)

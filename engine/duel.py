@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from . import _layout as L
-from ._jit import FAST
+from ._jit import FAST, announce_compile
 from ._movegen import SCRATCH_LEN, generate_play
 from .errors import NardyError, VariantError, quote
 from .game import Kind, _below, _die, _result_k, result, score_table
@@ -358,6 +358,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
         net_b = _placeholder(net_a)
     start_pos = start if start is not None else Position.start(rules.variant)
     rows = np.zeros((n, N_COLUMNS), np.int64)
+    announce_compile("the duel kernel", [_duel], "2 minutes")
     _duel(start_pos.to_array(), rules.table(), score_table(rules),
           rules.opening_rolls_both, np.array([kind_a, kind_b], np.int64), net_a, net_b,
           pubeval_weights(), heuristic_weights(rules), max_turns,

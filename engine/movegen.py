@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import _movegen as core
+from ._jit import announce_compile
 from ._layout import STATE_LEN
 from ._movegen import generate, generate_into, generate_play, new_scratch
 from .errors import DiceError, quote
@@ -53,6 +54,8 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
+    announce_compile("the move generator", [generate_play if play else generate_into],
+                     "a minute")
     if not play and cascade_threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)

@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import _layout as L
-from ._jit import FAST
+from ._jit import FAST, announce_compile
 from ._movegen import SCRATCH_LEN, generate_into, generate_play
 from .dice import Dice
 from .errors import NardyError, quote
@@ -671,6 +671,17 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
+def _announce(ply: int, evaluate: bool = False) -> None:
+    """Say on standard error that the kernels of a search at ``ply`` are about to be
+    compiled, when they are not in numba's cache (benchmarks/compile.py measures it)."""
+    if ply == 0:
+        announce_compile("the 0-ply evaluation", [_static] if evaluate else [decide0],
+                         "a minute")
+    else:
+        announce_compile("the n-ply search", [value_at] if evaluate else [decide],
+                         "7 minutes")
+
+
 class Search:
     """n-ply analysis of one game with one :class:`~engine.evaluator.Evaluator`."""
 
@@ -710,6 +721,7 @@ class Search:
                                               settings.prune)
         d1, d2 = dice if dice is not None else (0, 0)
         kids = np.empty((64, L.STATE_LEN), np.int16)
+        _announce(settings.ply)
         if settings.ply == 0:
             n, kids, probs, eq = decide0(state, d1, d2, net, ctx, kids)
             plies = np.zeros(n, np.int64)
@@ -756,6 +768,7 @@ class Search:
         net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
                                               settings.prune)
         o = np.zeros(N_OUTPUTS)
+        _announce(settings.ply, evaluate=True)
         if settings.ply == 0:
             _static(position.to_array(), net, ctx, o)
         else:

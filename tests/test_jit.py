@@ -16,9 +16,11 @@ PROBE = textwrap.dedent("""
     import json, sys
     import numpy as np
     import engine
-    from engine._jit import is_cached
+    from engine._jit import announce_compile, is_cached
     from engine._movegen import _start_open as kernel
     before = is_cached(kernel)
+    announce_compile("the probe", [kernel], "a second")
+    announce_compile("the probe", [kernel], "a second")      # once a process
     kernel(np.zeros(136, np.int16))
     print(json.dumps({"cached_before": before, "file": engine.__file__,
                       "hits": sum(kernel.stats.cache_hits.values()),
@@ -41,6 +43,9 @@ def _probe(tree: Path, **env) -> dict:
                          check=True)
     r = json.loads(out.stdout.splitlines()[-1])
     assert r["file"].startswith(str(tree))
+    assert len(out.stdout.splitlines()) == 1           # the notice is not on stdout
+    notice = "nardy: compiling the probe (first run only, about a second"
+    assert out.stderr.count(notice) == (0 if r["cached_before"] else 1), out.stderr
     return r
 
 

@@ -48,6 +48,7 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from engine._cli import non_negative_int, run as run_cli  # noqa: E402
+from engine._jit import announce_compile  # noqa: E402
 from engine._movegen import new_scratch  # noqa: E402
 from engine.game import score_table  # noqa: E402
 from engine.heuristic import weights as heuristic_weights  # noqa: E402
@@ -143,6 +144,8 @@ class Trainer:
 
     def compile(self) -> None:
         """Compile (or load from cache) the kernels before forking the workers."""
+        announce_compile("the self-play kernels", [td._selfplay_games, td._evaluate_games],
+                         "3 minutes")
         scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
         st = np.zeros(1, np.uint64)
         td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 0,
