@@ -355,16 +355,17 @@ def save(db: BearoffDB, path: str | os.PathLike) -> Path:
 
 def read(path: str | os.PathLike) -> BearoffDB:
     """Read a cache file written by :func:`save`; raises :class:`BearoffError`."""
+    from .network import NetworkFileError, read_npz
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if str(z["format"]) != FORMAT or int(z["version"]) != VERSION:
-                raise BearoffError(f"{path}: format {str(z['format'])!r} version "
-                                   f"{int(z['version'])}; expected {FORMAT!r} {VERSION}")
-            off, first = z["off"], z["first"]
-    except BearoffError:
-        raise
-    except (OSError, ValueError, KeyError, EOFError) as exc:
-        raise BearoffError(f"{path}: not a readable bear-off file ({exc})") from None
+        z = read_npz(path, ("format", "version", "off", "first"))
+    except NetworkFileError as exc:
+        raise BearoffError(f"not a readable bear-off file: {exc}") from None
+    if len(z) != 4 or z["format"].shape != () or z["version"].shape != ():
+        raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
+    if str(z["format"]) != FORMAT or int(z["version"]) != VERSION:
+        raise BearoffError(f"{path}: format {str(z['format'])!r} version "
+                           f"{int(z['version'])}; expected {FORMAT!r} {VERSION}")
+    off, first = z["off"], z["first"]
     if off.shape != (N_POSITIONS, MAX_ROLLS) or first.shape != off.shape:
         raise BearoffError(f"{path}: tables of shape {off.shape}, {first.shape}; expected "
                            f"{(N_POSITIONS, MAX_ROLLS)}")

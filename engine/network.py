@@ -616,8 +616,8 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, path) -> np.ndarray:
         else:
             raise bad(f".npy format version {version}; expected 1.0 or 2.0")
         if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None \
-                or dtype.kind not in "biuf":
-            raise bad(f"dtype {dtype}; expected plain numbers")
+                or dtype.kind not in "biufU":
+            raise bad(f"dtype {dtype}; expected plain numbers (or text)")
         if any(n < 0 for n in shape):
             raise bad(f"shape {shape}")
         nbytes = math.prod(shape) * dtype.itemsize

@@ -10,7 +10,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 @lru_cache(maxsize=None)
-def _perft(variant: str) -> tuple:
+def perft_records(variant: str) -> tuple:
     path = DATA / "perft" / f"{variant}.jsonl"
     return tuple(json.loads(line) for line in path.read_text().splitlines())
 
@@ -20,4 +20,4 @@ def perft():
     """``perft(variant)``: the records of ``tests/data/perft/<variant>.jsonl``, each a
     position and roll with the count and SHA-256 of its legal successors (made from the
     golden move lists by ``tests/data/make_perft.py``)."""
-    return _perft
+    return perft_records

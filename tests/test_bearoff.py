@@ -118,6 +118,12 @@ def test_cache_file_round_trip(tmp_path, db):
     (tmp_path / "bad.npz").write_bytes(b"nope")
     with pytest.raises(B.BearoffError, match="bad.npz"):
         B.read(tmp_path / "bad.npz")
-    loaded = B.load(tmp_path / "new.npz")          # built and cached on first use
-    assert (tmp_path / "new.npz").exists()
+    # a damaged cache (a corrupt deflate stream here) is the typed error, never zlib's
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2:len(data) // 2 + 64] = bytes(64)
+    (tmp_path / "new.npz").write_bytes(bytes(data))
+    with pytest.raises(B.BearoffError, match="new.npz"):
+        B.read(tmp_path / "new.npz")
+    loaded = B.load(tmp_path / "new.npz")          # built again and cached over it
     assert np.array_equal(loaded.off, db.off)
+    assert np.array_equal(B.read(tmp_path / "new.npz").first, db.first)

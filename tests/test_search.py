@@ -1,7 +1,6 @@
 """n-ply search against slow Python references, exact races, filters, determinism and
 gul bara's pending segments. A small random network stands in for a trained one."""
 
-import json
 
 import numpy as np
 import pytest
@@ -15,7 +14,7 @@ from engine.movegen import successors
 from engine.network import Network, flip_probs
 from engine.search import (MoveFilter, Search, SearchError, SearchSettings, _filter)
 
-from conftest import SHARED
+from conftest import perft_records
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once
@@ -35,9 +34,9 @@ def plain(search):
 
 
 def _golden(tag, k):
-    records = [json.loads(line) for line in open(SHARED / "golden" / "backgammon_movegen.jsonl")]
+    """The first ``k`` backgammon perft records tagged ``tag`` (no game-ending plays)."""
     return [(Position.from_json(r["position"]), tuple(r["dice"]))
-            for r in records if tag in r["tags"] and "game_end" not in r["tags"]][:k]
+            for r in perft_records("backgammon") if tag in r["tags"] and "game_end" not in r["tags"]][:k]
 
 
 # --------------------------------------------------------------------- slow references
