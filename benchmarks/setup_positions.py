@@ -79,7 +79,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--positions", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=101)
-    ap.add_argument("--cascade-reference", type=int, default=20_000)
+    ap.add_argument("--cascade-reference", type=int, default=3000)
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
     args = ap.parse_args()
     ok = all([run(v, args.positions, args.seed + i, args.cascade_reference)
