@@ -28,7 +28,6 @@ global random generator: every stream is derived from the caller's ``seed``.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence, Union
 
@@ -36,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from . import _layout as L
-from ._jit import FAST, announce_compile
+from ._jit import announce_compile
 from ._movegen import SCRATCH_LEN, generate_play
 from .errors import NardyError, VariantError, quote
 from .game import Kind, _below, _die, _result_k, result, score_table

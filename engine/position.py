@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _layout as L
 from .errors import PositionError, quote
-from .variants import HIT, PIN, Rules, get_rules
+from .variants import PIN, Rules, get_rules
 
 FIELDS = ("variant", "me", "them", "bar", "off", "pinned", "turns", "pending")
 CHECKERS = 15

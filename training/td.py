@@ -35,7 +35,7 @@ from engine.features import family_features, features, uses_family
 from engine.encoding import MAX_COUNT, MAX_UNITS
 from engine.game import _result_k
 from engine.heuristic import best_successor as _heuristic_successor
-from engine.network import (N_OUTPUTS, choose_successor, equity, flip_probs_into,
+from engine.network import (N_OUTPUTS, choose_successor, flip_probs_into,
                             hidden_full, outputs, result_probs)
 from engine.pubeval import _best_successor, _is_race
 from engine.variants import T_MOTHER
