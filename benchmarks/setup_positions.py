@@ -59,9 +59,9 @@ def run(variant: str, count: int, seed: int, cascade_reference: int) -> bool:
             m, out = _generate_by_rules(state, d1, d2, table, new_scratch(), out, 0)
             lifted += m == 0
             route, _, total, *_ = cascade_plan(state, d1, d2, table)
-            if route and total > 4 and sum(
-                    len(a) for a in CascadeLayers(pos, roll, rules).layers) > cascade_reference:
-                continue
+            if route and total > 4 and (n > cascade_reference or sum(
+                    len(a) for a in CascadeLayers(pos, roll, rules).layers) > cascade_reference):
+                continue                # (the walk holds every end board: n at least)
             fast = {s.key() for s in successors(pos, roll, rules)}
             slow = reference_successors(pos, roll, rules)
             compared += 1

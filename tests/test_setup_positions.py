@@ -66,7 +66,7 @@ def _check(variant, rules, seed, count, every_roll):
             assert n > 0, f"{pos!r} dice {roll}: no successor"
             if i >= every_roll and roll != pick:
                 continue
-            if long_turn and (rules.block == BLOCK_EACH or sum(
+            if long_turn and (rules.block == BLOCK_EACH or n > CASCADE_REFERENCE or sum(
                     len(a) for a in CascadeLayers(pos, roll, rules).layers)
                     > CASCADE_REFERENCE):
                 continue
