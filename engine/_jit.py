@@ -94,11 +94,12 @@ _checked: set = set()
 def announce_compile(what: str, kernels, about: str) -> None:
     """Print one line on standard error when some of ``kernels`` (numba dispatchers)
     will be compiled rather than loaded from the cache: ``what`` is compiled, first
-    run only, taking ``about``. Looks once per ``what`` and process (then it costs a
-    set lookup), so hot paths may call it."""
-    if what in _checked:
+    run only, taking ``about``. Looks once per ``what`` and kernels in a process (then
+    it costs a set lookup), so hot paths may call it."""
+    key = (what, *map(id, kernels))
+    if key in _checked:
         return
-    _checked.add(what)
+    _checked.add(key)
     if all(is_cached(k) for k in kernels):
         return
     print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
