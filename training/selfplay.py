@@ -117,6 +117,8 @@ class Trainer:
         self.control = _shared(np.zeros(4, np.int64))
         self.acks = _shared(np.zeros(workers, np.int64))
         self.done = _shared(np.zeros(workers, np.int64))
+        self.claimed = _shared(np.zeros(1, np.int64))   # games the workers have taken on
+        self._claim_lock = None               # made in run(), before the fork
         self._epoch = 0                       # pause epochs (see _pause)
         self._procs: list = []                # the worker processes, once started
         rng = np.asarray(state.rng, np.uint64)
@@ -168,12 +170,17 @@ class Trainer:
                     self.acks[w] = epoch
                     time.sleep(0.002)
                     continue
-                left = target - self.base_games - int(self.counts.sum())
-                if left <= 0:
-                    break
-                n = min(BATCH, max(1, left // self.workers))
-                td.selfplay_games(*args, self.params, self.cfg.max_turns, n,
-                                  st, self.counts, w, self.control, self.stats)
+                with self._claim_lock:        # claims keep the total exact
+                    left = target - self.base_games - int(self.claimed[0])
+                    if left <= 0:
+                        break
+                    n = min(BATCH, max(1, left // self.workers))
+                    self.claimed[0] += n
+                played = td.selfplay_games(*args, self.params, self.cfg.max_turns, n,
+                                           st, self.counts, w, self.control, self.stats)
+                if played < n:                # a pause or stop cut the batch short
+                    with self._claim_lock:
+                        self.claimed[0] -= n - played
         finally:
             self.done[w] = 1
 
@@ -246,6 +253,8 @@ class Trainer:
         import multiprocessing as mp
         ctx = mp.get_context("fork")
         self.compile()
+        self._claim_lock = ctx.Lock()
+        self.claimed[0] = int(self.counts.sum())
         t0 = time.time()
         elapsed0 = self.state.elapsed
         procs = [ctx.Process(target=self._worker, args=(w, target), daemon=True)
