@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402
+from engine._jit import njit  # noqa: E402
 
 from engine import Position, get_rules  # noqa: E402
 from engine._layout import STATE_LEN  # noqa: E402
-from engine._movegen import SCRATCH_LEN, generate_into  # noqa: E402
+from engine._movegen import SCRATCH_LEN, generate_turn  # noqa: E402
 from engine.variants import VARIANTS  # noqa: E402
 
 PERFT = ROOT / "tests" / "data" / "perft"
@@ -51,7 +51,7 @@ def _run(states, dice, table, reps):
     total = 0
     for _ in range(reps):
         for i in range(states.shape[0]):
-            n, out = generate_into(states[i], dice[i, 0], dice[i, 1], table, scratch, out)
+            n, out = generate_turn(states[i], dice[i, 0], dice[i, 1], table, scratch, out, 0)
             total += n
     return total
 

@@ -8,7 +8,7 @@ game by default) through the same numba playout kernel, which checks every posit
 meets (checker conservation, legal pins and pending dice, turn counters, a valid final
 score), and reports games/s, the score distribution and the largest successor list met.
 Like every player, the random player chooses a gul bara cascade's play from a sample
-of its legal plays (:func:`engine._movegen.generate_play`): randomly spread checkers
+of its legal plays (:func:`engine._movegen.generate_turn` with its beam): randomly spread checkers
 make cascades of 10^5-10^6 distinct plays, which the exact generator takes seconds to
 list.
 """

@@ -35,12 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402
+from engine._jit import njit  # noqa: E402
 
 from engine import Position  # noqa: E402
 from engine._layout import STATE_LEN  # noqa: E402
 from engine.evaluator import Evaluator, model_path  # noqa: E402
-from engine.search import Search, SearchPlayer, SearchSettings, decide0  # noqa: E402
+from engine.search import Search, SearchPlayer, SearchSettings, expand  # noqa: E402
 
 PERFT = ROOT / "tests" / "data" / "perft"
 TARGET_MS = {0: 0.1, 2: 20.0, 3: 300.0}
@@ -59,11 +59,14 @@ def position_sets(limit: int | None) -> dict:
 
 @njit
 def _zero_ply_loop(states, dice, net, ctx, reps):
-    kids = np.empty((64, STATE_LEN), np.int16)
     total = 0
+    roll = np.ones((1, 3), np.int64)
     for _ in range(reps):
         for i in range(states.shape[0]):
-            n, kids, probs, eq = decide0(states[i], dice[i, 0], dice[i, 1], net, ctx, kids)
+            roll[0, 0] = dice[i, 0]
+            roll[0, 1] = dice[i, 1]
+            n, kids, probs, eq, pair = expand(states[i:i + 1], roll, True, -1, 0.0, net, net,
+                                              False, ctx)
             total += n
     return total
 

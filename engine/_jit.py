@@ -21,10 +21,42 @@ kernels that are not in the cache yet (a first run pays minutes).
 import hashlib
 import os
 import sys
+import types as _pytypes
 from pathlib import Path
+
+import numba
+from numba.core import types as _nbtypes
 
 FAST = dict(cache=True, fastmath=True, error_model="numpy")
 """Flags of the hot float32 kernels."""
+
+
+def _plain_call_template(self, args, kws):
+    """``Dispatcher.get_call_template`` on the arguments' plain types (see :func:`njit`)."""
+    args = tuple(_nbtypes.unliteral(a) for a in args)
+    kws = {k: _nbtypes.unliteral(v) for k, v in kws.items()}
+    return type(self).get_call_template(self, args, kws)
+
+
+def njit(*args, **options):
+    """``numba.njit`` for the project's kernels, whose calls from other kernels are
+    typed on the arguments' plain types.
+
+    Left to itself numba types a constant argument (``_record(..., 3, ...)``, a default
+    of ``0``) as a literal and compiles the callee once *per value*: the move generator
+    held six copies of one helper and two of its whole turn, a fifth of its compile
+    time. Here each kernel gets one specialisation per plain signature (which is also
+    what a call from Python gets), and LLVM still folds the constants where it inlines.
+    Used as ``@njit`` or ``@njit(**options)``, like numba's."""
+    def wrap(func):
+        d = numba.njit(**options)(func)
+        d.get_call_template = _pytypes.MethodType(_plain_call_template, d)
+        return d
+    if len(args) == 1 and callable(args[0]) and not options:
+        return wrap(args[0])
+    if args:
+        raise TypeError("njit takes the function or keyword options only")
+    return wrap
 
 
 def _source_dirs(root: Path) -> list[Path]:

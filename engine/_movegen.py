@@ -20,7 +20,7 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 """
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ._bits import FAST_BMI2, pdep, pext
@@ -325,7 +325,7 @@ SCRATCH_LEN = _BOARDS + 52
 
 
 def new_scratch():
-    """Work space of the direct strategy; pass one to :func:`generate_into` and reuse
+    """Work space of the direct strategy; pass one to :func:`generate_turn` and reuse
     it (one per thread of play)."""
     return np.zeros(SCRATCH_LEN, np.int64)
 
@@ -701,69 +701,62 @@ def generate(state, d1, d2, table, out):
     written to the rows of ``out`` (grown and returned if too small) from the next side
     to move's point of view, turns advanced; a pending segment keeps the side to move.
     Returns ``(count, out)``. Allocates its work space; a caller that generates many
-    turns passes one from :func:`new_scratch` to :func:`generate_into` instead.
+    turns passes one from :func:`new_scratch` to :func:`generate_turn` instead.
     """
-    return generate_into(state, d1, d2, table, np.zeros(SCRATCH_LEN, np.int64), out)
-
-
-@njit(cache=True)
-def generate_into(state, d1, d2, table, scratch, out):
-    """:func:`generate` with a reusable work space ``scratch`` (:func:`new_scratch`)."""
-    return _generate(state, d1, d2, table, scratch, out, 0)
+    return generate_turn(state, d1, d2, table, np.zeros(SCRATCH_LEN, np.int64), out, 0)
 
 
 PLAY_BEAM = 128
-"""Layer size :func:`generate_play` keeps in a long walk (see there)."""
+"""Layer size the player's walk keeps in a long turn (``generate_turn``'s ``beam``)."""
 
 
 @njit(cache=True)
-def generate_play(state, d1, d2, table, scratch, out):
-    """The successors a *player* chooses from: exactly :func:`generate_into`'s, except
-    in a turn of more than four steps (a gul bara cascade or pending segment), where
-    the distinct plays can number 10^5-10^6 and the exact walk takes seconds.
+def generate_turn(state, d1, d2, table, scratch, out, beam):
+    """The successors of one turn (:func:`generate`) into ``out`` with a reusable work
+    space ``scratch`` (:func:`new_scratch`); ``(count, out)``. The one kernel every
+    caller compiles in: a kernel that embeds the generator re-optimises all of it, so
+    the move generator has a single entry.
 
-    There each layer of the walk keeps at most :data:`PLAY_BEAM` of its states, those
-    with the smallest Zobrist hashes: a deterministic pseudo-random sample that favours
-    no player. The result is a subset of the legal successors, each a full legal play:
-    when the sampled walk falls short of the longest play (so that its plays might not
-    be legal), the exact walk runs instead. Self-play, duels and playouts use this;
-    move lists and analysis at the root use the exact generator."""
-    return _generate(state, d1, d2, table, scratch, out, PLAY_BEAM)
+    ``beam = 0``: every legal play (move lists, analysis at the root). ``beam > 0``
+    (:data:`PLAY_BEAM`): the plays a *player* chooses from, exactly those except in a
+    turn of more than four steps (a gul bara cascade or pending segment), where the
+    distinct plays can number 10^5-10^6 and the exact walk takes seconds. There each
+    layer of the walk keeps at most ``beam`` of its states, those with the smallest
+    Zobrist hashes: a deterministic pseudo-random sample that favours no player. The
+    result is a subset of the legal successors, each a full legal play: when the
+    sampled walk falls short of the longest play (so that its plays might not be
+    legal), the exact walk runs instead. Self-play, duels, playouts and the search
+    inside its tree use the sample.
 
-
-@njit(cache=True)
-def _generate(state, d1, d2, table, scratch, out, beam):
-    n, out = _generate_by_rules(state, d1, d2, table, scratch, out, beam)
-    if n == 0 and table[T_BLOCK] != BLOCK_NONE:
-        # Only a set-up position gets here: it already holds a six-block that every
-        # play of the roll keeps. Then the rule forbids nothing this turn
-        # (docs/rules.md), and a roll never has zero successors.
-        free = table.copy()
-        free[T_BLOCK] = BLOCK_NONE
-        n, out = _generate_by_rules(state, d1, d2, free, scratch, out, beam)
-    return n, out
-
-
-@njit(cache=True)
-def _generate_by_rules(state, d1, d2, table, scratch, out, beam):
-    """The successors of one turn by the rules ``table`` as they stand: 0 of them when
-    every play breaks the six-block rule."""
+    A set-up position can already hold a six-block that every play of the roll keeps;
+    then the rule forbids nothing this turn (docs/rules.md), and the turn is generated
+    again without it: a roll never has zero successors."""
     t = table
-    head_limit = _head_limit(state, d1, d2, t)
-    if (d1 != 0 and not (d1 == d2 and _cascade_turn(state, t)) and t[T_MEET] != PIN
-            and t[T_START] == 0 and t[T_BLOCK] != BLOCK_EACH):
-        return _direct(state, d1, d2, head_limit, t, scratch, out)
-    seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
-    if beam > 0 and total > 4:
-        n, out = _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit,
-                          out, beam)
-        if n > 0:
-            return n, out
-    if _cascade_route(state, d1, t, cascade):
-        n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out)
-        if n >= 0:
-            return n, out
-    return _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 0)
+    n = 0
+    for attempt in range(2):
+        if attempt == 1:
+            if n > 0 or table[T_BLOCK] == BLOCK_NONE:
+                break
+            t = table.copy()
+            t[T_BLOCK] = BLOCK_NONE
+        head_limit = _head_limit(state, d1, d2, t)
+        if (d1 != 0 and not (d1 == d2 and _cascade_turn(state, t)) and t[T_MEET] != PIN
+                and t[T_START] == 0 and t[T_BLOCK] != BLOCK_EACH):
+            n, out = _direct(state, d1, d2, head_limit, t, scratch, out)
+            continue
+        seq, total, nondouble, cascade = _dice_sequence(state, d1, d2, t)
+        done = False
+        if beam > 0 and total > 4:         # the sample; none: it fell short, walk again
+            n, out = _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit,
+                              out, beam)
+            done = n > 0
+        if not done and _cascade_route(state, d1, t, cascade):
+            n, out = _cascade(state, d1, t, seq, total, cascade, head_limit, out)
+            done = n >= 0                  # -1: the cascade walk declined this turn
+        if not done:
+            n, out = _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit,
+                              out, 0)
+    return n, out
 
 
 @njit(cache=True)
@@ -782,7 +775,7 @@ def _keep_smallest(states, hashes, n, beam):
 @njit(cache=True)
 def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, beam):
     """The layered strategy (module docstring): any turn of any game. With ``beam > 0``
-    each layer keeps at most ``beam`` states (:func:`generate_play`); the walk then
+    each layer keeps at most ``beam`` states (:func:`generate_turn`); the walk then
     returns 0 successors unless it reached the last step, so that the caller knows to
     walk again exactly."""
     each = t[T_BLOCK] == BLOCK_EACH

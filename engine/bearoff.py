@@ -40,7 +40,7 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
 from .errors import NardyError

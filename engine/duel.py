@@ -32,11 +32,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 import numpy as np
-from numba import njit
+from ._jit import announce_compile, njit
 
 from . import _layout as L
-from ._jit import announce_compile
-from ._movegen import SCRATCH_LEN, generate_play
+from ._movegen import PLAY_BEAM, SCRATCH_LEN, generate_turn
 from .errors import NardyError, VariantError, quote
 from .game import Kind, _below, _die, _result_k, result, score_table
 from .movegen import successor_arrays
@@ -165,7 +164,7 @@ def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, max_turns,
                 else:
                     d1 = _die(st)
                     d2 = _die(st)
-                n, out = generate_play(s, d1, d2, table, scratch, out)
+                n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
                 player = mover ^ half
                 pk = kinds[player]
                 if n <= 1:

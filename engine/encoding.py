@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
 from .errors import NardyError, quote

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from ._jit import FAST, njit
 
 from . import bearoff as _bo
-from ._jit import FAST
 from ._layout import STATE_LEN
 from ._movegen import new_scratch
 from .errors import NardyError
@@ -91,7 +90,7 @@ def exact_probs(s, ctx, o):
     return False
 
 
-@njit(**FAST)
+@njit(nogil=True, **FAST)
 def static_probs(states, n, net, ctx, probs):
     """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net

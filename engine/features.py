@@ -53,7 +53,7 @@ or, when it has :data:`N_FAMILY` of them, these (:func:`uses_family`).
 """
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from . import _layout as L

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
 from .dice import Dice, roll_one
-from ._movegen import SCRATCH_LEN, generate_play
+from ._movegen import PLAY_BEAM, SCRATCH_LEN, generate_turn
 from .movegen import successors
 from .position import CHECKERS, Position
 from .pubeval import _best_successor, _is_race, check_supported, weights as _pubeval_weights
@@ -534,7 +534,7 @@ def _playout(start, table, sc, rolls_both, n_games, st, policy, pw, max_turns,
                 rec_meta[nrec, 2] = d2
                 rec_meta[nrec, 3] = mover
                 nrec += 1
-            n, out = generate_play(s, d1, d2, table, scratch, out)
+            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
             if recorded:
                 rec_meta[nrec - 1, 4] = n
             if n <= 0:

@@ -46,10 +46,10 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
-from ._movegen import SCRATCH_LEN, generate_play
+from ._movegen import PLAY_BEAM, SCRATCH_LEN, generate_turn
 from .game import _below, _die, _result_k, rng_state, score_table
 from .position import Position
 from .variants import HIT, HOLD, MOTHER_NONE, PIN, T_MEET, T_MOTHER, T_OPP, Rules, get_rules
@@ -242,7 +242,7 @@ def _duel(start, t, sc, w, rolls_both, n_games, st, max_turns, points):
                     if d1 != d2 or turn > 0 or rolls_both:
                         break
             segment = d1 == 0
-            k, out = generate_play(s, d1, d2, t, scratch, out)
+            k, out = generate_turn(s, d1, d2, t, scratch, out, PLAY_BEAM)
             if k == 1:
                 i = 0
             elif heur:

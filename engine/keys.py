@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
 

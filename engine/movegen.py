@@ -18,7 +18,7 @@ import numpy as np
 from . import _movegen as core
 from ._jit import announce_compile
 from ._layout import STATE_LEN
-from ._movegen import generate, generate_into, generate_play, new_scratch
+from ._movegen import PLAY_BEAM, generate, generate_turn, new_scratch
 from .errors import DiceError, quote
 from .keys import key_order
 from .position import Position
@@ -48,14 +48,14 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
                      play: bool = False) -> np.ndarray:
     """The successors as a ``(count, STATE_LEN)`` int16 array (unsorted). ``play``: the
     set players choose from in self-play and duels, which samples the plays of a gul
-    bara cascade (:func:`engine._movegen.generate_play`); else every legal play."""
+    bara cascade (:func:`engine._movegen.generate_turn` with its beam); else every
+    legal play."""
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position)
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
-    announce_compile("the move generator", [generate_play if play else generate_into],
-                     "a minute")
+    announce_compile("the move generator", [generate_turn], "a minute")
     if not play and cascade_threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)
@@ -70,8 +70,7 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
                 return out[:n]
             # n == 0: a set-up six-block that every play keeps; the kernel below
             # plays the turn without the rule (docs/rules.md)
-    kernel = generate_play if play else generate_into
-    n, out = kernel(state, d1, d2, table, new_scratch(), out)
+    n, out = generate_turn(state, d1, d2, table, new_scratch(), out, PLAY_BEAM if play else 0)
     return out[:n]
 
 

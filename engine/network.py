@@ -34,10 +34,9 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from ._jit import FAST, njit
 
 from . import _layout as L
-from ._jit import FAST
 from .encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
 from .features import family_features, features, uses_family
 from .errors import NardyError, describe, quote

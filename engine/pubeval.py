@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from ._jit import njit
 
 from . import _layout as L
 from .errors import VariantError

@@ -23,29 +23,35 @@ Gul bara's pending dice are a decision of their own: a position holding pending 
 valued, at n >= 1 ply, as the best of its pending-segment plays valued at n-ply (the
 segment is no roll, so it costs no ply); at 0-ply the network rates it as it stands.
 
-The work is in numba, one function per depth (``_value1``, ``_value2``, ``_value3``:
-recursion and numba's cache do not mix); every node's successors are rated in one
-batch, each hidden layer computed from the node's by the few inputs that changed.
-Results are deterministic for a given model: ties go to the first play the move
+The search runs breadth first, a level at a time (:class:`_Tree`): one numba kernel,
+:func:`expand`, plays the 21 rolls (or the pending segment) of every state of a level,
+rates each roll's plays in one batch (each hidden layer computed from the node's by the
+few inputs that changed) and keeps the filter's best; small kernels take the per-roll
+bests and the roll averages back up. The move generator is compiled into that one
+kernel only, so a search of any depth costs one compile of it, and a large level is
+split over threads (the kernel runs without the GIL) with the serial result, bit for
+bit. Results are deterministic for a given model: ties go to the first play the move
 generator lists.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from numba import njit, prange
+from ._jit import FAST, announce_compile, njit
 
 from . import _layout as L
-from ._jit import FAST, announce_compile
-from ._movegen import SCRATCH_LEN, generate_into, generate_play
+from ._movegen import PLAY_BEAM, generate_turn, new_scratch
 from .dice import Dice
 from .errors import NardyError, quote
-from .evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs
-from .movegen import check_dice
-from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs_into, hidden_delta, hidden_full,
+from .evaluator import F_PRUNE, S_STATIC, Evaluator, equities, exact_probs, static_probs
+from .movegen import cascade_threads, check_dice
+from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs, hidden_delta, hidden_full,
                       kids_ref, outputs, outputs_batch)
 from .position import Position
 
@@ -198,16 +204,6 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     ctx[6][S_STATIC] += n
 
 
-@njit(**FAST)
-def _rate_all(parent, segment, kids, n, net, ctx, probs, eq):
-    """:func:`_rate_children` with its own base and work space."""
-    nh = net[1].shape[0]
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
-    _node_ref(parent, segment, net, ref, h_ref)
-    _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq)
-
-
 @njit(cache=True)
 def _argmax(eq, n):
     best = 0
@@ -245,9 +241,10 @@ def _grow(n, probs, eq, idx):
     return probs, eq, idx
 
 
+# ----- the one kernel that plays rolls
 @njit(**FAST)
-def _static(s, net, ctx, o):
-    """0-ply outputs of one state for its side to move."""
+def _static_into(s, net, ctx, o):
+    """0-ply outputs of one state for its side to move, into ``o``."""
     if exact_probs(s, ctx, o):
         ctx[6][S_STATIC] += 1
         return
@@ -263,343 +260,133 @@ def _static(s, net, ctx, o):
     ctx[6][S_STATIC] += 1
 
 
-# ----- depth 1
-@njit(**FAST)
-def _rollavg1(s, net, ctx, o):
-    """1-ply value of ``s`` (no pending dice, game on): over the 21 rolls, the mover's
-    best play at 0-ply. The plays are ranked by ``ctx[10:19]``; when that is a pruning
-    network, the play it picks is then rated by ``net``."""
-    table = ctx[0]
-    scratch = ctx[7]
-    rank = _rank(ctx)
+@njit(nogil=True, **FAST)
+def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
+    """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
+    the pending segment) from every state of ``states`` (game on; no pending dice
+    unless the row is the segment), rated at 0-ply by ``net`` and filtered per (state,
+    roll) pair: at most ``keep`` plays within ``within`` of the pair's best, best first
+    (``keep < 0``: every play, in the generator's order).
+
+    ``exact_walk``: every legal play, else the player's sample of a very long gul bara
+    walk (:func:`engine._movegen.generate_turn`). Returns ``(k, kids, probs, eq,
+    pair)``: ``kids[:k]`` the plays kept, ``probs`` their 0-ply outputs for their own
+    side to move, ``eq`` the mover's equity of each, ``pair`` the pair each belongs to
+    (``state * len(rolls) + roll``, ascending).
+
+    ``average``: each state's 1-ply value instead, in ``probs[:len(states)]`` (``k`` the
+    number of states, no kids): over the rolls, the best play by ``net``, rated by
+    ``value`` when ``ctx`` flags a pruning network (else ``net``'s own rating stands),
+    seen from the player who rolled and weighted by the roll's chance. This is the last
+    level of every search, where most of the work is, so it is done in one pass.
+
+    Runs without the GIL: :class:`Search` gives each thread its own ``ctx`` statistics
+    and move-generator work space."""
+    ns = states.shape[0]
+    nr = rolls.shape[0]
+    segment = rolls[0, 0] == 0
     pruning = ctx[5][F_PRUNE] != 0
-    kids = np.empty((64, L.STATE_LEN), np.int16)
+    nh = net[1].shape[0]
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(nh, np.float32)
+    gen = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
-    acc = np.zeros(N_OUTPUTS)
     v = np.empty(N_OUTPUTS)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(rank[1].shape[0], np.float32)
-    _node_ref(s, False, rank, ref, h_ref)
-    for r in range(_ROLLS.shape[0]):
-        n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], table, scratch, kids)
-        probs, eq, idx = _grow(n, probs, eq, idx)
-        _rate_children(ref, h_ref, False, kids, n, rank, ctx, probs, eq)
-        b = _argmax(eq, n)
-        if pruning:
-            _static(kids[b], net, ctx, v)
-            _add_flipped(acc, v, _ROLLS[r, 2] / 36.0)
-        else:
-            _add_flipped(acc, probs[b], _ROLLS[r, 2] / 36.0)
-    for k in range(N_OUTPUTS):
-        o[k] = acc[k]
-
-
-@njit(**FAST)
-def _value1(s, net, ctx, o):
-    """1-ply value of any state for its side to move."""
-    if exact_probs(s, ctx, o):
-        return
-    if s[L.NPEND] == 0:
-        _rollavg1(s, net, ctx, o)
-        return
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
-    probs = np.empty((n, N_OUTPUTS))
-    eq = np.empty(n)
-    idx = np.arange(n)
-    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
-    m = _filter(eq, idx, n, ctx[8][1], ctx[9][1])
-    v = np.empty(N_OUTPUTS)
-    best = -1e9
-    for j in range(m):
-        c = kids[idx[j]]
-        if not exact_probs(c, ctx, v):
-            _rollavg1(c, net, ctx, v)
-        e = equity(v)
-        if e > best:
-            best = e
-            o[:] = v
-
-
-@njit(**FAST)
-def _roll_plays(s, r, level, ref, h_ref, ctx):
-    """The plays of roll ``r`` of :data:`_ROLLS` in ``s`` (no pending dice, game on;
-    ``ref``, ``h_ref`` from :func:`_node_ref` with the ranking network ``ctx[10:19]``)
-    rated at 0-ply by that network and filtered by the ``reply`` filter of ``level``:
-    ``(kids, idx, m)``, the best ``m`` being ``kids[idx[:m]]``, best first."""
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    probs = np.empty((64, N_OUTPUTS))
-    eq = np.empty(64)
-    idx = np.empty(64, np.int64)
-    n, kids = generate_play(s, _ROLLS[r, 0], _ROLLS[r, 1], ctx[0], ctx[7], kids)
-    probs, eq, idx = _grow(n, probs, eq, idx)
-    _rate_children(ref, h_ref, False, kids, n, _rank(ctx), ctx, probs, eq)
-    for i in range(n):
-        idx[i] = i
-    return kids, idx, _filter(eq, idx, n, ctx[8][level], ctx[9][level])
-
-
-# ----- depth 2
-@njit(**FAST)
-def _roll2(s, r, ref, h_ref, net, ctx, w):
-    """Roll ``r`` of :data:`_ROLLS` in ``s`` (no pending dice, game on; ``ref``,
-    ``h_ref`` from :func:`_node_ref`): the mover's plays rated at 0-ply, the best
-    ``reply`` ones valued at 1-ply; ``w`` gets the outputs of the best (for the side to
-    move after it)."""
-    v = np.empty(N_OUTPUTS)
-    kids, idx, m = _roll_plays(s, r, 1, ref, h_ref, ctx)
-    best = -1e9
-    for j in range(m):
-        _value1(kids[idx[j]], net, ctx, v)
-        e = -equity(v)
-        if e > best:
-            best = e
-            w[:] = v
-
-
-@njit(**FAST)
-def _rollavg2(s, net, ctx, o):
-    """2-ply value of ``s`` (no pending dice, game on)."""
-    w = np.empty(N_OUTPUTS)
-    acc = np.zeros(N_OUTPUTS)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
-    _node_ref(s, False, _rank(ctx), ref, h_ref)
-    for r in range(_ROLLS.shape[0]):
-        _roll2(s, r, ref, h_ref, net, ctx, w)
-        _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
-    for k in range(N_OUTPUTS):
-        o[k] = acc[k]
-
-
-@njit(**FAST)
-def _value2(s, net, ctx, o):
-    """2-ply value of any state for its side to move."""
-    if exact_probs(s, ctx, o):
-        return
-    if s[L.NPEND] == 0:
-        _rollavg2(s, net, ctx, o)
-        return
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
-    probs = np.empty((n, N_OUTPUTS))
-    eq = np.empty(n)
-    idx = np.arange(n)
-    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
-    m = _filter(eq, idx, n, ctx[8][2], ctx[9][2])
-    v = np.empty(N_OUTPUTS)
-    best = -1e9
-    for j in range(m):
-        c = kids[idx[j]]
-        if not exact_probs(c, ctx, v):
-            _rollavg2(c, net, ctx, v)
-        e = equity(v)
-        if e > best:
-            best = e
-            o[:] = v
-
-
-# ----- depth 3
-@njit(**FAST)
-def _roll3(s, r, ref, h_ref, net, ctx, w):
-    """:func:`_roll2` one ply deeper: the best ``reply`` plays valued at 2-ply."""
-    v = np.empty(N_OUTPUTS)
-    kids, idx, m = _roll_plays(s, r, 2, ref, h_ref, ctx)
-    best = -1e9
-    for j in range(m):
-        _value2(kids[idx[j]], net, ctx, v)
-        e = -equity(v)
-        if e > best:
-            best = e
-            w[:] = v
-
-
-@njit(**FAST)
-def _rollavg3(s, net, ctx, o):
-    """3-ply value of ``s`` (no pending dice, game on)."""
-    w = np.empty(N_OUTPUTS)
-    acc = np.zeros(N_OUTPUTS)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
-    _node_ref(s, False, _rank(ctx), ref, h_ref)
-    for r in range(_ROLLS.shape[0]):
-        _roll3(s, r, ref, h_ref, net, ctx, w)
-        _add_flipped(acc, w, _ROLLS[r, 2] / 36.0)
-    for k in range(N_OUTPUTS):
-        o[k] = acc[k]
-
-
-@njit(**FAST)
-def _value3(s, net, ctx, o):
-    """3-ply value of any state for its side to move."""
-    if exact_probs(s, ctx, o):
-        return
-    if s[L.NPEND] == 0:
-        _rollavg3(s, net, ctx, o)
-        return
-    kids = np.empty((64, L.STATE_LEN), np.int16)
-    n, kids = generate_play(s, 0, 0, ctx[0], ctx[7], kids)
-    probs = np.empty((n, N_OUTPUTS))
-    eq = np.empty(n)
-    idx = np.arange(n)
-    _rate_all(s, True, kids, n, _rank(ctx), ctx, probs, eq)
-    m = _filter(eq, idx, n, ctx[8][3], ctx[9][3])
-    v = np.empty(N_OUTPUTS)
-    best = -1e9
-    for j in range(m):
-        c = kids[idx[j]]
-        if not exact_probs(c, ctx, v):
-            _rollavg3(c, net, ctx, v)
-        e = equity(v)
-        if e > best:
-            best = e
-            o[:] = v
-
-
-@njit(**FAST)
-def value_at(s, ply, net, ctx, o):
-    """The ``ply``-ply outputs of state ``s`` for its side to move, into ``o``."""
-    if ply <= 0:
-        _static(s, net, ctx, o)
-    elif ply == 1:
-        _value1(s, net, ctx, o)
-    elif ply == 2:
-        _value2(s, net, ctx, o)
+    if average:
+        keep = 1
+        cap = max(1, ns)
     else:
-        _value3(s, net, ctx, o)
-
-
-@njit(**FAST)
-def decide0(s, d1, d2, net, ctx, kids):
-    """:func:`decide` at 0-ply (compiled without the deeper search)."""
-    segment = d1 == 0
-    n, kids = generate_into(s, d1, d2, ctx[0], ctx[7], kids)
-    probs = np.empty((n, N_OUTPUTS))
-    eq = np.empty(n)
-    _rate_all(s, segment, kids, n, net, ctx, probs, eq)
-    if not segment:
-        v = np.empty(N_OUTPUTS)
-        for i in range(n):
-            flip_probs_into(probs[i], v)
-            probs[i] = v
-    return n, kids, probs, eq
-
-
-@njit(**FAST)
-def _roll_task(kid, r, depth, net, ctx, stats, w):
-    """One task of :func:`_values_parallel`: roll ``r`` of ``kid`` searched to
-    ``depth`` (2 or 3) with a work space and statistics row of its own; the best
-    reply's outputs go to ``w``."""
-    c = (ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], stats,
-         np.zeros(SCRATCH_LEN, np.int64), ctx[8], ctx[9]) + _rank(ctx)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(_rank(ctx)[1].shape[0], np.float32)
-    _node_ref(kid, False, _rank(ctx), ref, h_ref)
-    if depth == 2:
-        _roll2(kid, r, ref, h_ref, net, c, w)
-    else:
-        _roll3(kid, r, ref, h_ref, net, c, w)
-
-
-@njit(parallel=True, **FAST)
-def _run_tasks(tasks, nt, kids, alive, depth, net, ctx, stats, best):
-    """The tasks of :func:`_values_parallel` on every core. The prange body only
-    calls :func:`_roll_task`, which allocates its own work space: numba hoists an
-    allocation made in a prange body out of the loop (sharing it between threads), and
-    names assigned in the body must not be used after the loop."""
-    nr = _ROLLS.shape[0]
-    for t in prange(nt):
-        code = tasks[t]
-        _roll_task(kids[alive[code // nr]], code % nr, depth, net, ctx, stats[t], best[code])
-
-
-@njit(**FAST)
-def _values_parallel(kids, alive, m, depth, segment, net, ctx, probs):
-    """The ``depth``-ply (2 or 3) outputs of the plays ``kids[alive[:m]]`` for the
-    mover, into ``probs``, on every core: each (play, roll) pair of the plays whose
-    value is an average over the 21 rolls is a task of numba's ``prange``
-    (``NUMBA_NUM_THREADS`` threads). Each task has its own move-generator work space
-    and statistics row, and the rolls are summed in the serial order afterwards, so the
-    result is the serial search's, bit for bit."""
-    nr = _ROLLS.shape[0]
-    # plays valued otherwise (exact, or a pending segment first) go the serial way
-    avg = np.zeros(m, np.bool_)
-    v = np.empty(N_OUTPUTS)
-    for j in range(m):
-        c = kids[alive[j]]
-        if c[L.NPEND] == 0 and not exact_probs(c, ctx, v):
-            avg[j] = True
-    tasks = np.empty(m * nr, np.int64)
-    nt = 0
-    for j in range(m):
-        if avg[j]:
-            for r in range(nr):
-                tasks[nt] = j * nr + r
-                nt += 1
-    stats = np.zeros((nt, ctx[6].shape[0]), np.int64)
-    best = np.empty((m * nr, N_OUTPUTS))
-    _run_tasks(tasks, nt, kids, alive, depth, net, ctx, stats, best)
-    for q in range(nt):
-        for k in range(stats.shape[1]):
-            ctx[6][k] += stats[q, k]
-    acc = np.empty(N_OUTPUTS)
-    for j in range(m):
-        i = alive[j]
-        if avg[j]:
-            acc[:] = 0.0
-            for r in range(nr):
-                _add_flipped(acc, best[j * nr + r], _ROLLS[r, 2] / 36.0)
-            v[:] = acc
-        else:
-            value_at(kids[i], depth, net, ctx, v)
-        if segment:
-            probs[i] = v
-        else:
-            flip_probs_into(v, probs[i])
-
-
-@njit(**FAST)
-def decide(s, d1, d2, ply, fkeep, fwithin, net, ctx, kids):
-    """Rate every play of roll ``d1, d2`` (0, 0: the pending segment) from ``s``.
-
-    Returns ``(n, kids, probs, eq, plies)``: the successors, the mover's outputs and
-    equity of each and the depth each was rated at (survivors of the root filters reach
-    ``ply``)."""
-    segment = d1 == 0
-    n, kids = generate_into(s, d1, d2, ctx[0], ctx[7], kids)
-    probs = np.empty((n, N_OUTPUTS))
-    eq = np.empty(n)
-    plies = np.zeros(n, np.int64)
-    _rate_all(s, segment, kids, n, net, ctx, probs, eq)
-    if not segment:
-        v = np.empty(N_OUTPUTS)
-        for i in range(n):
-            flip_probs_into(probs[i], v)
-            probs[i] = v
-    alive = np.arange(n)
-    m = n
-    v = np.empty(N_OUTPUTS)
-    for depth in range(ply + 1):
-        if depth > 0:
-            if depth < ply and fkeep[depth] < 0:
+        cap = max(16, ns * nr * (keep if keep > 0 else 16))
+    kids = np.empty((0 if average else cap, L.STATE_LEN), np.int16)
+    kprobs = np.zeros((cap, N_OUTPUTS))
+    keq = np.empty(cap)
+    kpair = np.empty(cap, np.int64)
+    beam = 0 if exact_walk else PLAY_BEAM
+    k = 0
+    for i in range(ns):
+        s = states[i]
+        _node_ref(s, segment, net, ref, h_ref)
+        for r in range(nr):
+            n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx[0], ctx[7], gen, beam)
+            probs, eq, idx = _grow(n, probs, eq, idx)
+            _rate_children(ref, h_ref, segment, gen, n, net, ctx, probs, eq)
+            if average:
+                b = _argmax(eq, n)
+                if pruning:
+                    _static_into(gen[b], value, ctx, v)
+                    _add_flipped(kprobs[i], v, rolls[r, 2] / 36.0)
+                else:
+                    _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
                 continue
-            if depth >= 2 and m > 1:
-                _values_parallel(kids, alive, m, depth, segment, net, ctx, probs)
+            if keep < 0:
+                m = n
+                for j in range(n):
+                    idx[j] = j
+            elif keep == 1:
+                m = 1 if n > 0 else 0
+                idx[0] = _argmax(eq, n)
+            else:
+                for j in range(n):
+                    idx[j] = j
+                m = _filter(eq, idx, n, keep, within)
+            if k + m > cap:
+                cap = max(2 * cap, k + m)
+                kids2 = np.empty((cap, L.STATE_LEN), np.int16)
+                kprobs2 = np.empty((cap, N_OUTPUTS))
+                keq2 = np.empty(cap)
+                kpair2 = np.empty(cap, np.int64)
+                kids2[:k] = kids[:k]
+                kprobs2[:k] = kprobs[:k]
+                keq2[:k] = keq[:k]
+                kpair2[:k] = kpair[:k]
+                kids, kprobs, keq, kpair = kids2, kprobs2, keq2, kpair2
             for j in range(m):
-                i = alive[j]
-                if depth < 2 or m == 1:
-                    value_at(kids[i], depth, net, ctx, v)
-                    if segment:
-                        probs[i] = v
-                    else:
-                        flip_probs_into(v, probs[i])
-                eq[i] = equity(probs[i])
-                plies[i] = depth
-        if depth < ply and fkeep[depth] >= 0 and m > 0:
-            m = _filter(eq, alive, m, fkeep[depth], fwithin[depth])
-    return n, kids, probs, eq, plies
+                kids[k] = gen[idx[j]]
+                kprobs[k] = probs[idx[j]]
+                keq[k] = eq[idx[j]]
+                kpair[k] = i * nr + r
+                k += 1
+    if average:
+        k = ns
+    return k, kids, kprobs, keq, kpair
+
+
+@njit(nogil=True, cache=True)
+def exact_batch(states, ctx, probs):
+    """Which states need no network (a finished game, a home race the bear-off tables
+    value), their outputs into ``probs``."""
+    n = states.shape[0]
+    out = np.zeros(n, np.bool_)
+    for i in range(n):
+        out[i] = exact_probs(states[i], ctx, probs[i])
+    return out
+
+
+@njit(cache=True)
+def best_of_pairs(eq, pair, npairs):
+    """For each pair ``0 .. npairs - 1``, the index of its highest ``eq`` (the first of
+    equals; ``pair`` ascending), -1 for a pair with none."""
+    best = np.full(npairs, -1, np.int64)
+    for i in range(eq.shape[0]):
+        q = pair[i]
+        if best[q] < 0 or eq[i] > eq[best[q]]:
+            best[q] = i
+    return best
+
+
+@njit(cache=True)
+def roll_average(vals, best, nstates, rolls):
+    """Each state's value before its roll: over its pairs (``state * len(rolls) + roll``)
+    the outputs ``vals[best[pair]]`` of the play chosen, seen from the player who
+    rolled, weighted by the roll's chance (``rolls[:, 2] / 36``), summed in roll order."""
+    nr = rolls.shape[0]
+    out = np.zeros((nstates, N_OUTPUTS))
+    for i in range(nstates):
+        for r in range(nr):
+            _add_flipped(out[i], vals[best[i * nr + r]], rolls[r, 2] / 36.0)
+    return out
 
 
 # --------------------------------------------------------------------- Python API
@@ -671,31 +458,203 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce(ply: int, evaluate: bool = False) -> None:
-    """Say on standard error that the kernels of a search at ``ply`` are about to be
-    compiled, when they are not in numba's cache (benchmarks/compile.py measures it)."""
-    if ply == 0:
-        announce_compile("the 0-ply evaluation", [_static] if evaluate else [decide0],
-                         "a minute")
-    else:
-        announce_compile("the n-ply search", [value_at] if evaluate else [decide],
-                         "7 minutes")
+def _announce() -> None:
+    """Say on standard error that the search kernels are about to be compiled, when
+    they are not in numba's cache (benchmarks/compile.py measures it)."""
+    announce_compile("the search kernels", [expand, exact_batch, static_probs,
+                                             best_of_pairs, roll_average], "a minute")
+
+
+_SEGMENT = np.array([[0, 0, 1]], np.int64)
+"""The pending segment as the one "roll" of :func:`expand`."""
+PARALLEL_PAIRS = 128
+"""(state, roll) pairs from which :func:`expand` runs on several threads."""
+SLICES = 4
+"""Slices per thread of a large :func:`expand` (the pool takes them as threads free up)."""
+PARALLEL_STATIC = 256
+"""States from which a static rating runs on several threads."""
+CHUNK = 4096
+"""Most states a level of the search expands at once (bounds its memory)."""
+
+_pool = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < threads:
+            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="search")
+            _pool_size = threads
+        return _pool
+
+
+class _Tree:
+    """One search's kernels and numbers: the networks, the context, the work spaces of
+    its threads (each with its own statistics and move-generator scratch).
+
+    The search goes level by level, breadth first: every state of a level is expanded
+    by :func:`expand` (21 rolls each, filtered), the kept plays form the next level, and
+    the values come back up as per-pair bests (:func:`best_of_pairs`) and roll averages
+    (:func:`roll_average`). Only :func:`expand` holds the move generator, so a search
+    of any depth compiles it once."""
+
+    def __init__(self, net, ctx, ctxs: list):
+        self.net = net
+        self.ctx = ctx
+        self.rank = ctx[10:19]
+        self.pruning = ctx[5][F_PRUNE] != 0
+        self.rkeep = ctx[8]
+        self.rwithin = ctx[9]
+        self.ctxs = ctxs
+        """``ctx`` and, for each further thread, a copy with statistics and move-generator
+        scratch of its own (:meth:`Search._tree` keeps them between calls)."""
+        self.threads = len(ctxs)
+
+    def close(self) -> None:
+        """Add the threads' statistics to the context's."""
+        for c in self.ctxs[1:]:
+            self.ctx[6][:] += c[6]
+            c[6][:] = 0
+
+    def _on_threads(self, kernel, n: int, pieces: int, call):
+        """Run ``call(kernel, lo, hi, ctx)`` over ``pieces`` slices of ``range(n)`` on the
+        threads, each slice with a context no other running slice holds; the results in
+        slice order. More slices than threads balance the load (states differ in work)."""
+        cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
+        free = queue.SimpleQueue()
+        for c in self.ctxs:
+            free.put(c)
+
+        def run(lo, hi):
+            c = free.get()
+            try:
+                return call(kernel, lo, hi, c)
+            finally:
+                free.put(c)
+
+        pool = _executor(self.threads)
+        futs = [pool.submit(run, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+        return cuts, [f.result() for f in futs]
+
+    def expand(self, states, rolls, exact_walk, keep, within, net, average=False):
+        """:func:`expand`, split by states over the threads when it is large: ``(kids,
+        probs, eq, pair)``, or with ``average`` the states' 1-ply outputs."""
+        ns, nr = states.shape[0], rolls.shape[0]
+        if self.threads == 1 or ns < 2 or ns * nr < PARALLEL_PAIRS:
+            k, kids, probs, eq, pair = expand(states, rolls, exact_walk, keep, within,
+                                              net, self.net, average, self.ctx)
+            return probs[:k] if average else (kids[:k], probs[:k], eq[:k], pair[:k])
+        cuts, parts = self._on_threads(
+            expand, ns, min(ns, SLICES * self.threads),
+            lambda f, lo, hi, c: f(states[lo:hi], rolls, exact_walk, keep, within, net,
+                                   self.net, average, c))
+        if average:
+            return np.concatenate([p[2][:p[0]] for p in parts])
+        kids = np.concatenate([p[1][:p[0]] for p in parts])
+        probs = np.concatenate([p[2][:p[0]] for p in parts])
+        eq = np.concatenate([p[3][:p[0]] for p in parts])
+        pair = np.concatenate([p[4][:p[0]] + cuts[j] * nr for j, p in enumerate(parts)])
+        return kids, probs, eq, pair
+
+    def static(self, states):
+        """0-ply outputs of ``states`` by the network, each for its side to move (split
+        over the threads when there are many)."""
+        n = states.shape[0]
+        probs = np.zeros((n, N_OUTPUTS))
+        if self.threads == 1 or n < PARALLEL_STATIC:
+            static_probs(states, n, self.net, self.ctx, probs)
+        else:
+            self._on_threads(static_probs, n, self.threads, lambda f, lo, hi, c: f(
+                states[lo:hi], hi - lo, self.net, c, probs[lo:hi]))
+        return probs
+
+    def values(self, states, depth: int):
+        """The ``depth``-ply outputs of ``states``, each for its side to move."""
+        n = states.shape[0]
+        if depth <= 0 or n == 0:
+            return self.static(states)
+        if n > CHUNK:
+            return np.concatenate([self.values(states[i:i + CHUNK], depth)
+                                   for i in range(0, n, CHUNK)])
+        out = np.zeros((n, N_OUTPUTS))
+        exact = exact_batch(states, self.ctx, out)
+        self.ctx[6][S_STATIC] += int(exact.sum())
+        pending = ~exact & (states[:, L.NPEND] != 0)
+        rolled = ~exact & ~pending
+        if rolled.any():
+            out[rolled] = self.roll_average(states[rolled], depth)
+        if pending.any():
+            # a pending segment costs no ply: its best play, valued at this depth
+            sub = states[pending]
+            kids, _, _, pair = self.expand(sub, _SEGMENT, False, int(self.rkeep[depth]),
+                                           float(self.rwithin[depth]), self.rank)
+            vals = self.values(kids, depth)
+            best = best_of_pairs(equities(vals), pair, sub.shape[0])
+            out[pending] = vals[best]
+        return out
+
+    def roll_average(self, states, depth: int):
+        """The ``depth``-ply (>= 1) outputs of ``states`` (game on, no pending dice):
+        over the 21 rolls, the mover's best play valued at ``depth - 1``."""
+        if depth == 1:
+            return self.expand(states, _ROLLS, False, 1, 0.0, self.rank, average=True)
+        kids, _, _, pair = self.expand(states, _ROLLS, False, int(self.rkeep[depth - 1]),
+                                       float(self.rwithin[depth - 1]), self.rank)
+        vals = self.values(kids, depth - 1)
+        best = best_of_pairs(-equities(vals), pair, states.shape[0] * _ROLLS.shape[0])
+        if len(best) != states.shape[0] * _ROLLS.shape[0] or (best < 0).any():
+            raise RuntimeError("a roll without a play: the move generator broke its "
+                               "promise of at least one successor")
+        return roll_average(vals, best, states.shape[0], _ROLLS)
+
+    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin):
+        """Every play of the roll from ``state`` rated at up to ``ply``:
+        ``(kids, probs, eq, plies)`` for the mover, in the generator's order."""
+        segment = d1 == 0
+        roll = _SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
+        kids, probs, eq, _ = self.expand(state[None, :], roll, True, -1, 0.0, self.net)
+        if not segment:
+            probs = flip_probs(probs)
+        n = len(kids)
+        plies = np.zeros(n, np.int64)
+        alive = np.arange(n)
+        for depth in range(ply + 1):
+            if depth > 0:
+                if depth < ply and fkeep[depth] < 0:
+                    continue                     # a level skipped, its filter too
+                v = self.values(kids[alive], depth)
+                probs[alive] = v if segment else flip_probs(v)
+                eq[alive] = equities(probs[alive])
+                plies[alive] = depth
+            if depth < ply and fkeep[depth] >= 0 and len(alive) > 0:
+                m = _filter(eq, alive, len(alive), int(fkeep[depth]), float(fwithin[depth]))
+                alive = alive[:m].copy()
+        return kids, probs, eq, plies
 
 
 class Search:
     """n-ply analysis of one game with one :class:`~engine.evaluator.Evaluator`."""
 
-    def __init__(self, evaluator: Evaluator, settings: SearchSettings = SearchSettings()):
+    def __init__(self, evaluator: Evaluator, settings: SearchSettings = SearchSettings(),
+                 threads: int | None = None):
         self.evaluator = evaluator
         """Static evaluation (network, exact results, bear-off tables)."""
         self.settings = settings
         """Default settings; each call may override the ply."""
+        self.threads = cascade_threads() if threads is None else max(1, int(threads))
+        """Threads a large level of the search is split over (results do not depend
+        on it); default: the cores this process may use, at most four
+        (``NARDY_THREADS`` overrides)."""
+        self._ctxs: dict = {}             # the threads' contexts, by evaluator context
 
     @classmethod
-    def load(cls, variant: str = "backgammon", path=None, **settings) -> "Search":
+    def load(cls, variant: str = "backgammon", path=None, threads: int | None = None,
+             **settings) -> "Search":
         """The search of ``variant`` with its released model ``models/<variant>.npz``
         (or ``path``); raises :class:`engine.evaluator.NoModelError` when there is none."""
-        return cls(Evaluator.load(variant, path), SearchSettings(**settings))
+        return cls(Evaluator.load(variant, path), SearchSettings(**settings), threads)
 
     @property
     def variant(self) -> str:
@@ -713,22 +672,28 @@ class Search:
             raise SearchError(f"position of {position.variant} given to the {self.variant} "
                               f"search")
 
+    def _tree(self, settings: SearchSettings) -> _Tree:
+        _, _, rkeep, rwithin = settings.packed()
+        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
+                                              settings.prune)
+        _announce()
+        ctxs = self._ctxs.get(id(ctx))
+        if ctxs is None or ctxs[0] is not ctx:
+            ctxs = [ctx] + [ctx[:6] + (np.zeros_like(ctx[6]), new_scratch()) + ctx[8:]
+                            for _ in range(self.threads - 1)]
+            self._ctxs[id(ctx)] = ctxs
+        return _Tree(net, ctx, ctxs)
+
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
         state array, unsorted (benchmarks use it to skip building objects)."""
-        fkeep, fwithin, rkeep, rwithin = settings.packed()
-        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
-                                              settings.prune)
+        fkeep, fwithin, _, _ = settings.packed()
+        tree = self._tree(settings)
         d1, d2 = dice if dice is not None else (0, 0)
-        kids = np.empty((64, L.STATE_LEN), np.int16)
-        _announce(settings.ply)
-        if settings.ply == 0:
-            n, kids, probs, eq = decide0(state, d1, d2, net, ctx, kids)
-            plies = np.zeros(n, np.int64)
-        else:
-            n, kids, probs, eq, plies = decide(state, d1, d2, settings.ply, fkeep, fwithin,
-                                               net, ctx, kids)
-        return kids[:n], probs, eq, plies, int(ctx[6][S_STATIC])
+        kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
+                                             int(d1), int(d2), settings.ply, fkeep, fwithin)
+        tree.close()
+        return kids, probs, eq, plies, int(tree.ctx[6][S_STATIC])
 
     def analyse(self, position: Position, dice, ply: int | None = None,
                 settings: SearchSettings | None = None, top: int | None = None) -> Analysis:
@@ -764,17 +729,11 @@ class Search:
         (0-ply: the static evaluation; n-ply: the 21 rolls' best plays at n - 1)."""
         self._check(position)
         settings = self._settings(ply, settings)
-        _, _, rkeep, rwithin = settings.packed()
-        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
-                                              settings.prune)
-        o = np.zeros(N_OUTPUTS)
-        _announce(settings.ply, evaluate=True)
-        if settings.ply == 0:
-            _static(position.to_array(), net, ctx, o)
-        else:
-            value_at(position.to_array(), settings.ply, net, ctx, o)
+        tree = self._tree(settings)
+        o = tree.values(position.to_array()[None, :], settings.ply)[0]
+        tree.close()
         p = tuple(float(x) for x in o)
-        return Evaluation(p, float(equity(o)), settings.ply, int(ctx[6][S_STATIC]))
+        return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx[6][S_STATIC]))
 
     def __repr__(self) -> str:
         return f"Search({self.evaluator!r}, {self.settings!r})"

@@ -142,8 +142,10 @@ def _block_legal(b, rules):
     return True
 
 
-def reference_successors(pos: Position, dice, rules=None):
-    """The set of canonical keys of every legal successor of ``pos`` for ``dice``."""
+def reference_successors(pos: Position, dice, rules=None, fallback=True):
+    """The set of canonical keys of every legal successor of ``pos`` for ``dice``.
+    ``fallback=False``: the plays the six-block rule allows as it stands, none at all
+    when every play breaks it (the generator then drops the rule for the turn)."""
     rules = rules or get_rules(pos.variant)
     segment = dice is None
     cascade = False
@@ -197,7 +199,9 @@ def reference_successors(pos: Position, dice, rules=None):
 
     # a set-up position may already hold a six-block that every play keeps: then the
     # rule forbids nothing this turn (docs/rules.md)
-    legal = candidates(True) or candidates(False)
+    legal = candidates(True) or (candidates(False) if fallback else [])
+    if not legal:
+        return set()
     most = max(used for _, used, _ in legal)
     chosen = [e for e in legal if e[1] == most]
     if not segment and dice[0] != dice[1] and most == 1:

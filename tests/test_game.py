@@ -324,7 +324,7 @@ def check_trajectories(batch, rules):
                 p.to_array(), rules.table()))
             if nxt is not None and not sampled:
                 # a cascade's or pending segment's plays are sampled in play
-                # (engine._movegen.generate_play, tested in test_movegen_reference.py)
+                # (engine._movegen.generate_turn's sample, tested in test_movegen_reference.py)
                 succ = successors(p, step.dice, rules)
                 assert len(succ) == step.count
                 assert nxt.position in succ

@@ -84,3 +84,21 @@ def test_subpackages_are_covered(tree):
     _touch_source(sub / "__init__.py")
     assert _probe(tree)["misses"] == 1
     assert not (sub / "__pycache__" / "k.f-1.py311.nbi").exists()
+
+
+def test_constant_arguments_share_one_compiled_kernel():
+    """A kernel called from kernels with different constants is compiled once, on the
+    plain types: numba alone would compile it once per value (engine._jit.njit)."""
+    from engine._jit import njit
+
+    @njit
+    def scaled(x, k):
+        return x * k
+
+    @njit
+    def caller(x):
+        return scaled(x, 3) + scaled(x, 4) + scaled(x, True)
+
+    assert caller(2.0) == 2.0 * 3 + 2.0 * 4 + 2.0
+    assert [tuple(map(str, sig)) for sig in scaled.signatures] == \
+        [("float64", "int64"), ("float64", "bool")]

@@ -69,9 +69,9 @@ def test_rule_options_agree(variant, options):
 
 def test_cascade_strategy_matches_layered_walk():
     """Gul bara's cascades and pending segments, met in random play, come out of the
-    cascade walk (``generate_into``) exactly as out of the general layered walk."""
+    cascade walk (``generate_turn``) exactly as out of the general layered walk."""
     from engine._layout import STATE_LEN
-    from engine._movegen import (_dice_sequence, _head_limit, _layered, generate_into,
+    from engine._movegen import (_dice_sequence, _head_limit, _layered, generate_turn,
                                  new_scratch)
     from engine.movegen import successor_arrays
     rules = get_rules("gul_bara")
@@ -88,8 +88,8 @@ def test_cascade_strategy_matches_layered_walk():
             d1, d2 = dice if dice else (0, 0)
             seq, total, nondouble, cascade = _dice_sequence(s, d1, d2, t)
             if (cascade or dice is None) and total <= 12:
-                n, out = generate_into(s, d1, d2, t, new_scratch(),
-                                       np.empty((64, STATE_LEN), np.int16))
+                n, out = generate_turn(s, d1, d2, t, new_scratch(),
+                                       np.empty((64, STATE_LEN), np.int16), 0)
                 m, ref = _layered(s, d1, d2, t, seq, total, nondouble, cascade,
                                   _head_limit(s, d1, d2, t),
                                   np.empty((64, STATE_LEN), np.int16), 0)
@@ -127,7 +127,7 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, perft):
     from pathlib import Path
     from engine import movegen
     from engine._layout import STATE_LEN
-    from engine._movegen import generate_into, new_scratch
+    from engine._movegen import generate_turn, new_scratch
     monkeypatch.setenv("NARDY_THREADS", "3")
     monkeypatch.setattr(movegen, "SPLIT_LAYER", 50)
     rules = get_rules("gul_bara")
@@ -135,8 +135,8 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, perft):
 
     def same(pos, dice):
         d1, d2 = dice if dice else (0, 0)
-        n, ref = generate_into(pos.to_array(), d1, d2, t, new_scratch(),
-                               np.empty((64, STATE_LEN), np.int16))
+        n, ref = generate_turn(pos.to_array(), d1, d2, t, new_scratch(),
+                               np.empty((64, STATE_LEN), np.int16), 0)
         got = movegen.successor_arrays(pos, dice, rules)
         assert np.array_equal(got, ref[:n]), (pos, dice)
         return n

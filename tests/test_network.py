@@ -21,7 +21,7 @@ from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_prob
                             hidden_delta, hidden_full, kids_ref, outputs, sigmoid)
 from engine.position import Position
 from engine.variants import get_rules
-from numba import njit
+from engine._jit import njit
 
 ROOT = Path(__file__).resolve().parent.parent
 

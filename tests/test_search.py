@@ -194,18 +194,12 @@ def test_deterministic(search):
 
 
 def test_threads_do_not_change_the_result(search):
-    """Plays at 2+ ply are searched one per thread; the result is the serial one."""
-    import numba
+    """A large level of the search is split over threads; the result is the serial one."""
     pos, dice = _golden("contact", 3)[2]
-    threads = numba.get_num_threads()
-    try:
-        numba.set_num_threads(1)
-        one = search.analyse(pos, dice, ply=2)
-    finally:
-        numba.set_num_threads(threads)
-    many = search.analyse(pos, dice, ply=2)
-    assert [(c.move, c.equity, c.ply) for c in one.candidates] == \
-        [(c.move, c.equity, c.ply) for c in many.candidates]
+    one = Search(search.evaluator, threads=1).analyse(pos, dice, ply=2)
+    many = Search(search.evaluator, threads=3).analyse(pos, dice, ply=2)
+    assert [(c.move, c.equity, c.probabilities, c.ply) for c in one.candidates] == \
+        [(c.move, c.equity, c.probabilities, c.ply) for c in many.candidates]
     assert one.evaluated == many.evaluated
 
 

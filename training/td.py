@@ -26,11 +26,10 @@ from __future__ import annotations
 
 
 import numpy as np
-from numba import njit
+from engine._jit import FAST, njit
 
 from engine import _layout as L
-from engine._jit import FAST
-from engine._movegen import generate_play
+from engine._movegen import PLAY_BEAM, generate_turn
 from engine.features import family_features, features, uses_family
 from engine.encoding import MAX_COUNT, MAX_UNITS
 from engine.game import _result_k
@@ -232,7 +231,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
         while t < max_turns:
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = generate_play(s, d1, d2, table, scratch, out)
+            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
             hist[t] = s
             flips[t] = not segment
             if n == 1:
@@ -330,7 +329,7 @@ def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
         for t in range(max_turns):
             d1, d2 = _roll(st, s, t == 0, rolls_both)
             segment = d1 == 0
-            n, out = generate_play(s, d1, d2, table, scratch, out)
+            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
             if n == 1:
                 i = 0
             elif net_to_move:
