@@ -462,7 +462,7 @@ def _announce() -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it)."""
     announce_compile("the search kernels", [expand, exact_batch, static_probs,
-                                             best_of_pairs, roll_average], "a minute")
+                                             best_of_pairs, roll_average], "two minutes")
 
 
 _SEGMENT = np.array([[0, 0, 1]], np.int64)
