@@ -90,7 +90,7 @@ def exact_probs(s, ctx, o):
     return False
 
 
-@njit(nogil=True, **FAST)
+@njit(**FAST)
 def static_probs(states, n, net, ctx, probs):
     """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net

@@ -471,8 +471,6 @@ PARALLEL_PAIRS = 128
 """(state, roll) pairs from which :func:`expand` runs on several threads."""
 SLICES = 4
 """Slices per thread of a large :func:`expand` (the pool takes them as threads free up)."""
-PARALLEL_STATIC = 256
-"""States from which a static rating runs on several threads."""
 CHUNK = 4096
 """Most states a level of the search expands at once (bounds its memory)."""
 
@@ -559,15 +557,9 @@ class _Tree:
         return kids, probs, eq, pair
 
     def static(self, states):
-        """0-ply outputs of ``states`` by the network, each for its side to move (split
-        over the threads when there are many)."""
-        n = states.shape[0]
-        probs = np.zeros((n, N_OUTPUTS))
-        if self.threads == 1 or n < PARALLEL_STATIC:
-            static_probs(states, n, self.net, self.ctx, probs)
-        else:
-            self._on_threads(static_probs, n, self.threads, lambda f, lo, hi, c: f(
-                states[lo:hi], hi - lo, self.net, c, probs[lo:hi]))
+        """0-ply outputs of ``states`` by the network, each for its side to move."""
+        probs = np.zeros((states.shape[0], N_OUTPUTS))
+        static_probs(states, states.shape[0], self.net, self.ctx, probs)
         return probs
 
     def values(self, states, depth: int):
