@@ -52,7 +52,7 @@ from .errors import NardyError, quote
 from .evaluator import F_PRUNE, S_STATIC, Evaluator, equities, exact_probs, static_probs
 from .movegen import cascade_threads, check_dice
 from .network import (N_OUTPUTS, OUTPUTS, equity, flip_probs, hidden_delta, hidden_full,
-                      kids_ref, outputs, outputs_batch)
+                      kids_ref, outputs_batch)
 from .position import Position
 
 MAX_PLY = 3
@@ -150,14 +150,6 @@ _ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in rang
 
 
 @njit(cache=True, inline="always")
-def _rank(ctx):
-    """The network that ranks plays inside a search: ``ctx[10:19]``, the evaluator's
-    pruning network or the network itself (:meth:`engine.evaluator.Evaluator.kernel_args`;
-    flat in ``ctx`` because numba's parallel loops take no nested tuples)."""
-    return ctx[10:19]
-
-
-@njit(cache=True, inline="always")
 def _add_flipped(acc, v, wgt):
     acc[0] += wgt * (1.0 - v[0])
     acc[1] += wgt * v[3]
@@ -242,24 +234,6 @@ def _grow(n, probs, eq, idx):
 
 
 # ----- the one kernel that plays rolls
-@njit(**FAST)
-def _static_into(s, net, ctx, o):
-    """0-ply outputs of one state for its side to move, into ``o``."""
-    if exact_probs(s, ctx, o):
-        ctx[6][S_STATIC] += 1
-        return
-    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
-    nh = b1.shape[0]
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    o32 = np.empty(N_OUTPUTS, np.float32)
-    hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
-    outputs(h, w2, b2, act, o32)
-    for k in range(N_OUTPUTS):
-        o[k] = o32[k]
-    ctx[6][S_STATIC] += 1
-
-
 @njit(nogil=True, **FAST)
 def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
@@ -293,7 +267,7 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
-    v = np.empty(N_OUTPUTS)
+    v = np.empty((1, N_OUTPUTS))
     if average:
         keep = 1
         cap = max(1, ns)
@@ -315,8 +289,8 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
             if average:
                 b = _argmax(eq, n)
                 if pruning:
-                    _static_into(gen[b], value, ctx, v)
-                    _add_flipped(kprobs[i], v, rolls[r, 2] / 36.0)
+                    static_probs(gen[b:b + 1], 1, value, ctx, v)
+                    _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
                 else:
                     _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
                 continue
