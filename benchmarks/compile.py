@@ -47,7 +47,7 @@ ENTRIES = {
     "cube": (["-m", "engine.cube_cli", "--position", START_ID], None),
     "selfplay": (["-m", "training.selfplay", "--variant", "backgammon", "--games", "200",
                   "--workers", "1", "--quiet", "--out", "{tmp}/run"], None),
-    "duel": (["-c", "from engine.duel import duel; from engine.network import Network; "
+    "duel": (["-c", "from engine.play.duel import duel; from engine.eval.network import Network; "
                     "print(duel(Network.load('models/backgammon.npz'), 'pubeval', 20, 1))"],
              None),
 }
@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", choices=list(ENTRIES), default=list(ENTRIES))
     ap.add_argument("--keep", type=Path, help="keep the caches under this folder")
     args = ap.parse_args()
-    subprocess.run([sys.executable, "-m", "engine.bearoff", "--build"], cwd=ROOT, check=True,
+    subprocess.run([sys.executable, "-m", "engine.eval.bearoff", "--build"], cwd=ROOT, check=True,
                    capture_output=True)
     base = Path(tempfile.mkdtemp(prefix="nardy-compile-"))
     print(f"{'entry':<17} {'cold s':>8} {'warm s':>8}", flush=True)

@@ -12,7 +12,7 @@ How it is measured:
   chances and gammon shares, deterministic); the position is the opening position, so
   both use the contact cube efficiency 0.68;
 * **same table**: GNU Backgammon's table (``--table``, default ``snowie``) is read back
-  through ``gnubg_nn.equities.value`` into an :class:`engine.met.MatchEquityTable`, so
+  through ``gnubg_nn.equities.value`` into an :class:`engine.cube.met.MatchEquityTable`, so
   the differences are those of the cube model, not of the MET. Scores are pre-Crawford
   with both players at least 2-away (``equities.value`` gives no post-Crawford table,
   and at these scores only pre-Crawford entries, row 0 included, are ever read);
@@ -33,8 +33,8 @@ from collections import Counter
 
 import numpy as np
 
-from engine.cube import CubeState, cube_decision
-from engine.met import MatchEquityTable, kazaross_xg2
+from engine.cube.decision import CubeState, cube_decision
+from engine.cube.met import MatchEquityTable, kazaross_xg2
 
 START_ID = "4HPwATDgc/ABMA"
 

@@ -5,8 +5,8 @@
     python benchmarks/gul_bara_losses.py --games 1100 --seed 7 --ply 1
 
 Plays a network (greedy 0-ply over the successors duels offer: a cascade's plays
-sampled, :func:`engine.movegen.successor_arrays` with ``play=True``; or, with ``--ply``
-1 to 3, the best of every legal play by :class:`engine.search.Search` at that depth)
+sampled, :func:`engine.movegen.generate.successor_arrays` with ``play=True``; or, with ``--ply``
+1 to 3, the best of every legal play by :class:`engine.search.nply.Search` at that depth)
 against uniformly random play, seats alternating. Each game draws its dice and the
 random player's choices from streams of their own (seeded by ``--seed`` and the game's
 number), so runs at different depths play the same dice. It splits the games by
@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.evaluator import Evaluator, equities  # noqa: E402
-from engine.game import result  # noqa: E402
-from engine.movegen import successor_arrays  # noqa: E402
-from engine.position import Position  # noqa: E402
-from engine.search import Search  # noqa: E402
-from engine.variants import get_rules  # noqa: E402
+from engine.eval.evaluator import Evaluator
+from engine.movegen.generate import successor_arrays  # noqa: E402
+from engine.rules.position import Position  # noqa: E402
+from engine.rules.scoring import equities, result
+from engine.rules.variants import get_rules  # noqa: E402
+from engine.search.nply import Search  # noqa: E402
 
 EARLY = range(4, 7)
 """The network's own turns on which a cascade counts as early."""

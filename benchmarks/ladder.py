@@ -3,8 +3,8 @@
     python benchmarks/ladder.py runs/ladder/plakoto80/*.npz [--games 2000] [--seed 1]
 
 Takes checkpoints (or model files) of one game in training order (sorted by the games
-they had trained) and plays, on duplicate dice (:mod:`engine.duel`), each of them
-against the hand-written heuristic of :mod:`engine.heuristic` and against the
+they had trained) and plays, on duplicate dice (:mod:`engine.play.duel`), each of them
+against the hand-written heuristic of :mod:`engine.eval.heuristic` and against the
 checkpoint before it. A rising ladder shows points per game against the heuristic going
 up and each rung beating the one below it. Networks play greedy 0-ply, as in training.
 ``training.selfplay`` keeps only its newest checkpoints (``keep_checkpoints``, 3 by
@@ -24,8 +24,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.duel import duel  # noqa: E402
-from engine.network import Network, NetworkFileError  # noqa: E402
+from engine.eval.network import Network, NetworkFileError  # noqa: E402
+from engine.play.duel import duel  # noqa: E402
 
 
 def load(path: Path) -> tuple[int, Network]:

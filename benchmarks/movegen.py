@@ -14,7 +14,7 @@ set and of a set met in random play (``benchmarks/data/gul_bara_cascades.jsonl``
     python benchmarks/movegen.py --tail
 
 times the far tail of the cascades instead (:data:`TAIL`), on one thread and on the
-threads :func:`engine.movegen.successor_arrays` uses, and the protocol's ``moves`` and
+threads :func:`engine.movegen.generate.successor_arrays` uses, and the protocol's ``moves`` and
 ``best`` on the largest of them.
 """
 
@@ -34,12 +34,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
-from engine._jit import njit  # noqa: E402
 
 from engine import Position, get_rules  # noqa: E402
-from engine._layout import STATE_LEN  # noqa: E402
-from engine._movegen import SCRATCH_LEN, generate_turn  # noqa: E402
-from engine.variants import VARIANTS  # noqa: E402
+from engine._jit import njit  # noqa: E402
+from engine.movegen._core import SCRATCH_LEN, generate_turn  # noqa: E402
+from engine.rules._layout import STATE_LEN  # noqa: E402
+from engine.rules.variants import VARIANTS  # noqa: E402
 
 PERFT = ROOT / "tests" / "data" / "perft"
 
@@ -135,7 +135,7 @@ def slowest_cascade():
     """``(seconds, id, successors)`` of the slowest gul bara cascade or pending record
     of the golden set, timed on a second pass (the first compiles every path met, such
     as the layered walk a six-block fallback calls from Python)."""
-    from engine.movegen import successor_arrays
+    from engine.movegen.generate import successor_arrays
     records = [r for r in _records("gul_bara")
                if "cascade" in r["tags"] or "pending" in r["tags"]]
     for _ in range(2):                    # the second pass counts
@@ -157,7 +157,7 @@ def random_play_cascades():
     """Times of the exact cascades in :data:`CASCADES`: the 30 slowest of the 2,325
     cascades (1-1, 2-2 or 3-3 from the 4th turn) met in 600 uniformly random gul bara
     games (``--make-cascades`` makes the file again)."""
-    from engine.movegen import successor_arrays
+    from engine.movegen.generate import successor_arrays
     records = [json.loads(line) for line in CASCADES.read_text().splitlines()]
     successor_arrays(Position.start("gul_bara"), (1, 1))
     times = []
@@ -179,7 +179,7 @@ largest with 869,145 plays."""
 def cascade_tail():
     """``(plays, seconds on one thread, seconds on the default threads)`` of each
     cascade of :data:`TAIL`, slowest first."""
-    from engine import movegen
+    from engine.movegen import generate as movegen
     records = [json.loads(line) for line in TAIL.read_text().splitlines()]
     small = min(records, key=lambda r: r["count"])
     for threads in ("1", None):                   # compile both paths first
@@ -209,8 +209,8 @@ def protocol_cascade():
     and for ``best`` with ``limit`` 10 on the largest cascade of :data:`TAIL`:
     ``(plays, moves s, best s)``, or ``(plays, moves s, None)`` with no gul bara
     model."""
-    from engine.evaluator import model_path
-    from engine.protocol import handle_line
+    from engine.cli.protocol import handle_line
+    from engine.eval.evaluator import model_path
     records = [json.loads(line) for line in TAIL.read_text().splitlines()]
     big = max(records, key=lambda r: r["count"])
     small = min(records, key=lambda r: r["count"])
@@ -232,7 +232,7 @@ def protocol_cascade():
 
 def make_cascades(games=600, seed=11, keep=30):
     """Write :data:`CASCADES` anew from random play (see :func:`random_play_cascades`)."""
-    from engine.movegen import successor_arrays
+    from engine.movegen.generate import successor_arrays
     rng = np.random.default_rng(seed)
     found = []
     for _ in range(games):
@@ -286,7 +286,7 @@ def main():
         make_cascades()
         return
     if args.tail:
-        from engine.movegen import cascade_threads
+        from engine.movegen.generate import cascade_threads
         rows = cascade_tail()
         print(f"{'plays':>9} {'1 thread s':>10} {f'{cascade_threads()} threads s':>11}")
         for n, one, many in rows:

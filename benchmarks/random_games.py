@@ -8,7 +8,7 @@ game by default) through the same numba playout kernel, which checks every posit
 meets (checker conservation, legal pins and pending dice, turn counters, a valid final
 score), and reports games/s, the score distribution and the largest successor list met.
 Like every player, the random player chooses a gul bara cascade's play from a sample
-of its legal plays (:func:`engine._movegen.generate_turn` with its beam): randomly spread checkers
+of its legal plays (:func:`engine.movegen._core.generate_turn` with its beam): randomly spread checkers
 make cascades of 10^5-10^6 distinct plays, which the exact generator takes seconds to
 list.
 """
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.game import ERRORS, playouts  # noqa: E402
-from engine.variants import VARIANTS  # noqa: E402
+from engine.play.game import ERRORS, playouts  # noqa: E402
+from engine.rules.variants import VARIANTS  # noqa: E402
 
 
 def main():

@@ -5,7 +5,7 @@
 
 Speed: the backgammon positions of ``tests/data/perft`` tagged ``contact`` and ``race`` (plays
 that end the game left out), each searched once per depth through
-:meth:`engine.search.Search.rate` (the kernel and its thin Python wrapper, no move text);
+:meth:`engine.search.nply.Search.rate` (the kernel and its thin Python wrapper, no move text);
 the successor count of every position is checked against the golden file, so the
 benchmark doubles as a regression check. Reported per set and depth: milliseconds and
 decisions per second, and positions rated statically per decision. A 0-ply row inside
@@ -17,7 +17,7 @@ have; each position is timed once per depth, but the shallower depths run first 
 that cache.
 
 Strength: the same model at 2-ply (``--strength-ply``) against itself at 0-ply, cubeless
-money games on duplicate dice (:func:`engine.duel.duel_players`: each dice stream played
+money games on duplicate dice (:func:`engine.play.duel.duel_players`: each dice stream played
 twice with the seats swapped), reported as points per game with a 95% interval.
 """
 
@@ -35,12 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-from engine._jit import njit  # noqa: E402
 
 from engine import Position  # noqa: E402
-from engine._layout import STATE_LEN  # noqa: E402
-from engine.evaluator import Evaluator, model_path  # noqa: E402
-from engine.search import Search, SearchPlayer, SearchSettings, expand  # noqa: E402
+from engine._jit import njit  # noqa: E402
+from engine.eval.evaluator import Evaluator, model_path  # noqa: E402
+from engine.search.nply import Search, SearchPlayer, SearchSettings, expand  # noqa: E402
 
 PERFT = ROOT / "tests" / "data" / "perft"
 TARGET_MS = {0: 0.1, 2: 20.0, 3: 300.0}
@@ -117,7 +116,7 @@ def time_gnubg(records, ply: int, limit: int | None) -> float | None:
 
 
 def strength(search: Search, ply: int, games: int, seed: int) -> str:
-    from engine.duel import duel_players
+    from engine.play.duel import duel_players
     a, b = SearchPlayer(search, ply), SearchPlayer(search, 0)
     t0 = time.perf_counter()
     r = duel_players(a, b, games, seed, search.variant)

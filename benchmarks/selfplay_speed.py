@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.network import Network  # noqa: E402
+from engine.eval.network import Network  # noqa: E402
 from training import checkpoint, td  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 from training.selfplay import Trainer  # noqa: E402

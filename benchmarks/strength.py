@@ -9,13 +9,13 @@
 
 A player is a model file (any ``.npz`` model, or a checkpoint, which holds one; a run
 folder means its ``model.npz``), ``pubeval``, ``random``, ``heuristic`` (the
-hand-written player of :mod:`engine.heuristic`, every game) or, when the PyPI package
+hand-written player of :mod:`engine.eval.heuristic`, every game) or, when the PyPI package
 ``gnubg-nn`` is installed, ``gnubg0``: GNU Backgammon's 0-ply evaluator, asked once per
 decision through ``gnubg_nn.best_move(board, d1, d2, n=0)`` (backgammon only; slow, so
 use a few hundred games). Networks play greedy 0-ply, as in training.
 
 Games come in pairs on the same dice with the players' seats swapped
-(:mod:`engine.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
+(:mod:`engine.play.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
 cancels. Reported: player A's points per game with a 95% confidence interval over the
 pair sums, A's win rate, and the gammon / backgammon rates of each side. Networks,
 PubEval, the heuristic and random play inside one numba kernel; a gnubg match runs in Python. The
@@ -38,12 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.duel import (DuelError, DuelResult, duel, duel_players, pair_stats,  # noqa: E402
-                         stream_states)
-from engine.game import Kind  # noqa: E402
-from engine.network import Network, NetworkFileError  # noqa: E402
-from engine.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
-from engine.variants import VARIANTS, get_rules  # noqa: E402
+from engine.eval.network import Network, NetworkFileError  # noqa: E402
+from engine.play.duel import DuelError, DuelResult, duel, duel_players, pair_stats, stream_states  # noqa: E402
+from engine.play.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
+from engine.rules.scoring import Kind
+from engine.rules.variants import VARIANTS, get_rules  # noqa: E402
 
 CHUNK_PAIRS = 250
 """Pairs per kernel call (for the progress bar; the match does not depend on it)."""
@@ -59,7 +58,8 @@ class GnubgPlayer:
 
     def __init__(self):
         import gnubg_nn
-        from engine.gnubg_id import position_id
+
+        from engine.notation.gnubg_id import position_id
         self._g = gnubg_nn
         self._pid = position_id
 
@@ -113,13 +113,13 @@ def describe(spec: str, player) -> str:
 
 
 def python_player(player, seed: int, label: int, variant: str):
-    """The :class:`~engine.players.Player` object for the Python (gnubg) path."""
+    """The :class:`~engine.play.players.Player` object for the Python (gnubg) path."""
     if isinstance(player, Network):
         return GreedyPlayer(player, get_rules(variant))
     if player == "pubeval":
         return PubEvalPlayer()
     if player == "heuristic":
-        from engine.heuristic import HeuristicPlayer
+        from engine.eval.heuristic import HeuristicPlayer
         return HeuristicPlayer(variant)
     if player == "random":
         # its own stream, apart from the dice (one per player)
@@ -130,13 +130,13 @@ def python_player(player, seed: int, label: int, variant: str):
 
 # --------------------------------------------------------------------- with the cube
 def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
-    """Money games with the cube (Jacoby on, :mod:`engine.match`), in Python: each pair
+    """Money games with the cube (Jacoby on, :mod:`engine.play.match`), in Python: each pair
     of games shares its dice (one generator seeded by ``(seed, pair)``) with the seats
-    swapped. A network doubles and takes as :func:`engine.cube.cube_decision` advises
+    swapped. A network doubles and takes as :func:`engine.cube.decision.cube_decision` advises
     from its 0-ply probabilities; any other player never doubles and always takes.
     Returns player A's points per game, the seconds taken, and cube statistics."""
-    from engine.cube import network_probability_fn
-    from engine.match import DecisionCubePolicy, NoCube, play_money_game
+    from engine.cube.decision import network_probability_fn
+    from engine.play.match import DecisionCubePolicy, NoCube, play_money_game
 
     def cube_policy(p):
         return DecisionCubePolicy(network_probability_fn(p)) if isinstance(p, Network) \

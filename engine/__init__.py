@@ -7,15 +7,23 @@ move), :func:`get_rules` (the rules table of the six games) and :func:`successor
 
 from pathlib import Path as _Path
 
-from ._jit import drop_stale_caches as _drop_stale_caches
+from engine._jit import drop_stale_caches as _drop_stale_caches
 
 _drop_stale_caches(_Path(__file__).parent)
 
-from .errors import (AmbiguousMoveError, DiceError, IllegalMoveError,  # noqa: E402
-                     MoveError, NardyError, NotationError, PositionError, VariantError)
-from .position import Position
-from .variants import VARIANTS, Rules, get_rules
-from .movegen import successors
+from engine.errors import (  # noqa: E402
+                           AmbiguousMoveError,
+                           DiceError,
+                           IllegalMoveError,
+                           MoveError,
+                           NardyError,
+                           NotationError,
+                           PositionError,
+                           VariantError,
+)
+from engine.movegen.generate import successors
+from engine.rules.position import Position
+from engine.rules.variants import VARIANTS, Rules, get_rules
 
 __all__ = [
     "Position", "Rules", "get_rules", "successors", "VARIANTS",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.network import Network
+from engine.eval.network import Network
 
 
 def npy(array) -> bytes:

@@ -7,10 +7,22 @@ then the forced-play rules. Only a memo of (board, step) pairs already expanded 
 bara cascades finite in practice; it changes no result.
 """
 
-from engine.position import Position
-from engine.variants import (BLOCK_EACH, BLOCK_NONE, BLOCK_QUARTER, CASCADE_GAME,
-                             CASCADE_NONE, HEAD_FIRST_ANY_DOUBLE, HEAD_FIRST_CLASSIC, HIT,
-                             HOLD, MOTHER_DEFERRED, MOTHER_IMMEDIATE, PIN, get_rules)
+from engine.rules.position import Position
+from engine.rules.variants import (
+    BLOCK_EACH,
+    BLOCK_NONE,
+    BLOCK_QUARTER,
+    CASCADE_GAME,
+    CASCADE_NONE,
+    HEAD_FIRST_ANY_DOUBLE,
+    HEAD_FIRST_CLASSIC,
+    HIT,
+    HOLD,
+    MOTHER_DEFERRED,
+    MOTHER_IMMEDIATE,
+    PIN,
+    get_rules,
+)
 
 
 class Board:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.position import Position
-from engine.variants import CASCADE_NONE, HIT, PIN, Rules, get_rules
+from engine.rules.position import Position
+from engine.rules.variants import CASCADE_NONE, HIT, PIN, Rules, get_rules
 
 CHECKERS = 15
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from engine import Position
-from engine.analyse import main
-from engine.movetext import parse_move
-from engine.network import Network
-from engine.protocol import handle_line
+from engine.cli.analyse import main
+from engine.cli.protocol import handle_line
+from engine.eval.network import Network
+from engine.notation.movetext import parse_move
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once

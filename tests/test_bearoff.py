@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from engine import Position
-from engine import bearoff as B
-from engine.dice import ALL_21
-from engine.movegen import successors
+from engine.eval import bearoff as B
+from engine.movegen.generate import successors
+from engine.rules.dice import ALL_21
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""What every command line shares (:mod:`engine._cli`): a quiet exit when the reader of
+"""What every command line shares (:mod:`engine.cli._common`): a quiet exit when the reader of
 its output goes away, and whole-number arguments."""
 
 import argparse
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine._cli import non_negative_int
+from engine.cli._common import non_negative_int
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -18,7 +18,8 @@ def _release_run(folder: Path) -> list:
     """A run folder with one checkpoint, and ``training.release`` flags that measure
     nothing (it then only writes the model and says so)."""
     import numpy as np
-    from engine.network import Network
+
+    from engine.eval.network import Network
     from training import checkpoint
     from training.config import TrainConfig
     checkpoint.save(folder / "run", checkpoint.RunState(

@@ -7,12 +7,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine.cube import (CubeError, CubeState, analyse_cube, check_probabilities, classify,
-                         cube_decision, cube_efficiency, is_race, match_cubeful_mwc,
-                         money_cubeful_equity, money_take_point)
-from engine.met import MatchError, kazaross_xg2
-from engine.position import Position
-from engine.protocol import handle_line
+from engine.cli.protocol import handle_line
+from engine.cube.decision import (
+    CubeError,
+    CubeState,
+    analyse_cube,
+    check_probabilities,
+    classify,
+    cube_decision,
+    cube_efficiency,
+    is_race,
+    match_cubeful_mwc,
+    money_cubeful_equity,
+    money_take_point,
+)
+from engine.cube.met import MatchError, kazaross_xg2
+from engine.rules.position import Position
 
 
 def probs(win, wg=0.0, wbg=0.0, lg=0.0, lbg=0.0):
@@ -232,8 +242,8 @@ def test_analyse_cube_and_its_errors():
 
 
 def test_analyse_cube_with_a_network():
-    from engine.cube import network_probability_fn
-    from engine.network import Network
+    from engine.cube.decision import network_probability_fn
+    from engine.eval.network import Network
     net = Network.create("backgammon", 8, rng=np.random.default_rng(1))
     d = analyse_cube(Position.start(), CubeState(1, "centre", 5, (1, 3)),
                      network_probability_fn(net))
@@ -261,7 +271,7 @@ def test_protocol_met():
 
 
 def test_protocol_cube(monkeypatch):
-    from engine import cube_cli
+    from engine.cli import cube as cube_cli
     monkeypatch.setattr(cube_cli, "model_probability_fn",
                         lambda model=None: _fixed(probs(0.75)))
     r = _ask({"id": 1, "cmd": "cube", "position": "4HPwATDgc/ABMA",
@@ -288,8 +298,8 @@ def test_protocol_cube(monkeypatch):
 
 
 def test_protocol_cube_reads_the_match_id(monkeypatch):
-    from engine import cube_cli
-    from engine.gnubg_id import MatchInfo, match_id
+    from engine.cli import cube as cube_cli
+    from engine.notation.gnubg_id import MatchInfo, match_id
     monkeypatch.setattr(cube_cli, "model_probability_fn",
                         lambda model=None: _fixed(probs(0.75)))
     mid = match_id(MatchInfo(cube_value=2, cube_owner="them", match_length=7,
@@ -300,7 +310,7 @@ def test_protocol_cube_reads_the_match_id(monkeypatch):
 
 
 def test_cli_text_and_json(capsys):
-    from engine.cube_cli import main
+    from engine.cli.cube import main
     assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.75,0,0,0,0"]) == 0
     out = capsys.readouterr().out
     assert "1. Double, take" in out and "Proper cube action: Double, take" in out
@@ -343,7 +353,7 @@ def test_beavers_from_probabilities_and_only_for_money():
 
 
 def test_protocol_cube_beavers(monkeypatch):
-    from engine import cube_cli
+    from engine.cli import cube as cube_cli
     monkeypatch.setattr(cube_cli, "model_probability_fn",
                         lambda model=None: _fixed(probs(0.4, 0.05, 0.0, 0.08, 0.0)))
     base = {"cmd": "cube", "position": "4HPwATDgc/ABMA"}
@@ -353,7 +363,7 @@ def test_protocol_cube_beavers(monkeypatch):
     match = {**base, "beavers": True, "match": {"length": 5, "score": [0, 0]}}
     assert _ask(match)["error"]["code"] == "invalid_match"
     # an XGID's beaver flag (rules field bit 2) is the default
-    from engine.xgid import XgidInfo, format_xgid
+    from engine.notation.xgid import XgidInfo, format_xgid
     xgid = format_xgid(Position.start(), XgidInfo(beaver=True))
     assert _ask({"cmd": "cube", "position": xgid})["action"] == "no_double_beaver"
     assert _ask({"cmd": "cube", "position": xgid, "beavers": False})["action"] == "no_double"

@@ -1,4 +1,4 @@
-"""Duplicate-dice duels (engine/duel.py): pairs cancel, the kernel matches its Python
+"""Duplicate-dice duels (engine/play/duel.py): pairs cancel, the kernel matches its Python
 twin, chunks and seeds behave, the confidence interval is computed over pair sums."""
 
 import math
@@ -6,10 +6,17 @@ import math
 import numpy as np
 import pytest
 
-from engine.duel import (WINNER_CUT, DuelError, DuelResult, duel, duel_players, pair_stats,
-                         stream_states)
-from engine.network import Network
-from engine.players import GreedyPlayer, PubEvalPlayer
+from engine.eval.network import Network
+from engine.play.duel import (
+    WINNER_CUT,
+    DuelError,
+    DuelResult,
+    duel,
+    duel_players,
+    pair_stats,
+    stream_states,
+)
+from engine.play.players import GreedyPlayer, PubEvalPlayer
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +110,8 @@ def test_bad_duels_are_refused(net):
 def test_heuristic_kernel_player_plays_the_python_reference_games(variant):
     """The kernel's heuristic player against HeuristicPlayer through duel_players
     (gul bara included: both choose from the same sampled cascade plays)."""
-    from engine.heuristic import HeuristicPlayer
-    from engine.variants import get_rules
+    from engine.eval.heuristic import HeuristicPlayer
+    from engine.rules.variants import get_rules
     net = Network.create(variant, 8, rng=np.random.default_rng(2), scale=0.3)
     fast = duel("heuristic", net, 6, seed=3, variant=variant)
     slow = duel_players(HeuristicPlayer(variant), GreedyPlayer(net, get_rules(variant)), 6,

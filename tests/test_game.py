@@ -1,11 +1,11 @@
 """Dice, game results and whole games.
 
 The random-playout property tests play ``NARDY_RANDOM_GAMES`` games (default 10,000)
-of every game in the numba kernel of :func:`engine.game.playouts`, which checks every
+of every game in the numba kernel of :func:`engine.play.game.playouts`, which checks every
 position it meets (checker conservation, legal pins, pending dice, turn counters, a
 valid final score). A sample of the games is recorded and cross-checked in Python:
 :meth:`Position.check`, the array round trip, ``flip(flip(p)) == p``, each step being
-one of :func:`engine.movegen.successors`, and :func:`engine.game.result`.
+one of :func:`engine.movegen.generate.successors`, and :func:`engine.rules.scoring.result`.
 
 Backgammon always plays the full count. The other games' playouts stop early once
 ``NARDY_RANDOM_BUDGET_S`` seconds (default 4; 0 for no limit) are spent, with a warning naming how many games were played, so the suite
@@ -22,13 +22,19 @@ import numpy as np
 import pytest
 
 from engine import DiceError, Position, get_rules, successors
-from engine._movegen import _cascade_turn
-from engine.dice import ALL_21, Dice, parse_dice, roll, roll_one
-from engine.game import (ERRORS, GameResult, Kind, _result_k, opening_roll, play_game,
-                         playouts, result, score_table)
-from engine.players import GreedyPlayer, Player, PubEvalPlayer, RandomPlayer
-from engine.variants import (BLOCK_EACH, BLOCK_QUARTER, CASCADE_GAME, HEAD_FIRST_ANY_DOUBLE,
-                             MOTHER_DEFERRED, VARIANTS)
+from engine.movegen._core import _cascade_turn
+from engine.play.game import ERRORS, opening_roll, play_game, playouts
+from engine.play.players import GreedyPlayer, Player, PubEvalPlayer, RandomPlayer
+from engine.rules.dice import ALL_21, Dice, parse_dice, roll, roll_one
+from engine.rules.scoring import GameResult, Kind, result, result_k, score_table
+from engine.rules.variants import (
+    BLOCK_EACH,
+    BLOCK_QUARTER,
+    CASCADE_GAME,
+    HEAD_FIRST_ANY_DOUBLE,
+    MOTHER_DEFERRED,
+    VARIANTS,
+)
 
 GAMES = int(os.environ.get("NARDY_RANDOM_GAMES", "10000"))
 BUDGET_S = float(os.environ.get("NARDY_RANDOM_BUDGET_S", "4"))
@@ -189,7 +195,7 @@ def test_result_kernel_matches_reference():
 
 
 def kernel_result(p, rules):
-    w, points, kind = _result_k(p.to_array(), score_table(rules))
+    w, points, kind = result_k(p.to_array(), score_table(rules))
     if w < 0:
         return None
     return GameResult(None if w == 2 else int(w), int(points), Kind(kind))
@@ -324,7 +330,7 @@ def check_trajectories(batch, rules):
                 p.to_array(), rules.table()))
             if nxt is not None and not sampled:
                 # a cascade's or pending segment's plays are sampled in play
-                # (engine._movegen.generate_turn's sample, tested in test_movegen_reference.py)
+                # (engine.movegen._core.generate_turn's sample, tested in test_movegen_reference.py)
                 succ = successors(p, step.dice, rules)
                 assert len(succ) == step.count
                 assert nxt.position in succ

@@ -3,14 +3,22 @@
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.errors import NardyError, NotationError
-from engine.gnubg_id import (GAME_NONE, GAME_PLAYING, MatchInfo, format_gnubg, match_from_id,
-                             match_id, position_from_gnubg, position_from_id, position_id)
-from engine.position import Position
-from engine.xgid import parse_xgid
+from engine.notation.gnubg_id import (
+    GAME_NONE,
+    GAME_PLAYING,
+    MatchInfo,
+    format_gnubg,
+    match_from_id,
+    match_id,
+    position_from_gnubg,
+    position_from_id,
+    position_id,
+)
+from engine.notation.xgid import parse_xgid
+from engine.rules.position import Position
 
 START_ID = "4HPwATDgc/ABMA"
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

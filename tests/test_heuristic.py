@@ -3,14 +3,15 @@
 import numpy as np
 import pytest
 
-from engine import heuristic as H
-from engine.dice import Dice
-from engine.game import play_game, result
-from engine.movegen import successors
-from engine.movetext import format_move
-from engine.players import Player, RandomPlayer
-from engine.position import Position
-from engine.variants import VARIANTS
+from engine.eval import heuristic as H
+from engine.movegen.generate import successors
+from engine.notation.movetext import format_move
+from engine.play.game import play_game
+from engine.play.players import Player, RandomPlayer
+from engine.rules.dice import Dice
+from engine.rules.position import Position
+from engine.rules.scoring import result
+from engine.rules.variants import VARIANTS
 
 # (games, seed) per variant for the match against random: enough games that the
 # heuristic's usual win rate (93.9% in gul bara, the luckiest game) clears 85% with room

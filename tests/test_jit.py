@@ -17,7 +17,7 @@ PROBE = textwrap.dedent("""
     import numpy as np
     import engine
     from engine._jit import announce_compile, is_cached
-    from engine._movegen import _start_open as kernel
+    from engine.movegen._core import _start_open as kernel
     before = is_cached(kernel)
     announce_compile("the probe", [kernel], "a second")
     announce_compile("the probe", [kernel], "a second")      # once a process
@@ -62,12 +62,12 @@ def test_cache_is_reused_and_dropped_on_change(tree, tmp_path, where):
     assert second["cached_before"] and second["hits"] == 1 and second["misses"] == 0
     # a change to another module (not the kernel's own file, whose time stamp numba
     # would see) must drop the cache: the kernel may have compiled that code in
-    _touch_source(tree / "engine" / "variants.py")
+    _touch_source(tree / "engine" / "rules" / "variants.py")
     third = _probe(tree, **env)
     assert not third["cached_before"] and third["misses"] == 1
     assert _probe(tree, **env)["hits"] == 1
     if where != "in_tree":
-        assert not list((tree / "engine" / "__pycache__").glob("*.nbi"))
+        assert not list((tree / "engine" / "movegen" / "__pycache__").glob("*.nbi"))
 
 
 def test_subpackages_are_covered(tree):

@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from engine import Position, _layout as L
-from engine.keys import key_bytes, key_order, keys_sha256
-from engine.movegen import successor_arrays
-from engine.variants import VARIANTS
+from engine import Position
+from engine.movegen.generate import successor_arrays
+from engine.movegen.keys import key_bytes, key_order, keys_sha256
+from engine.rules import _layout as L
+from engine.rules.variants import VARIANTS
 
 
 def _check(rows, variant):
@@ -80,7 +81,8 @@ def test_threads_give_the_same_order_bytes_and_digest(monkeypatch):
     (here with the thresholds lowered so that a cascade of thousands takes that path,
     its keys in many small blocks)."""
     from pathlib import Path
-    from engine import keys
+
+    from engine.movegen import keys
     data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascade_tail.jsonl"
     record = next(r for r in map(json.loads, data.read_text().splitlines())
                   if 4096 < r["count"] < 20000)

@@ -4,13 +4,20 @@ bookkeeping, the nardy matches' starter rule and the tavli rotation."""
 import numpy as np
 import pytest
 
-from engine.cube import CubeState
-from engine.game import Kind
-from engine.match import (TAVLI_GAMES, DecisionCubePolicy, NoCube, play_cube_game,
-                          play_match, play_money_game, play_tavli_match)
-from engine.met import MatchError
-from engine.players import RandomPlayer
-from engine.position import Position
+from engine.cube.decision import CubeState
+from engine.cube.met import MatchError
+from engine.play.match import (
+    TAVLI_GAMES,
+    DecisionCubePolicy,
+    NoCube,
+    play_cube_game,
+    play_match,
+    play_money_game,
+    play_tavli_match,
+)
+from engine.play.players import RandomPlayer
+from engine.rules.position import Position
+from engine.rules.scoring import Kind
 
 
 def randoms(seed):

@@ -4,8 +4,8 @@ take points and gammon prices, and the table computed from a gammon rate."""
 import numpy as np
 import pytest
 
-from engine.met import (MatchError, gammon_price, kazaross_xg2, met_from_gammon_rate,
-                        post_crawford_from_gammon_rate, take_point)
+from engine.cube.computed_met import met_from_gammon_rate, post_crawford_from_gammon_rate
+from engine.cube.met import MatchError, gammon_price, kazaross_xg2, take_point
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from engine import Position
-from engine.evaluator import model_path
-from engine.network import Network
-from engine.protocol import handle_line
-from engine.search import Search
-from engine.variants import VARIANTS
+from engine.cli.protocol import handle_line
+from engine.eval.evaluator import model_path
+from engine.eval.network import Network
+from engine.rules.variants import VARIANTS
+from engine.search.nply import Search
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once

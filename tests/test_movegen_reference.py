@@ -3,11 +3,18 @@ for every game and every rule option."""
 
 import numpy as np
 import pytest
+from reference_movegen import reference_successors
 
 from engine import Position, get_rules, successors
-from engine.variants import (BLOCK_EACH, BLOCK_QUARTER, CASCADE_GAME, HEAD_FIRST_ANY_DOUBLE,
-                             HEAD_FIRST_NONE, MOTHER_DEFERRED, VARIANTS)
-from reference_movegen import reference_successors
+from engine.rules.variants import (
+    BLOCK_EACH,
+    BLOCK_QUARTER,
+    CASCADE_GAME,
+    HEAD_FIRST_ANY_DOUBLE,
+    HEAD_FIRST_NONE,
+    MOTHER_DEFERRED,
+    VARIANTS,
+)
 
 OPTIONS = [
     ("long_nardy", dict(head_first=HEAD_FIRST_ANY_DOUBLE)),
@@ -70,10 +77,15 @@ def test_rule_options_agree(variant, options):
 def test_cascade_strategy_matches_layered_walk():
     """Gul bara's cascades and pending segments, met in random play, come out of the
     cascade walk (``generate_turn``) exactly as out of the general layered walk."""
-    from engine._layout import STATE_LEN
-    from engine._movegen import (_dice_sequence, _head_limit, _layered, generate_turn,
-                                 new_scratch)
-    from engine.movegen import successor_arrays
+    from engine.movegen._core import (
+        _dice_sequence,
+        _head_limit,
+        _layered,
+        generate_turn,
+        new_scratch,
+    )
+    from engine.movegen.generate import successor_arrays
+    from engine.rules._layout import STATE_LEN
     rules = get_rules("gul_bara")
     t = rules.table()
     rng = np.random.default_rng(3)
@@ -108,7 +120,8 @@ def test_large_cascades_of_random_play():
     a distinct position."""
     import json
     from pathlib import Path
-    from engine.movegen import successor_arrays
+
+    from engine.movegen.generate import successor_arrays
     data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascades.jsonl"
     records = [json.loads(line) for line in data.read_text().splitlines()]
     for r in [r for r in records if 20_000 <= r["count"] <= 70_000][:4]:
@@ -125,9 +138,10 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, perft):
     plays that bear off the last checker and the six-block fallback all run)."""
     import json
     from pathlib import Path
-    from engine import movegen
-    from engine._layout import STATE_LEN
-    from engine._movegen import generate_turn, new_scratch
+
+    from engine.movegen import generate as movegen
+    from engine.movegen._core import generate_turn, new_scratch
+    from engine.rules._layout import STATE_LEN
     monkeypatch.setenv("NARDY_THREADS", "3")
     monkeypatch.setattr(movegen, "SPLIT_LAYER", 50)
     rules = get_rules("gul_bara")
@@ -186,11 +200,11 @@ def test_cascade_layers_do_not_depend_on_the_chunks():
                                              ("fevga", {}),
                                              ("fevga", dict(block=BLOCK_QUARTER))])
 def test_block_masks_agree_with_the_six_block_rule(variant, options):
-    """The cascade walk's end check (:func:`engine._movegen._block_masks`, my occupied
+    """The cascade walk's end check (:func:`engine.movegen._core._block_masks`, my occupied
     points against masks made once a turn) gives the verdict of the six-block rule as
     the other walks check it, on random boards against positions of random play."""
-    from engine import _movegen as core
-    from engine._layout import ME
+    from engine.movegen import _core as core
+    from engine.rules._layout import ME
     rules = get_rules(variant, **options)
     t = rules.table()
     rng = np.random.default_rng(5)
@@ -213,7 +227,7 @@ def _cascade_layers(position_json, dice, chunk=0):
     """The cascade walk's layers (the words, bounds included) and the sorted plays
     that ended the game, from the gul bara position and cascade roll; ``chunk``: the
     parents expanded together (0: the default)."""
-    from engine import _movegen as core
+    from engine.movegen import _core as core
     t = get_rules("gul_bara").table()
     state = Position.from_json(position_json).to_array()
     _, seq, total, _, _, head_limit = core.cascade_plan(state, dice[0], dice[1], t)
@@ -246,8 +260,8 @@ def test_board_decodes_agree():
     """The cascade walk's two decodes of a 40-bit board (a loop over its runs of 1s;
     BMI2's pext/pdep where the CPU has them fast) give the occupied slots and where
     every slot begins as counted out in Python, on random boards of 15 checkers."""
-    from engine import _movegen as core
-    from engine._bits import FAST_BMI2
+    from engine.movegen import _core as core
+    from engine.movegen._bits import FAST_BMI2
     rng = np.random.default_rng(11)
     start, me = np.zeros(25, np.int64), np.zeros(25, np.int64)
     for _ in range(2_000):
@@ -277,7 +291,8 @@ def test_cascade_walk_without_bmi2(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    from engine._bits import FAST_BMI2
+
+    from engine.movegen._bits import FAST_BMI2
     if not FAST_BMI2:
         pytest.skip("this process's walk does not use BMI2 either")
     root = Path(__file__).resolve().parent.parent

@@ -4,16 +4,23 @@ successors in all six games, parser variants and errors, fuzzing."""
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine.errors import (AmbiguousMoveError, DiceError, IllegalMoveError, MoveError,
-                           NardyError)
-from engine.movegen import successors
-from engine.movetext import (BAR, NO_MOVE, OFF, MovePart, format_move, format_moves,
-                             move_parts, parse_move, parse_steps)
-from engine.position import Position
-from engine.variants import VARIANTS
+from engine.errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, NardyError
+from engine.movegen.generate import successors
+from engine.notation.movetext import (
+    BAR,
+    NO_MOVE,
+    OFF,
+    MovePart,
+    format_move,
+    format_moves,
+    move_parts,
+    parse_move,
+    parse_steps,
+)
+from engine.rules.position import Position
+from engine.rules.variants import VARIANTS
 
 START = Position.start()
 FUZZ = settings(max_examples=200, deadline=None,
@@ -320,9 +327,9 @@ def _replay(before, after, dice):
     """Play the single steps of ``after``'s text from ``before``, checking each one
     (own checker there, landing point open, bearing off only when allowed) and that
     the dice go in the cascade's order; returns whether the board ends as ``after``."""
-    from engine.movegen import CascadeLayers
-    from engine.movetext import _Game, _state
-    from engine.variants import get_rules
+    from engine.movegen.generate import CascadeLayers
+    from engine.notation.movetext import _Game, _state
+    from engine.rules.variants import get_rules
     walk = CascadeLayers(before, dice)
     target = after if dice is None else after.flip()
     steps = walk.steps((target.off[0], *target.me))
@@ -340,7 +347,8 @@ def test_cascade_text_is_found_backwards_through_the_layers():
     (a search forward from the start gave up after 200,000 states), names legal single
     steps in the cascade's order, and parses back to the play."""
     import numpy as np
-    from engine.movegen import successor_arrays
+
+    from engine.movegen.generate import successor_arrays
     pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",
                                 variant="gul_bara", turns=(5, 5))
     arrays = successor_arrays(pos, (1, 1))

@@ -9,19 +9,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from badfiles import bad_models, write_model
-from engine.features import features
 
-from engine import _layout as L, network
-from engine.analyse import main as analyse
-from engine._movegen import generate
-from engine.encoding import TESAURO198, EncodingError, get_encoder
-from engine.network import (FORMAT_VERSION, Network, NetworkFileError, flip_probs,
-                            hidden_delta, hidden_full, kids_ref, outputs, sigmoid)
-from engine.position import Position
-from engine.variants import get_rules
 from engine._jit import njit
+from engine.cli.analyse import main as analyse
+from engine.eval import network
+from engine.eval.encoding import TESAURO198, EncodingError, get_encoder
+from engine.eval.features import features
+from engine.eval.network import (
+    FORMAT_VERSION,
+    Network,
+    NetworkFileError,
+    hidden_delta,
+    hidden_full,
+    kids_ref,
+    outputs,
+    sigmoid,
+)
+from engine.movegen._core import generate
+from engine.rules import _layout as L
+from engine.rules.position import Position
+from engine.rules.scoring import flip_probs
+from engine.rules.variants import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,7 +110,7 @@ def test_features_on_known_positions():
 
 
 def slow_side_features(s, side, other):
-    """Features 5..12 of :mod:`engine.features` for ``side``, by their definitions."""
+    """Features 5..12 of :mod:`engine.eval.features` for ``side``, by their definitions."""
     def closed(p):                 # is my point p (1..24) made by the other side?
         return 1 <= p <= 24 and s[other + 25 - p] >= 2
 
@@ -120,7 +129,7 @@ def slow_side_features(s, side, other):
 
 
 def test_escape_containment_behind_and_dance_features():
-    from engine import _layout as L
+    from engine.rules import _layout as L
     rng = np.random.default_rng(12)
     states = [random_state(rng) for _ in range(300)] + [Position.start().to_array()]
     for s in states:
@@ -247,7 +256,7 @@ def test_incremental_hidden_matches_full_in_family_games(variant, encoder):
 
 
 def slow_family_features(s):
-    """:func:`engine.features.family_features` by its definition: for each side, the
+    """:func:`engine.eval.features.family_features` by its definition: for each side, the
     moves of each number 1..6 its checkers could make one after another (the head
     letting one go), landing only where the opponent has none (his point q is my
     q + 12 or q - 12), bearing off once all are home; capped at four; then whether all
@@ -275,7 +284,7 @@ def slow_family_features(s):
 
 
 def test_family_features_match_their_definition():
-    from engine.features import N_FAMILY, family_features
+    from engine.eval.features import N_FAMILY, family_features
     start = family_features(Position.start("gul_bara").to_array())
     # one checker leaves the head; the opponent's head (my 12) stops a walk of 3, 4, 6
     assert start[:7] == start[7:] == pytest.approx((1, 1, 3 / 4, 2 / 4, 1, 1 / 4, 0))
@@ -293,7 +302,7 @@ def test_family_features_match_their_definition():
 
 
 def test_nardy255m14_is_nardy255_plus_family_features():
-    from engine.features import family_features
+    from engine.eval.features import family_features
     enc = get_encoder("nardy255+m14")
     assert enc.n_inputs == 269
     for s, _, _ in family_playouts("gul_bara", 100, seed=22):

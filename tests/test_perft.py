@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import DATA
+
 from engine import Position, successors
-from engine.keys import keys_sha256
-from engine.movegen import successor_arrays
-from engine.variants import VARIANTS
+from engine.movegen.generate import successor_arrays
+from engine.movegen.keys import keys_sha256
+from engine.rules.variants import VARIANTS
 
 
 def _dice(rec):

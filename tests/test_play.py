@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from engine import Position, successors
-from engine.movetext import format_move
-from engine.play import main
+from engine.cli.play import main
+from engine.notation.movetext import format_move
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -133,9 +133,9 @@ def test_moves_lists_the_first_thousand_plays_of_a_cascade():
     all`` lists every one, and a play typed in notation is taken."""
     import json
 
-    from engine.dice import Dice
-    from engine.play import Session
-    from engine.variants import get_rules
+    from engine.cli.play import Session
+    from engine.rules.dice import Dice
+    from engine.rules.variants import get_rules
     data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascade_tail.jsonl"
     record = next(r for r in map(json.loads, data.read_text().splitlines())
                   if r["count"] == 1238)

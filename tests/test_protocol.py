@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from engine import Position
-from engine.protocol import COMMANDS, MAX_LIMIT, MAX_LINE, handle_line, reply_text, serve
+from engine.cli.protocol import COMMANDS, MAX_LIMIT, MAX_LINE, handle_line, reply_text, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 START = Position.start("backgammon").to_json()
@@ -219,12 +219,12 @@ def test_error_messages_quote_a_huge_field_in_part(req):
 def test_api_errors_quote_a_huge_input_in_part():
     """The same cut in the Python API: every error that quotes input uses
     :func:`engine.errors.quote`."""
-    from engine.dice import Dice, parse_dice
     from engine.errors import NardyError
-    from engine.gnubg_id import position_from_gnubg
-    from engine.movetext import parse_move
-    from engine.variants import get_rules
-    from engine.xgid import parse_xgid
+    from engine.notation.gnubg_id import position_from_gnubg
+    from engine.notation.movetext import parse_move
+    from engine.notation.xgid import parse_xgid
+    from engine.rules.dice import Dice, parse_dice
+    from engine.rules.variants import get_rules
     from training.config import ConfigError, TrainConfig
     start = Position.start("backgammon")
     calls = [lambda: Dice.of(HUGE), lambda: parse_dice(HUGE), lambda: get_rules(HUGE),

@@ -5,11 +5,21 @@ import numpy as np
 import pytest
 
 from engine import Position, VariantError, successors
-from engine.game import POLICY_PUBEVAL, POLICY_RANDOM, play_game, playouts
-from engine.movegen import successor_arrays
-from engine.players import PubEvalPlayer, RandomPlayer
-from engine.pubeval import (CONTACT, NUM_INPUTS, RACE, _best_successor, board28, inputs,
-                            is_race, pubeval, score_successors, weights)
+from engine.eval.pubeval import (
+    CONTACT,
+    NUM_INPUTS,
+    RACE,
+    _best_successor,
+    board28,
+    inputs,
+    is_race,
+    pubeval,
+    score_successors,
+    weights,
+)
+from engine.movegen.generate import successor_arrays
+from engine.play.game import POLICY_PUBEVAL, POLICY_RANDOM, play_game, playouts
+from engine.play.players import PubEvalPlayer, RandomPlayer
 
 # ---------------------------------------------------------------- the C code, transcribed
 # pubeval.c's setx() and pubeval(), statement for statement, in float32 like the C

@@ -4,17 +4,16 @@ gul bara's pending segments. A small random network stands in for a trained one.
 
 import numpy as np
 import pytest
+from conftest import perft_records
 
 from engine import Position
-from engine import bearoff
-from engine.dice import ALL_21
-from engine.evaluator import Evaluator, NoModelError, equities
-from engine.game import result
-from engine.movegen import successors
-from engine.network import Network, flip_probs
-from engine.search import (MoveFilter, Search, SearchError, SearchSettings, _filter)
-
-from conftest import perft_records
+from engine.eval import bearoff
+from engine.eval.evaluator import Evaluator, NoModelError
+from engine.eval.network import Network
+from engine.movegen.generate import successors
+from engine.rules.dice import ALL_21
+from engine.rules.scoring import equities, flip_probs, result
+from engine.search.nply import MoveFilter, Search, SearchError, SearchSettings, _filter
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once
@@ -254,8 +253,8 @@ def test_settings_and_errors(search, tmp_path, monkeypatch):
 def test_search_player_takes_the_best_play_offered():
     """Self-play and duels offer a sample of a large cascade's plays; the search player
     rates every play and takes the offered one the search ranks highest."""
-    from engine.movegen import successor_arrays
-    from engine.search import SearchPlayer
+    from engine.movegen.generate import successor_arrays
+    from engine.search.nply import SearchPlayer
     net = Network.create("gul_bara", 8, rng=np.random.default_rng(5), scale=0.3)
     s = Search(Evaluator(net))
     pos = Position.from_literal("x 24:6 20:3 17:3 13:3; o 24:10 21:3 19:2",

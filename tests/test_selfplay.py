@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from badfiles import bad_checkpoints, bad_models
-from engine._movegen import new_scratch
-from engine.network import Network, atomic_savez
-from engine.position import Position
-from engine.variants import get_rules
+
+from engine.eval.network import Network, atomic_savez
+from engine.movegen._core import new_scratch
+from engine.rules.position import Position
+from engine.rules.variants import get_rules
 from training import checkpoint, td
 from training.config import ConfigError, TrainConfig, describe, load_config
 from training.selfplay import main
@@ -260,8 +260,8 @@ def test_seed_must_be_a_whole_number(capsys):
 def test_strength_in_chunks_plays_the_games_of_one_call(tmp_path):
     """The strength figure is measured in chunks (so that a signal can stop it) and
     comes out as one kernel call over all its games would have it."""
-    from engine.heuristic import weights as heuristic_weights
-    from engine.pubeval import weights as pubeval_weights
+    from engine.eval.heuristic import weights as heuristic_weights
+    from engine.eval.pubeval import weights as pubeval_weights
     from training.selfplay import EVAL_CHUNK, Trainer
     state = checkpoint.RunState(TrainConfig(size="tiny", eval_games=2 * EVAL_CHUNK + 50),
                                 Network.create("backgammon", 40))

@@ -9,13 +9,20 @@ for that turn (docs/rules.md); before, the generator returned no successor at al
 
 import numpy as np
 import pytest
-
-from engine import Position, get_rules, successors
-from engine.movegen import CascadeLayers, successor_arrays
-from engine.variants import (BLOCK_EACH, BLOCK_NONE, BLOCK_QUARTER, CASCADE_GAME,
-                             HEAD_FIRST_NONE, MOTHER_DEFERRED, VARIANTS)
 from reference_movegen import reference_successors
 from setup_positions import setup_positions
+
+from engine import Position, get_rules, successors
+from engine.movegen.generate import CascadeLayers, successor_arrays
+from engine.rules.variants import (
+    BLOCK_EACH,
+    BLOCK_NONE,
+    BLOCK_QUARTER,
+    CASCADE_GAME,
+    HEAD_FIRST_NONE,
+    MOTHER_DEFERRED,
+    VARIANTS,
+)
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]
 POSITIONS = 2000

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from engine._movegen import new_scratch
-from engine.game import result, score_table
-from engine.heuristic import weights as heuristic_weights
-from engine.network import Network, result_probs
-from engine.position import Position
-from engine.variants import VARIANTS, get_rules
+from engine.eval.heuristic import weights as heuristic_weights
+from engine.eval.network import Network
+from engine.movegen._core import new_scratch
+from engine.rules.position import Position
+from engine.rules.scoring import result, result_probs, score_table
+from engine.rules.variants import VARIANTS, get_rules
 from training import td
 
 

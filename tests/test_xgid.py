@@ -3,13 +3,12 @@
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.errors import NardyError, NotationError
-from engine.gnubg_id import position_id
-from engine.position import Position
-from engine.xgid import XgidInfo, format_xgid, parse_xgid
+from engine.notation.gnubg_id import position_id
+from engine.notation.xgid import XgidInfo, format_xgid, parse_xgid
+from engine.rules.position import Position
 
 EXAMPLE = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
 FUZZ = settings(max_examples=300, deadline=None,

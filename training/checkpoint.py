@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import describe, quote
-from engine.network import MODEL_ARRAYS, Network, NetworkFileError, atomic_savez, read_npz
+from engine.eval.network import MODEL_ARRAYS, Network, NetworkFileError, atomic_savez, read_npz
+
 from .config import TrainConfig
 
 CHECKPOINT_VERSION = 1

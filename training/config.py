@@ -15,9 +15,9 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from engine.encoding import ENCODERS, default_encoder
 from engine.errors import quote
-from engine.variants import VARIANTS
+from engine.eval.encoding import ENCODERS, default_encoder
+from engine.rules.variants import VARIANTS
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
 """Named hidden-layer sizes (198 Tesauro inputs: tiny 198-40, standard 198-80,
@@ -33,13 +33,13 @@ class TrainConfig:
     """Everything that defines a self-play TD training run."""
 
     variant: str = "backgammon"
-    """Game to learn (one of engine.variants.VARIANTS)."""
+    """Game to learn (one of engine.rules.variants.VARIANTS)."""
     size: str = "standard"
     """Named network size: tiny (40 hidden), standard (80) or large (128)."""
     hidden: int = 0
     """Hidden units; 0 takes them from ``size``."""
     encoder: str = ""
-    """Input encoding (engine.encoding.ENCODERS); empty: the game's default
+    """Input encoding (engine.eval.encoding.ENCODERS); empty: the game's default
     (tesauro198 for backgammon and portes, nardy255 for the others)."""
     init_scale: float = 0.1
     """Standard deviation of the initial random weights."""

@@ -7,9 +7,9 @@ Copies the run's latest weights (or those of ``--checkpoint``) to
 ``models/<variant>.npz`` and writes
 ``models/<variant>.json``: games trained, training wall time, the machine, the settings,
 and the strength measured here and now with the duplicate-dice duel of
-:mod:`engine.duel` (ppg with a 95% confidence interval and the number of games) against
+:mod:`engine.play.duel` (ppg with a 95% confidence interval and the number of games) against
 PubEval (backgammon and portes), random play and the hand-written player of
-:mod:`engine.heuristic` (every game). (GNU Backgammon's 0-ply evaluator is
+:mod:`engine.eval.heuristic` (every game). (GNU Backgammon's 0-ply evaluator is
 slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) Nothing
 in the card is typed in by hand.
 """
@@ -23,10 +23,10 @@ import sys
 import time
 from pathlib import Path
 
-from engine._cli import non_negative_int, run as run_cli
-from engine.duel import duel
-from engine.network import Network, utc_now
-from engine.variants import HIT, OPPOSITE, get_rules
+from engine.cli._common import non_negative_int, run as run_cli
+from engine.eval.network import Network, utc_now
+from engine.play.duel import duel
+from engine.rules.variants import HIT, OPPOSITE, get_rules
 
 from . import checkpoint
 from .config import TrainConfig

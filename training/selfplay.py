@@ -9,7 +9,7 @@ it. The run folder gets ``checkpoint-<games>.npz`` every ``checkpoint_minutes`` 
 atomically: a kill loses at most one interval) and ``model.npz`` / ``model.json``, the
 latest weights as a model file with its card. The progress bar shows games/s and the
 running strength figure: points per game of the greedy (0-ply) network against PubEval
-(backgammon, portes) or the hand-written heuristic of :mod:`engine.heuristic` (the other
+(backgammon, portes) or the hand-written heuristic of :mod:`engine.eval.heuristic` (the other
 games), over ``eval_games`` games.
 
 SIGTERM (or Ctrl-C) stops the run: the workers stop, the final checkpoint is written,
@@ -18,7 +18,7 @@ second signal skips that figure; it cannot cost the final checkpoint, because si
 are only noted while the workers stop and a checkpoint is written (:class:`HeldSignals`).
 
 Every game trains through the same code: the rules table drives move generation and
-:func:`engine.game.score_table` the exact score of a finished game (backgammon 1/2/3;
+:func:`engine.rules.scoring.score_table` the exact score of a finished game (backgammon 1/2/3;
 portes, fevga 1/2; plakoto 1/2 and the mother pin 2; long nardy, gul bara oyn 1, mars 2,
 koks 3 when that option is on), mapped to the network's five outputs. The input
 encoding (``tesauro198``) sees only the checker counts: plakoto's pins (who pins whom)
@@ -47,15 +47,19 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from engine._cli import non_negative_int, run as run_cli  # noqa: E402
 from engine._jit import announce_compile  # noqa: E402
-from engine._movegen import new_scratch  # noqa: E402
-from engine.game import score_table  # noqa: E402
-from engine.heuristic import weights as heuristic_weights  # noqa: E402
-from engine.network import Network, NetworkFileError, utc_now  # noqa: E402
-from engine.position import Position  # noqa: E402
-from engine.pubeval import weights as pubeval_weights  # noqa: E402
-from engine.variants import HIT, OPPOSITE, get_rules  # noqa: E402
+from engine.cli._common import (
+    non_negative_int,  # noqa: E402
+    run as run_cli,
+)
+from engine.eval.heuristic import weights as heuristic_weights  # noqa: E402
+from engine.eval.network import Network, NetworkFileError, utc_now  # noqa: E402
+from engine.eval.pubeval import weights as pubeval_weights  # noqa: E402
+from engine.movegen._core import new_scratch  # noqa: E402
+from engine.rules.position import Position  # noqa: E402
+from engine.rules.scoring import score_table
+from engine.rules.variants import HIT, OPPOSITE, get_rules  # noqa: E402
+
 from . import checkpoint, td  # noqa: E402
 from .config import ConfigError, TrainConfig, describe, load_config, parse_set  # noqa: E402
 

@@ -6,10 +6,10 @@ game entirely inside numba:
 * dice from an explicit splitmix64 state (``uint64[1]``), so a run is reproducible
   and resumable: the state is saved in the checkpoint;
 * every legal successor is rated by the network (its hidden layer computed from the
-  flipped parent's by :func:`engine.network.hidden_delta`), and the mover plays the one
+  flipped parent's by :func:`engine.eval.network.hidden_delta`), and the mover plays the one
   with the best cubeless money equity for him; a successor that ends the game is scored
-  exactly, by the game's own rules (:func:`engine.game._result_k` through
-  :func:`engine.network.result_probs`: a bear-off, plakoto's mother, a draw), its points
+  exactly, by the game's own rules (:func:`engine.rules.scoring.result_k` through
+  :func:`engine.rules.scoring.result_probs`: a bear-off, plakoto's mother, a draw), its points
   mapped to the five outputs (2: the gammon output, 3: the backgammon output too);
 * after the game each position ``s_t`` is moved towards its lambda-return (the offline
   form of TD(lambda), no eligibility traces to carry): ``G_T`` is the real result and
@@ -24,21 +24,19 @@ The weight arrays are updated in place; several worker processes may share them
 
 from __future__ import annotations
 
-
 import numpy as np
+
 from engine._jit import FAST, njit
-
-from engine import _layout as L
-from engine._movegen import PLAY_BEAM, generate_turn
-from engine.features import family_features, features, uses_family
-from engine.encoding import MAX_COUNT, MAX_UNITS
-from engine.game import _result_k
-from engine.heuristic import best_successor as _heuristic_successor
-from engine.network import (N_OUTPUTS, choose_successor, flip_probs_into,
-                            hidden_full, outputs, result_probs)
-from engine.pubeval import _best_successor, _is_race
-from engine.variants import T_MOTHER
-
+from engine.eval.encoding import MAX_COUNT, MAX_UNITS
+from engine.eval.features import family_features, features, uses_family
+from engine.eval.heuristic import best_successor as _heuristic_successor
+from engine.eval.network import choose_successor, hidden_full, outputs
+from engine.eval.pubeval import _best_successor, _is_race
+from engine.movegen._core import PLAY_BEAM, generate_turn
+from engine.rules import _layout as L
+from engine.rules._rng import below, uniform
+from engine.rules.scoring import N_OUTPUTS, flip_probs_into, result_k, result_probs
+from engine.rules.variants import T_MOTHER
 
 # columns of the per-worker statistics row
 ST_GAMES, ST_TURNS, ST_WINS_FIRST, ST_GAMMONS, ST_BACKGAMMONS, ST_ABANDONED = range(6)
@@ -47,7 +45,7 @@ N_STATS = 8
 # opponents of evaluate_games
 OPP_RANDOM = 0
 OPP_PUBEVAL = 1
-OPP_HEURISTIC = 2      # engine.heuristic, for the games PubEval cannot read
+OPP_HEURISTIC = 2      # engine.eval.heuristic, for the games PubEval cannot read
 
 # params vector of selfplay_games
 P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON = range(5)
@@ -56,34 +54,6 @@ N_PARAMS = 5
 # control flags (shared int64 array)
 C_PAUSE = 0            # nonzero (a pause epoch): return after the current game
 C_STOP = 1             # nonzero: workers exit
-
-
-# --------------------------------------------------------------------- random numbers
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(cache=True)
-def _next_u64(st):
-    """splitmix64: advance ``st[0]`` and return the next 64 random bits."""
-    st[0] += _GAMMA
-    z = st[0]
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def _below(st, n):
-    """Uniform int in ``0 .. n-1``."""
-    return np.int64(((_next_u64(st) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True)
-def _uniform(st):
-    """Uniform float in [0, 1)."""
-    return (_next_u64(st) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 # --------------------------------------------------------------------- small helpers
@@ -155,22 +125,22 @@ def _roll(st, s, first, rolls_both):
     if s[L.NPEND] > 0:
         return 0, 0
     while True:
-        a = _below(st, 6) + 1
-        b = _below(st, 6) + 1
+        a = below(st, 6) + 1
+        b = below(st, 6) + 1
         if a != b or not first or rolls_both:
             return a, b
 
 
 # --------------------------------------------------------------------- scoring
 def score_arg(scoring, table) -> np.ndarray:
-    """The score table (:func:`engine.game.score_table`) the kernels take, from either
+    """The score table (:func:`engine.rules.scoring.score_table`) the kernels take, from either
     that table or, as older callers pass it, the ``backgammon_triple`` flag alone (the
     other scoring settings then come from ``table``: the plakoto mother; no koks)."""
     if isinstance(scoring, np.ndarray) and scoring.shape == (4,):
         return scoring.astype(np.int64)
     if isinstance(scoring, (bool, np.bool_, int, np.integer)):
         return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER])], np.int64)
-    raise TypeError(f"scoring {scoring!r}: expected engine.game.score_table(rules) or a "
+    raise TypeError(f"scoring {scoring!r}: expected engine.rules.scoring.score_table(rules) or a "
                     f"backgammon_triple flag")
 
 
@@ -181,9 +151,9 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
     """Play and learn from up to ``n_games`` self-play games (fewer when
     ``control[C_PAUSE]`` is raised); returns the number played.
 
-    ``scoring`` is the game's score table (:func:`engine.game.score_table`; a bare
+    ``scoring`` is the game's score table (:func:`engine.rules.scoring.score_table`; a bare
     ``backgammon_triple`` flag is still accepted, see :func:`score_arg`). ``scratch`` is
-    the move generator's work space (:func:`engine._movegen.new_scratch`).
+    the move generator's work space (:func:`engine.movegen._core.new_scratch`).
 
     ``counts[w]`` are the games finished by each worker (the learning rate follows
     their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
@@ -240,8 +210,8 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             else:
                 i = choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
                             cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
-                if epsilon > 0.0 and _uniform(st) < epsilon:
-                    i = _below(st, n)
+                if epsilon > 0.0 and uniform(st) < epsilon:
+                    i = below(st, n)
                     _rate(out[i], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
                           act, o_best)
             s[:] = out[i]
@@ -249,7 +219,7 @@ def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             vals[t] = o_best
             if not segment:
                 first_to_move = not first_to_move
-            winner, points, kind = _result_k(s, sc)
+            winner, points, kind = result_k(s, sc)
             if winner >= 0:
                 over = True
                 break
@@ -296,13 +266,13 @@ def evaluate_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                    cidx, cval, fidx, opponent, pw, max_turns, n_games, st, points, hw=None):
     """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
     (:data:`OPP_RANDOM`, :data:`OPP_PUBEVAL` with PubEval weights ``pw``, or
-    :data:`OPP_HEURISTIC` with :mod:`engine.heuristic` weights ``hw``); ``points[g]``
+    :data:`OPP_HEURISTIC` with :mod:`engine.eval.heuristic` weights ``hw``); ``points[g]``
     gets the network's score of game ``g`` (negative when it lost, 0 for a draw or a
     game cut at ``max_turns``). The network makes the first move in the even-numbered
     games. ``scoring`` as in :func:`selfplay_games`."""
     if opponent == OPP_HEURISTIC and hw is None:
         raise ValueError("OPP_HEURISTIC needs the heuristic weights hw "
-                         "(engine.heuristic.weights(rules))")
+                         "(engine.eval.heuristic.weights(rules))")
     hw = np.zeros(1) if hw is None else np.asarray(hw, np.float64)
     return _evaluate_games(start, table, scratch, score_arg(scoring, table), rolls_both,
                            w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, opponent, pw, hw,
@@ -340,11 +310,11 @@ def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx
             elif opponent == OPP_HEURISTIC:
                 i = _heuristic_successor(out, n, segment, table, sc, hw)
             else:
-                i = _below(st, n)
+                i = below(st, n)
             s[:] = out[i]
             if not segment:
                 net_to_move = not net_to_move
-            winner, pts, kind = _result_k(s, sc)
+            winner, pts, kind = result_k(s, sc)
             if winner >= 0:
                 if winner < 2:
                     points[g] = pts if (winner == 0) == net_to_move else -pts

@@ -1,0 +1,210 @@
+"""``python -m engine.analyse``: the plays of a position and roll, ranked, for people.
+
+Reads a position in any notation :func:`engine.notation.parse.parse_position` knows (Position
+JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) and a
+roll, and prints the legal plays in standard move notation, best first, in the manner of
+GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
+the best play, and the mover's and the opponent's win / gammon / backgammon chances.
+Every play is rated; ``--top N`` lists the first N (default :data:`DEFAULT_SHOWN`, which
+only a gul bara cascade exceeds; ``--top 0``: all).
+Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
+``--ply`` (0..3, :mod:`engine.search.nply`). A game without a trained model gets its legal
+plays unranked, with a note saying so. Without ``--dice`` the position is rated before
+its roll. ``--json`` prints the same as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+
+from engine.errors import NardyError
+from engine.eval.evaluator import NoModelError, model_path
+from engine.movegen.generate import check_dice, successors
+from engine.notation.board import render
+from engine.notation.movetext import format_move
+from engine.notation.parse import parse_position
+from engine.rules.dice import parse_dice
+from engine.rules.position import Position
+from engine.rules.variants import VARIANTS
+from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search
+
+
+@dataclass(frozen=True)
+class Play:
+    """One legal play, unrated: the position after it (next side to move) and its text."""
+
+    position: Position
+    """The successor, seen from the next side to move."""
+    move: str
+    """The play in standard notation (``24/18 13/11``)."""
+
+
+def candidates(position: Position, dice, top: int | None = None) -> tuple[list[Play], int]:
+    """The legal plays of ``position`` for ``dice`` (None: a pending segment), in the
+    order of their canonical keys, unrated: the first ``top`` of them (all when None),
+    and how many there are."""
+    dice = check_dice(dice, position)
+    succ = successors(position, dice)
+    shown = succ if top is None else succ[:top]
+    return [Play(s, format_move(position, s, dice)) for s in shown], len(succ)
+
+
+DEFAULT_SHOWN = 10_000
+"""Plays listed when ``--top`` is not given: every play of any ordinary roll (the most
+random play met in any game is about a thousand), the best of a gul bara cascade, which
+can have a million."""
+
+
+def _probs_line(p) -> str:
+    """``win wg wbg - lose lg lbg`` as gnubg prints it (the mover's, then the
+    opponent's chances)."""
+    return (f"{p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} {p[3]:.3f} {p[4]:.3f}")
+
+
+def format_analysis(a: Analysis, top: int = 0) -> str:
+    """The ranked plays as text, gnubg-hint style."""
+    shown = a.candidates[:top] if top > 0 else a.candidates
+    best = a.best.equity
+    width = max((len(c.move) for c in shown), default=10)
+    lines = []
+    for i, c in enumerate(shown, 1):
+        diff = "" if i == 1 else f" ({c.equity - best:+.3f})"
+        lines.append(f"{i:5d}. {c.ply}-ply  {c.move:<{width}}  Eq.: {c.equity:+.3f}{diff}")
+        lines.append(f"       {_probs_line(c.probabilities)}")
+    return "\n".join(lines)
+
+
+def format_evaluation(e: Evaluation) -> str:
+    p = e.probabilities
+    return (f"{e.ply}-ply evaluation for the side to move, before its roll:\n"
+            f"       {_probs_line(p)}\n"
+            f"       cubeless equity {e.equity:+.3f}")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.analyse", description=__doc__)
+    parser.add_argument("--position", default="start",
+                        help="Position JSON, GNU Backgammon ID (PositionID[:MatchID]), "
+                             "XGID, or 'start' (default)")
+    parser.add_argument("--dice", help="the roll, e.g. 31 or 3-1; taken from the ID when "
+                                       "it holds one; without dice the position is rated "
+                                       "before its roll (or its pending segment played)")
+    parser.add_argument("--variant", choices=VARIANTS, default=None,
+                        help="game of a 'start' position or of an ID (default backgammon)")
+    parser.add_argument("--ply", type=int, default=0, choices=range(MAX_PLY + 1),
+                        help="search depth 0..3 (default 0: the network alone)")
+    parser.add_argument("--model", default=None,
+                        help="model file (default models/<variant>.npz)")
+    parser.add_argument("--top", type=int, default=None,
+                        help=f"show only the first N plays (default {DEFAULT_SHOWN:,}; "
+                             f"0: all)")
+    parser.add_argument("--board", action="store_true", help="draw the position first")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.top is not None and args.top < 0:
+        parser.error(f"--top {args.top}: expected 0 (all plays) or more")
+    top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
+    try:
+        pos, info = parse_position(args.position, args.variant)
+        if args.dice is not None:
+            dice = parse_dice(args.dice)
+        elif pos.pending:
+            dice = None
+        elif info is not None and getattr(info, "dice", None):
+            dice = tuple(info.dice)
+        else:
+            dice = "evaluate"
+        if dice != "evaluate":
+            dice = check_dice(dice, pos)
+        try:
+            search = Search.load(pos.variant, args.model)
+            note = None
+        except NoModelError as exc:
+            search, note = None, str(exc)
+        if search is None:
+            result = None if dice == "evaluate" else candidates(pos, dice, top or None)
+        elif dice == "evaluate":
+            result = search.evaluate(pos, args.ply)
+        else:
+            result = search.analyse(pos, dice, args.ply, top=top or None)
+    except NardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    model = None if search is None else {
+        "file": args.model or _shown(model_path(pos.variant)),
+        "sizes": search.evaluator.network.sizes}
+    if args.json:
+        print(json.dumps(_json(pos, dice, args, model, note, result)))
+        return 0
+    if args.board:
+        print(render(pos))
+        print()
+    if dice == "evaluate":
+        print(f"{pos.variant}, before the roll")
+    else:
+        roll = f"{dice[0]}-{dice[1]}" if dice else "pending " + "-".join(map(str, pos.pending))
+        print(f"{pos.variant}, {roll} to play")
+    if note is not None:
+        print(f"note: {note}")
+        if result is None:
+            return 0
+        plays, count = result
+        print(f"{count} legal play(s), unranked:")
+        for i, c in enumerate(plays, 1):
+            print(f"{i:5d}. {c.move}")
+        _say_cut(len(plays), count)
+        return 0
+    print(f"model {model['file']} ({model['sizes']}), {args.ply}-ply")
+    if isinstance(result, Evaluation):
+        print(format_evaluation(result))
+        return 0
+    print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
+    print(format_analysis(result))
+    _say_cut(len(result.candidates), result.plays)
+    return 0
+
+
+def _say_cut(shown: int, count: int) -> None:
+    if shown < count:
+        print(f"(the first {shown:,} of {count:,} plays; --top N shows N, --top 0 all)")
+
+
+def _shown(path) -> str:
+    """``path`` relative to the working folder when it lies inside it."""
+    import os
+    try:
+        return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _json(pos, dice, args, model, note, result) -> dict:
+    out = {"position": pos.to_json(), "ply": args.ply, "model": model}
+    if note is not None:
+        out["note"] = note
+    if dice != "evaluate":
+        out["dice"] = list(dice) if dice else None
+    if result is None:
+        return out
+    if isinstance(result, Evaluation):
+        out.update(result.to_json())
+        return out
+    if isinstance(result, tuple):
+        plays, out["count"] = result
+        out["candidates"] = [{"move": c.move, "position": c.position.to_json()}
+                             for c in plays]
+        return out
+    best = result.best.equity
+    out["count"] = result.plays
+    out["evaluated"] = result.evaluated
+    out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)}
+                         for c in result.candidates]
+    return out
+
+
+if __name__ == "__main__":
+    from engine.cli._common import run
+    run(main)

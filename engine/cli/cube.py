@@ -1,0 +1,317 @@
+"""Cube analysis from the command line (``python -m engine.cube_cli``) and the protocol's
+``cube`` and ``met`` commands.
+
+The command line prints the analysis in the manner of GNU Backgammon's cube analysis
+(cubeless equity, the three cubeful equities ranked, the proper cube action, the take
+point and gammon price), or its JSON with ``--json``::
+
+    python -m engine.cube_cli --position 4HPwATDgc/ABMA --match 7 --score 2,4
+    python -m engine.cube_cli --position "XGID=..." --json
+    python -m engine.cube_cli --position 4HPwATDgc/ABMA --probabilities .75,.2,.01,.05,0
+
+The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
+(``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
+flag too); flags override them. ``--beavers`` allows beavers in money play (off by
+default, as ``docs/rules.md`` has it).
+Probabilities come from the released model through :class:`engine.search.nply.Search` at
+``--ply`` (0-ply by default), or are given with ``--probabilities``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from engine.cube.computed_met import met_from_gammon_rate
+from engine.cube.decision import (
+    CubeDecision,
+    CubeError,
+    CubeState,
+    ProbabilityFn,
+    analyse_cube,
+    check_probabilities,
+)
+from engine.cube.met import MatchError, default_table
+from engine.errors import NardyError, quote
+from engine.notation.parse import parse_position
+from engine.rules.position import Position
+
+MAX_PLY = 3
+"""Deepest ply the cube analysis accepts (the search's limit)."""
+
+ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
+               "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
+               "too_good_pass": "Too good to double, pass",
+               "double_beaver": "Double, beaver", "no_double_beaver": "No double, beaver"}
+
+
+class CubeRequestError(NardyError):
+    """A ``cube`` / ``met`` request field that is missing or of the wrong type."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+# --------------------------------------------------------------------- probabilities
+@lru_cache(maxsize=4)
+def _search(model: str | None):
+    from engine.search.nply import Search
+    return Search.load("backgammon", model)
+
+
+def model_probability_fn(model: str | None = None) -> ProbabilityFn:
+    """``fn(position, ply)`` from the backgammon model (``models/backgammon.npz`` or
+    ``model``) through :class:`engine.search.nply.Search`: 0-ply is the static evaluation,
+    n-ply the search. Loaded once per model path."""
+    def fn(position: Position, ply: int = 0) -> np.ndarray:
+        return np.asarray(_search(model).evaluate(position, ply).probabilities, np.float64)
+    return fn
+
+
+def check_ply(ply: Any) -> int:
+    """``ply`` as an int 0..:data:`MAX_PLY`, or :class:`CubeRequestError`."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise CubeRequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
+                                              f"0..{MAX_PLY}")
+    return ply
+
+
+# --------------------------------------------------------------------- requests
+def _owner(value: Any) -> str:
+    names = {"centre": "centre", "center": "centre", "me": "me", "them": "them"}
+    if not isinstance(value, str) or value.lower() not in names:
+        raise CubeError(f"cube owner {quote(value)}: expected 'centre', 'me' or 'them'")
+    return names[value.lower()]
+
+
+def state_from_request(req: dict, info: Any = None) -> CubeState:
+    """The :class:`CubeState` of a ``cube`` request: ``cube``, ``match``, ``jacoby`` and
+    ``beavers`` fields, each defaulting to what the position's notation (``info``)
+    says, else a centred cube, money play, the Jacoby rule on and beavers off."""
+    base = CubeState.from_info(info) if info is not None else CubeState()
+    value, owner = base.value, base.owner
+    if "cube" in req and req["cube"] is not None:
+        cube = req["cube"]
+        if not isinstance(cube, dict):
+            raise CubeError(f"cube {quote(cube)}: expected an object "
+                            f'{{"value": 1, "owner": "centre"}}')
+        value = cube.get("value", 1)
+        owner = _owner(cube.get("owner", "centre"))
+    length, score, crawford = base.match_length, base.score, base.crawford
+    if "match" in req:
+        match = req["match"]
+        if match is None:
+            length, score, crawford = 0, (0, 0), False
+        elif not isinstance(match, dict):
+            raise MatchError(f"match {quote(match)}: expected null (money) or an object "
+                             f'{{"length": 7, "score": [0, 0], "crawford": false}}')
+        else:
+            if "length" not in match:
+                raise CubeRequestError("missing_field", f"match {quote(match)} lacks the "
+                                                        f"field 'length'")
+            length = match["length"]
+            if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+                raise MatchError(f"match length {quote(length)}: expected a positive integer")
+            sc = match.get("score", [0, 0])
+            if not isinstance(sc, (list, tuple)) or len(sc) != 2:
+                raise MatchError(f"score {quote(sc)}: expected [me, them]")
+            score = tuple(sc)
+            crawford = match.get("crawford", False)
+            if not isinstance(crawford, bool):
+                raise MatchError(f"crawford {quote(crawford)}: expected true or false")
+    jacoby = req.get("jacoby", base.jacoby if info is not None else True)
+    if not isinstance(jacoby, bool):
+        raise CubeError(f"jacoby {quote(jacoby)}: expected true or false")
+    beavers = req.get("beavers", base.beavers if info is not None and not length else False)
+    if not isinstance(beavers, bool):
+        raise CubeError(f"beavers {quote(beavers)}: expected true or false")
+    if beavers and length:
+        raise MatchError("beavers: true in match play: beavers are a money-play option")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
+    return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
+                     beavers)
+
+
+def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
+    """Protocol ``cube``: the cube action and equities of the side to move."""
+    if "position" not in req:
+        raise CubeRequestError("missing_field", "request lacks the field 'position'")
+    pos, info = parse_position(req["position"])
+    state = state_from_request(req, info)
+    ply = check_ply(req.get("ply", 0))
+    efficiency = req.get("efficiency")
+    if efficiency is not None and (isinstance(efficiency, bool)
+                                   or not isinstance(efficiency, (int, float))
+                                   or not 0 <= efficiency <= 1):
+        raise CubeError(f"efficiency {quote(efficiency)}: expected a number 0..1")
+    fn = probability_fn or model_probability_fn()
+    return analyse_cube(pos, state, fn, ply, efficiency).to_json()
+
+
+def cmd_met(req: dict) -> dict:
+    """Protocol ``met``: the Kazaross-XG2 table cut to ``length`` (or, with
+    ``gammon_rate``, the table computed from that rate)."""
+    if "length" not in req:
+        raise CubeRequestError("missing_field", "request lacks the field 'length'")
+    length = req["length"]
+    g = req.get("gammon_rate")
+    if g is None:
+        table = default_table()
+    else:
+        if isinstance(g, bool) or not isinstance(g, (int, float)):
+            raise MatchError(f"gammon_rate {quote(g)}: expected a number 0 <= g < 1")
+        if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 64:
+            raise MatchError(f"length = {quote(length)}: expected an integer 1..64")
+        table = met_from_gammon_rate(float(g), length)
+    return table.to_json(length)
+
+
+# --------------------------------------------------------------------- text
+def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
+    """GNU Backgammon-style text of a cube analysis."""
+    owners = {"centre": "centred", "me": "owned by the side on roll",
+              "them": "owned by the opponent"}
+    cube = f"cube {owners[state.owner]} at {state.value}"
+    if state.money:
+        head = (f"Money game, Jacoby {'on' if state.jacoby else 'off'}"
+                f"{', beavers allowed' if state.beavers else ''}, {cube}")
+    else:
+        a, b = state.away
+        phase = (", Crawford game" if state.crawford
+                 else ", post-Crawford" if state.post_crawford else "")
+        head = (f"Match to {state.match_length}, score {state.score[0]}-{state.score[1]} "
+                f"({a}-away, {b}-away){phase}, {cube}")
+    p = d.probabilities
+    lines = [head, "",
+             f"{ply}-ply cubeless equity {d.cubeless_equity:+.3f}"
+             + (f"  (MWC {100 * d.mwc['cubeless']:.1f}%)" if d.mwc else ""),
+             f"  win {100 * p[0]:5.1f}%  gammon {100 * p[1]:5.1f}%  backgammon "
+             f"{100 * p[2]:5.1f}%",
+             f"  lose {100 * (1 - p[0]):4.1f}%  gammon {100 * p[3]:5.1f}%  backgammon "
+             f"{100 * p[4]:5.1f}%", ""]
+    if not d.cube_available:
+        why = ("the Crawford game has no cube" if state.crawford else
+               "the opponent owns the cube" if state.owner == "them" else
+               "the cube is dead (winning the cube's value wins the match)")
+        lines += [f"Cubeful equity, no double {d.no_double:+.3f}", "",
+                  f"No cube action: {why}."]
+        return "\n".join(lines)
+    options = {"no_double": ("No double", d.no_double),
+               "double_take": ("Double, take", d.double_take),
+               "double_pass": ("Double, pass", d.double_pass)}
+    first = ("double_take" if d.action == "double_beaver" else
+             d.action if d.action in ("double_take", "double_pass") else "no_double")
+    rest = sorted((k for k in options if k != first), key=lambda k: -options[k][1])
+    lines.append("Cubeful equities:")
+    best = options[first][1]
+    for i, k in enumerate([first, *rest], 1):
+        name, eq = options[k]
+        diff = "" if k == first else f"  ({eq - best:+.3f})"
+        lines.append(f"{i}. {name:<14} {eq:+.3f}{diff}")
+    lines += ["", f"Proper cube action: {ACTION_TEXT[d.action]}",
+              f"Take point (opponent) {100 * d.take_point:.1f}%, gammon price "
+              f"{d.gammon_price:.3f}, cube efficiency {d.efficiency:.3f}"]
+    return "\n".join(lines)
+
+
+def _parse_score(text: str) -> tuple[int, int]:
+    parts = text.replace("-", ",").split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise MatchError(f"score {quote(text)}: expected two integers, e.g. 2,4")
+    return int(parts[0]), int(parts[1])
+
+
+def _parse_probs(text: str) -> np.ndarray:
+    try:
+        vals = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise CubeError(f"probabilities {quote(text)}: expected five comma-separated numbers "
+                        f"(win, win_gammon, win_backgammon, lose_gammon, lose_backgammon)"
+                        ) from None
+    return check_probabilities(vals, strict=True)
+
+
+def main(argv=None) -> int:
+    """Entry point of ``python -m engine.cube_cli``."""
+    ap = argparse.ArgumentParser(prog="python -m engine.cube_cli",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--position", required=True,
+                    help="GNU Backgammon Position ID (or PositionID:MatchID), XGID or "
+                         "Position JSON")
+    ap.add_argument("--cube-value", type=int, help="cube value (default: from the ID, else 1)")
+    ap.add_argument("--cube-owner", choices=("me", "them", "centre", "center"),
+                    help="who owns the cube (default: from the ID, else centre)")
+    ap.add_argument("--match", type=int, help="match length (0 or absent: money)")
+    ap.add_argument("--score", default=None, help="score as me,them (match play)")
+    ap.add_argument("--crawford", action="store_true", help="this is the Crawford game")
+    ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=None,
+                    help="money: the Jacoby rule (default on)")
+    ap.add_argument("--no-jacoby", dest="jacoby", action="store_false")
+    ap.add_argument("--beavers", dest="beavers", action="store_true", default=None,
+                    help="money: beavers allowed (default off, or the XGID's flag)")
+    ap.add_argument("--no-beavers", dest="beavers", action="store_false")
+    ap.add_argument("--ply", type=int, default=0, help="search depth 0..3 (default 0)")
+    ap.add_argument("--efficiency", type=float, default=None,
+                    help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
+    ap.add_argument("--probabilities", default=None,
+                    help="use these cubeless probabilities instead of the model: "
+                         "win,win_gammon,win_backgammon,lose_gammon,lose_backgammon")
+    ap.add_argument("--model", default=None, help="model file (default models/backgammon.npz)")
+    ap.add_argument("--json", action="store_true", help="print the protocol reply as JSON")
+    args = ap.parse_args(argv)
+    try:
+        pos, info = parse_position(args.position)
+        req: dict = {}
+        base = CubeState.from_info(info) if info is not None else CubeState()
+        if args.cube_value is not None or args.cube_owner is not None:
+            if args.cube_owner is not None:
+                owner = args.cube_owner
+            elif args.cube_value in (None, 1):
+                owner = "centre"
+            else:
+                owner = base.owner if base.owner != "centre" else "me"
+            value = args.cube_value
+            if value is None:
+                value = 1 if owner.startswith("cent") else max(base.value, 2)
+            req["cube"] = {"value": value, "owner": owner}
+        if args.match is not None:
+            if args.match == 0:
+                req["match"] = None
+            else:
+                score = _parse_score(args.score) if args.score else (0, 0)
+                req["match"] = {"length": args.match, "score": list(score),
+                                "crawford": args.crawford}
+        elif args.score or args.crawford:
+            raise MatchError("--score / --crawford need --match LENGTH")
+        if args.jacoby is not None:
+            req["jacoby"] = args.jacoby
+        if args.beavers is not None:
+            req["beavers"] = args.beavers
+        state = state_from_request(req, info)
+        ply = check_ply(args.ply)
+        if args.probabilities is not None:
+            probs = _parse_probs(args.probabilities)
+            fn: ProbabilityFn = lambda position, p: probs  # noqa: E731
+        else:
+            fn = model_probability_fn(args.model)
+        decision = analyse_cube(pos, state, fn, ply, args.efficiency)
+    except NardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(decision.to_json(), indent=2))
+    else:
+        print(format_decision(decision, state, ply))
+    return 0
+
+
+if __name__ == "__main__":
+    from engine.cli._common import run
+    run(main)

@@ -1,0 +1,381 @@
+"""``python -m engine.play``: play a game or a match against the engine in a terminal.
+
+    python -m engine.play --variant backgammon
+    python -m engine.play --variant long_nardy --match 5 --seed 7
+    python -m engine.play --variant tavli --match 5          # portes, plakoto, fevga in turn
+    python -m engine.play --variant plakoto --engine heuristic
+    python -m engine.play --variant backgammon --engine runs/bg80/model.npz
+
+You are X and the board is always drawn from your side: you move from your point 24
+toward 1. The program rolls the dice (``--seed`` makes a session repeatable). At your
+prompt type a move in the usual notation (``24/18 13/11``, ``bar/22*``, ``6/off``,
+``8/5(2)``), or one of:
+
+=============  =================================================================
+``moves``      list the legal plays, numbered
+``<n>``        play the legal play numbered ``n`` in that list
+``hint [k]``   the engine's top ``k`` plays (default 5) with their values
+``board``      draw the board again
+``help``       this list
+``quit``       leave (also at the end of the input)
+=============  =================================================================
+
+The engine is ``--engine auto`` (default: the released network ``models/<variant>.npz``
+when there is one, else the heuristic of :mod:`engine.eval.heuristic`), ``heuristic``,
+``model`` (the released network, required) or the path of a model file. It plays
+greedily (one ply); ``hint`` ranks your plays with the same engine. Lost turns and
+forced plays are announced; gul bara dice passed on by a cascade are played as their
+own segment before the roll.
+
+Scoring: a single game shows its result; ``--match N`` plays to N points. Backgammon
+and portes open every game with the opening roll; in the other games the winner of a
+game starts the next one, rolling both dice. ``--variant tavli`` is a tavli match
+(:data:`engine.play.match.TAVLI_GAMES` in rotation, to ``--match`` points, default 5). A
+backgammon match is played without the cube for now.
+
+:func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
+input; it reads one line per prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence, TextIO
+
+import numpy as np
+
+from engine.cli._common import non_negative_int
+from engine.errors import NardyError, quote
+from engine.eval.heuristic import HeuristicPlayer
+from engine.movegen.generate import successors
+from engine.notation.board import render
+from engine.notation.movetext import NO_MOVE, format_move, parse_move
+from engine.play.match import TAVLI_GAMES
+from engine.rules.dice import Dice, roll_one
+from engine.rules.position import Position
+from engine.rules.scoring import Kind, result
+from engine.rules.variants import VARIANTS, Rules, get_rules
+
+HUMAN, ENGINE = 0, 1
+"""Player numbers: you are 0, the engine 1."""
+TAVLI = "tavli"
+"""The ``--variant`` that plays a tavli match."""
+HINTS = 5
+"""Plays ``hint`` shows by default."""
+
+_KIND_WORDS = {
+    "backgammon": {Kind.SINGLE: "a single game", Kind.GAMMON: "a gammon",
+                   Kind.BACKGAMMON: "a backgammon"},
+    "long_nardy": {Kind.SINGLE: "oyn", Kind.GAMMON: "mars", Kind.KOKS: "koks",
+                   Kind.HOME_MARS: "home mars"},
+    "plakoto": {Kind.MOTHER: "the mother pinned"},
+}
+_KIND_WORDS["gul_bara"] = _KIND_WORDS["long_nardy"]
+_HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (list the "
+         "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
+         "<n> (play number n of that list), hint [k], board, help, quit.")
+
+LISTED = 1000
+"""Plays ``moves`` lists (``moves all``: every one); only a gul bara cascade has more."""
+
+
+class Quit(Exception):
+    """The player typed ``quit`` or the input ended."""
+
+
+# --------------------------------------------------------------------- engines
+class Engine:
+    """The engine's side of one game: a player that can also rank plays for hints."""
+
+    def __init__(self, rules: Rules, name: str, network=None):
+        self.rules = rules
+        """The game's rules."""
+        self.name = name
+        """What plays, for people: ``heuristic`` or the model file."""
+        self.network = network
+        """The :class:`engine.eval.evaluator.Evaluator` of a model, or None (heuristic)."""
+        self._heuristic = HeuristicPlayer(rules) if network is None else None
+
+    def scores(self, dice, succ: Sequence[Position]) -> np.ndarray:
+        """Value of each successor for the player choosing it (higher is better):
+        cubeless equity for a network, heuristic pips for the heuristic."""
+        if self.network is not None:
+            v = np.asarray(self.network.evaluate(list(succ)), dtype=np.float64)
+        else:
+            v = self._heuristic.values(succ)
+        # successors after a roll are seen from the opponent; after a pending segment
+        # the same side is still to move
+        return v if dice is None else -v
+
+    def choose(self, position: Position, dice, succ: Sequence[Position]) -> int:
+        """Index of the play the engine makes (the first of equal values)."""
+        return int(np.argmax(self.scores(dice, succ)))
+
+    @property
+    def unit(self) -> str:
+        """What :meth:`scores` measures."""
+        return "equity" if self.network is not None else "score"
+
+
+def make_engine(spec: str, variant: str) -> Engine:
+    """The engine ``spec`` names (``auto``, ``heuristic``, ``model`` or a model path)
+    for ``variant``; raises :class:`NardyError` when the model is missing or is for
+    another game."""
+    from engine.eval.evaluator import Evaluator, NoModelError, model_path
+    rules = get_rules(variant)
+    if spec == "heuristic":
+        return Engine(rules, "heuristic")
+    if spec in ("auto", "model"):
+        path = model_path(variant)
+        if not path.exists():
+            if spec == "model":
+                raise NoModelError(f"no trained model for {variant} yet (expected {path})")
+            return Engine(rules, "heuristic")
+    else:
+        path = Path(spec)
+    return Engine(rules, str(path), Evaluator.load(variant, path, bearoff=False))
+
+
+# --------------------------------------------------------------------- the session
+class Session:
+    """One sitting at the terminal: the dice, the engines, the input and output."""
+
+    def __init__(self, engine_spec: str, rng: np.random.Generator, stdin: TextIO,
+                 stdout: TextIO):
+        self.engine_spec = engine_spec
+        self.rng = rng
+        self.stdin = stdin
+        self.stdout = stdout
+        self._engines: dict[str, Engine] = {}
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            raise Quit
+        return line.strip()
+
+    def engine(self, variant: str) -> Engine:
+        """The engine of ``variant`` (a model path given for another game of a tavli
+        match falls back to ``auto`` there)."""
+        if variant not in self._engines:
+            spec = self.engine_spec
+            if spec not in ("auto", "model", "heuristic"):
+                from engine.eval.network import Network
+                if Network.load(spec).variant != variant:
+                    spec = "auto"
+            self._engines[variant] = make_engine(spec, variant)
+        return self._engines[variant]
+
+    # ----------------------------------------------------------------- one turn
+    def _human_turn(self, pos: Position, roll: Dice | None, rules: Rules) -> Position:
+        dice = None if roll is None else (roll.high, roll.low)
+        succ = successors(pos, dice, rules)
+        self.say()
+        self.say(render(pos))
+        what = (f"pending dice {'-'.join(map(str, pos.pending))} (play them before your "
+                f"roll)" if roll is None else f"you rolled {roll}")
+        if len(succ) == 1:
+            text = format_move(pos, succ[0], dice)
+            self.say(f"X {what}: " + ("no legal move, the turn is lost." if text == NO_MOVE
+                                      else f"the only legal play is {text}."))
+            return succ[0]
+        self.say(f"X {what}. Your move ({len(succ)} legal plays; 'help' for commands).")
+        texts: dict[int, str] = {}          # move text by play, written when first shown
+
+        def text(i: int) -> str:
+            if i not in texts:
+                texts[i] = format_move(pos, succ[i], dice)
+            return texts[i]
+
+        while True:
+            line = self.ask("> ")
+            word = line.lower()
+            if word in ("quit", "q", "exit"):
+                raise Quit
+            if word in ("help", "?", ""):
+                self.say(_HELP)
+                continue
+            if word == "board":
+                self.say(render(pos))
+                continue
+            if word in ("moves", "moves all"):
+                shown = len(succ) if word == "moves all" else min(len(succ), LISTED)
+                for k in range(shown):
+                    self.say(f"{k + 1:>4}. {text(k)}")
+                if shown < len(succ):
+                    self.say(f"(the first {shown:,} of {len(succ):,} plays; 'moves all' "
+                             f"lists every one, or type a play)")
+                continue
+            if word.split()[0] == "hint":
+                self._hint(word, dice, succ, text, rules)
+                continue
+            if word.isdigit():
+                k = int(word)
+                if not 1 <= k <= len(succ):
+                    self.say(f"no play numbered {k}: there are {len(succ)} legal plays "
+                             f"(type 'moves' to list them)")
+                    continue
+                chosen = succ[k - 1]
+            else:
+                try:
+                    chosen = parse_move(line, pos, dice, succ)
+                except NardyError as exc:
+                    self.say(f"illegal input: {exc}")
+                    self.say("type 'moves' to list the legal plays, or 'help'")
+                    continue
+            self.say(f"you play {format_move(pos, chosen, dice)}")
+            return chosen
+
+    def _hint(self, word: str, dice, succ, text, rules: Rules) -> None:
+        parts = word.split()
+        k = HINTS
+        if len(parts) > 1:
+            if not parts[1].isdigit() or int(parts[1]) < 1:
+                self.say(f"hint {quote(parts[1])}: expected a positive number of plays")
+                return
+            k = int(parts[1])
+        engine = self.engine(rules.variant)
+        scores = engine.scores(dice, succ)
+        order = sorted(range(len(succ)), key=lambda i: -scores[i])[:k]
+        self.say(f"the engine ({engine.name}) prefers:")
+        for i in order:
+            self.say(f"{i + 1:>4}. {text(i):<28} {engine.unit} {scores[i]:+.3f}")
+
+    def _engine_turn(self, pos: Position, roll: Dice | None, rules: Rules) -> Position:
+        dice = None if roll is None else (roll.high, roll.low)
+        succ = successors(pos, dice, rules)
+        what = (f"has the pending dice {'-'.join(map(str, pos.pending))}" if roll is None
+                else f"rolls {roll}")
+        i = 0 if len(succ) == 1 else self.engine(rules.variant).choose(pos, dice, succ)
+        text = format_move(pos, succ[i], dice)
+        if text == NO_MOVE:
+            self.say(f"O {what}: no legal move, the turn is lost.")
+        else:
+            self.say(f"O {what} and plays {text} (in its own numbering).")
+        return succ[i]
+
+    # ----------------------------------------------------------------- one game
+    def _opening(self, rules: Rules) -> tuple[int, Dice | None]:
+        while True:
+            mine, theirs = roll_one(self.rng), roll_one(self.rng)
+            self.say(f"Opening roll: you {mine}, the engine {theirs}.")
+            if mine != theirs:
+                break
+        first = HUMAN if mine > theirs else ENGINE
+        who = "You start" if first == HUMAN else "The engine starts"
+        if rules.opening_rolls_both:
+            self.say(f"{who} and {'roll' if first == HUMAN else 'rolls'} both dice.")
+            return first, None
+        self.say(f"{who} with {max(mine, theirs)}-{min(mine, theirs)}.")
+        return first, Dice(mine, theirs)
+
+    def play_game(self, variant: str, starter: int | None = None):
+        """Play one game; returns ``(winner, points, kind)`` with winner HUMAN,
+        ENGINE or None (a draw)."""
+        rules = get_rules(variant)
+        self.say(f"=== {variant} ===")
+        if starter is None:
+            mover, dice = self._opening(rules)
+        else:
+            mover, dice = starter, None
+            self.say(("You start" if starter == HUMAN else "The engine starts")
+                     + " as the winner of the last game.")
+        pos = Position.start(variant)
+        while True:
+            over = result(pos, rules)
+            if over is not None:
+                break
+            turn = self._human_turn if mover == HUMAN else self._engine_turn
+            if pos.pending:
+                pos = turn(pos, None, rules)
+                over = result(pos, rules)
+                if over is not None:
+                    break
+            if dice is None:
+                dice = Dice.roll(self.rng)
+            pos = turn(pos, dice, rules)
+            dice = None
+            mover ^= 1
+        if over.winner is None:
+            self.say("The game is a draw.")
+            return None, 0, over.kind
+        winner = mover if over.winner == 0 else 1 - mover
+        how = _KIND_WORDS.get(variant, {}).get(over.kind) or (
+            "a single game" if over.kind == Kind.SINGLE else "a double game")
+        who = "You win" if winner == HUMAN else "The engine wins"
+        self.say(f"{who} {how}: {over.points} point{'s' if over.points != 1 else ''}.")
+        return winner, over.points, over.kind
+
+    # ----------------------------------------------------------------- a match
+    def play_match(self, games: Sequence[str], target: int) -> tuple[int, int]:
+        """Play ``games`` in rotation until a side reaches ``target`` points."""
+        score = [0, 0]
+        starter = None
+        k = 0
+        while max(score) < target:
+            variant = games[k % len(games)]
+            k += 1
+            winner, points, _ = self.play_game(
+                variant, None if variant in ("backgammon", "portes") and len(games) == 1
+                else starter)
+            if winner is not None:
+                score[winner] += points
+            starter = winner
+            self.say(f"Score: you {score[HUMAN]}, the engine {score[ENGINE]} "
+                     f"(match to {target}).")
+        self.say("You win the match." if score[HUMAN] > score[ENGINE]
+                 else "The engine wins the match.")
+        return score[HUMAN], score[ENGINE]
+
+
+# --------------------------------------------------------------------- CLI
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
+         stdout: TextIO | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine.play",
+                                 description="Play a game or a match against the engine.")
+    ap.add_argument("--variant", default="backgammon", choices=[*VARIANTS, TAVLI],
+                    help="game to play (tavli: a tavli match)")
+    ap.add_argument("--match", type=int, metavar="N",
+                    help="play a match to N points (tavli: default 5)")
+    ap.add_argument("--engine", default="auto",
+                    help="auto (default), heuristic, model, or a model file")
+    ap.add_argument("--seed", type=non_negative_int,
+                    help="seed of the dice, a whole number 0 or more (default: fresh)")
+    args = ap.parse_args(argv)
+    if stdin is None:
+        stdin = sys.stdin
+        if hasattr(stdin, "reconfigure"):      # a byte that is not text: bad input, no more
+            stdin.reconfigure(errors="replace")
+    stdout = stdout if stdout is not None else sys.stdout
+    if args.match is not None and args.match < 1:
+        ap.error("--match must be at least 1")
+    session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout)
+    games = TAVLI_GAMES if args.variant == TAVLI else (args.variant,)
+    try:
+        names = sorted({session.engine(g).name for g in games})
+    except NardyError as exc:
+        stdout.write(f"error: {exc}\n")
+        return 2
+    try:
+        session.say(f"You are X, the engine ({', '.join(names)}) is O. {_HELP}")
+        if args.variant == TAVLI or args.match is not None:
+            session.play_match(games, args.match or 5)
+        else:
+            session.play_game(args.variant)
+    except Quit:
+        session.say("Bye.")
+    return 0
+
+
+if __name__ == "__main__":
+    from engine.cli._common import run
+    run(main)

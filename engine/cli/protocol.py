@@ -1,0 +1,278 @@
+"""The JSON-lines engine protocol (``python -m engine.protocol``), per docs/protocol.md.
+
+One request per line on standard input, one reply per line on standard output, in
+order, flushed after each; logs go to standard error. Bad input of any kind gets an
+``error`` reply (a short ``code`` and a message quoting what was wrong) and the process
+serves the next line: bytes that are not UTF-8, a line longer than :data:`MAX_LINE`,
+JSON nested too deep, numbers JSON has not (``NaN``, ``Infinity``, ``1e400``). Standard
+input is read as bytes and each line decoded alone; replies are strict JSON in ASCII,
+so neither side's encoding can stop the process. Commands are looked up in
+:data:`COMMANDS`; later parts of the engine register theirs there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import traceback
+from typing import Any, Callable
+
+from engine.errors import NardyError, clip, describe, quote
+from engine.movegen.generate import cascade_threads, check_dice, successor_arrays
+from engine.movegen.keys import key_order, keys_sha256
+from engine.notation.parse import parse_position
+from engine.rules.position import Position
+
+DEFAULT_LIMIT = 100_000
+"""``limit`` of ``moves`` and ``best`` when the request has none."""
+MAX_LIMIT = DEFAULT_LIMIT
+"""The largest ``limit`` a request may ask for: a gul bara cascade has up to a million
+plays, and listing all of them took minutes, gigabytes and a 221 MB reply line. Above
+``limit`` a reply is cut (``moves`` sends the plays' digest, ``best`` the best ones)."""
+MAX_LINE = 1 << 20
+"""The longest request line read, in bytes (1 MiB; a request is a few hundred bytes). A
+longer line is skipped to its end without being kept and gets a ``line_too_long``
+error, so one runaway line cannot fill the memory."""
+
+
+class RequestError(NardyError):
+    """A request that is well-formed JSON but asks for something the engine cannot do."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _field(req: dict, name: str, default: Any = ...):
+    if name in req:
+        return req[name]
+    if default is ...:
+        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
+    return default
+
+
+def _position(req: dict) -> Position:
+    return parse_position(_field(req, "position"))[0]
+
+
+def _limit(req: dict) -> int:
+    limit = _field(req, "limit", DEFAULT_LIMIT)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
+        raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected an integer "
+                                            f"0..{MAX_LIMIT}")
+    return limit
+
+
+def cmd_moves(req: dict) -> dict:
+    """``moves``: every distinct legal successor, with its move text."""
+    pos = _position(req)
+    dice = check_dice(_field(req, "dice"), pos)
+    limit = _limit(req)
+    arrays = successor_arrays(pos, dice)
+    order = key_order(arrays, cascade_threads())
+    reply: dict = {"count": len(order)}
+    if len(order) > limit:
+        reply["truncated"] = True
+        reply["successors_sha256"] = keys_sha256(arrays, pos.variant, order,
+                                                 cascade_threads())
+        return reply
+    from engine.notation.movetext import format_moves
+    succ = [Position.from_array(arrays[i], pos.variant) for i in order]
+    reply["successors"] = [s.to_json() for s in succ]
+    reply["moves"] = format_moves(pos, succ, dice)
+    return reply
+
+
+_SEARCHES: dict = {}
+
+
+def _search(variant: str):
+    """The :class:`engine.search.nply.Search` of ``variant``'s released model, loaded once
+    per model file (raises ``no_model`` for a game without one)."""
+    from engine.eval.evaluator import model_path
+    from engine.search.nply import Search
+    path = str(model_path(variant))
+    if path not in _SEARCHES:
+        _SEARCHES[path] = Search.load(variant)
+    return _SEARCHES[path]
+
+
+def _ply(req: dict) -> int:
+    from engine.search.nply import MAX_PLY
+    ply = _field(req, "ply", 0)
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise RequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
+                                          f"0..{MAX_PLY}")
+    return ply
+
+
+def cmd_best(req: dict) -> dict:
+    """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
+
+    ``limit`` (default and largest 100000, as for ``moves``): when the roll has more
+    plays than that (a gul bara cascade can have a million), ``candidates`` holds the best
+    ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
+    number of plays rated."""
+    pos = _position(req)
+    dice = check_dice(_field(req, "dice"), pos)
+    ply = _ply(req)
+    limit = _limit(req)
+    analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
+    best = analysis.best
+    reply = {"best": best.position.to_json(), "move": best.move,
+             "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
+             "candidates": [c.to_json() for c in analysis.candidates[:limit]]}
+    if analysis.plays > limit:
+        reply["truncated"] = True
+        reply["count"] = analysis.plays
+    return reply
+
+
+def cmd_evaluate(req: dict) -> dict:
+    """``evaluate``: the ``ply``-ply outputs and equity of the side to move, before it
+    rolls (docs/protocol.md)."""
+    pos = _position(req)
+    ply = _ply(req)
+    return _search(pos.variant).evaluate(pos, ply).to_json()
+
+
+def _cube_commands():
+    """The ``cube`` and ``met`` handlers (:mod:`engine.cube_cli`), imported on first use."""
+    from engine.cli import cube as cube_cli
+    return cube_cli
+
+
+COMMANDS: dict[str, Callable[[dict], dict]] = {
+    "moves": cmd_moves,
+    "best": cmd_best,
+    "evaluate": cmd_evaluate,
+    "cube": lambda req: _cube_commands().cmd_cube(req),
+    "met": lambda req: _cube_commands().cmd_met(req),
+}
+
+
+def _error(rid: Any, code: str, message: str) -> dict:
+    return {"id": rid, "error": {"code": code, "message": message}}
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {clip(text)} is too large for a 64-bit float")
+    return value
+
+
+def parse_request(line: str) -> Any:
+    """``json.loads`` of strict JSON: ``NaN``, ``Infinity`` and numbers beyond a float's
+    range (``1e400``) raise :class:`ValueError`, so nothing the engine echoes (an ``id``)
+    can make its reply invalid JSON."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+
+
+def handle_line(line: str) -> dict:
+    """The reply to one request line (never raises)."""
+    try:
+        req = parse_request(line)
+    except (ValueError, RecursionError) as exc:
+        return _error(None, "bad_json", f"line {quote(line.strip())} is not valid JSON: "
+                                        f"{clip(str(exc))}")
+    if not isinstance(req, dict):
+        return _error(None, "bad_request", f"request {quote(line.strip())}: expected a "
+                                           f"JSON object")
+    rid = req.get("id")
+    cmd = req.get("cmd")
+    handler = COMMANDS.get(cmd) if isinstance(cmd, str) else None
+    if handler is None:
+        return _error(rid, "unknown_cmd", f"cmd {quote(cmd)}: expected one of "
+                                          f"{sorted(COMMANDS)}")
+    try:
+        reply = handler(req)
+    except RequestError as exc:
+        return _error(rid, exc.code, str(exc))
+    except NardyError as exc:
+        return _error(rid, exc.code, str(exc))
+    except Exception as exc:  # a bug: report it, keep serving
+        traceback.print_exc(file=sys.stderr)
+        return _error(rid, "internal_error", describe(exc))
+    if "id" in req:
+        reply = {"id": rid, **reply}
+    return reply
+
+
+def handle_bytes(raw: bytes) -> dict | None:
+    """The reply to one line of standard input as bytes (its newline removed), or None
+    for a blank line (JSON whitespace only), which gets no reply. A line that is not
+    UTF-8 gets ``bad_encoding``."""
+    if not raw.strip(b" \t\r\n"):
+        return None
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _error(None, "bad_encoding", f"line {quote(raw)} is not UTF-8: {exc.reason} "
+                                            f"at byte {exc.start}")
+    return handle_line(line)
+
+
+def reply_text(reply: dict) -> str:
+    """``reply`` as one line of strict JSON, ASCII only. A reply that cannot be written so
+    (a NaN equity) is a bug: it is logged to standard error and replaced by an
+    ``internal_error`` reply, so the line is JSON all the same."""
+    try:
+        return json.dumps(reply, separators=(",", ":"), allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        print(f"engine.protocol: internal error: reply not JSON ({describe(exc)}): "
+              f"{quote(reply)}", file=sys.stderr)
+        message = f"the reply could not be written as JSON ({type(exc).__name__})"
+        try:
+            return json.dumps(_error(reply.get("id"), "internal_error", message),
+                              separators=(",", ":"), allow_nan=False)
+        except (ValueError, TypeError, RecursionError):
+            return json.dumps(_error(None, "internal_error", message), separators=(",", ":"))
+
+
+def _skip_line(stdin) -> int:
+    """Read ``stdin`` to the end of the line in bounded pieces; the bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stdin.readline(1 << 16)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
+
+
+def serve(stdin=None, stdout=None) -> None:
+    """Serve requests from the binary stream ``stdin`` (default: standard input's
+    bytes) to the binary stream ``stdout`` until end of file, one reply line per line
+    that is not blank."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    while True:
+        raw = stdin.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            size = len(raw) + _skip_line(stdin)
+            reply = _error(None, "line_too_long", f"a request line of {size:,} bytes "
+                                                  f"(starting {quote(raw[:40])}) is "
+                                                  f"longer than the {MAX_LINE:,} read")
+        else:
+            reply = handle_bytes(raw[:-1] if raw.endswith(b"\n") else raw)
+            if reply is None:
+                continue
+        stdout.write(reply_text(reply).encode("ascii") + b"\n")
+        stdout.flush()
+
+
+def main() -> None:
+    """Entry point of ``python -m engine.protocol``."""
+    serve()
+
+
+if __name__ == "__main__":
+    from engine.cli._common import run
+    run(main)

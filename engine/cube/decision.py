@@ -1,0 +1,535 @@
+"""Cube decisions from cubeless probabilities: Janowski's live / dead cube interpolation,
+for money and for match play.
+
+The network (or a search) gives the cubeless probabilities of a position for the side
+on roll, before it rolls: ``[win, win_gammon, win_backgammon, lose_gammon,
+lose_backgammon]``, cumulative. This module turns them into cubeful equities and a cube
+action; it never looks at checkers except to pick the cube efficiency
+(:func:`cube_efficiency`), and the engine below it knows nothing of the cube.
+
+**Money** (as GNU Backgammon's ``Cl2CfMoney``, after R. Janowski, *Take-Points in Money
+Games*, 1993): with the average win ``W`` and loss ``L`` (gammons and backgammons
+counted), the fully live cube's equity is piecewise linear in the winning chance ``p``
+between the take point ``(L - 1/2) / (W + L + 1/2)`` and the cash point
+``(L + 1) / (W + L + 1/2)``; the dead cube's is the cubeless equity (without gammons
+while the cube is centred under the Jacoby rule). The cubeful equity is
+``x live + (1 - x) dead`` for the cube efficiency ``x``.
+
+**Match** (the same model on match winning chances, as GNU Backgammon's Janowski match
+model): the end points are the gammon-weighted MWC of winning and losing at the cube
+value, read from a :class:`~engine.cube.met.MatchEquityTable`; the live take points come from
+the MET by the standard recursion over cube levels (a player doubled to ``n`` who may
+usefully redouble cashes at ``1 -`` the opponent's take point at ``2n``; a player who
+cannot, because winning ``n`` points already wins the match, holds a dead cube). The
+Crawford game has no cube. Equities are reported in GNU Backgammon's normalised money
+scale: ``2 (MWC - MWC(lose cube)) / (MWC(win cube) - MWC(lose cube)) - 1``, so that
+double / pass is always +1.
+
+:func:`cube_decision` does one decision from probabilities; :func:`analyse_cube` takes a
+position, a :class:`CubeState` and a ``probability_fn(position, ply)``, so a deeper
+search plugs in by passing another function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from engine.cube.met import MatchEquityTable, MatchError, default_table, gammon_price
+from engine.errors import NardyError, quote
+from engine.rules.position import Position
+
+ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass",
+           "double_beaver", "no_double_beaver")
+"""The cube actions, as the protocol names them; the last two only in money play with
+beavers allowed (the opponent takes and at once redoubles, keeping the cube)."""
+OWNERS = ("centre", "me", "them")
+"""Who holds the cube: centred, the side on roll, or its opponent."""
+
+CONTACT_EFFICIENCY = 0.68
+"""Cube efficiency of contact positions (GNU Backgammon's default)."""
+RACE_COEFFICIENT = 0.55
+"""Race efficiency: ``RACE_COEFFICIENT + RACE_FACTOR * pips`` of the side on roll ..."""
+RACE_FACTOR = 0.00125
+"""... per pip ..."""
+RACE_MIN, RACE_MAX = 0.6, 0.7
+"""... clamped to this range (GNU Backgammon's defaults)."""
+
+_EPS = 1e-7
+
+ProbabilityFn = Callable[[Position, int], np.ndarray]
+"""``fn(position, ply) -> float[5]``: cubeless probabilities for the side to move."""
+
+
+class CubeError(NardyError):
+    """A cube state that breaks the rules, or a cube request the engine cannot serve."""
+
+    code = "invalid_cube"
+
+
+# --------------------------------------------------------------------- the cube state
+@dataclass(frozen=True)
+class CubeState:
+    """Cube and match state, seen from the side on roll (money when ``match_length`` 0)."""
+
+    value: int = 1
+    """Cube value, a power of two."""
+    owner: str = "centre"
+    """``"centre"``, ``"me"`` (the side on roll) or ``"them"``."""
+    match_length: int = 0
+    """Match length; 0 for money play."""
+    score: tuple = (0, 0)
+    """Points won so far, (side on roll, opponent); match play only."""
+    crawford: bool = False
+    """This game is the Crawford game (no cube)."""
+    jacoby: bool = True
+    """Money play: gammons count only after the cube has been turned."""
+    beavers: bool = False
+    """Money play: a doubled player may beaver (take and redouble at once, keeping the
+    cube); off by default (``docs/rules.md``)."""
+
+    def __post_init__(self) -> None:
+        v = self.value
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v & (v - 1):
+            raise CubeError(f"cube value {quote(v)}: expected a power of two (1, 2, 4, ...)")
+        if self.owner not in OWNERS:
+            raise CubeError(f"cube owner {quote(self.owner)}: expected one of {list(OWNERS)}")
+        if self.owner == "centre" and v != 1:
+            raise CubeError(f"cube value {v} centred: a centred cube is at 1")
+        if self.owner != "centre" and v == 1:
+            raise CubeError(f"cube owner {quote(self.owner)} at value 1: an owned cube has been "
+                            f"turned (value 2 or more)")
+        m = self.match_length
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
+            raise MatchError(f"match length {quote(m)}: expected 0 (money) or a positive integer")
+        s = self.score
+        if (not isinstance(s, tuple) or len(s) != 2
+                or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in s)):
+            raise MatchError(f"score {quote(s)}: expected two integers [me, them]")
+        if m:
+            if any(not 0 <= x < m for x in s):
+                raise MatchError(f"score {list(s)} in a match to {m}: each score must be "
+                                 f"0 .. {m - 1}")
+            if self.crawford and m - 1 not in s:
+                raise MatchError(f"crawford at score {list(s)} in a match to {m}: the "
+                                 f"Crawford game needs a player at {m - 1}")
+            if self.crawford and s == (m - 1, m - 1):
+                raise MatchError(f"crawford at {list(s)}: both players 1-away is after the "
+                                 f"Crawford game")
+            if self.crawford and self.owner != "centre":
+                raise MatchError("crawford with a turned cube: the Crawford game has no cube")
+        else:
+            if s != (0, 0):
+                raise MatchError(f"score {list(s)} in money play (match length 0)")
+            if self.crawford:
+                raise MatchError("crawford in money play: there is no Crawford game")
+        if self.beavers and m:
+            raise MatchError("beavers in match play: beavers are a money-play option")
+
+    @property
+    def money(self) -> bool:
+        """Money play."""
+        return self.match_length == 0
+
+    @property
+    def away(self) -> tuple[int, int]:
+        """Points each player still needs, (side on roll, opponent); match play only."""
+        return self.match_length - self.score[0], self.match_length - self.score[1]
+
+    @property
+    def post_crawford(self) -> bool:
+        """Match play: a player is 1-away and this is not the Crawford game."""
+        return bool(self.match_length and not self.crawford
+                    and self.match_length - 1 in self.score)
+
+    def dead_for(self, side: int) -> bool:
+        """Whether a cube this player holds is dead: the Crawford game, or (match) one
+        where winning the current value already wins him the match."""
+        if self.money:
+            return False
+        if self.crawford:
+            return True
+        return self.away[side] <= self.value
+
+    def can_double(self) -> bool:
+        """Whether the side on roll may (usefully) double now: he owns the cube or it is
+        centred, and it is not dead for him. A dead cube never doubles."""
+        return self.owner in ("centre", "me") and not self.dead_for(0)
+
+    def doubled(self) -> "CubeState":
+        """The state after the side on roll doubles and the opponent takes."""
+        return CubeState(self.value * 2, "them", self.match_length, self.score,
+                         self.crawford, self.jacoby, self.beavers)
+
+    def flip(self) -> "CubeState":
+        """The same state seen from the opponent."""
+        owner = {"centre": "centre", "me": "them", "them": "me"}[self.owner]
+        return CubeState(self.value, owner, self.match_length, self.score[::-1],
+                         self.crawford, self.jacoby, self.beavers)
+
+    @classmethod
+    def from_info(cls, info: Any, jacoby: bool | None = None,
+                  beavers: bool | None = None) -> "CubeState":
+        """From a :class:`engine.notation.gnubg_id.MatchInfo` or :class:`engine.notation.xgid.XgidInfo`
+        (cube, score, length, Crawford, Jacoby, beavers (an XGID's; a Match ID has no
+        such flag), all relative to the side to move)."""
+        m = info.match_length
+        jac = info.jacoby if jacoby is None else jacoby
+        beav = getattr(info, "beaver", False) if beavers is None else beavers
+        value = info.cube_value
+        owner = info.cube_owner
+        return cls(value, owner, m, tuple(info.score) if m else (0, 0),
+                   bool(info.crawford) if m else False, bool(jac), bool(beav) and not m)
+
+
+# --------------------------------------------------------------------- efficiency
+def is_race(position: Position) -> bool:
+    """Backgammon: no contact left (each side's back checker has passed the other's)."""
+    back_me = 25 if position.bar[0] else max((i + 1 for i, n in enumerate(position.me) if n),
+                                             default=0)
+    back_them = 25 if position.bar[1] else max((i + 1 for i, n in
+                                                enumerate(position.them) if n), default=0)
+    return back_me + back_them <= 25
+
+
+def cube_efficiency(position: Position) -> float:
+    """GNU Backgammon's default cube efficiency: 0.68 with contact; in a race
+    ``0.55 + 0.00125 * pips`` of the side on roll, clamped to 0.6 .. 0.7."""
+    if not is_race(position):
+        return CONTACT_EFFICIENCY
+    x = RACE_COEFFICIENT + RACE_FACTOR * position.pip_counts()[0]
+    return float(min(RACE_MAX, max(RACE_MIN, x)))
+
+
+# --------------------------------------------------------------------- probabilities
+def check_probabilities(probs: Any, strict: bool = False) -> np.ndarray:
+    """``probs`` as ``float64[5]``: five finite numbers in [0, 1]. Out of order
+    (a gammon share above the wins, a backgammon above the gammons) raises with
+    ``strict``; otherwise it is clipped into order, as GNU Backgammon's sanity check
+    does with network outputs (independent sigmoids need not be consistent)."""
+    try:
+        p = np.array(probs, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise CubeError(f"probabilities {quote(probs)}: expected five numbers") from None
+    if p.shape != (5,) or not np.all(np.isfinite(p)):
+        raise CubeError(f"probabilities {quote(probs)}: expected five finite numbers")
+    tol = 1e-6
+    if p.min() < -tol or p.max() > 1 + tol:
+        raise CubeError(f"probabilities {p.tolist()}: expected numbers in [0, 1]")
+    if strict and (p[1] > p[0] + tol or p[2] > p[1] + tol or p[3] > 1 - p[0] + tol
+                   or p[4] > p[3] + tol):
+        raise CubeError(f"probabilities {p.tolist()}: expected win >= win_gammon >= "
+                        f"win_backgammon and 1 - win >= lose_gammon >= lose_backgammon")
+    p = np.clip(p, 0.0, 1.0)
+    p[1] = min(p[1], p[0])
+    p[2] = min(p[2], p[1])
+    p[3] = min(p[3], 1.0 - p[0])
+    p[4] = min(p[4], p[3])
+    return p
+
+
+def cubeless_equity(probs: np.ndarray) -> float:
+    """Cubeless money equity of the probabilities (gammons counted)."""
+    p = probs
+    return float(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+
+
+def _fractions(p: np.ndarray) -> tuple[tuple, tuple]:
+    """Shares of single / gammon / backgammon among the wins and among the losses."""
+    w, l = p[0], 1.0 - p[0]
+    if w > _EPS:
+        fw = ((w - p[1]) / w, (p[1] - p[2]) / w, p[2] / w)
+    else:
+        fw = (1.0, 0.0, 0.0)
+    if l > _EPS:
+        fl = ((l - p[3]) / l, (p[3] - p[4]) / l, p[4] / l)
+    else:
+        fl = (1.0, 0.0, 0.0)
+    return fw, fl
+
+
+# --------------------------------------------------------------------- money
+def money_take_point(w: float, l: float, efficiency: float) -> float:
+    """Janowski's money take point of a player whose average win is ``w`` and average
+    loss ``l`` (points per game at cube 1): ``(l - 1/2) / (w + l + x/2)``; 25% for a
+    dead cube (``x = 0``) and 20% for a fully live one without gammons."""
+    return (l - 0.5) / (w + l + 0.5 * efficiency)
+
+
+def _money_live(w: float, l: float, p: float, owner: str, jacoby: bool) -> float:
+    tp = (l - 0.5) / (w + l + 0.5)
+    cp = (l + 1.0) / (w + l + 0.5)
+    if owner == "centre":
+        if p < tp:
+            return -1.0 if jacoby else -l + (l - 1.0) * p / tp
+        if p < cp:
+            return -1.0 + 2.0 * (p - tp) / (cp - tp)
+        return 1.0 if jacoby else 1.0 + (w - 1.0) * (p - cp) / (1.0 - cp)
+    if owner == "me":
+        if p < cp:
+            return -l + (1.0 + l) * p / cp
+        return 1.0 + (w - 1.0) * (p - cp) / (1.0 - cp)
+    if p < tp:
+        return -l + (l - 1.0) * p / tp
+    return -1.0 + (w + 1.0) * (p - tp) / (1.0 - tp)
+
+
+def money_cubeful_equity(probs: Any, owner: str = "centre", efficiency: float = 0.68,
+                         jacoby: bool = True) -> float:
+    """Cubeful money equity, per unit of the cube, for the side on roll (Janowski as
+    GNU Backgammon's ``Cl2CfMoney``). ``jacoby`` matters only for a centred cube."""
+    p = check_probabilities(probs)
+    jac = jacoby and owner == "centre"
+    dead = float(2 * p[0] - 1) if jac else cubeless_equity(p)
+    if not _EPS < p[0] < 1 - _EPS:
+        return dead
+    w = 1.0 + (p[1] + p[2]) / p[0]
+    l = 1.0 + (p[3] + p[4]) / (1.0 - p[0])
+    return dead * (1.0 - efficiency) + _money_live(w, l, float(p[0]), owner, jac) * efficiency
+
+
+# --------------------------------------------------------------------- match
+def _ends(table: MatchEquityTable, a: int, b: int, n: int, fw, fl) -> tuple[float, float]:
+    """Gammon-weighted MWC of the player a-away (vs b-away) winning and losing at cube n."""
+    win = sum(f * table.after(a, b, k * n) for f, k in zip(fw, (1, 2, 3)) if f)
+    lose = sum(f * table.after(a, b, -k * n) for f, k in zip(fl, (1, 2, 3)) if f)
+    return float(win), float(lose)
+
+
+def _take_point(table: MatchEquityTable, a: int, b: int, n: int, fw, fl,
+                efficiency: float = 1.0) -> float:
+    """Take point of the player a-away (vs b-away, his win / loss shares ``fw`` / ``fl``)
+    doubled to ``n``: the winning chance at which taking (and owning the cube at ``n``)
+    equals passing (losing ``n / 2``). His cube is live while he may usefully redouble
+    (``a > n``); its cash point is then ``1 -`` the opponent's fully live take point
+    at ``2n``. ``efficiency`` mixes the live and dead lines as in the cubeful MWC."""
+    win, lose = _ends(table, a, b, n, fw, fl)
+    drop = table.after(a, b, -(n // 2))
+    dead_slope = win - lose
+    if a <= n:
+        slope = dead_slope
+    else:
+        cp = 1.0 - _take_point(table, b, a, 2 * n, fl, fw, 1.0)
+        cash = table.after(a, b, n)
+        cp = max(cp, _EPS)
+        slope = efficiency * (cash - lose) / cp + (1.0 - efficiency) * dead_slope
+    if slope <= _EPS:
+        return 0.0
+    return float(min(1.0, max(0.0, (drop - lose) / slope)))
+
+
+def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_them: int,
+                      cube: int = 1, owner: str = "centre", crawford: bool = False,
+                      efficiency: float = 0.68) -> float:
+    """Cubeful match winning chance of the side on roll, ``away_me``-away against
+    ``away_them``-away, the cube at ``cube`` held by ``owner``.
+
+    Dead cube: the gammon-weighted MWC of the game's outcomes at ``cube``. Live cube:
+    piecewise linear in the winning chance through ``(0, lose)``, the own take point
+    (the opponent's cash, where he doubles us out: losing ``cube``), the own cash point
+    (``1 -`` the opponent's take point: winning ``cube``) and ``(1, win)``; a knot is
+    left out when that player cannot double (cube held by the other, the Crawford game,
+    or winning ``cube`` already wins him the match). Mixed as ``x live + (1 - x) dead``.
+    When our own cube is dead that way and the opponent may double, his double costs
+    him nothing: he doubles at once and we take or pass, as GNU Backgammon values it.
+    """
+    p = check_probabilities(probs)
+    fw, fl = _fractions(p)
+    win, lose = _ends(table, away_me, away_them, cube, fw, fl)
+    w = float(p[0])
+    dead = w * win + (1.0 - w) * lose
+    if crawford or efficiency <= 0.0:
+        return dead
+    xs, ys = [0.0], [lose]
+    tp = cp = None
+    if owner in ("centre", "them") and away_them > cube:
+        tp = _take_point(table, away_me, away_them, 2 * cube, fw, fl)
+    if owner in ("centre", "me") and away_me > cube:
+        cp = 1.0 - _take_point(table, away_them, away_me, 2 * cube, fl, fw)
+    if tp is not None and cp is not None and tp >= cp:   # overlapping windows
+        mid = 0.5 * (tp + cp)
+        tp, cp = mid - 1e-9, mid + 1e-9
+    if tp is not None and 0.0 < tp < 1.0:
+        xs.append(tp)
+        ys.append(table.after(away_me, away_them, -cube))
+    if cp is not None and 0.0 < cp < 1.0:
+        xs.append(cp)
+        ys.append(table.after(away_me, away_them, cube))
+    xs.append(1.0)
+    ys.append(win)
+    live = float(np.interp(w, xs, ys))
+    value = efficiency * live + (1.0 - efficiency) * dead
+    if owner in ("centre", "them") and away_them > cube and away_me <= cube:
+        # The opponent's double is free: winning ``cube`` already wins us the match, so
+        # doubling risks him nothing and he doubles at once; we take (owning a dead
+        # cube) or pass, whichever is better for us.
+        take = match_cubeful_mwc(p, table, away_me, away_them, 2 * cube, "me", crawford,
+                                 efficiency)
+        value = min(value, max(take, table.after(away_me, away_them, -cube)))
+    return value
+
+
+# --------------------------------------------------------------------- decisions
+@dataclass(frozen=True)
+class CubeDecision:
+    """The cube analysis of a position for the side on roll."""
+
+    action: str
+    """One of :data:`ACTIONS`: the proper action of both players."""
+    no_double: float
+    """Cubeful equity of not doubling (normalised to the current cube)."""
+    double_take: float | None
+    """Cubeful equity after double / take; None when the side on roll may not double."""
+    double_pass: float | None
+    """Equity after double / pass: 1.0; None when the side on roll may not double."""
+    take_point: float | None
+    """The opponent's take point: the least cubeless winning chance with which he takes
+    (under the same model and efficiency); None when there is no double."""
+    gammon_price: float | None
+    """Gammon price of the side on roll for the game played after a double (at the
+    current cube when he cannot double): 0.5 in money play."""
+    cubeless_equity: float
+    """Cubeless equity (money; in match play the gammon-weighted MWC on the normalised
+    scale)."""
+    efficiency: float
+    """Cube efficiency used."""
+    probabilities: tuple
+    """The cubeless probabilities the decision was made from."""
+    mwc: dict | None = None
+    """Match play: the same equities as match winning chances."""
+
+    @property
+    def cube_available(self) -> bool:
+        """Whether the side on roll may double at all."""
+        return self.double_take is not None
+
+    @property
+    def doubles(self) -> bool:
+        """The side on roll should double."""
+        return self.action in ("double_take", "double_pass")
+
+    @property
+    def takes(self) -> bool:
+        """The opponent should take a double (double / take, too good / take, no double,
+        or beaver)."""
+        return self.action in ("double_take", "too_good_take", "no_double") or self.beavers
+
+    @property
+    def beavers(self) -> bool:
+        """The opponent should beaver a double (money play with beavers allowed)."""
+        return self.action in ("double_beaver", "no_double_beaver")
+
+    def to_json(self) -> dict:
+        """The ``cube`` protocol reply fields."""
+        out = {"action": self.action,
+               "equities": {"no_double": self.no_double, "double_take": self.double_take,
+                            "double_pass": self.double_pass},
+               "take_point": self.take_point, "gammon_price": self.gammon_price,
+               "cubeless_equity": self.cubeless_equity, "cube_efficiency": self.efficiency,
+               "cube_available": self.cube_available,
+               "probabilities": dict(zip(("win", "win_gammon", "win_backgammon",
+                                          "lose_gammon", "lose_backgammon"),
+                                         self.probabilities))}
+        if self.mwc is not None:
+            out["mwc"] = self.mwc
+        return out
+
+
+def classify(no_double: float, double_take: float, double_pass: float,
+             beavers: bool = False) -> str:
+    """The cube action from the three equities (GNU Backgammon's rule): the opponent
+    passes when taking is worse for him (``double_take >= double_pass``); the doubler
+    doubles when the better answer of the opponent still beats not doubling, and is
+    *too good* when not doubling beats even a pass. With ``beavers`` (money play), a
+    take that leaves the doubler at or below zero (down to -2) is a beaver; a double
+    that a beaver would punish (twice ``double_take`` below ``no_double``) is then no
+    double (GNU Backgammon's ``FindBestCubeDecision``)."""
+    if double_take >= double_pass:
+        return "double_pass" if double_pass > no_double else "too_good_pass"
+    beaver = beavers and -2.0 <= double_take <= 0.0
+    if double_take > no_double:
+        if beaver:
+            return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
+        return "double_take"
+    if no_double > double_pass:
+        return "too_good_take"
+    return "no_double_beaver" if beaver else "no_double"
+
+
+def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
+                  table: MatchEquityTable | None = None) -> CubeDecision:
+    """The cube decision of the side on roll from its cubeless ``probs``."""
+    p = check_probabilities(probs)
+    if not 0.0 <= efficiency <= 1.0:
+        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
+    fw, fl = _fractions(p)
+    can = state.can_double()
+    if state.money:
+        nd = money_cubeful_equity(p, state.owner, efficiency, state.jacoby)
+        dt = dp = tp = None
+        if can:
+            dt = 2.0 * money_cubeful_equity(p, "them", efficiency, False)
+            dp = 1.0
+            w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
+            l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
+            tp = money_take_point(l, w, efficiency)   # the taker wins our loss, loses our win
+        action = classify(nd, dt, dp, state.beavers) if can else "no_double"
+        return CubeDecision(action, nd, dt, dp, tp, 0.5, cubeless_equity(p), efficiency,
+                            tuple(float(v) for v in p))
+    table = table or default_table()
+    a, b = state.away
+    c = state.value
+    lo = table.after(a, b, -c)
+    hi = table.after(a, b, c)
+
+    def norm(m: float) -> float:
+        return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+
+    nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, efficiency)
+    win, lose = _ends(table, a, b, c, fw, fl)
+    dead_m = float(p[0]) * win + (1 - float(p[0])) * lose
+    mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
+    dt = dp = tp = None
+    if can:
+        dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, efficiency)
+        mwc["double_take"], mwc["double_pass"] = dt_m, hi
+        dt, dp = norm(dt_m), 1.0
+        tp = _take_point(table, b, a, 2 * c, fl, fw, efficiency)
+        action = classify(norm(nd_m), dt, dp)
+    else:
+        action = "no_double"
+    gp = gammon_price(table, a, b, 2 * c if can else c)[0]
+    return CubeDecision(action, norm(nd_m), dt, dp, tp, float(gp), norm(dead_m), efficiency,
+                        tuple(float(v) for v in p), mwc)
+
+
+def network_probability_fn(network) -> ProbabilityFn:
+    """A :data:`ProbabilityFn` of a :class:`engine.eval.network.Network` at 0-ply (deeper
+    plies are the search's: pass its function instead)."""
+    def fn(position: Position, ply: int = 0) -> np.ndarray:
+        if ply != 0:
+            raise CubeError(f"ply {quote(ply)}: this probability function evaluates 0-ply only")
+        return np.asarray(network.probabilities([position])[0], dtype=np.float64)
+    return fn
+
+
+def analyse_cube(position: Position, state: CubeState, probability_fn: ProbabilityFn,
+                 ply: int = 0, efficiency: float | None = None,
+                 table: MatchEquityTable | None = None) -> CubeDecision:
+    """Cube analysis of ``position`` (before the side on roll rolls): its cubeless
+    probabilities from ``probability_fn(position, ply)``, the efficiency from
+    :func:`cube_efficiency` unless given."""
+    if position.variant != "backgammon":
+        raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
+    if position.is_over():
+        raise CubeError("the game is over: no cube decision in a finished position")
+    if not state.money:
+        table = table or default_table()
+        if max(state.away) > table.length:
+            raise MatchError(f"match to {state.match_length}: the table {table.name!r} "
+                             f"covers matches to {table.length}")
+    x = cube_efficiency(position) if efficiency is None else efficiency
+    probs = probability_fn(position, ply)
+    return cube_decision(probs, state, x, table)

@@ -1,0 +1,520 @@
+"""One-sided bear-off database: exact roll-count distributions of home-board races.
+
+A side whose checkers are all on its home points 1..6 (at most 15 of them, the rest
+borne off) races alone: the opponent cannot touch it in any of the six games once both
+sides are home. For each of the ``C(21, 6) = 54264`` such home boards the database holds
+
+* ``off[i, n]``: the probability that the side needs exactly ``n`` rolls to bear off
+  every checker, each roll played to **minimise the expected number of rolls**;
+* ``first[i, n]``: for boards of 15 checkers (none off yet), the probability that the
+  first checker comes off on roll ``n``, each roll played to minimise the expected rolls
+  to that first checker (saving the gammon); a board with a checker off has ``n = 0``.
+
+Both are built here by dynamic programming over the 21 rolls, boards taken in
+increasing pip count so that every successor is known before it is needed
+(:func:`build`, about two seconds in numba), and cached in a file
+(``python -m engine.eval.bearoff --build``; :func:`default_path`).
+
+Where both sides are home (no bar, no pins, no pending dice) the race's outputs for the
+side to move, who rolls first, follow from the two sides' distributions
+(:func:`race_probs`): he wins when he needs no more rolls than the opponent, wins a
+gammon when the opponent, with none off, has not got a checker off before his last roll,
+and loses a gammon in the mirror case. No backgammon is possible in such a race. The
+one-sided tables assume each side plays its own race optimally, which is the standard
+approximation (GNU Backgammon's one-sided database does the same); it is exact whenever
+one side's play cannot matter, e.g. when one side is sure to finish next roll.
+
+The tables do not apply to gul bara (a double there cascades, so the roll is not four
+moves) nor under the *home mars* option (such a mars scores 4, which the five outputs
+cannot express); :func:`applies` says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+
+import numpy as np
+
+from engine._jit import njit
+from engine.errors import NardyError
+from engine.rules import _layout as L
+from engine.rules.position import Position
+from engine.rules.variants import CASCADE_NONE, Rules, get_rules
+
+POINTS = 6
+"""Home points covered."""
+CHECKERS = 15
+"""Most checkers on a board."""
+N_POSITIONS = comb(CHECKERS + POINTS, POINTS)
+"""Boards of 0..15 checkers on 6 points: 54264."""
+MAX_ROLLS = 32
+"""Length of each distribution (15 checkers on the 6 point need at most 30 rolls)."""
+FORMAT = "nardy-bearoff-os6"
+"""Tag stored in the cache file."""
+VERSION = 1
+"""Layout version of the cache file."""
+
+# (rank tables) _T[k, m]: boards of k points with at most m checkers = C(m + k, k);
+# _PRE[k, m, c]: boards of k points, at most m checkers, whose top point holds < c.
+_T = np.array([[comb(m + k, k) for m in range(CHECKERS + 1)] for k in range(POINTS + 1)],
+              dtype=np.int64)
+_PRE = np.zeros((POINTS + 1, CHECKERS + 1, CHECKERS + 2), dtype=np.int64)
+for _k in range(1, POINTS + 1):
+    for _m in range(CHECKERS + 1):
+        for _c in range(1, _m + 2):
+            _PRE[_k, _m, _c] = _PRE[_k, _m, _c - 1] + _T[_k - 1, _m - (_c - 1)]
+_ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(1, a + 1)],
+                  dtype=np.int64)
+
+
+class BearoffError(NardyError):
+    """A bear-off database file that is missing, of another version, or malformed."""
+
+    code = "invalid_bearoff"
+
+
+# --------------------------------------------------------------------- ranking
+@njit(cache=True)
+def rank(board):
+    """Index 0..54263 of ``board`` (``board[p]`` checkers on point p, p = 1..6;
+    ``board[0]`` ignored). Boards are ordered by the top point's count first."""
+    total = 0
+    for p in range(1, POINTS + 1):
+        total += board[p]
+    r = 0
+    m = CHECKERS
+    for k in range(POINTS, 0, -1):
+        c = board[k]
+        r += _PRE[k, m, c]
+        m -= c
+    return r
+
+
+@njit(cache=True)
+def _unrank_all(boards):
+    """Every board into ``boards[rank]`` (nested loops over the counts)."""
+    b = np.zeros(POINTS + 1, np.int64)
+    for c6 in range(CHECKERS + 1):
+        for c5 in range(CHECKERS + 1 - c6):
+            for c4 in range(CHECKERS + 1 - c6 - c5):
+                for c3 in range(CHECKERS + 1 - c6 - c5 - c4):
+                    for c2 in range(CHECKERS + 1 - c6 - c5 - c4 - c3):
+                        for c1 in range(CHECKERS + 1 - c6 - c5 - c4 - c3 - c2):
+                            b[1], b[2], b[3], b[4], b[5], b[6] = c1, c2, c3, c4, c5, c6
+                            r = rank(b)
+                            for p in range(POINTS + 1):
+                                boards[r, p] = b[p]
+
+
+# --------------------------------------------------------------------- one-sided moves
+@njit(cache=True, inline="always")
+def _can_move(b, src, die):
+    """Whether a checker on ``src`` may be played ``die`` points (all checkers home)."""
+    if b[src] == 0:
+        return False
+    if src >= die:
+        return True
+    for p in range(src + 1, POINTS + 1):
+        if b[p] > 0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _apply(b, src, die):
+    b[src] -= 1
+    if src > die:
+        b[src - die] += 1
+
+
+@njit(cache=True, inline="always")
+def _undo(b, src, die):
+    b[src] += 1
+    if src > die:
+        b[src - die] -= 1
+
+
+@njit(cache=True, inline="always")
+def _empty(b):
+    for p in range(1, POINTS + 1):
+        if b[p] > 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _best_end(b, d1, d2, score):
+    """Rank of the end board of roll ``d1, d2`` from ``b`` with the lowest ``score``
+    (ties: the first found). Every die can always be played while checkers remain, so
+    the forced-play rule only stops a roll when the last checker is off."""
+    best = -1
+    best_s = 1e300
+    if d1 != d2:
+        for order in range(2):
+            a = d1 if order == 0 else d2
+            c = d2 if order == 0 else d1
+            for s1 in range(1, POINTS + 1):
+                if not _can_move(b, s1, a):
+                    continue
+                _apply(b, s1, a)
+                if _empty(b):
+                    r = rank(b)
+                    if score[r] < best_s:
+                        best_s, best = score[r], r
+                else:
+                    for s2 in range(1, POINTS + 1):
+                        if not _can_move(b, s2, c):
+                            continue
+                        _apply(b, s2, c)
+                        r = rank(b)
+                        if score[r] < best_s:
+                            best_s, best = score[r], r
+                        _undo(b, s2, c)
+                _undo(b, s1, a)
+        return best
+    d = d1
+    # a double: four moves of d, sources in non-increasing order (any order of equal
+    # moves can be so rearranged), stopping when the last checker is off
+    for s1 in range(POINTS, 0, -1):
+        if not _can_move(b, s1, d):
+            continue
+        _apply(b, s1, d)
+        if _empty(b):
+            r = rank(b)
+            if score[r] < best_s:
+                best_s, best = score[r], r
+        else:
+            for s2 in range(s1, 0, -1):
+                if not _can_move(b, s2, d):
+                    continue
+                _apply(b, s2, d)
+                if _empty(b):
+                    r = rank(b)
+                    if score[r] < best_s:
+                        best_s, best = score[r], r
+                else:
+                    for s3 in range(s2, 0, -1):
+                        if not _can_move(b, s3, d):
+                            continue
+                        _apply(b, s3, d)
+                        if _empty(b):
+                            r = rank(b)
+                            if score[r] < best_s:
+                                best_s, best = score[r], r
+                        else:
+                            for s4 in range(s3, 0, -1):
+                                if not _can_move(b, s4, d):
+                                    continue
+                                _apply(b, s4, d)
+                                r = rank(b)
+                                if score[r] < best_s:
+                                    best_s, best = score[r], r
+                                _undo(b, s4, d)
+                        _undo(b, s3, d)
+                _undo(b, s2, d)
+        _undo(b, s1, d)
+    return best
+
+
+@njit(cache=True)
+def _build(boards, order, rolls, off, first):
+    """Fill ``off`` and ``first`` (see the module docstring), boards in ``order``
+    (increasing pips)."""
+    n = boards.shape[0]
+    mean_off = np.zeros(n)
+    mean_first = np.zeros(n)
+    b = np.zeros(POINTS + 1, np.int64)
+    for oi in range(n):
+        i = order[oi]
+        total = 0
+        for p in range(POINTS + 1):
+            b[p] = boards[i, p]
+        for p in range(1, POINTS + 1):
+            total += b[p]
+        if total == 0:
+            off[i, 0] = 1.0
+            first[i, 0] = 1.0
+            continue
+        full = total == CHECKERS
+        if not full:
+            first[i, 0] = 1.0
+        for r in range(rolls.shape[0]):
+            w = rolls[r, 2] / 36.0
+            j = _best_end(b, rolls[r, 0], rolls[r, 1], mean_off)
+            for t in range(MAX_ROLLS - 1):
+                off[i, t + 1] += w * off[j, t]
+            mean_off[i] += w * (1.0 + mean_off[j])
+            if full:
+                j = _best_end(b, rolls[r, 0], rolls[r, 1], mean_first)
+                for t in range(MAX_ROLLS - 1):
+                    first[i, t + 1] += w * first[j, t]
+                mean_first[i] += w * (1.0 + mean_first[j])
+
+
+# --------------------------------------------------------------------- the tables
+@dataclass(frozen=True, eq=False)
+class BearoffDB:
+    """The one-sided tables (see the module docstring)."""
+
+    off: np.ndarray
+    """``float64[54264, 32]``: P(exactly n rolls to bear off every checker)."""
+    first: np.ndarray
+    """``float64[54264, 32]``: P(first checker off on roll n); n = 0 once one is off."""
+    off_tail: np.ndarray
+    """``float64[54264, 33]``: P(at least n rolls to bear off), n = 0..32."""
+    first_tail: np.ndarray
+    """``float64[54264, 33]``: P(first checker needs at least n rolls)."""
+
+    @classmethod
+    def from_tables(cls, off: np.ndarray, first: np.ndarray) -> "BearoffDB":
+        off = np.ascontiguousarray(off, dtype=np.float64)
+        first = np.ascontiguousarray(first, dtype=np.float64)
+        return cls(off, first, _tails(off), _tails(first))
+
+    def arrays(self) -> tuple:
+        """``(off, off_tail, first_tail)`` for the kernels."""
+        return self.off, self.off_tail, self.first_tail
+
+    def index(self, board) -> int:
+        """Rank of a home board given as six counts (points 1..6)."""
+        b = np.zeros(POINTS + 1, np.int64)
+        b[1:] = board
+        if len(board) != POINTS or b.min() < 0 or b.sum() > CHECKERS:
+            raise BearoffError(f"home board {list(board)}: expected six counts 0..15 "
+                               f"summing to at most {CHECKERS}")
+        return int(rank(b))
+
+    def rolls(self, board) -> np.ndarray:
+        """Distribution of the rolls to bear off ``board`` (six counts, points 1..6)."""
+        return self.off[self.index(board)]
+
+    def first_off(self, board) -> np.ndarray:
+        """Distribution of the rolls to the first checker off (15 checkers)."""
+        return self.first[self.index(board)]
+
+    def expected_rolls(self, board) -> float:
+        """Mean number of rolls to bear off ``board``."""
+        return float(np.dot(self.rolls(board), np.arange(MAX_ROLLS)))
+
+    def probabilities(self, position: Position) -> np.ndarray:
+        """The five outputs of ``position`` for its side to move; raises
+        :class:`BearoffError` when the tables do not apply (see :func:`applies`)."""
+        if not applies(position):
+            raise BearoffError(f"{position!r} is not a race with both sides home "
+                               f"in a game the bear-off tables cover")
+        o = np.zeros(5)
+        race_probs(position.to_array(), *self.arrays(), o)
+        return o
+
+
+def _tails(p: np.ndarray) -> np.ndarray:
+    """``tail[:, n] = sum(p[:, n:])``."""
+    tail = np.zeros((p.shape[0], p.shape[1] + 1))
+    tail[:, :-1] = np.cumsum(p[:, ::-1], axis=1)[:, ::-1]
+    return tail
+
+
+def build() -> BearoffDB:
+    """Build the tables from scratch (a couple of seconds)."""
+    boards = np.zeros((N_POSITIONS, POINTS + 1), np.int64)
+    _unrank_all(boards)
+    pips = boards @ np.arange(POINTS + 1)
+    order = np.argsort(pips, kind="stable")
+    off = np.zeros((N_POSITIONS, MAX_ROLLS))
+    first = np.zeros((N_POSITIONS, MAX_ROLLS))
+    _build(boards, order, _ROLLS, off, first)
+    return BearoffDB.from_tables(off, first)
+
+
+def default_path() -> Path:
+    """Where the cache lives: ``$NARDY_BEAROFF`` if set, else
+    ``$XDG_CACHE_HOME/nardy/bearoff_os6.npz`` (``~/.cache/nardy/...``)."""
+    env = os.environ.get("NARDY_BEAROFF")
+    if env:
+        return Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "nardy" / "bearoff_os6.npz"
+
+
+def save(db: BearoffDB, path: str | os.PathLike) -> Path:
+    """Write the tables atomically (float64, compressed)."""
+    import io
+
+    from engine.eval.network import atomic_write_bytes
+    buf = io.BytesIO()
+    np.savez_compressed(buf, format=np.array(FORMAT), version=np.array(VERSION),
+                        off=db.off, first=db.first)
+    atomic_write_bytes(path, buf.getvalue())
+    return Path(path)
+
+
+def read(path: str | os.PathLike) -> BearoffDB:
+    """Read a cache file written by :func:`save`; raises :class:`BearoffError`."""
+    from engine.eval.network import NetworkFileError, read_npz
+    try:
+        z = read_npz(path, ("format", "version", "off", "first"))
+    except NetworkFileError as exc:
+        raise BearoffError(f"not a readable bear-off file: {exc}") from None
+    if len(z) != 4 or z["format"].shape != () or z["version"].shape != ():
+        raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
+    if str(z["format"]) != FORMAT or int(z["version"]) != VERSION:
+        raise BearoffError(f"{path}: format {str(z['format'])!r} version "
+                           f"{int(z['version'])}; expected {FORMAT!r} {VERSION}")
+    off, first = z["off"], z["first"]
+    if off.shape != (N_POSITIONS, MAX_ROLLS) or first.shape != off.shape:
+        raise BearoffError(f"{path}: tables of shape {off.shape}, {first.shape}; expected "
+                           f"{(N_POSITIONS, MAX_ROLLS)}")
+    return BearoffDB.from_tables(off, first)
+
+
+_LOADED: dict = {}
+
+
+def load(path: str | os.PathLike | None = None, build_missing: bool = True) -> BearoffDB:
+    """The tables from ``path`` (default :func:`default_path`), built and cached there
+    first when the file is missing (or unreadable) and ``build_missing``; kept in memory
+    after the first call."""
+    path = Path(path) if path is not None else default_path()
+    key = str(path)
+    if key in _LOADED:
+        return _LOADED[key]
+    try:
+        db = read(path)
+    except BearoffError:
+        if not build_missing:
+            raise
+        db = build()
+        try:
+            save(db, path)
+        except OSError as exc:              # a read-only home: keep it in memory
+            print(f"note: could not cache the bear-off tables at {path}: {exc}",
+                  file=sys.stderr)
+    _LOADED[key] = db
+    return db
+
+
+# --------------------------------------------------------------------- evaluation
+def covers(rules: Rules) -> bool:
+    """Whether the tables can value races of this game (not gul bara's cascades, not
+    the home mars option)."""
+    return rules.cascade == CASCADE_NONE and not rules.home_mars
+
+
+def applies(position: Position, rules: Rules | None = None) -> bool:
+    """Whether ``position`` is a race the tables value: both sides' checkers all on
+    their home points (or off), nobody on the bar, no pins, no pending dice, the game
+    not over, in a game :func:`covers` allows."""
+    rules = rules or get_rules(position.variant)
+    return covers(rules) and bool(_home_race(position.to_array()))
+
+
+@njit(cache=True)
+def _home_race(s):
+    """Whether both sides of state ``s`` are home with checkers left, no bar, no pins,
+    no pending dice."""
+    if s[L.NPEND] != 0:
+        return False
+    if s[L.ME + L.OFF] == CHECKERS or s[L.THEM + L.OFF] == CHECKERS:
+        return False
+    for side in (L.ME, L.THEM):
+        if s[side + L.BAR] != 0:
+            return False
+        for p in range(POINTS + 1, 25):
+            if s[side + p] != 0:
+                return False
+    for p in range(1, POINTS + 1):
+        if s[L.PIN_ME + p] != 0 or s[L.PIN_THEM + p] != 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _side_rank(s, side):
+    b = np.zeros(POINTS + 1, np.int64)
+    for p in range(1, POINTS + 1):
+        b[p] = s[side + p]
+    return rank(b)
+
+
+@njit(cache=True)
+def race_probs(s, off, off_tail, first_tail, o):
+    """The five outputs of the home race ``s`` for its side to move, into ``o``
+    (``s`` must satisfy :func:`_home_race`)."""
+    a = _side_rank(s, L.ME)
+    b = _side_rank(s, L.THEM)
+    a_none_off = s[L.ME + L.OFF] == 0
+    b_none_off = s[L.THEM + L.OFF] == 0
+    win = 0.0
+    wg = 0.0
+    lg = 0.0
+    for n in range(1, MAX_ROLLS):
+        pa = off[a, n]
+        if pa != 0.0:
+            win += pa * off_tail[b, n]          # the opponent needs n or more rolls
+            if b_none_off:
+                wg += pa * first_tail[b, n]     # ... and has none off after n - 1
+        if a_none_off:
+            pb = off[b, n]
+            if pb != 0.0:
+                lg += pb * first_tail[a, n + 1]  # I have none off after n rolls
+    win = min(max(win, 0.0), 1.0)
+    if wg > win:
+        wg = win
+    if lg > 1.0 - win:
+        lg = 1.0 - win
+    o[0] = win
+    o[1] = wg
+    o[2] = 0.0
+    o[3] = lg
+    o[4] = 0.0
+
+
+# --------------------------------------------------------------------- CLI
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine.eval.bearoff",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--build", action="store_true",
+                    help="build the tables and write them to the cache file")
+    ap.add_argument("--path", default=None,
+                    help=f"cache file (default {default_path()})")
+    ap.add_argument("--show", metavar="BOARD", default=None,
+                    help="print the distributions of a home board, six counts for "
+                         "points 1..6, e.g. 0,0,0,0,0,2")
+    args = ap.parse_args(argv)
+    path = Path(args.path) if args.path else default_path()
+    if args.build:
+        t0 = time.perf_counter()
+        db = build()
+        dt = time.perf_counter() - t0
+        save(db, path)
+        print(f"built {N_POSITIONS} boards in {dt:.1f} s; wrote {path} "
+              f"({path.stat().st_size / 1e6:.1f} MB)")
+    if args.show:
+        db = load(path)
+        try:
+            board = [int(x) for x in args.show.replace(" ", "").split(",")]
+            dist = db.rolls(board)
+        except (ValueError, BearoffError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"board {board}: expected rolls {db.expected_rolls(board):.4f}")
+        for n in np.nonzero(dist)[0]:
+            print(f"  {n:2d} rolls: {dist[n]:.6f}")
+        if sum(board) == CHECKERS:
+            fo = db.first_off(board)
+            print("first checker off:")
+            for n in np.nonzero(fo)[0]:
+                print(f"  {n:2d} rolls: {fo[n]:.6f}")
+    if not args.build and not args.show:
+        ap.print_help()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""Static evaluation: the trained network, exact results and the bear-off tables.
+
+An :class:`Evaluator` rates a position for its side to move, before that side rolls, as
+the five outputs of :data:`engine.rules.scoring.OUTPUTS`:
+
+* a finished game gets its exact result (single, gammon, backgammon; the plakoto mother);
+* a race with both sides home gets the one-sided bear-off tables
+  (:mod:`engine.eval.bearoff`), where the game allows them;
+* anything else gets the network.
+
+It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
+and raises :class:`NoModelError` ("no trained model for long_nardy yet") for a game
+that has none. The numba search (:mod:`engine.search.nply`) reads the same pieces as plain
+arrays through :meth:`Evaluator.kernel_args`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from engine._jit import FAST, njit
+from engine.errors import NardyError
+from engine.eval import bearoff as _bo
+from engine.eval.network import Network, hidden_full, outputs
+from engine.movegen._core import new_scratch
+from engine.rules._layout import STATE_LEN
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
+from engine.rules.variants import Rules, get_rules
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+"""Where released models live: ``models/<variant>.npz`` with a ``.json`` card."""
+
+# flags of the kernel context
+F_BEAROFF = 0          # 1: value home races with the bear-off tables
+F_PRUNE = 1            # 1: ctx[10:19] is a pruning network (plays picked by it, then rated)
+N_FLAGS = 2
+# statistics of the kernel context
+S_STATIC = 0           # positions rated statically (network, tables or exact result)
+N_STATS = 2
+
+
+class NoModelError(NardyError):
+    """A game without a trained model (or a model file that is not there)."""
+
+    code = "no_model"
+
+
+def model_path(variant: str, role: str = "") -> Path:
+    """``models/<variant>.npz`` of the project (``$NARDY_MODELS`` overrides the folder);
+    with ``role="prune"`` the game's pruning network, ``models/<variant>.prune.npz``."""
+    get_rules(variant)
+    folder = Path(os.environ.get("NARDY_MODELS") or MODELS_DIR)
+    return folder / (f"{variant}.{role}.npz" if role else f"{variant}.npz")
+
+
+def load_network(variant: str, path: str | os.PathLike | None = None) -> Network:
+    """The network of ``variant``: ``path`` if given, else :func:`model_path`.
+
+    Raises :class:`NoModelError` when the file is missing, and
+    :class:`engine.eval.network.NetworkFileError` when it is not a model of ``variant``.
+    """
+    p = Path(path) if path is not None else model_path(variant)
+    if not p.exists():
+        if path is None:
+            raise NoModelError(f"no trained model for {variant} yet (expected {p})")
+        raise NoModelError(f"model file {str(p)!r} does not exist")
+    net = Network.load(p)
+    if net.variant != variant:
+        raise NoModelError(f"model file {str(p)!r} is for {net.variant}, not {variant}")
+    return net
+
+
+# --------------------------------------------------------------------- kernels
+@njit(cache=True)
+def exact_probs(s, ctx, o):
+    """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
+    a home race the bear-off tables value. Returns whether it did."""
+    winner, points, kind = result_k(s, ctx[1])
+    if winner >= 0:
+        points_probs(winner, points, o)
+        return True
+    if ctx[5][F_BEAROFF] != 0 and _bo._home_race(s):
+        _bo.race_probs(s, ctx[2], ctx[3], ctx[4], o)
+        return True
+    return False
+
+
+@njit(**FAST)
+def static_probs(states, n, net, ctx, probs):
+    """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``."""
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    nh = b1.shape[0]
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    o32 = np.empty(N_OUTPUTS, np.float32)
+    o = np.empty(N_OUTPUTS)
+    for r in range(n):
+        if not exact_probs(states[r], ctx, o):
+            hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
+            outputs(h, w2, b2, act, o32)
+            for k in range(N_OUTPUTS):
+                o[k] = o32[k]
+        for k in range(N_OUTPUTS):
+            probs[r, k] = o[k]
+    ctx[6][S_STATIC] += n
+
+
+# --------------------------------------------------------------------- the evaluator
+_NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
+
+
+class Evaluator:
+    """Network + exact results + bear-off tables for one game's rules, and optionally a
+    smaller *pruning network* that the search uses to pick plays deep inside its tree."""
+
+    def __init__(self, network: Network, rules: Rules | None = None,
+                 bearoff: "_bo.BearoffDB | bool | None" = True,
+                 prune: Network | None = None):
+        self.network = network
+        """The value network (its ``variant`` names the game)."""
+        self.rules = rules or get_rules(network.variant)
+        """The rules (scoring, move generation); the game's defaults unless given."""
+        if self.rules.variant != network.variant:
+            raise NoModelError(f"network for {network.variant} cannot rate "
+                               f"{self.rules.variant}")
+        if prune is not None and prune.variant != network.variant:
+            raise NoModelError(f"pruning network for {prune.variant} cannot serve a "
+                               f"{network.variant} network")
+        if bearoff is True:
+            bearoff = _bo.load() if _bo.covers(self.rules) else None
+        elif bearoff is False:
+            bearoff = None
+        self.bearoff = bearoff if (bearoff is not None and _bo.covers(self.rules)) else None
+        """The bear-off tables, or None where they are off or do not apply."""
+        self.prune = prune
+        """A cheaper network that picks the plays inside an n-ply search (GNU
+        Backgammon's pruning nets): each roll's plays are ranked by it and only the one
+        picked is rated by :attr:`network`. None: the search ranks with the network."""
+        self._net = (*network.arrays(), *network.encoder_arrays())
+        self._prune_net = (self._net if prune is None
+                           else (*prune.arrays(), *prune.encoder_arrays()))
+        self._ctx: dict = {}
+
+    @classmethod
+    def load(cls, variant: str, path: str | os.PathLike | None = None,
+             bearoff: bool = True, rules: Rules | None = None,
+             prune: str | os.PathLike | bool | None = None) -> "Evaluator":
+        """The evaluator of ``variant`` from ``models/<variant>.npz`` (or ``path``);
+        raises :class:`NoModelError` for a game without a trained model.
+
+        ``prune``: a pruning network's file; True or None (the default) take the
+        game's released one, ``models/<variant>.prune.npz``, when the released model
+        is loaded and that file exists; False: none."""
+        if prune is None or prune is True:
+            released = model_path(variant, "prune")
+            wanted = prune is True or path is None
+            prune = released if wanted and released.exists() else None
+        elif prune is False:
+            prune = None
+        return cls(load_network(variant, path), rules, bearoff,
+                   load_network(variant, prune) if prune is not None else None)
+
+    @property
+    def variant(self) -> str:
+        """The game."""
+        return self.rules.variant
+
+    def kernel_args(self, reply_keep=None, reply_within=None, bearoff: bool = True,
+                    prune: bool = False):
+        """``(net, ctx)``: the tuples of arrays the numba kernels take. ``ctx`` holds
+        the rules table, score table, bear-off tables, flags, statistics, a movegen
+        work space, the reply filters of :mod:`engine.search.nply` (by depth) and, as its
+        last nine arrays, the network that ranks plays inside a search: the pruning
+        network when ``prune`` and there is one (flag ``F_PRUNE``), else the network.
+
+        Cached per argument set, statistics reset at each call: one evaluator serves one
+        thread at a time."""
+        rkeep = np.ones(4, np.int64) if reply_keep is None else np.asarray(reply_keep, np.int64)
+        rwithin = (np.zeros(4) if reply_within is None
+                   else np.asarray(reply_within, np.float64))
+        pruning = bool(prune) and self.prune is not None
+        key = (tuple(rkeep.tolist()), tuple(rwithin.tolist()), bool(bearoff), pruning)
+        cached = self._ctx.get(key)
+        if cached is not None:
+            cached[6][:] = 0
+            return self._net, cached
+        flags = np.zeros(N_FLAGS, np.int64)
+        db = self.bearoff if bearoff else None
+        if db is not None:
+            flags[F_BEAROFF] = 1
+            off, off_tail, first_tail = db.arrays()
+        else:
+            off, off_tail, first_tail = _NO_TABLE, _NO_TABLE, _NO_TABLE
+        flags[F_PRUNE] = int(pruning)
+        ctx = (self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
+               flags, np.zeros(N_STATS, np.int64), new_scratch(), rkeep, rwithin,
+               *(self._prune_net if pruning else self._net))
+        self._ctx[key] = ctx
+        return self._net, ctx
+
+    def probabilities_of_arrays(self, states: np.ndarray) -> np.ndarray:
+        """Outputs (n x 5, float64) of ``int16`` state rows for each one's side to move."""
+        states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, STATE_LEN)
+        probs = np.zeros((states.shape[0], N_OUTPUTS))
+        net, ctx = self.kernel_args()
+        static_probs(states, states.shape[0], net, ctx, probs)
+        return probs
+
+    def probabilities(self, positions: Sequence[Position]) -> np.ndarray:
+        """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
+        if not positions:
+            return np.zeros((0, N_OUTPUTS))
+        return self.probabilities_of_arrays(np.stack([p.to_array() for p in positions]))
+
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
+        """Cubeless equities for each position's side to move (the
+        :class:`engine.play.players.Evaluator` interface)."""
+        return equities(self.probabilities(positions))
+
+    def __repr__(self) -> str:
+        db = "bear-off tables" if self.bearoff is not None else "no bear-off tables"
+        pr = f", pruning {self.prune.sizes}" if self.prune is not None else ""
+        return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}>"

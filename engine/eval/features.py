@@ -1,0 +1,284 @@
+"""Hand-crafted network inputs that the raw per-slot encoding cannot express.
+
+Tesauro's raw units make pip counts, blot counts and made points linear functions of the
+inputs, so one layer of sums gets those for free. What it cannot build is a *relation
+between checkers*: whether the armies are still in contact, how many rolls hit a blot,
+how long a prime is, how hard a back checker finds it to escape. :func:`features`
+computes such numbers for a state, seen from the side to move, for the games with
+opposite directions of play (backgammon, portes):
+
+0. ``contact``: 1 while some checker of mine still has to pass one of the opponent's
+   (0 in a pure race);
+1. ``my_shots``: share of the 36 rolls on which the opponent can hit one of my blots
+   from a distance of at most 12 (a die, the sum of both, or a double's multiples;
+   points in between are not checked, and from the bar only an entering checker);
+2. ``their_shots``: the same for the opponent's blots;
+3. ``my_prime``: my longest run of made points (two or more checkers), divided by 6;
+4. ``their_prime``: the opponent's, likewise;
+5. ``my_escapes``: share of the rolls on which my rearmost checker can jump the
+   opponent's points in the 12 in front of it (GNU Backgammon's "back escapes": the
+   landing point open and not both one-die points closed);
+6. ``their_escapes``: the same for the opponent's rearmost checker;
+7. ``my_contained``: 1 - the fewest escapes a checker of mine would have from any of
+   my points 15..24 (how well the opponent's points contain my back checkers);
+8. ``their_contained``: the same for the opponent's checkers against my points;
+9. ``my_behind``: pips my checkers must travel to pass the opponent's rearmost
+   checker, / 152 (GNU Backgammon's "break contact");
+10. ``their_behind``: the same for the opponent;
+11. ``my_dance``: share of rolls on which a checker of mine on the bar would not
+    enter, (closed points of the opponent's home board / 6) squared;
+12. ``their_dance``: the same against my home board.
+
+The first five are the encoder ``tesauro198+f5``; all thirteen ``tesauro198+f13``.
+One pass over the points builds bit masks of each side's occupied, made and blot
+points, in both sides' numberings; the rest is bit operations and table lookups
+(about 60 ns for all thirteen), returned as a tuple so the hot kernels allocate nothing.
+
+:func:`family_features` serves gul bara (``nardy255+m14``), where a double from the 4th
+turn on is a cascade of up to 24 single moves and the dice a player cannot play pass to
+the opponent: how many moves of each number a side could play is what decides how much
+of a cascade it keeps. For each side, from its own point of view:
+
+0-5. ``mobility[d]``, d = 1..6: the moves of ``d`` its checkers could make, capped at
+   four (a double's) and divided by four: each checker walks ``d`` at a time while the
+   landing point is not held by the opponent, bearing off when all are home (the die's
+   point or, below it, the highest); the head (point 24) lets one checker go;
+6. ``home``: 1 when all its checkers on the board are home (points 1..6), so that it
+   may bear off.
+
+Mine first, then the opponent's: 14 inputs. The opponent's point ``q`` is my point
+``q + 12`` or ``q - 12`` (both sides move the same way, as in long nardy, gul bara and
+fevga). An encoder's feature inputs are the first ``k`` (up to 13) of :func:`features`
+or, when it has :data:`N_FAMILY` of them, these (:func:`uses_family`).
+"""
+
+import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from engine._jit import njit
+from engine.rules import _layout as L
+
+N_FEATURES = 13
+"""Inputs :func:`features` gives (an encoder may use the first few)."""
+
+N_FAMILY = 14
+"""Inputs :func:`family_features` gives (an encoder uses all of them)."""
+
+
+def _hit_table() -> np.ndarray:
+    """``table[window]``: share of the 36 rolls that hit a blot from some distance, a
+    12-bit mask whose bit ``j`` says a shooter stands ``12 - j`` pips away; it hits
+    with one die, the sum of both, or three or four times a double's number."""
+    table = np.zeros(1 << 12, np.float32)
+    for window in range(1 << 12):
+        hits = 0
+        for a in range(1, 7):
+            for b in range(1, 7):
+                reach = {a, b, a + b}
+                if a == b:
+                    reach |= {3 * a, 4 * a}
+                if any(d <= 12 and window >> (12 - d) & 1 for d in reach):
+                    hits += 1
+        table[window] = hits / 36.0
+    table.setflags(write=False)
+    return table
+
+
+_HITS = _hit_table()
+
+
+def _escape_table() -> np.ndarray:
+    """``table[window]``: rolls (of 36) on which a checker jumps the closed points of
+    ``window``, a 12-bit mask whose bit ``j`` is the point ``12 - j`` pips ahead: it
+    escapes when the point both dice reach is open and not both one-die points are
+    closed (GNU Backgammon's ``anEscapes``, on a mirrored mask)."""
+    table = np.zeros(1 << 12, np.float32)
+    for window in range(1 << 12):
+        def closed(d):
+            return window >> (12 - d) & 1
+        rolls = 0
+        for a in range(1, 7):
+            for b in range(1, 7):
+                if not closed(a + b) and not (closed(a) and closed(b)):
+                    rolls += 1
+        table[window] = rolls
+    table.setflags(write=False)
+    return table
+
+
+_ESCAPES = _escape_table()
+
+
+@njit(cache=True, inline="always")
+def _masks(s, side):
+    """Bit masks of ``side``'s points: occupied, made (2+), blots, in its own numbering
+    (bit ``p``; the bar is bit 25), and occupied and made in the other side's (bit
+    ``25 - p``; the bar is bit 0, where an entering checker starts)."""
+    one = np.int64(1)
+    occ = made = blots = occ_x = made_x = np.int64(0)
+    for p in range(1, 25):
+        n = s[side + p]
+        if n > 0:
+            occ |= one << p
+            occ_x |= one << (25 - p)
+            if n >= 2:
+                made |= one << p
+                made_x |= one << (25 - p)
+            else:
+                blots |= one << p
+    if s[side + L.BAR] > 0:
+        occ |= one << 25
+        occ_x |= one
+    return occ, made, blots, occ_x, made_x
+
+
+@njit(cache=True, inline="always")
+def _window(mask, p):
+    """The 12 bits of ``mask`` below bit ``p`` (bit ``j``: ``12 - j`` below)."""
+    return ((mask << 12) >> p) & 4095
+
+
+@njit(cache=True, inline="always")
+def _highest(mask):
+    """Highest set bit (0 for an empty mask)."""
+    return 63 - leading_zeros(mask) if mask != 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _shots(blots, shooters):
+    """Share of rolls on which a shooter (``shooters``: occupied points in the blot
+    side's numbering) hits one of the ``blots`` from at most 12 pips."""
+    window = np.int64(0)
+    while blots != 0:
+        p = trailing_zeros(blots)
+        blots &= blots - 1
+        window |= _window(shooters, p)
+    return _HITS[window]
+
+
+@njit(cache=True, inline="always")
+def _prime(made):
+    """Longest run of made points, / 6."""
+    run = 0
+    while made != 0:
+        made &= made >> 1
+        run += 1
+    return np.float32(run / 6.0)
+
+
+@njit(cache=True, inline="always")
+def _side(s, side, occ, rear, closed, their_rear, their_made):
+    """Escapes, containment, pips behind and dance of ``side`` (``occ``, ``rear``: its
+    occupied points and rearmost one) against the other side (``closed``: its made
+    points in ``side``'s numbering; ``their_rear``, ``their_made``: in its own)."""
+    escapes = _ESCAPES[_window(closed, rear)] / 36.0 if rear > 0 else 1.0
+    fewest = 36.0
+    for p in range(15, 25):
+        e = _ESCAPES[_window(closed, p)]
+        if e < fewest:
+            fewest = e
+    line = 25 - their_rear             # my checkers above this point must pass
+    behind = 0
+    above = occ >> (line + 1)
+    while above != 0:
+        p = line + 1 + trailing_zeros(above)
+        above &= above - 1
+        behind += s[side + p] * (p - line)
+    home = 0
+    m = their_made & 126               # points 1..6
+    while m != 0:
+        m &= m - 1
+        home += 1
+    return (np.float32(escapes), np.float32(1.0 - fewest / 36.0),
+            np.float32(behind / 152.0), np.float32(home * home / 36.0))
+
+
+@njit(cache=True)
+def features(s):
+    """The :data:`N_FEATURES` features of state ``s`` (from its side to move)."""
+    my_occ, my_made, my_blots, my_occ_x, my_made_x = _masks(s, L.ME)
+    th_occ, th_made, th_blots, th_occ_x, th_made_x = _masks(s, L.THEM)
+    my_rear = _highest(my_occ)
+    th_rear = _highest(th_occ)
+    contact = np.float32(1.0) if my_rear + th_rear > 25 else np.float32(0.0)
+    me_esc, me_cont, me_behind, me_dance = _side(s, L.ME, my_occ, my_rear, th_made_x,
+                                                 th_rear, th_made)
+    th_esc, th_cont, th_behind, th_dance = _side(s, L.THEM, th_occ, th_rear, my_made_x,
+                                                 my_rear, my_made)
+    return (contact, _shots(my_blots, th_occ_x), _shots(th_blots, my_occ_x),
+            _prime(my_made), _prime(th_made), me_esc, th_esc, me_cont, th_cont,
+            me_behind, th_behind, me_dance, th_dance)
+
+
+@njit(cache=True, inline="always")
+def uses_family(fidx):
+    """Whether an encoder's feature inputs ``fidx`` are :func:`family_features`'s."""
+    return fidx.shape[0] == N_FAMILY
+
+
+@njit(cache=True, inline="always")
+def _held(s, side, other):
+    """Points of ``side`` (bit ``p``, its own numbering) that ``other`` holds, for two
+    sides moving the same way: ``other``'s point ``q`` is ``side``'s ``q +- 12``."""
+    held = np.int64(0)
+    for q in range(1, 25):
+        if s[other + q] > 0:
+            held |= np.int64(1) << (q + 12 if q <= 12 else q - 12)
+    return held
+
+
+@njit(cache=True, inline="always")
+def _mobility(s, side, held, d, home, high):
+    """Moves of ``d`` the checkers of ``side`` could make, at most four (see the
+    module docstring)."""
+    moves = 0
+    for p in range(24, 0, -1):
+        n = s[side + p]
+        if n == 0:
+            continue
+        if p == 24 and n > 1:
+            n = 1                     # the head rule: one checker leaves the head
+        q = p
+        walk = 0
+        while walk < 4:
+            r = q - d
+            if r >= 1:
+                if (held >> r) & 1:
+                    break
+                q = r
+                walk += 1
+            else:                     # bearing off: all home, the die's point or highest
+                if home and (q == d or q == high):
+                    walk += 1
+                break
+        moves += n * walk
+        if moves >= 4:
+            return 4
+    return moves
+
+
+@njit(cache=True, inline="always")
+def _family_side(s, side, other):
+    held = _held(s, side, other)
+    home = True
+    high = 0
+    for p in range(24, 0, -1):
+        if s[side + p] > 0:
+            if high == 0:
+                high = p
+            if p > 6:
+                home = False
+    m = (np.float32(_mobility(s, side, held, 1, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 2, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 3, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 4, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 5, home, high) / 4.0),
+         np.float32(_mobility(s, side, held, 6, home, high) / 4.0))
+    return m + (np.float32(1.0) if home else np.float32(0.0),)
+
+
+@njit(cache=True)
+def family_features(s):
+    """The :data:`N_FAMILY` features of state ``s`` (module docstring): the side to
+    move's, then the opponent's."""
+    return _family_side(s, L.ME, L.THEM) + _family_side(s, L.THEM, L.ME)

@@ -1,0 +1,559 @@
+"""The value network: five sigmoid outputs over one sigmoid hidden layer, in numba.
+
+The network rates a position for its **side to move, before that side rolls**, as five
+probabilities (:data:`OUTPUTS`): win, win a gammon, win a backgammon, lose a gammon,
+lose a backgammon (the gammon outputs include backgammons). Cubeless money equity is
+``2 win - 1 + wg - lg + wbg - lbg`` (:func:`equity`). Seen from the other side the same
+numbers are ``1 - win, lg, lbg, wg, wbg`` (:func:`flip_probs`).
+
+Inference runs in numba on plain ``float32`` arrays (``w1t`` is ``inputs x hidden`` so
+that one input's weights are a contiguous row); the kernels here are shared by
+self-play training (:mod:`training.td`), the players and search. A successor's hidden
+layer is computed from a reference state's by adding the weight rows of the few
+inputs that changed (:func:`hidden_delta`).
+
+Files: a ``.npz`` of plain arrays (``W1`` hidden x inputs, ``b1``, ``W2`` 5 x hidden,
+``b2``) and a JSON card stored in it as bytes (``card``): format name and version,
+variant, encoder, sizes, and whatever the trainer adds (games, config, strength).
+:meth:`Network.load` reads only the arrays the format names (:func:`read_npz`: each
+member's header and size checked before its data is read, nothing unpickled) and raises
+:class:`NetworkFileError` naming the file and the problem for anything unexpected: a
+corrupt file, whatever it holds, is that error and never another exception.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from engine._jit import FAST, njit
+from engine.errors import NardyError, describe, quote
+from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
+from engine.eval.features import family_features, features, uses_family
+from engine.rules import _layout as L
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
+from engine.rules.variants import VARIANTS, get_rules
+
+FORMAT = "nardy-td-network"
+"""The ``format`` field of every model card."""
+FORMAT_VERSION = 1
+"""The card / array layout this code reads and writes."""
+MODEL_ARRAYS = ("W1", "b1", "W2", "b2", "card")
+"""The arrays of a model file; :meth:`Network.load` reads these and nothing else."""
+MAX_ARRAY_BYTES = 64 << 20
+"""The largest array a model or checkpoint file may hold (64 MiB; the weights of a
+255-input network with 1,024 hidden units take 1 MiB). A member claiming more is refused
+before any of it is read."""
+
+
+class NetworkFileError(NardyError):
+    """A model file that is missing, not a model, of another version, or malformed."""
+
+    code = "invalid_model"
+
+
+# --------------------------------------------------------------------- numba kernels
+@njit(inline="always", **FAST)
+def sigmoid(v):
+    """Logistic function in float32 via Eigen's rational tanh (|error| < 2e-7); it
+    vectorises, where ``exp`` does not."""
+    t = np.float32(0.5) * v
+    c = np.float32(7.90531110763549805)
+    t = t if t < c else c
+    t = t if t > -c else -c
+    t2 = t * t
+    p = np.float32(-2.76076847742355e-16)
+    p = p * t2 + np.float32(2.00018790482477e-13)
+    p = p * t2 + np.float32(-8.60467152213735e-11)
+    p = p * t2 + np.float32(5.12229709037114e-08)
+    p = p * t2 + np.float32(1.48572235717979e-05)
+    p = p * t2 + np.float32(6.37261928875436e-04)
+    p = p * t2 + np.float32(4.89352455891786e-03)
+    p = p * t
+    q = np.float32(1.19825839466702e-06)
+    q = q * t2 + np.float32(1.18534705686654e-04)
+    q = q * t2 + np.float32(2.26843463243900e-03)
+    q = q * t2 + np.float32(4.89352518554385e-03)
+    return np.float32(0.5) + np.float32(0.5) * (p / q)
+
+
+@njit(**FAST)
+def _add_row(h, w1t, i, v):
+    for j in range(h.shape[0]):
+        h[j] += v * w1t[i, j]
+
+
+@njit(**FAST)
+def _add_rows(h, w1t, fidx, f):
+    for k in range(fidx.shape[0]):
+        if f[k] != 0:
+            _add_row(h, w1t, fidx[k], f[k])
+
+
+@njit(**FAST)
+def _add_features(h, w1t, fidx, s):
+    """Add the hand-crafted features of state ``s`` (inputs ``fidx``, none when empty:
+    :func:`engine.eval.features.uses_family` tells which set) to ``h``."""
+    if fidx.shape[0] == 0:
+        return
+    if uses_family(fidx):
+        _add_rows(h, w1t, fidx, family_features(s))
+    else:
+        _add_rows(h, w1t, fidx, features(s))
+
+
+@njit(**FAST)
+def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
+    """Hidden pre-activations of state ``s`` into ``h``."""
+    for j in range(h.shape[0]):       # a loop: numba's slice copy is ~10x slower here
+        h[j] = b1[j]
+    for k in range(cidx.shape[0]):
+        if cval[k] != 0:
+            _add_row(h, w1t, cidx[k], cval[k])
+    _add_features(h, w1t, fidx, s)
+    for slot in range(uidx.shape[0]):
+        n = min(s[slot], MAX_COUNT - 1)
+        for u in range(MAX_UNITS):
+            i = uidx[slot, u]
+            if i < 0:
+                break
+            v = uval[slot, n, u]
+            if v != 0:
+                _add_row(h, w1t, i, v)
+
+
+@njit(**FAST)
+def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
+    """Hidden pre-activations of state ``c`` from those of ``ref`` *without* its
+    hand-crafted features (``h_ref``: :func:`hidden_full` given ``fidx[:0]``): only the
+    inputs of slots whose counts differ are touched, and ``c``'s features (``fidx``:
+    their input indices, empty when the encoder has none) are added whole, so the
+    parent's features are never computed again for each child."""
+    for j in range(h.shape[0]):
+        h[j] = h_ref[j]
+    _add_features(h, w1t, fidx, c)
+    for slot in range(uidx.shape[0]):
+        a = ref[slot]
+        b = c[slot]
+        if a == b:
+            continue
+        a = min(a, MAX_COUNT - 1)
+        b = min(b, MAX_COUNT - 1)
+        for u in range(MAX_UNITS):
+            i = uidx[slot, u]
+            if i < 0:
+                break
+            d = uval[slot, b, u] - uval[slot, a, u]
+            if d != 0:
+                _add_row(h, w1t, i, d)
+
+
+@njit(**FAST)
+def outputs(h, w2, b2, act, o):
+    """The five outputs ``o`` from pre-activations ``h``; ``act`` gets the hidden
+    activations."""
+    nh = h.shape[0]
+    for j in range(nh):
+        act[j] = sigmoid(h[j])
+    for k in range(N_OUTPUTS):
+        z = b2[k]
+        for j in range(nh):
+            z += w2[k, j] * act[j]
+        o[k] = sigmoid(z)
+
+
+@njit(**FAST)
+def outputs_batch(hs, n, w2, b2, o):
+    """:func:`outputs` of the rows ``hs[:n]`` (pre-activations; they become the hidden
+    activations in place) into ``o[:n]``: one flat loop of sigmoids, then the five sums
+    of each row, which vectorise better than one row at a time."""
+    nh = hs.shape[1]
+    for i in range(n):
+        row = hs[i]
+        for j in range(nh):
+            row[j] = sigmoid(row[j])
+    for i in range(n):
+        row = hs[i]
+        for k in range(N_OUTPUTS):
+            z = b2[k]
+            wk = w2[k]
+            for j in range(nh):
+                z += wk[j] * row[j]
+            o[i, k] = sigmoid(z)
+
+
+@njit(**FAST)
+def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, probs):
+    """Outputs of every row of ``states`` into ``probs`` (n x 5); finished states get
+    their exact result (``sc``: the game's score table, :func:`engine.rules.scoring.score_table`)."""
+    nh = b1.shape[0]
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    for r in range(states.shape[0]):
+        s = states[r]
+        if not result_probs(s, sc, o):
+            hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
+            outputs(h, w2, b2, act, o)
+        probs[r] = o
+
+
+@njit(cache=True)
+def kids_ref(s, segment, ref):
+    """The parent ``s`` as its successors' side to move sees it, into ``ref``
+    (``STATE_LEN`` long): the same state after a pending segment (``segment``), else
+    flipped, with the turns advanced as a roll advances them and no pending dice. A
+    successor differs from it in a few slots only, so its hidden layer is this one's
+    plus a few weight rows (:func:`hidden_delta`)."""
+    for i in range(ref.shape[0]):
+        ref[i] = 0
+    if segment:
+        for i in range(L.KEY_LEN):
+            ref[i] = s[i]
+        return
+    for i in range(L.SIDE):
+        ref[L.ME + i] = s[L.THEM + i]
+        ref[L.THEM + i] = s[L.ME + i]
+        ref[L.PIN_ME + i] = s[L.PIN_THEM + i]
+        ref[L.PIN_THEM + i] = s[L.PIN_ME + i]
+    ref[L.TURNS_ME] = s[L.TURNS_THEM]
+    ref[L.TURNS_THEM] = s[L.TURNS_ME] + 1
+
+
+@njit(**FAST)
+def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
+                     ref, h_ref, h, act, o, o_best):
+    """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
+    side to move in ``s`` (greedy 0-ply play, as in training); its outputs, for *its*
+    side to move, go to ``o_best``. Finished successors are scored exactly by the
+    game's score table ``sc``.
+
+    After a roll the successors are flipped, so the mover wants the lowest equity for
+    the successor's side to move; after a gul bara pending segment, the highest. Each
+    successor's hidden layer is the (flipped) parent's plus the inputs that changed."""
+    kids_ref(s, segment, ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
+    best = 0
+    best_e = 1e9
+    sign = -1.0 if segment else 1.0
+    for i in range(n):
+        c = out[i]
+        if not result_probs(c, sc, o):
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
+            outputs(h, w2, b2, act, o)
+        e = sign * equity(o)
+        if e < best_e:
+            best_e = e
+            best = i
+            for k in range(N_OUTPUTS):
+                o_best[k] = o[k]
+    return best
+
+
+# --------------------------------------------------------------------- the container
+@dataclass(eq=False)
+class Network:
+    """Weights, encoder and card of one value network."""
+
+    variant: str
+    """Game the network was trained for."""
+    encoder: Encoder
+    """Input encoding (its name is stored in the card)."""
+    w1t: np.ndarray
+    """``float32[inputs, hidden]``: hidden weights, one row per input (``W1.T``)."""
+    b1: np.ndarray
+    """``float32[hidden]``: hidden biases."""
+    w2: np.ndarray
+    """``float32[5, hidden]``: output weights."""
+    b2: np.ndarray
+    """``float32[5]``: output biases."""
+    info: dict = field(default_factory=dict)
+    """Free metadata saved in the card under ``"info"`` (games trained, config, ...)."""
+
+    @classmethod
+    def create(cls, variant: str, hidden: int, encoder: str = "tesauro198",
+               rng: np.random.Generator | None = None, scale: float = 0.1) -> "Network":
+        """A fresh network with small random weights drawn from ``rng``."""
+        get_rules(variant)
+        enc = get_encoder(encoder)
+        if not isinstance(hidden, int) or hidden < 1:
+            raise NetworkFileError(f"hidden = {quote(hidden)}: expected a positive int")
+        rng = rng if rng is not None else np.random.default_rng(0)
+        w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
+        w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
+        return cls(variant, enc, w1t, np.zeros(hidden, np.float32), w2,
+                   np.zeros(N_OUTPUTS, np.float32))
+
+    # ----------------------------------------------------------------- views
+    @property
+    def hidden(self) -> int:
+        """Hidden units."""
+        return int(self.b1.shape[0])
+
+    @property
+    def n_inputs(self) -> int:
+        """Input units."""
+        return self.encoder.n_inputs
+
+    @property
+    def sizes(self) -> str:
+        """``"inputs-hidden-outputs"``, e.g. ``"198-80-5"``."""
+        return f"{self.n_inputs}-{self.hidden}-{N_OUTPUTS}"
+
+    def arrays(self) -> tuple:
+        """``(w1t, b1, w2, b2)`` for the kernels."""
+        return self.w1t, self.b1, self.w2, self.b2
+
+    def encoder_arrays(self) -> tuple:
+        """``(unit_index, unit_value, const_index, const_value, feature_index)`` for the
+        kernels."""
+        e = self.encoder
+        return e.unit_index, e.unit_value, e.const_index, e.const_value, e.feature_index
+
+    def copy(self) -> "Network":
+        return Network(self.variant, self.encoder, self.w1t.copy(), self.b1.copy(),
+                       self.w2.copy(), self.b2.copy(), dict(self.info))
+
+    def __repr__(self) -> str:
+        return f"<Network {self.variant} {self.encoder.name} {self.sizes}>"
+
+    # ----------------------------------------------------------------- evaluation
+    def probabilities_of_arrays(self, states: np.ndarray) -> np.ndarray:
+        """Outputs (n x 5) of ``int16`` state rows, for each one's side to move."""
+        states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, L.STATE_LEN)
+        probs = np.zeros((states.shape[0], N_OUTPUTS), np.float32)
+        sc = score_table(get_rules(self.variant))
+        evaluate_states(states, *self.arrays(), *self.encoder_arrays(), sc, probs)
+        return probs
+
+    def probabilities(self, positions: Sequence[Position]) -> np.ndarray:
+        """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
+        if not positions:
+            return np.zeros((0, N_OUTPUTS), np.float32)
+        return self.probabilities_of_arrays(np.stack([p.to_array() for p in positions]))
+
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
+        """Cubeless equities for each position's side to move (the
+        :class:`engine.play.players.Evaluator` interface)."""
+        p = self.probabilities(positions).astype(np.float64)
+        return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+
+    # ----------------------------------------------------------------- files
+    def card(self) -> dict:
+        """The JSON card: what the arrays are and how the network was made."""
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "variant": self.variant,
+            "encoder": self.encoder.name,
+            "inputs": self.n_inputs,
+            "hidden": self.hidden,
+            "outputs": list(OUTPUTS),
+            "hidden_activation": "sigmoid",
+            "output_activation": "sigmoid",
+            "equity": "2*win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon",
+            "arrays": {"W1": "hidden x inputs", "b1": "hidden", "W2": "5 x hidden",
+                       "b2": "5"},
+            "info": self.info,
+        }
+
+    def file_arrays(self) -> dict:
+        """The arrays a model file holds, card included."""
+        card = json.dumps(self.card(), sort_keys=True).encode()
+        return {"W1": np.ascontiguousarray(self.w1t.T), "b1": self.b1, "W2": self.w2,
+                "b2": self.b2, "card": np.frombuffer(card, dtype=np.uint8)}
+
+    def save(self, path: str | os.PathLike, card_file: bool = False) -> Path:
+        """Write the model atomically to ``path`` (``.npz``); with ``card_file`` also
+        the card as readable JSON next to it (``.json``)."""
+        path = Path(path)
+        atomic_savez(path, self.file_arrays())
+        if card_file:
+            text = json.dumps(self.card(), indent=2, sort_keys=True) + "\n"
+            atomic_write_bytes(path.with_suffix(".json"), text.encode())
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Network":
+        """Read a model file; raises :class:`NetworkFileError` naming what is wrong."""
+        return cls.from_arrays(read_npz(path, MODEL_ARRAYS), str(path))
+
+    @classmethod
+    def from_arrays(cls, arrays: dict, where: str = "<arrays>") -> "Network":
+        """Build from the arrays of a model or checkpoint file, checking everything;
+        anything wrong with them raises :class:`NetworkFileError` naming ``where``."""
+        try:
+            return cls._from_arrays(arrays, where)
+        except NetworkFileError:
+            raise
+        except Exception as exc:       # a check this code lacks: still the typed error
+            raise NetworkFileError(f"{where}: not a {FORMAT} file ({describe(exc)})"
+                                   ) from None
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict, where: str) -> "Network":
+        def bad(msg):
+            return NetworkFileError(f"{where}: {msg}")
+
+        missing = [k for k in MODEL_ARRAYS if k not in arrays]
+        if missing:
+            raise bad(f"missing array(s) {missing}; not a {FORMAT} file")
+        raw = np.asarray(arrays["card"])
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise bad(f"card is {raw.dtype} of shape {raw.shape}; expected the bytes of "
+                      f"its JSON (uint8, one axis)")
+        try:
+            card = json.loads(raw.tobytes().decode())
+        except (ValueError, RecursionError) as exc:
+            raise bad(f"card is not JSON ({describe(exc)})") from None
+        if not isinstance(card, dict) or card.get("format") != FORMAT:
+            raise bad(f"card format {quote(card.get('format') if isinstance(card, dict) else card)}"
+                      f"; expected {FORMAT!r}")
+        version = card.get("format_version")
+        if type(version) is not int or version != FORMAT_VERSION:
+            raise bad(f"format_version {quote(version)}; this code reads version "
+                      f"{FORMAT_VERSION}")
+        variant = card.get("variant")
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            raise bad(f"variant {quote(variant)}; expected one of {list(VARIANTS)}")
+        try:
+            enc = get_encoder(card.get("encoder"))
+        except EncodingError as exc:
+            raise bad(str(exc)) from None
+        hidden, inputs = card.get("hidden"), card.get("inputs")
+        if (type(inputs) is not int or inputs != enc.n_inputs or type(hidden) is not int
+                or hidden < 1):
+            raise bad(f"card sizes inputs={quote(inputs)} hidden={quote(hidden)} do not "
+                      f"fit encoder {enc.name} ({enc.n_inputs} inputs)")
+        info = card.get("info")
+        if info is None:
+            info = {}
+        if not isinstance(info, dict):
+            raise bad(f"card info {quote(info)}; expected a JSON object")
+        expect = {"W1": (hidden, enc.n_inputs), "b1": (hidden,),
+                  "W2": (N_OUTPUTS, hidden), "b2": (N_OUTPUTS,)}
+        got = {}
+        for key, shape in expect.items():
+            a = np.asarray(arrays[key])
+            if a.shape != shape:
+                raise bad(f"{key} has shape {a.shape}; the card ({enc.n_inputs}-{hidden}-"
+                          f"{N_OUTPUTS}) needs {shape}")
+            if a.dtype.kind != "f":
+                raise bad(f"{key} has dtype {a.dtype}; expected float32")
+            if not np.all(np.isfinite(a)):
+                raise bad(f"{key} holds non-finite values")
+            got[key] = np.ascontiguousarray(a, dtype=np.float32)
+        return cls(variant, enc, np.ascontiguousarray(got["W1"].T), got["b1"], got["W2"],
+                   got["b2"], info)
+
+
+# --------------------------------------------------------------------- file helpers
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and
+    ``os.replace``: a reader (or a crash) sees the old file or the new, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_savez(path: str | os.PathLike, arrays: dict) -> None:
+    """``np.savez`` of ``arrays`` to ``path``, atomically (see :func:`atomic_write_bytes`)."""
+    import io
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def read_npz(path: str | os.PathLike, names: Sequence[str]) -> dict:
+    """The arrays ``names`` of the ``.npz`` file ``path`` (those it holds: the caller
+    says which are missing), read without trusting the file: only the members named are
+    read; each must be stored or deflated, its ``.npy`` header (plain numbers, a
+    shape) must account for its size in the archive exactly, and that size must be at
+    most :data:`MAX_ARRAY_BYTES`, all checked before its data is read; nothing is
+    unpickled. Anything wrong, down to a corrupt deflate stream, raises
+    :class:`NetworkFileError` naming the file and the problem."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(6)
+        if head == b"\x93NUMPY":
+            raise NetworkFileError(f"{path}: a single .npy array, not an .npz archive")
+        with zipfile.ZipFile(path) as z:
+            members = {info.filename: info for info in z.infolist()}
+            return {name: _read_member(z, members[f"{name}.npy"], path)
+                    for name in names if f"{name}.npy" in members}
+    except NetworkFileError:
+        raise
+    except FileNotFoundError:
+        raise NetworkFileError(f"{path}: no such file") from None
+    except Exception as exc:         # whatever a damaged file provokes: the typed error
+        raise NetworkFileError(f"{path}: not a readable .npz file ({describe(exc)})"
+                               ) from None
+
+
+def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo, path) -> np.ndarray:
+    """One ``.npy`` member of an archive, checked as :func:`read_npz` says."""
+    def bad(msg):
+        return NetworkFileError(f"{path}: member {quote(info.filename)}: {msg}")
+
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise bad(f"compression method {info.compress_type}; expected 0 (stored) or 8 "
+                  f"(deflated)")
+    if info.file_size > MAX_ARRAY_BYTES + (1 << 16):
+        raise bad(f"{info.file_size:,} bytes; an array may take at most "
+                  f"{MAX_ARRAY_BYTES:,}")
+    fmt = np.lib.format
+    with z.open(info) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise bad(f".npy format version {version}; expected 1.0 or 2.0")
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None \
+                or dtype.kind not in "biufU":
+            raise bad(f"dtype {dtype}; expected plain numbers (or text)")
+        if any(n < 0 for n in shape):
+            raise bad(f"shape {shape}")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > MAX_ARRAY_BYTES:
+            raise bad(f"its header claims {dtype} of shape {shape} ({nbytes:,} bytes); an "
+                      f"array may take at most {MAX_ARRAY_BYTES:,}")
+        held = info.file_size - f.tell()
+        if nbytes != held:
+            raise bad(f"its header claims {dtype} of shape {shape} ({nbytes:,} bytes), "
+                      f"the archive holds {held:,} bytes of data")
+        data = bytearray(f.read(nbytes))
+    if len(data) != nbytes:
+        raise bad(f"{len(data):,} bytes of data; expected {nbytes:,}")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def utc_now() -> str:
+    """The time now as an ISO string, for cards."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

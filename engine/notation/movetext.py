@@ -1,0 +1,703 @@
+"""Move text: ``24/18 13/11``, ``bar/22*``, ``6/off``, ``8/5(2)``, ``24/21*/16``.
+
+The engine has no move type: move generation returns the positions after a turn, and a
+move in notation is rebuilt at the API edge from (position before, position after,
+dice), as wildbg does. Two layers, as in python-chess:
+
+* :func:`parse_steps` checks syntax only and returns :class:`MovePart` values;
+* :func:`parse_move` needs the position and dice and returns the legal successor the
+  text names, or raises :class:`~engine.errors.IllegalMoveError` /
+  :class:`~engine.errors.AmbiguousMoveError`.
+
+:func:`format_move` writes the text GNU Backgammon prints for a turn: it finds single-die
+steps that turn the position before into the position after, then renders them the way
+gnubg's ``FormatMove`` does: steps sorted by source point, highest first (the bar is 25,
+off is 0); a step that starts where an earlier one ended is joined to it, showing the
+intermediate point only where a checker was hit there (``24/21*/16``) and eliding it
+otherwise (``24/13``); identical moves collapse to ``8/5(2)``; a hit is marked ``*``
+once per point. In plakoto ``*`` marks a checker pinned at the end of the turn; the
+nardy games and fevga never show ``*`` or ``bar``. A turn with no legal move is
+``"no move"``.
+
+Why the text identifies a successor: the sources and destinations in the text fix the
+mover's checkers after the turn, and the ``*`` marks fix which opposing checkers were
+hit (in backgammon and portes) -- a point can be hit at most once in a turn. So
+:func:`parse_move` compares that meaning with each legal successor; the order of moves,
+splitting ``24/13`` into ``24/18 18/13``, and ``*`` at a point the text lands on are all
+free. A merged move ``24/13`` that passes a blot is read as *not* hitting it (write
+``24/18*/13`` or ``24/18/13`` for the hit), unless only the hitting play is legal.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from engine.errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, quote
+from engine.movegen.keys import key_order
+from engine.rules import _layout as L
+from engine.rules.position import Position
+from engine.rules.variants import CASCADE_GAME, CASCADE_OWN, HIT, HOLD, PIN, Rules, get_rules
+
+BAR = 25
+"""A side's bar, as a point in its own numbering (gnubg's convention)."""
+OFF = 0
+"""Borne off, as a destination point."""
+NO_MOVE = "no move"
+"""The text of a turn in which nothing can be played."""
+_NO_MOVE_WORDS = {"", "-", "no move", "nomove", "none", "pass", "cannot move", "can't move",
+                  "(no move)", "no legal move", "no moves"}
+
+_MAX_SOLUTIONS = 24     # decompositions compared when choosing the text of a turn
+_MAX_NODES = 200_000    # search budget per turn (cascades of gul bara)
+
+
+# ====================================================================== syntax layer
+@dataclass(frozen=True)
+class MovePart:
+    """One part of a move text: a checker's path, possibly repeated.
+
+    ``24/21*/16(2)`` is ``MovePart(path=(24, 21, 16), hits=(True, False), count=2)``.
+    """
+
+    path: tuple
+    """Points in the mover's own numbering: the source, any points shown on the way,
+    the destination. :data:`BAR` (25) may only start a path, :data:`OFF` (0) only end it."""
+    hits: tuple
+    """For each point after the source: whether the text marks it ``*``."""
+    count: int = 1
+    """How many checkers make this same move (``(2)``)."""
+
+    def __str__(self) -> str:
+        text = _point_name(self.path[0])
+        for point, hit in zip(self.path[1:], self.hits):
+            text += "/" + _point_name(point) + ("*" if hit else "")
+        return text + (f"({self.count})" if self.count > 1 else "")
+
+    @property
+    def source(self) -> int:
+        """Where the checker starts (25 = bar)."""
+        return self.path[0]
+
+    @property
+    def destination(self) -> int:
+        """Where the checker ends (0 = off)."""
+        return self.path[-1]
+
+
+def _point_name(p: int) -> str:
+    return "bar" if p == BAR else "off" if p == OFF else str(p)
+
+
+_POINT = r"(?:bar|b|off|o|\d{1,2})"
+_PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\((\d{{1,2}})\))?", re.IGNORECASE)
+
+
+def _read_point(word: str) -> int | None:
+    w = word.lower()
+    if w in ("bar", "b"):
+        return BAR
+    if w in ("off", "o"):
+        return OFF
+    return int(w)
+
+
+def parse_steps(text: str) -> tuple[MovePart, ...]:
+    """Parse move text without a position: syntax only.
+
+    Accepts parts separated by spaces or commas, each ``from/to`` with optional points on
+    the way (``24/21*/16``), ``bar`` (or ``b``, ``25``) as a source, ``off`` (or ``o``,
+    ``0``) as a destination, ``*`` after any point, ``(n)`` after a part, and ``-`` in
+    place of ``/``. ``"no move"`` (or ``""``, ``"pass"``) is the empty move. Raises
+    :class:`MoveError` quoting the text and saying what was expected.
+    """
+    if not isinstance(text, str):
+        raise MoveError(f"move text {quote(text)}: expected a string such as '24/18 13/11'")
+    norm = text.strip()
+    if norm.lower() in _NO_MOVE_WORDS:
+        return ()
+    norm = re.sub(r"\s*[/\-]\s*", "/", norm)            # "24 / 18", "24-18"
+    norm = re.sub(r"\s+(?=[*(])", "", norm)              # "24/18 *", "8/5 (2)"
+    norm = re.sub(r"\(\s*(\d+)\s*\)", r"(\1)", norm)       # "( 2 )"
+    tokens = [t for t in re.split(r"[\s,;]+", norm) if t]
+    parts = []
+    for token in tokens:
+        m = _PART.fullmatch(token)
+        if not m:
+            raise MoveError(f"move text {quote(text)}: cannot read {quote(token)}; expected "
+                            f"moves like '24/18', 'bar/22*', '6/off', '8/5(2)' or "
+                            f"'24/21*/16'")
+        words = m.group(1).split("/")
+        path = []
+        hits = []
+        for k, word in enumerate(words):
+            star = word.endswith("*")
+            point = _read_point(word.rstrip("*"))
+            if point > BAR:
+                raise MoveError(f"move text {quote(text)}: point {point} in {quote(token)}; "
+                                f"expected 1..24, bar or off")
+            if k == 0:
+                if point == OFF:
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} starts from off; "
+                                    f"a move starts from a point or the bar")
+                if star:
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} marks its source "
+                                    f"with '*'; '*' follows the point where a checker is hit")
+            else:
+                if point == BAR:
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} moves to the bar; "
+                                    f"a checker only leaves the bar")
+                if point >= path[-1]:
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} moves from "
+                                    f"{_point_name(path[-1])} to {_point_name(point)}; "
+                                    f"checkers move to lower points")
+                if point == OFF and star:
+                    raise MoveError(f"move text {quote(text)}: {quote(token)} marks 'off' with "
+                                    f"'*'; nothing can be hit off the board")
+                hits.append(star)
+            path.append(point)
+        count = int(m.group(2)) if m.group(2) else 1
+        if not 1 <= count <= 15:
+            raise MoveError(f"move text {quote(text)}: count ({count}) in {quote(token)}; "
+                            f"expected 1..15")
+        parts.append(MovePart(tuple(path), tuple(hits), count))
+    return tuple(parts)
+
+
+# ====================================================================== board model
+# A state for the step search: (me, them, my pins, their pins); me and them are
+# 26-tuples in their owner's numbering: [0] borne off, [1..24] points, [25] bar.
+
+def _state(pos: Position) -> tuple:
+    return ((pos.off[0], *pos.me, pos.bar[0]), (pos.off[1], *pos.them, pos.bar[1]),
+            frozenset(pos.pinned[0]), frozenset(pos.pinned[1]))
+
+
+def _game(rules: Rules) -> "_Game":
+    """The :class:`_Game` of ``rules``, made once per set of rules."""
+    game = _games.get(id(rules))
+    if game is None or game.rules is not rules:
+        game = _games[id(rules)] = _Game(rules)
+    return game
+
+
+_games: dict = {}
+
+
+class _Game:
+    """The few rule facts the step search needs, taken from :class:`Rules`."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.meet = rules.meet
+        self.opp = [0] + [rules.opposite_point(p) for p in range(1, 25)]
+
+    def capturable(self, state: tuple, q: int) -> bool:
+        """Whether landing on my point ``q`` hits (backgammon) or pins (plakoto)."""
+        me, them, my_pins, their_pins = state
+        o = self.opp[q]
+        if them[o] != 1:
+            return False
+        if self.meet == HIT:
+            return True
+        if self.meet == PIN:
+            return o not in their_pins and q not in my_pins
+        return False
+
+    def step(self, state: tuple, p: int, d: int):
+        """Move one of my checkers from ``p`` by ``d``: (new state, hit) or None.
+
+        Checks what a single step needs (own checker there, the bar first, the landing
+        point open, bearing-off conditions); rules about whole turns (forced play, head,
+        six-block, fevga start) are not checked: the target position is already legal.
+        """
+        me, them, my_pins, their_pins = state
+        if me[p] == 0 or (me[BAR] and p != BAR) or p in my_pins:
+            return None
+        q = p - d
+        captured = False
+        them2 = them
+        their_pins2 = their_pins
+        if q >= 1:
+            o = self.opp[q]
+            n = them[o]
+            if n:
+                if self.meet == HOLD or n >= 2:
+                    return None
+                if self.meet == HIT:
+                    captured = True
+                    t = list(them)
+                    t[o] = 0
+                    t[BAR] += 1
+                    them2 = tuple(t)
+                else:  # PIN
+                    if q in my_pins:
+                        return None
+                    if o not in their_pins:
+                        captured = True
+                        their_pins2 = their_pins | {o}
+            dest = q
+        else:
+            if me[BAR] or any(me[k] for k in range(7, 25)) or my_pins:
+                return None
+            if q < 0 and any(me[k] for k in range(p + 1, 7)):
+                return None
+            dest = OFF
+        m = list(me)
+        m[p] -= 1
+        m[dest] += 1
+        if self.meet == PIN and p != BAR and m[p] == 0:
+            o = self.opp[p]
+            if o in their_pins2:
+                their_pins2 = their_pins2 - {o}
+        return (tuple(m), them2, my_pins, their_pins2), captured
+
+
+def _pips(side: tuple) -> int:
+    return sum(k * n for k, n in enumerate(side))
+
+
+def _dice_orders(before: Position, dice, rules: Rules) -> list[tuple]:
+    """The orders in which the dice of this turn may be played (prefixes allowed)."""
+    if dice is None:
+        return [tuple(before.pending)]
+    d1, d2 = dice
+    if d1 != d2:
+        return [(d1, d2), (d2, d1)]
+    if _cascades(before, rules):
+        return [tuple(v for v in range(d1, 7) for _ in range(4))]
+    return [(d1,) * 4]
+
+
+def _cascades(before: Position, rules: Rules) -> bool:
+    """Whether a double rolled in ``before`` is played as a gul bara cascade."""
+    if rules.cascade == CASCADE_OWN:
+        return before.turns[0] >= 3          # the player's own 4th turn on
+    if rules.cascade == CASCADE_GAME:
+        return sum(before.turns) >= 3        # the game's 4th turn on
+    return False
+
+
+def _decompositions(game: _Game, start: tuple, target: tuple, orders: Sequence[tuple],
+                    report: dict | None = None):
+    """Yield step lists ``[(from, to, die, hit), ...]`` leading from start to target.
+
+    ``report["exhausted"]`` is set when the search stopped at its budget of
+    :data:`_MAX_NODES` states (so "nothing found" does not mean "impossible").
+
+    Depth-first, sources from the highest point down. Pruned, so that gul bara's
+    cascades (up to 24 single moves) stay fast:
+
+    * my checkers only move down: counting from the top, I keep at least as many
+      checkers above each point as the target has;
+    * the opponent's checkers only leave the board (hit), never arrive;
+    * pips drop by exactly the die unless a checker is borne off, so without bearing off
+      the pips left to lose must be the sum of the next few dice;
+    * two steps with the same die are played from the higher source first: such steps
+      commute (whether a point is open never depends on the order of my moves), so this
+      loses no result and cuts the permutations of a double;
+    * a state already known to be a dead end is not searched again.
+    """
+    t_me, t_them = target[0], target[1]
+    t_pips = _pips(t_me)
+    t_cum = []
+    acc = 0
+    for k in range(BAR, 0, -1):
+        acc += t_me[k]
+        t_cum.append(acc)
+    bears_off = t_me[OFF] > start[0][OFF]
+    dead = set()
+    budget = [_MAX_NODES]
+    report = {} if report is None else report
+    report["exhausted"] = False
+
+    def viable(state) -> bool:
+        me, them = state[0], state[1]
+        acc = 0
+        for i, k in enumerate(range(BAR, 0, -1)):
+            acc += me[k]
+            if acc < t_cum[i]:
+                return False
+        for k in range(1, 25):
+            if them[k] < t_them[k]:
+                return False
+        return True
+
+    def search(state, seq, sums, i, prev, path):
+        if state == target:
+            yield list(path)
+            return
+        if i == len(seq):
+            return
+        if budget[0] <= 0:
+            report["exhausted"] = True
+            return
+        left = _pips(state[0]) - t_pips
+        if left <= 0 or left > sums[i][None]:
+            return
+        if not bears_off:
+            moves_left = sums[i].get(left)
+            # every checker above its target count must still move at least once
+            if moves_left is None or sum(
+                    n - t for n, t in zip(state[0][1:], t_me[1:]) if n > t) > moves_left:
+                return
+        d = seq[i]
+        top = prev if i and seq[i - 1] == d else BAR
+        key = (state, seq, i, top)
+        if key in dead:
+            return
+        budget[0] -= 1
+        found = False
+        me = state[0]
+        moves = []
+        for p in range(top, 0, -1):
+            if not me[p]:
+                continue
+            r = game.step(state, p, d)
+            if r is None or not viable(r[0]):
+                continue
+            q = max(p - d, OFF)
+            # try first the steps that move a surplus checker onto a point the target
+            # still needs: the first solution comes quickly
+            moves.append((-(me[p] > t_me[p]) - (t_me[q] > me[q]), p, q, r))
+        moves.sort(key=lambda m: m[0])
+        for _, p, q, (nxt, hit) in moves:
+            path.append((p, q, d, hit))
+            for sol in search(nxt, seq, sums, i + 1, p, path):
+                found = True
+                yield sol
+            path.pop()
+        if not found:
+            dead.add(key)
+
+    for seq in orders:
+        # sums[i]: {pips the next k dice of seq[i:] take: k}, the dice played in order
+        sums = []
+        for i in range(len(seq) + 1):
+            acc, row = 0, {0: 0}
+            for k, d in enumerate(seq[i:], start=1):
+                acc += d
+                row[acc] = k
+            row[None] = acc             # all of them
+            sums.append(row)
+        yield from search(start, seq, sums, 0, BAR, [])
+
+
+# ====================================================================== rendering
+def _render(steps: Iterable[tuple], game: _Game, final_hits: frozenset) -> tuple[MovePart, ...]:
+    """gnubg's FormatMove over single-die steps ``(from, to, die, hit)``.
+
+    ``final_hits``: points (mover's numbering) to mark ``*``: hit in backgammon and
+    portes, pinned at the end of the turn in plakoto.
+    """
+    moves = sorted(((p, q) for p, q, _d, _h in steps), key=lambda m: (-m[0], -m[1]))
+    show_mid = game.meet == HIT
+    chains: list[list | None] = [[p, q] for p, q in moves]
+    # each chain, in order, takes in the later chains that start where it ends, each
+    # found after the one taken before it (by start point: a cascade has 24 steps)
+    starting: dict = {}
+    for j, (p, _q) in enumerate(moves):
+        starting.setdefault(p, []).append(j)
+    for i, a in enumerate(chains):
+        if a is None:
+            continue
+        j = i + 1
+        while True:
+            later = starting.get(a[-1], ())
+            k = bisect_left(later, j)
+            while k < len(later) and chains[later[k]] is None:
+                k += 1
+            if k == len(later):
+                break
+            j = later[k]
+            b = chains[j]
+            if show_mid and a[-1] in final_hits:
+                a.append(b[-1])         # hit on the way: keep the intermediate point
+            else:
+                a[-1] = b[-1]           # elide it
+            chains[j] = None
+            j += 1
+    live = [c for c in chains if c is not None]
+    counted: list[list] = []
+    for c in live:
+        for entry in counted:
+            if entry[0] == c:
+                entry[1] += 1
+                break
+        else:
+            counted.append([c, 1])
+    marked: set = set()
+    parts = []
+    for path, count in counted:
+        hits = []
+        for k, point in enumerate(path[1:], start=1):
+            if k < len(path) - 1:
+                hits.append(True)       # only hit intermediates are kept
+                marked.add(point)
+            else:
+                star = point != OFF and point in final_hits and point not in marked
+                if star:
+                    marked.add(point)
+                hits.append(star)
+        parts.append(MovePart(tuple(path), tuple(hits), count))
+    return tuple(parts)
+
+
+def _text(parts: Sequence[MovePart]) -> str:
+    return " ".join(map(str, parts)) if parts else NO_MOVE
+
+
+# ====================================================================== turn semantics
+def _target(after: Position, dice) -> Position:
+    """``after`` seen from the mover (successors are flipped, a pending segment is not)."""
+    return after if dice is None else after.flip()
+
+
+def _hit_set(game: _Game, before: Position, target: Position) -> frozenset:
+    """Points (mover's numbering) where the turn hit (backgammon) or left a new pin."""
+    hits = set()
+    if game.meet == HIT:
+        for q in range(1, 25):
+            o = game.opp[q]
+            if target.them[o - 1] < before.them[o - 1]:
+                hits.add(q)
+    elif game.meet == PIN:
+        new = set(target.pinned[1]) - set(before.pinned[1])
+        hits = {q for q in range(1, 25) if game.opp[q] in new}
+    return frozenset(hits)
+
+
+def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
+    """The parts of the move text of the turn ``before`` -> ``after`` (see :func:`format_move`)."""
+    rules = get_rules(before.variant)
+    dice = _check_dice(dice, before)
+    game = _game(rules)
+    target = _target(after, dice)
+    walk = _cascade_walk(before, dice, rules)
+    if walk is not None:              # no hits, no pins: only my checkers move
+        if target.me == before.me and target.off[0] == before.off[0]:
+            return ()
+        try:
+            steps = walk.steps((target.off[0], *target.me))
+        except ValueError:
+            raise IllegalMoveError(
+                f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
+                f"{_literal(before)} into {_literal(target)} ({before.variant})") from None
+        return _render([(p, q, d, False) for p, q, d in steps], game, frozenset())
+    start, goal = _state(before), _state(target)
+    if start == goal:
+        return ()
+    final_hits = _hit_set(game, before, target)
+    best = None
+    best_key = None
+    report: dict = {}
+    for n, steps in enumerate(_decompositions(game, start, goal,
+                                              _dice_orders(before, dice, rules), report)):
+        parts = _render(steps, game, final_hits)
+        text = _text(parts)
+        key = (len(parts), len(text), text)
+        if best_key is None or key < best_key:
+            best, best_key = parts, key
+        if n + 1 >= (_MAX_SOLUTIONS if len(steps) <= 4 else 1):
+            break
+    if best is None:
+        if report["exhausted"]:
+            raise MoveError(f"gave up writing the turn from {_literal(before)} to "
+                            f"{_literal(target)} with dice {_dice_text(dice, before)}: the "
+                            f"search for its single moves ran past {_MAX_NODES} states")
+        raise IllegalMoveError(
+            f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
+            f"{_literal(before)} into {_literal(target)} ({before.variant})")
+    return best
+
+
+_walks: dict = {}
+"""The layers of the last cascade asked about, by (position key, dice)."""
+_last_walk: list = [None]
+"""``(position, dice, layers)`` of the last call: the texts of many plays of one turn
+are asked for with the same position object, whose key need not be written again."""
+
+
+def _cascade_walk(before: Position, dice, rules: Rules):
+    """The layers of a gul bara cascade or pending segment
+    (:class:`engine.movegen.generate.CascadeLayers`), kept for the last turn asked about (an
+    analysis writes the text of many plays of one turn); None for other turns."""
+    if rules.meet != HOLD or before.bar[0] or not (
+            dice is None or (dice[0] == dice[1] and _cascades(before, rules))):
+        return None
+    last = _last_walk[0]
+    if last is not None and last[0] is before and last[1] == dice:
+        return last[2]
+    from engine.movegen.generate import CascadeLayers
+    key = (before.key(), dice)
+    if key not in _walks:
+        try:
+            walk = CascadeLayers(before, dice, rules)
+        except ValueError:
+            return None
+        _walks.clear()
+        _walks[key] = walk
+    _last_walk[0] = (before, dice, _walks[key])
+    return _walks[key]
+
+
+def format_move(before: Position, after: Position, dice) -> str:
+    """The move text of the turn that leads from ``before`` to ``after``.
+
+    ``after`` is a successor as :func:`engine.movegen.generate.successors` returns it: seen from
+    the next side to move, except after a gul bara pending segment (``dice=None``),
+    where the same side is still to move. ``after`` is trusted to be legal: the search
+    only checks single steps (an unchanged board is ``"no move"`` whatever the dice).
+    Raises :class:`IllegalMoveError` when no sequence of single-die steps leads there,
+    :class:`MoveError` if a gul bara cascade defeats the search budget.
+    """
+    return _text(move_parts(before, after, dice))
+
+
+def format_moves(before: Position, successors: Sequence[Position], dice) -> list[str]:
+    """:func:`format_move` for each of ``successors``, index for index."""
+    return [format_move(before, s, dice) for s in successors]
+
+
+# ====================================================================== position-aware parse
+def _dice_text(dice, before: Position) -> str:
+    if dice is None:
+        return "pending " + "-".join(map(str, before.pending))
+    return f"{dice[0]}-{dice[1]}"
+
+
+def _literal(pos: Position) -> str:
+    """A short form of a position, readable by :meth:`Position.from_literal`."""
+    sides = []
+    for name, board, side in (("x", pos.me, 0), ("o", pos.them, 1)):
+        words = [name]
+        if pos.bar[side]:
+            words.append(f"bar:{pos.bar[side]}")
+        words += [f"{p}:{board[p - 1]}" for p in range(24, 0, -1) if board[p - 1]]
+        words += [f"pin:{p}" for p in sorted(pos.pinned[side])]
+        sides.append(" ".join(words))
+    return "; ".join(sides)
+
+
+def _subset_sums(dice_list: Sequence[int]) -> set:
+    sums = {0}
+    for d in dice_list:
+        sums |= {s + d for s in sums}
+    return sums
+
+
+def parse_move(text: str, before: Position, dice,
+               successors: Sequence[Position] | None = None) -> Position:
+    """The legal successor of ``before`` that move ``text`` names, for ``dice``.
+
+    ``successors`` may pass the legal successors if the caller has them already;
+    otherwise :func:`engine.movegen.generate.successors` computes them. Raises :class:`MoveError`
+    for bad syntax, :class:`IllegalMoveError` when the text names no legal turn,
+    :class:`AmbiguousMoveError` when it fits more than one.
+    """
+    parts = parse_steps(text)
+    rules = get_rules(before.variant)
+    game = _game(rules)
+    arrays = None
+    if successors is None:
+        from engine.movegen.generate import check_dice, successor_arrays
+        dice = check_dice(dice, before)
+        arrays = successor_arrays(before, dice, rules)
+    else:
+        dice = _check_dice(dice, before)
+    where = f"{quote(text)} with dice {_dice_text(dice, before)} in {_literal(before)} " \
+            f"({before.variant})"
+
+    # what the text says: the mover's net change per point, and the hit marks
+    delta = [0] * 26
+    marked, landings = set(), set()
+    reachable = _subset_sums(max(_dice_orders(before, dice, rules), key=len))
+    for part in parts:
+        delta[part.source] -= part.count
+        delta[part.destination] += part.count
+        for a, b in zip(part.path, part.path[1:]):
+            if b != OFF and a - b not in reachable:
+                raise IllegalMoveError(f"move {where}: {_point_name(a)}/{_point_name(b)} "
+                                       f"is {a - b} pips, which no dice of the roll add up to")
+        for point, hit in zip(part.path[1:], part.hits):
+            if point != OFF:
+                landings.add(point)
+                if hit:
+                    marked.add(point)
+    if (delta[BAR] or any(p.source == BAR for p in parts)) and game.meet != HIT:
+        raise IllegalMoveError(f"move {where}: {before.variant} has no bar")
+    if marked and game.meet == HOLD:
+        raise IllegalMoveError(f"move {where}: '*' marks a hit, but {before.variant} has "
+                               f"no hitting")
+    blots = {q for q in landings if game.capturable(_state(before), q)}
+    if marked - blots:
+        raise IllegalMoveError(f"move {where}: '*' at {sorted(marked - blots)}, where "
+                               f"there is no lone opposing checker to "
+                               f"{'pin' if game.meet == PIN else 'hit'}")
+
+    start = _state(before)
+    want_me = tuple(n + dn for n, dn in zip(start[0], delta))
+    if arrays is not None:
+        successors = _successors_like(arrays, before, dice, want_me, game)
+    matches, relaxed = [], []
+    for s in successors:
+        # the mover's checkers after the turn (a successor is seen from the next side
+        # to move, except after a pending segment)
+        mine = (s.off[0], *s.me, s.bar[0]) if dice is None else (s.off[1], *s.them, s.bar[1])
+        if mine != want_me:
+            continue
+        target = _target(s, dice)
+        hits = _hit_set(game, before, target)
+        if game.meet == HIT:
+            required = marked | blots
+            if required <= hits:
+                (matches if hits <= landings else relaxed).append(s)
+        else:
+            matches.append(s)
+    found = matches or relaxed
+    if not found:
+        if arrays is not None:        # name the first legal plays, as successors() sorts
+            successors = [Position.from_array(arrays[i], before.variant)
+                          for i in key_order(arrays)[:3]]
+        count = len(successors) if arrays is None else len(arrays)
+        if not count:
+            raise IllegalMoveError(f"move {where}: there is no legal play to match")
+        some = ", ".join(repr(format_move(before, s, dice)) for s in successors[:3])
+        more = ", ..." if count > 3 else ""
+        raise IllegalMoveError(f"move {where}: no legal play matches; the "
+                               f"{count} legal plays include {some}{more}")
+    if len(found) > 1:
+        texts = ", ".join(repr(format_move(before, s, dice)) for s in found[:4])
+        raise AmbiguousMoveError(f"move {where}: fits {len(found)} legal plays ({texts}); "
+                                 f"mark hits with '*' or show the points on the way")
+    return found[0]
+
+
+def _successors_like(arrays, before: Position, dice, mine: tuple,
+                     game: _Game) -> list[Position]:
+    """The successors among ``arrays`` that can match a text: in a game without hits
+    or pins (where a gul bara cascade has up to a million plays) only those that leave
+    the mover's checkers as ``mine`` (off, points 1..24, bar), found on the arrays;
+    in the others every successor (a few hundred at most), sorted by canonical key."""
+    if game.meet == HOLD:
+        side = L.ME if dice is None else L.THEM
+        cols = [side + L.OFF, *range(side + 1, side + 25), side + L.BAR]
+        arrays = arrays[(arrays[:, cols] == np.array(mine)).all(axis=1)]
+    return [Position.from_array(arrays[i], before.variant) for i in key_order(arrays)]
+
+
+def _check_dice(dice, before: Position):
+    if dice is None:
+        if not before.pending:
+            raise DiceError("dice = None plays a gul bara pending segment, but the position "
+                            "has no pending dice; expected (d1, d2)")
+        return None
+    if (not isinstance(dice, (list, tuple)) or len(dice) != 2
+            or any(isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6
+                   for d in dice)):
+        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
+    return int(dice[0]), int(dice[1])

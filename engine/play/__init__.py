@@ -1,0 +1,8 @@
+"""Playing games: the game loop and opening roll (:mod:`.game`), players
+(:mod:`.players`), duplicate-dice duels between kernel players (:mod:`.duel`), and
+games with the cube and matches (:mod:`.match`).
+
+``python -m engine.play`` runs the terminal game of :mod:`engine.cli.play`. Imports:
+:mod:`engine.rules`, :mod:`engine.movegen`, :mod:`engine.notation`, :mod:`engine.eval`,
+:mod:`engine.search`, :mod:`engine.cube`.
+"""

@@ -1,0 +1,435 @@
+"""Duplicate-dice duels: cubeless money games between two players on shared dice.
+
+Games come in pairs. Both games of pair *k* draw their dice from the same stream (seeded
+from ``(seed, k)``), and the second game swaps the players' seats: the player who sat in
+seat 0 (rolling the first opening die) in game ``2k`` sits in seat 1 in game ``2k + 1``.
+Each seat therefore gets the same opening roll and the same sequence of rolls in both
+games, as far as the two games run alike, and most of the luck cancels within a pair:
+two players that choose the same move for every position and roll score exactly 0 over
+every pair. The pair sums are independent, the two games of a pair are not, so the
+confidence interval of points per game is taken over the pair sums
+(:func:`pair_stats`).
+
+Two ways to play:
+
+* :func:`duel`: the whole match inside one numba kernel, for the players the kernel
+  knows: ``"random"``, ``"pubeval"`` (backgammon boards only) and any
+  :class:`~engine.eval.network.Network` (greedy 0-ply, as in training), thousands of games a
+  second;
+* :func:`duel_players`: the same dice and seats in Python, for any object with the
+  :class:`~engine.play.players.Player` ``choose`` method (an external engine, say). With
+  :class:`~engine.play.players.PubEvalPlayer` and :class:`~engine.play.players.GreedyPlayer` it
+  plays the very games the kernel plays, and the tests check that it does.
+
+Random choices come from a stream of their own (one per game), never from the dice
+stream, so a random player cannot shift the other game's dice. Nothing here touches a
+global random generator: every stream is derived from the caller's ``seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Sequence, Union
+
+import numpy as np
+
+from engine._jit import announce_compile, njit
+from engine.errors import NardyError, VariantError, quote
+from engine.eval.heuristic import (
+    best_successor as _heuristic_successor,
+    weights as heuristic_weights,
+)
+from engine.eval.network import Network, choose_successor
+from engine.eval.pubeval import (
+    _best_successor,
+    _is_race,
+    check_supported,
+    weights as pubeval_weights,
+)
+from engine.movegen._core import PLAY_BEAM, SCRATCH_LEN, generate_turn
+from engine.movegen.generate import successor_arrays
+from engine.rules import _layout as L
+from engine.rules._rng import GAMMA, MIX2, below, die, mix
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, Kind, result, result_k, score_table
+from engine.rules.variants import Rules, get_rules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engine.play.players import Player
+
+
+class DuelError(NardyError):
+    """A duel that cannot be played: an unknown player, a player that does not know the
+    game, an odd number of games."""
+
+    code = "invalid_duel"
+
+
+# player kinds of the kernel
+KIND_RANDOM = 0
+"""Kernel player: a uniformly random successor."""
+KIND_PUBEVAL = 1
+"""Kernel player: the successor PubEval scores highest."""
+KIND_NETWORK = 2
+"""Kernel player: the successor a network rates best (greedy 0-ply)."""
+KIND_HEURISTIC = 3
+"""Kernel player: the successor :mod:`engine.eval.heuristic` scores highest."""
+
+# columns of the per-game rows
+G_POINTS, G_WINNER, G_KIND, G_TURNS, G_STARTER = range(5)
+N_COLUMNS = 5
+WINNER_DRAW = 2
+"""``winner`` of a drawn game (plakoto's deferred mother)."""
+WINNER_CUT = -1
+"""``winner`` of a game stopped at ``max_turns`` (it scores 0)."""
+
+
+# --------------------------------------------------------------------- seeds
+DICE_STREAM = 1
+"""Stream number of the dice (one state per pair)."""
+CHOICE_STREAM = 2
+"""Stream number of random players' choices (one state per game)."""
+
+
+def stream_states(seed: int, stream: int, first: int, n: int) -> np.ndarray:
+    """``uint64[n]`` kernel random states number ``first .. first + n - 1`` of
+    ``stream`` under ``seed``. State *k* depends only on ``(seed, stream, k)``, so a
+    match played in chunks draws the same dice as one played at once."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise DuelError(f"seed = {quote(seed)}: expected an int in 0 .. 2**64 - 1")
+    with np.errstate(over="ignore"):
+        base = mix(np.array([seed], np.uint64) ^ (np.uint64(stream) * MIX2))
+        k = np.arange(first, first + n, dtype=np.uint64) + np.uint64(1)
+        return mix(base + k * GAMMA)
+
+
+# --------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, max_turns,
+          dice_seeds, choice_seeds, games):
+    """Play ``2 * len(dice_seeds)`` games; row ``g`` of ``games`` gets G_* columns.
+
+    ``kinds[p]`` is the KIND_* of player ``p`` (0 = A, 1 = B); ``net_a`` / ``net_b``
+    are ``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` (ignored, any shape, unless that
+    player is a network). Game ``2k + h`` draws its dice from ``dice_seeds[k]`` and its
+    random choices from ``choice_seeds[2k + h]``; in it player ``seat ^ h`` sits in seat
+    ``seat``. Seat 0 throws the first opening die; the higher die starts and plays both
+    opening dice, or rolls afresh when ``rolls_both``.
+    """
+    out = np.empty((64, L.STATE_LEN), np.int16)
+    scratch = np.zeros(SCRATCH_LEN, np.int64)
+    s = np.empty(L.STATE_LEN, np.int16)
+    ref = np.zeros(L.STATE_LEN, np.int16)
+    nha = net_a[1].shape[0]
+    nhb = net_b[1].shape[0]
+    ha_ref = np.empty(nha, np.float32)
+    ha = np.empty(nha, np.float32)
+    acta = np.empty(nha, np.float32)
+    hb_ref = np.empty(nhb, np.float32)
+    hb = np.empty(nhb, np.float32)
+    actb = np.empty(nhb, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    o_best = np.empty(N_OUTPUTS, np.float32)
+    st = np.empty(1, np.uint64)
+    cst = np.empty(1, np.uint64)
+    for k in range(dice_seeds.shape[0]):
+        for half in range(2):
+            g = 2 * k + half
+            st[0] = dice_seeds[k]
+            cst[0] = choice_seeds[g]
+            s[:] = start
+            a = 0
+            b = 0
+            while a == b:
+                a = die(st)
+                b = die(st)
+            mover = 0 if a > b else 1            # the seat to move in s
+            games[g, G_STARTER] = mover ^ half
+            opening = not rolls_both
+            turns = 0
+            winner = -1
+            points = 0
+            kind = 0
+            while turns < max_turns:
+                segment = s[L.NPEND] > 0
+                if segment:
+                    d1 = 0
+                    d2 = 0
+                elif opening:
+                    d1 = a
+                    d2 = b
+                    opening = False
+                else:
+                    d1 = die(st)
+                    d2 = die(st)
+                n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
+                player = mover ^ half
+                pk = kinds[player]
+                if n <= 1:
+                    i = 0
+                elif pk == KIND_NETWORK:
+                    if player == 0:
+                        i = choose_successor(s, out, n, segment, sc, *net_a, ref, ha_ref,
+                                             ha, acta, o, o_best)
+                    else:
+                        i = choose_successor(s, out, n, segment, sc, *net_b, ref, hb_ref,
+                                             hb, actb, o, o_best)
+                elif pk == KIND_PUBEVAL and not segment:
+                    i = _best_successor(out, n, _is_race(s), pw)
+                elif pk == KIND_HEURISTIC:
+                    i = _heuristic_successor(out, n, segment, table, sc, hw)
+                else:
+                    i = below(cst, n)
+                s[:] = out[i]
+                if not segment:
+                    mover ^= 1
+                    turns += 1
+                w, pts, kd = result_k(s, sc)
+                if w >= 0:
+                    winner = w
+                    points = pts
+                    kind = kd
+                    break
+            games[g, G_TURNS] = turns
+            games[g, G_KIND] = kind
+            if winner < 0:
+                games[g, G_WINNER] = WINNER_CUT
+                games[g, G_POINTS] = 0
+            elif winner == 2:
+                games[g, G_WINNER] = WINNER_DRAW
+                games[g, G_POINTS] = 0
+            else:
+                # winner 0: the side to move in s (seat `mover`) won
+                seat = mover if winner == 0 else mover ^ 1
+                won = seat ^ half
+                games[g, G_WINNER] = won
+                games[g, G_POINTS] = points if won == 0 else -points
+
+
+# --------------------------------------------------------------------- results
+def pair_stats(points: Sequence[int] | np.ndarray, z: float = 1.959964) -> tuple[float, float]:
+    """Points per game and the half-width of its confidence interval (95% by default).
+
+    ``points[2k]`` and ``points[2k + 1]`` are the two games of pair *k* on the same
+    dice; they are correlated, so the spread is taken over the pair sums
+    ``x_k = points[2k] + points[2k + 1]``: ppg ``= mean(x) / 2`` and the half-width is
+    ``z * sd(x) / sqrt(pairs) / 2`` (sample standard deviation; 0 for a single pair).
+    """
+    p = np.asarray(points, dtype=np.float64)
+    if p.ndim != 1 or p.size % 2 or p.size == 0:
+        raise DuelError(f"{p.size} game results: expected a positive even number (pairs)")
+    x = p[0::2] + p[1::2]
+    half = z * x.std(ddof=1) / np.sqrt(x.size) / 2 if x.size > 1 else 0.0
+    return float(x.mean() / 2), float(half)
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """The games of a duplicate-dice duel, one entry per game; game ``2k + 1`` replays
+    the dice of game ``2k`` with the seats swapped."""
+
+    variant: str
+    """The game played."""
+    points: np.ndarray
+    """Player A's score per game at cube value 1: + when A won, - when B won, 0 for a
+    draw or a game cut at ``max_turns``."""
+    winner: np.ndarray
+    """0: A won, 1: B won, :data:`WINNER_DRAW`, :data:`WINNER_CUT`."""
+    kind: np.ndarray
+    """How each game ended, a :class:`~engine.rules.scoring.Kind` code (0 for a cut game)."""
+    turns: np.ndarray
+    """Rolls played per game."""
+    starter: np.ndarray
+    """Player (0 = A, 1 = B) who won the opening roll."""
+
+    @classmethod
+    def from_rows(cls, variant: str, rows: np.ndarray) -> "DuelResult":
+        """From kernel rows (G_* columns)."""
+        return cls(variant, rows[:, G_POINTS].copy(), rows[:, G_WINNER].copy(),
+                   rows[:, G_KIND].copy(), rows[:, G_TURNS].copy(), rows[:, G_STARTER].copy())
+
+    @classmethod
+    def join(cls, parts: Sequence["DuelResult"]) -> "DuelResult":
+        """Chunks of one match (in pair order) as one result."""
+        if not parts:
+            raise DuelError("no results to join")
+        return cls(parts[0].variant,
+                   *(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("points", "winner", "kind", "turns", "starter")))
+
+    @property
+    def games(self) -> int:
+        """Games played (twice the pairs)."""
+        return int(self.points.size)
+
+    @property
+    def ppg(self) -> float:
+        """Player A's mean points per game."""
+        return pair_stats(self.points)[0]
+
+    def ci95(self) -> float:
+        """Half-width of the 95% confidence interval of :attr:`ppg`, over pair sums."""
+        return pair_stats(self.points)[1]
+
+    def rate(self, player: int, *kinds: Kind) -> float:
+        """Share of all games that ``player`` (0 = A, 1 = B) won, counting only games
+        ending as one of ``kinds`` when any are given."""
+        hit = self.winner == player
+        if kinds:
+            hit &= np.isin(self.kind, [int(k) for k in kinds])
+        return float(hit.mean())
+
+    def count(self, winner: int) -> int:
+        """Games whose ``winner`` field is ``winner``."""
+        return int((self.winner == winner).sum())
+
+    def kinds_won(self, player: int) -> dict[Kind, int]:
+        """Games ``player`` won, by how they ended."""
+        sel = self.kind[self.winner == player]
+        return {Kind(k): int((sel == k).sum()) for k in np.unique(sel)}
+
+
+# --------------------------------------------------------------------- the kernel duel
+KernelPlayer = Union[str, Network]
+"""What :func:`duel` plays: ``"random"``, ``"pubeval"``, ``"heuristic"`` or a
+:class:`Network`."""
+
+_NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32),
+           np.zeros((N_OUTPUTS, 1), np.float32), np.zeros(N_OUTPUTS, np.float32))
+
+
+def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, tuple]:
+    if isinstance(p, Network):
+        if p.variant != rules.variant:
+            raise DuelError(f"player {label}: network {p!r} plays {p.variant!r}, not "
+                            f"{rules.variant!r}")
+        return KIND_NETWORK, tuple(p.arrays()) + tuple(p.encoder_arrays())
+    if p in ("random", "pubeval", "heuristic"):
+        if p == "pubeval":
+            try:
+                check_supported(rules)
+            except VariantError as exc:
+                raise DuelError(f"player {label}: {exc}") from None
+        kinds = {"random": KIND_RANDOM, "pubeval": KIND_PUBEVAL, "heuristic": KIND_HEURISTIC}
+        return kinds[p], None
+    raise DuelError(f"player {label} = {quote(p)}: expected 'random', 'pubeval', 'heuristic' "
+                    f"or a Network")
+
+
+def _placeholder(other: tuple | None) -> tuple:
+    """Network arrays for a player that is not a network (the kernel never reads them):
+    the other player's when it is a network, so one compiled signature serves every
+    pairing, else tiny arrays of the same types."""
+    if other is not None:
+        return other
+    from engine.eval.encoding import get_encoder
+    e = get_encoder("tesauro198")
+    return _NO_NET + (e.unit_index, e.unit_value, e.const_index, e.const_value,
+                      e.feature_index)
+
+
+def _check_games(n_games: int) -> int:
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) \
+            or n_games < 2 or n_games % 2:
+        raise DuelError(f"n_games = {quote(n_games)}: expected an even number >= 2 (games come "
+                        f"in pairs on the same dice)")
+    return int(n_games)
+
+
+def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
+         variant: str = "backgammon", *, rules: Rules | None = None,
+         start: Position | None = None, max_turns: int = 10_000,
+         first_pair: int = 0) -> DuelResult:
+    """Play ``n_games`` (even) duplicate-dice games between ``a`` and ``b`` in one
+    numba kernel; see the module docstring. ``first_pair`` numbers the first pair, so
+    that a long match played in chunks (``first_pair = 0, c, 2c, ...``) is the same
+    match as one played at once. ``start`` replaces the starting position."""
+    rules = rules or get_rules(variant)
+    n = _check_games(n_games)
+    kind_a, net_a = _kernel_player(a, rules, "A")
+    kind_b, net_b = _kernel_player(b, rules, "B")
+    if net_a is None:
+        net_a = _placeholder(net_b)
+    if net_b is None:
+        net_b = _placeholder(net_a)
+    start_pos = start if start is not None else Position.start(rules.variant)
+    rows = np.zeros((n, N_COLUMNS), np.int64)
+    announce_compile("the duel kernel", [_duel], "2 minutes")
+    _duel(start_pos.to_array(), rules.table(), score_table(rules),
+          rules.opening_rolls_both, np.array([kind_a, kind_b], np.int64), net_a, net_b,
+          pubeval_weights(), heuristic_weights(rules), max_turns,
+          stream_states(seed, DICE_STREAM, first_pair, n // 2),
+          stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), rows)
+    return DuelResult.from_rows(rules.variant, rows)
+
+
+# --------------------------------------------------------------------- any players
+def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
+                 variant: str = "backgammon", *, rules: Rules | None = None,
+                 start: Position | None = None, max_turns: int = 10_000,
+                 first_pair: int = 0,
+                 progress: Callable[[int], None] | None = None) -> DuelResult:
+    """:func:`duel` for any two :class:`~engine.play.players.Player` objects, in Python:
+    the same dice streams, seats and rules, so it plays the kernel's games when the
+    players choose as the kernel's do. Successors are offered in the move generator's
+    order (the kernel's), each player asked only when there are two or more.
+    ``progress(games_done)`` is called after every game."""
+    rules = rules or get_rules(variant)
+    n = _check_games(n_games)
+    start_pos = start if start is not None else Position.start(rules.variant)
+    seeds = stream_states(seed, DICE_STREAM, first_pair, n // 2)
+    players = (a, b)
+    rows = np.zeros((n, N_COLUMNS), np.int64)
+    st = np.empty(1, np.uint64)
+    for g in range(n):
+        half = g % 2
+        st[0] = seeds[g // 2]
+        d_a = d_b = 0
+        while d_a == d_b:
+            d_a, d_b = int(die(st)), int(die(st))
+        mover = 0 if d_a > d_b else 1
+        rows[g, G_STARTER] = mover ^ half
+        opening = not rules.opening_rolls_both
+        pos = start_pos
+        turns = 0
+        over = None
+        while turns < max_turns:
+            segment = bool(pos.pending)
+            if segment:
+                dice = None
+            elif opening:
+                dice, opening = (d_a, d_b), False
+            else:
+                dice = (int(die(st)), int(die(st)))
+            arrays = successor_arrays(pos, dice, rules, play=True)
+            succ = [Position.from_array(x, rules.variant) for x in arrays]
+            if len(succ) == 1:
+                i = 0
+            else:
+                chooser = players[mover ^ half]
+                i = chooser.choose(pos, dice, succ)
+                if (isinstance(i, bool) or not isinstance(i, (int, np.integer))
+                        or not 0 <= i < len(succ)):
+                    raise DuelError(f"player {chooser!r} chose {i!r}; expected an index "
+                                    f"0..{len(succ) - 1}")
+            pos = succ[int(i)]
+            if not segment:
+                mover ^= 1
+                turns += 1
+            over = result(pos, rules)
+            if over is not None:
+                break
+        rows[g, G_TURNS] = turns
+        if over is None:
+            rows[g, G_WINNER] = WINNER_CUT
+        elif over.winner is None:
+            rows[g, G_WINNER] = WINNER_DRAW
+            rows[g, G_KIND] = int(over.kind)
+        else:
+            won = (mover if over.winner == 0 else mover ^ 1) ^ half
+            rows[g, G_WINNER] = won
+            rows[g, G_KIND] = int(over.kind)
+            rows[g, G_POINTS] = over.points if won == 0 else -over.points
+        if progress is not None:
+            progress(g + 1)
+    return DuelResult.from_rows(rules.variant, rows)

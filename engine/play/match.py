@@ -1,0 +1,348 @@
+"""Games with the cube, and matches of every game.
+
+:func:`play_cube_game` is the game loop of :func:`engine.play.game.play_game` with two
+additions: a cube (backgammon: doubles, takes and passes before a roll, the Jacoby rule
+in money play, the Crawford game in a match) decided by two :class:`CubePolicy` objects,
+and a chosen starter (in a match the previous game's winner starts the next one in the
+nardy and tavli games, rolling both dice). :func:`engine.play.game.play_game` stays as it is,
+cubeless.
+
+Matches:
+
+* :func:`play_match` -- a match to N points of one game: backgammon with the cube and
+  the Crawford rule (every game opens with the opening roll), long nardy and gul bara
+  (to 3, 5 or 7 as the rules say; any length is accepted), the previous game's winner
+  starting the next;
+* :func:`play_tavli_match` -- portes, plakoto and fevga in rotation until a player
+  reaches the total, the winner of a game starting the next.
+
+Players are numbered 0 (A) and 1 (B) throughout; cube states handed to the policies are
+seen from the side on roll (:class:`engine.cube.decision.CubeState`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from engine.cube.decision import CubeState, ProbabilityFn, cube_decision, cube_efficiency
+from engine.cube.met import MatchEquityTable, MatchError
+from engine.errors import quote
+from engine.play.game import opening_roll, play_turn
+from engine.play.players import Player
+from engine.rules.dice import Dice
+from engine.rules.position import Position
+from engine.rules.scoring import Kind, result
+from engine.rules.variants import Rules, get_rules
+
+TAVLI_GAMES = ("portes", "plakoto", "fevga")
+"""The tavli rotation, in order."""
+
+
+# --------------------------------------------------------------------- cube policies
+@runtime_checkable
+class CubePolicy(Protocol):
+    """Doubles and answers doubles. Both calls get the position before the roll of the
+    side that may double and the :class:`CubeState` from that side's view."""
+
+    def double(self, position: Position, state: CubeState) -> bool:
+        """Whether the side on roll doubles (asked only when it may)."""
+        ...
+
+    def take(self, position: Position, state: CubeState) -> bool:
+        """Whether the opponent of the side on roll takes its double."""
+        ...
+
+    # Optional: ``beaver(position, state) -> bool``, whether the opponent, having
+    # taken, beavers (money play with beavers allowed); a policy without it never does.
+
+
+class NoCube:
+    """Never doubles, always takes: a cubeless player in a cubeful game."""
+
+    def double(self, position, state) -> bool:
+        return False
+
+    def take(self, position, state) -> bool:
+        return True
+
+    def beaver(self, position, state) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "NoCube()"
+
+
+class DecisionCubePolicy:
+    """Doubles and takes as :func:`engine.cube.decision.cube_decision` advises, from the cubeless
+    probabilities ``probability_fn(position, ply)`` (the network at 0-ply, a search
+    deeper)."""
+
+    def __init__(self, probability_fn: ProbabilityFn, ply: int = 0,
+                 efficiency: float | None = None, table: MatchEquityTable | None = None):
+        self.probability_fn = probability_fn
+        """Cubeless probabilities of a position for its side to move."""
+        self.ply = ply
+        """Ply handed to ``probability_fn``."""
+        self.efficiency = efficiency
+        """Cube efficiency; None: :func:`engine.cube.decision.cube_efficiency` of the position."""
+        self.table = table
+        """Match equity table; None: Kazaross-XG2."""
+
+    def decide(self, position: Position, state: CubeState):
+        x = cube_efficiency(position) if self.efficiency is None else self.efficiency
+        return cube_decision(self.probability_fn(position, self.ply), state, x, self.table)
+
+    def double(self, position, state) -> bool:
+        return self.decide(position, state).doubles
+
+    def take(self, position, state) -> bool:
+        return self.decide(position, state).takes
+
+    def beaver(self, position, state) -> bool:
+        return self.decide(position, state).beavers
+
+    def __repr__(self) -> str:
+        return f"DecisionCubePolicy(ply={self.ply})"
+
+
+# --------------------------------------------------------------------- one game
+@dataclass(frozen=True)
+class CubeGameRecord:
+    """One finished game between player A (0) and B (1), cube included."""
+
+    variant: str
+    """The game played."""
+    winner: int | None
+    """0: A won, 1: B won, None: a draw."""
+    points: int
+    """Points won: the result's points times the cube (a pass: the cube before the
+    double; the Jacoby rule: a single while the cube was never turned)."""
+    kind: Kind | None
+    """How the game ended on the board; None when a double was passed."""
+    cube_value: int
+    """Cube value at the end (before the refused double when passed)."""
+    cube_owner: int | None
+    """Who owned the cube at the end (None: centred)."""
+    passed: bool
+    """The game ended by a passed double."""
+    turns: int
+    """Rolls played (as :class:`engine.play.game.GameRecord`)."""
+    starter: int
+    """The player who moved first."""
+    doubles: tuple = ()
+    """``(player, new value, taken)`` for every double offered, and a beaver as the
+    taker's ``(player, value, True)`` right after it."""
+
+    def points_for(self, player: int) -> int:
+        """Signed score of ``player``."""
+        if self.winner is None:
+            return 0
+        return self.points if player == self.winner else -self.points
+
+
+@dataclass
+class _Cube:
+    value: int = 1
+    owner: int | None = None
+
+    def state(self, mover: int, length: int, score, crawford: bool,
+              jacoby: bool, beavers: bool = False) -> CubeState:
+        owner = "centre" if self.owner is None else ("me" if self.owner == mover else "them")
+        sc = (score[mover], score[1 - mover]) if length else (0, 0)
+        return CubeState(self.value, owner, length, sc, crawford if length else False,
+                         jacoby if not length else False, beavers and not length)
+
+
+def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
+                   variant: str = "backgammon", rules: Rules | None = None, *,
+                   cube_policies: Sequence[CubePolicy] | None = None,
+                   match_length: int = 0, score: tuple = (0, 0), crawford: bool = False,
+                   jacoby: bool = True, beavers: bool | None = None,
+                   starter: int | None = None,
+                   start: Position | None = None, max_cube: int | None = None,
+                   max_turns: int = 20000) -> CubeGameRecord:
+    """Play one game, with the cube when ``cube_policies`` are given (backgammon only).
+
+    ``match_length`` 0 is money play (``jacoby`` applies, and ``beavers``, by default
+    the rules' option: a player who takes may beaver, doubling the cube again and
+    keeping it, when his policy's ``beaver`` says so); otherwise ``score`` (A, B)
+    and ``crawford`` (this is the Crawford game: no cube) describe the match. With
+    ``starter`` given that player starts and rolls both dice; otherwise the opening
+    roll decides (and, in backgammon and portes, gives the first roll). ``max_cube``
+    caps the cube (no limit when None).
+    """
+    rules = rules or get_rules(variant)
+    variant = rules.variant
+    beavers = (rules.beavers if beavers is None else beavers) and not match_length
+    if cube_policies is not None and variant != "backgammon":
+        raise MatchError(f"{variant} has no cube (backgammon only)")
+    if starter is None:
+        first, dice = opening_roll(rng, rules)
+    else:
+        if starter not in (0, 1):
+            raise ValueError(f"starter {starter!r}: expected 0, 1 or None")
+        first, dice = starter, None
+    pos = start if start is not None else Position.start(variant)
+    mover = first
+    cube = _Cube()
+    doubles: list = []
+    turns = 0
+
+    def step(pos: Position, d) -> Position:
+        return play_turn(players[mover], pos, d, rules)
+
+    while True:
+        over = result(pos, rules)
+        if over is not None:
+            break
+        if turns >= max_turns:
+            raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
+        if pos.pending:
+            pos = step(pos, None)
+            over = result(pos, rules)
+            if over is not None:
+                break
+        if cube_policies is not None and dice is None:
+            state = cube.state(mover, match_length, score, crawford, jacoby, beavers)
+            if (state.can_double() and (max_cube is None or cube.value * 2 <= max_cube)
+                    and cube_policies[mover].double(pos, state)):
+                taken = bool(cube_policies[1 - mover].take(pos, state))
+                doubles.append((mover, cube.value * 2, taken))
+                if not taken:
+                    return CubeGameRecord(variant, mover, cube.value, None, cube.value,
+                                          cube.owner, True, turns, first, tuple(doubles))
+                cube.value *= 2
+                cube.owner = 1 - mover
+                beaver = getattr(cube_policies[1 - mover], "beaver", None)
+                if (beavers and beaver is not None and beaver(pos, state)
+                        and (max_cube is None or cube.value * 2 <= max_cube)):
+                    cube.value *= 2          # the taker keeps the cube
+                    doubles.append((1 - mover, cube.value, True))
+        if dice is None:
+            dice = Dice.roll(rng)
+        pos = step(pos, dice)
+        dice = None
+        mover ^= 1
+        turns += 1
+    winner = None if over.winner is None else (mover if over.winner == 0 else mover ^ 1)
+    points = over.points
+    if (cube_policies is not None and not match_length and jacoby and cube.owner is None
+            and over.winner is not None):
+        points = 1
+    return CubeGameRecord(variant, winner, points * cube.value, over.kind, cube.value,
+                          cube.owner, False, turns, first, tuple(doubles))
+
+
+def play_money_game(players: Sequence[Player], cube_policies: Sequence[CubePolicy],
+                    rng: np.random.Generator, *, jacoby: bool = True,
+                    **kwargs) -> CubeGameRecord:
+    """One backgammon money game with the cube (see :func:`play_cube_game`)."""
+    return play_cube_game(players, rng, "backgammon", cube_policies=cube_policies,
+                          jacoby=jacoby, **kwargs)
+
+
+# --------------------------------------------------------------------- matches
+@dataclass(frozen=True)
+class MatchGame:
+    """One game of a match."""
+
+    variant: str
+    """The game played."""
+    score_before: tuple
+    """Score (A, B) before the game."""
+    crawford: bool
+    """The Crawford game (backgammon)."""
+    record: CubeGameRecord
+    """The game itself."""
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A finished match between A (0) and B (1)."""
+
+    length: int
+    """Points needed to win."""
+    winner: int
+    """0: A, 1: B."""
+    score: tuple
+    """Final score (A, B); the winner's is at least :attr:`length` (points beyond the
+    total are counted as won, not capped)."""
+    games: tuple = field(default_factory=tuple)
+    """Every game, in order."""
+
+
+def _check_length(length) -> None:
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
+        raise MatchError(f"match length {quote(length)}: expected a positive integer")
+
+
+def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
+               variant: str = "backgammon", rules: Rules | None = None, *,
+               cube_policies: Sequence[CubePolicy] | None = None,
+               crawford_rule: bool = True, max_games: int = 10000,
+               max_turns: int = 20000) -> MatchRecord:
+    """Play a match to ``length`` points of one game.
+
+    Backgammon: with the cube when ``cube_policies`` are given; the first game after a
+    player reaches ``length - 1`` is the Crawford game (no cube) when ``crawford_rule``;
+    every game opens with the opening roll. Other games: no cube; the first game opens
+    with the opening roll, each later one is started by the previous game's winner
+    (after a draw, the opening roll again).
+    """
+    _check_length(length)
+    rules = rules or get_rules(variant)
+    variant = rules.variant
+    if cube_policies is not None and variant != "backgammon":
+        raise MatchError(f"{variant} has no cube (backgammon only)")
+    score = [0, 0]
+    crawford_done = False
+    games: list = []
+    starter: int | None = None
+    for _ in range(max_games):
+        crawford = (variant == "backgammon" and crawford_rule and not crawford_done
+                    and length - 1 in score and max(score) < length)
+        if crawford:
+            crawford_done = True
+        rec = play_cube_game(players, rng, variant, rules, cube_policies=cube_policies,
+                             match_length=length, score=tuple(score), crawford=crawford,
+                             starter=None if variant in ("backgammon", "portes") else starter,
+                             max_turns=max_turns)
+        games.append(MatchGame(variant, tuple(score), crawford, rec))
+        if rec.winner is not None:
+            score[rec.winner] += rec.points
+            starter = rec.winner
+        else:
+            starter = None
+        if max(score) >= length:
+            return MatchRecord(length, int(np.argmax(score)), tuple(score), tuple(games))
+    raise RuntimeError(f"match to {length} not over after {max_games} games")
+
+
+def play_tavli_match(target: int, players: Sequence[Player], rng: np.random.Generator, *,
+                     games: Sequence[str] = TAVLI_GAMES, max_games: int = 10000,
+                     max_turns: int = 20000) -> MatchRecord:
+    """A tavli match: ``games`` (portes, plakoto, fevga) in rotation until a player
+    reaches ``target`` points. The first game opens with the opening roll; the winner
+    of each game starts the next, rolling both dice (after a draw, the opening roll)."""
+    _check_length(target)
+    for g in games:
+        get_rules(g)
+    score = [0, 0]
+    played: list = []
+    starter: int | None = None
+    for k in range(max_games):
+        variant = games[k % len(games)]
+        rec = play_cube_game(players, rng, variant, starter=starter, max_turns=max_turns)
+        played.append(MatchGame(variant, tuple(score), False, rec))
+        if rec.winner is not None:
+            score[rec.winner] += rec.points
+            starter = rec.winner
+        else:
+            starter = None
+        if max(score) >= target:
+            return MatchRecord(target, int(np.argmax(score)), tuple(score), tuple(played))
+    raise RuntimeError(f"tavli match to {target} not over after {max_games} games")
+

@@ -1,0 +1,119 @@
+"""Players: whatever picks one of a roll's successors.
+
+A player is any object with ``choose(position, dice, successors) -> index`` (the
+:class:`Player` protocol); :func:`engine.play.game.play_game` pits two against each other.
+The engine has no move type, so a player chooses among resulting *positions*:
+``successors`` come from :func:`engine.movegen.generate.successors`, already flipped to the
+opponent (the next side to move), except after a gul bara pending segment
+(``dice is None``), where the same side is still to move.
+
+Here: :class:`RandomPlayer` (the floor), :class:`PubEvalPlayer` (Tesauro's benchmark,
+backgammon boards only) and :class:`GreedyPlayer`, the slot for the network to come:
+it plays the successor an :class:`Evaluator` rates best, evaluating the whole list in
+one batch.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from engine.eval.pubeval import score_successors
+from engine.rules.dice import Dice
+from engine.rules.position import Position
+from engine.rules.scoring import result
+from engine.rules.variants import Rules
+
+
+@runtime_checkable
+class Player(Protocol):
+    """Chooses a successor for a roll."""
+
+    def choose(self, position: Position, dice: Dice | None,
+               successors: Sequence[Position]) -> int:
+        """Index into ``successors`` of the position to play.
+
+        ``position`` is the position before the turn, from the chooser's side; ``dice``
+        the roll, or None for a gul bara pending segment; ``successors`` every distinct
+        legal result (at least two: a forced or lost turn is not asked about).
+        """
+        ...
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """The interface a value network implements to become a :class:`GreedyPlayer`.
+
+    ``evaluate`` takes a batch of positions and returns, for each, the expected points
+    (equity, cube value 1) for **its side to move**, before that side rolls; finished
+    positions need not be passed (the player scores them with
+    :func:`engine.rules.scoring.result`). Batch-first: one call per turn, never one per move.
+    """
+
+    def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
+        """Equities, one per position, from each position's side to move."""
+        ...
+
+
+class RandomPlayer:
+    """Plays a uniformly random successor, drawn from the generator it was given."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        """Source of the choices; shared with nothing else unless the caller wants it."""
+
+    def choose(self, position, dice, successors) -> int:
+        return int(self.rng.integers(len(successors)))
+
+    def __repr__(self) -> str:
+        return "RandomPlayer()"
+
+
+class PubEvalPlayer:
+    """Plays the successor with the highest PubEval score for the mover.
+
+    Backgammon and portes only. The weight set (contact or race) is chosen from the
+    position before the move, as pubeval.c prescribes; the first of equal scores wins,
+    as in the C move choosers. A pending segment cannot occur in these games.
+    """
+
+    def choose(self, position, dice, successors) -> int:
+        return int(np.argmax(score_successors(position, successors)))
+
+    def __repr__(self) -> str:
+        return "PubEvalPlayer()"
+
+
+class GreedyPlayer:
+    """One-ply greedy play with an :class:`Evaluator`: the slot for the network player.
+
+    After a roll the successors are seen from the opponent, so the best one is the one
+    whose equity *for the opponent* is lowest; after a pending segment the same side is
+    still to move and the highest equity is best. A successor that ends the game is
+    scored exactly by :func:`engine.rules.scoring.result` instead of by the evaluator.
+    """
+
+    def __init__(self, evaluator: Evaluator, rules: Rules | None = None):
+        self.evaluator = evaluator
+        """Rates positions for their side to move; a network, or a hand-made heuristic."""
+        self.rules = rules
+        """Rules that score finished successors (None: the game's defaults)."""
+
+    def choose(self, position, dice, successors) -> int:
+        values = np.empty(len(successors), dtype=np.float64)
+        live = []
+        for i, succ in enumerate(successors):
+            over = result(succ, self.rules)
+            if over is None:
+                live.append(i)
+            else:
+                values[i] = over.points_for(0)
+        if live:
+            values[live] = np.asarray(self.evaluator.evaluate([successors[i] for i in live]),
+                                      dtype=np.float64)
+        # values are for each successor's side to move: the opponent after a roll
+        return int(np.argmax(values) if dice is None else np.argmin(values))
+
+    def __repr__(self) -> str:
+        return f"GreedyPlayer({self.evaluator!r})"

@@ -1,0 +1,735 @@
+"""n-ply search: the best play of a roll, and the value of a position before its roll.
+
+Plies are counted as GNU Backgammon counts them:
+
+* **0-ply**: a position is rated statically (:mod:`engine.eval.evaluator`: the network, the
+  exact result of a finished game, or the bear-off tables of a home race);
+* **n-ply** value of a position before its side to move rolls: the average over the 21
+  rolls (doubles 1/36, others 2/36) of the mover's best play for that roll, each play
+  valued at (n - 1)-ply;
+* a **play** (a successor) valued at n-ply is its successor position's n-ply value, seen
+  from the mover (successors are flipped: the mover's outputs are
+  :func:`engine.rules.scoring.flip_probs` of the successor's, his equity the negative).
+
+Move filters, in the manner of GNU Backgammon, keep the work bounded. At the root
+(:attr:`SearchSettings.filters`) every play is rated at 0-ply, then level by level the
+survivors are filtered (:class:`MoveFilter`: at most ``keep`` plays within ``within``
+equity of the best) and rated one ply deeper; a level without a filter is skipped. Inside
+the search (:attr:`SearchSettings.reply`) each roll's plays are rated at 0-ply and the
+best ``keep`` within ``within`` are searched at the remaining depth; the default keeps one,
+which is GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper).
+
+Gul bara's pending dice are a decision of their own: a position holding pending dice is
+valued, at n >= 1 ply, as the best of its pending-segment plays valued at n-ply (the
+segment is no roll, so it costs no ply); at 0-ply the network rates it as it stands.
+
+The search runs breadth first, a level at a time (:class:`_Tree`): one numba kernel,
+:func:`expand`, plays the 21 rolls (or the pending segment) of every state of a level,
+rates each roll's plays in one batch (each hidden layer computed from the node's by the
+few inputs that changed) and keeps the filter's best; small kernels take the per-roll
+bests and the roll averages back up. The move generator is compiled into that one
+kernel only, so a search of any depth costs one compile of it, and a large level is
+split over threads (the kernel runs without the GIL) with the serial result, bit for
+bit. Results are deterministic for a given model: ties go to the first play the move
+generator lists.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from engine._jit import FAST, announce_compile, njit
+from engine.errors import NardyError, quote
+from engine.eval.evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs, static_probs
+from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
+from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
+from engine.movegen.generate import cascade_threads, check_dice
+from engine.rules import _layout as L
+from engine.rules.dice import Dice
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equities, equity, flip_probs
+
+MAX_PLY = 3
+"""Deepest search offered."""
+
+
+class SearchError(NardyError):
+    """Search settings out of range (a ply outside 0..3, a filter keeping nothing)."""
+
+    code = "invalid_ply"
+
+
+# --------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class MoveFilter:
+    """Keep at most ``keep`` plays, each within ``within`` equity of the best."""
+
+    keep: int
+    """Most plays kept (the best always is); at least 1."""
+    within: float
+    """Largest equity gap to the best play that a kept play may have."""
+
+    def __post_init__(self):
+        if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 1:
+            raise SearchError(f"MoveFilter keep = {quote(self.keep)}: expected an int >= 1")
+        if not isinstance(self.within, (int, float)) or not self.within >= 0:
+            raise SearchError(f"MoveFilter within = {quote(self.within)}: expected a number >= 0")
+
+
+DEFAULT_FILTERS = {
+    0: (),
+    1: (MoveFilter(8, 0.16),),
+    2: (MoveFilter(8, 0.16), None),
+    3: (MoveFilter(8, 0.16), None, MoveFilter(2, 0.04)),
+}
+"""Root filters by search depth, GNU Backgammon's "normal" move filters: after 0-ply keep
+up to 8 plays within 0.16; 1-ply is skipped; for 3-ply the 2-ply survivors are cut to 2
+within 0.04."""
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How deep and how wide a search goes."""
+
+    ply: int = 0
+    """Depth, 0..3 (:data:`MAX_PLY`)."""
+    filters: tuple | None = None
+    """Root filters, one per level 0 .. ply-1 (a :class:`MoveFilter`, or None to skip
+    the level: at level 0, None keeps every play); None: :data:`DEFAULT_FILTERS`."""
+    reply: MoveFilter = MoveFilter(1, 0.0)
+    """Filter of the plays searched deeper inside the search, after their 0-ply rating
+    (one: pick at 0-ply, then value at the remaining depth)."""
+    bearoff: bool = True
+    """Value home races with the bear-off tables (where the evaluator has them)."""
+    prune: bool = True
+    """Inside the search, rank each roll's plays with the evaluator's pruning network
+    (where it has one) and rate only the play picked with the full network, as GNU
+    Backgammon's pruning nets do; the root's plays are always rated by the network."""
+
+    def __post_init__(self):
+        if isinstance(self.ply, bool) or not isinstance(self.ply, int) \
+                or not 0 <= self.ply <= MAX_PLY:
+            raise SearchError(f"ply = {quote(self.ply)}: expected an integer 0..{MAX_PLY}")
+        if self.filters is not None:
+            if len(self.filters) != self.ply:
+                raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
+                                  f"level(s) for ply {self.ply}")
+            for f in self.filters:
+                if f is not None and not isinstance(f, MoveFilter):
+                    raise SearchError(f"filter {quote(f)}: expected a MoveFilter or None")
+        if not isinstance(self.reply, MoveFilter):
+            raise SearchError(f"reply = {quote(self.reply)}: expected a MoveFilter")
+
+    @property
+    def root_filters(self) -> tuple:
+        """The root filters in force (the defaults unless given)."""
+        return self.filters if self.filters is not None else DEFAULT_FILTERS[self.ply]
+
+    def packed(self):
+        """``(root_keep, root_within, reply_keep, reply_within)`` arrays for the
+        kernels (keep -1: no filter / level skipped)."""
+        fkeep = np.full(MAX_PLY + 1, -1, np.int64)
+        fwithin = np.zeros(MAX_PLY + 1)
+        for j, f in enumerate(self.root_filters):
+            if f is not None:
+                fkeep[j], fwithin[j] = f.keep, f.within
+        rkeep = np.full(MAX_PLY + 1, self.reply.keep, np.int64)
+        rwithin = np.full(MAX_PLY + 1, float(self.reply.within))
+        return fkeep, fwithin, rkeep, rwithin
+
+
+# --------------------------------------------------------------------- kernels
+_ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(1, a + 1)],
+                  dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _add_flipped(acc, v, wgt):
+    acc[0] += wgt * (1.0 - v[0])
+    acc[1] += wgt * v[3]
+    acc[2] += wgt * v[4]
+    acc[3] += wgt * v[1]
+    acc[4] += wgt * v[2]
+
+
+@njit(**FAST)
+def _node_ref(parent, segment, net, ref, h_ref):
+    """The parent's checker slots seen from its kids' side to move into ``ref`` (as
+    they are after a pending segment, flipped after a roll) and their hidden
+    pre-activations, less the hand-crafted features, into ``h_ref``: the base every
+    kid's hidden layer is computed from (:func:`engine.eval.network.hidden_delta`)."""
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    kids_ref(parent, segment, ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
+
+
+@njit(**FAST)
+def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
+    """0-ply outputs of ``kids[:n]`` (for each kid's side to move) into ``probs``, and
+    the mover's equity of each into ``eq``. ``segment``: the kids are the results of a
+    pending segment (same side to move), else of a roll (flipped). Each hidden layer is
+    ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; the kids the
+    network rates go through its outputs in one batch."""
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    hs = np.empty((n, h_ref.shape[0]), np.float32)
+    rated = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if not exact_probs(kids[i], ctx, probs[i]):
+            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
+            rated[m] = i
+            m += 1
+    o32 = np.empty((m, N_OUTPUTS), np.float32)
+    outputs_batch(hs, m, w2, b2, o32)
+    for j in range(m):
+        for k in range(N_OUTPUTS):
+            probs[rated[j], k] = o32[j, k]
+    for i in range(n):
+        e = equity(probs[i])
+        eq[i] = e if segment else -e
+    ctx[6][S_STATIC] += n
+
+
+@njit(cache=True)
+def _argmax(eq, n):
+    best = 0
+    for i in range(1, n):
+        if eq[i] > eq[best]:
+            best = i
+    return best
+
+
+@njit(cache=True)
+def _filter(eq, idx, m, keep, within):
+    """Reorder ``idx[:m]`` best first (stable on ties) and return how many of them pass
+    the filter: at most ``keep``, each within ``within`` of the best."""
+    vals = np.empty(m)
+    for i in range(m):
+        vals[i] = -eq[idx[i]]
+    order = np.argsort(vals, kind="mergesort")
+    tmp = idx[:m].copy()
+    for i in range(m):
+        idx[i] = tmp[order[i]]
+    top = eq[idx[0]]
+    k = 0
+    while k < m and k < keep and eq[idx[k]] >= top - within:
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _grow(n, probs, eq, idx):
+    if probs.shape[0] < n:
+        size = max(n, 2 * probs.shape[0])
+        probs = np.empty((size, N_OUTPUTS))
+        eq = np.empty(size)
+        idx = np.empty(size, np.int64)
+    return probs, eq, idx
+
+
+# ----- the one kernel that plays rolls
+@njit(nogil=True, **FAST)
+def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
+    """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
+    the pending segment) from every state of ``states`` (game on; no pending dice
+    unless the row is the segment), rated at 0-ply by ``net`` and filtered per (state,
+    roll) pair: at most ``keep`` plays within ``within`` of the pair's best, best first
+    (``keep < 0``: every play, in the generator's order).
+
+    ``exact_walk``: every legal play, else the player's sample of a very long gul bara
+    walk (:func:`engine.movegen._core.generate_turn`). Returns ``(k, kids, probs, eq,
+    pair)``: ``kids[:k]`` the plays kept, ``probs`` their 0-ply outputs for their own
+    side to move, ``eq`` the mover's equity of each, ``pair`` the pair each belongs to
+    (``state * len(rolls) + roll``, ascending).
+
+    ``average``: each state's 1-ply value instead, in ``probs[:len(states)]`` (``k`` the
+    number of states, no kids): over the rolls, the best play by ``net``, rated by
+    ``value`` when ``ctx`` flags a pruning network (else ``net``'s own rating stands),
+    seen from the player who rolled and weighted by the roll's chance. This is the last
+    level of every search, where most of the work is, so it is done in one pass.
+
+    Runs without the GIL: :class:`Search` gives each thread its own ``ctx`` statistics
+    and move-generator work space."""
+    ns = states.shape[0]
+    nr = rolls.shape[0]
+    segment = rolls[0, 0] == 0
+    pruning = ctx[5][F_PRUNE] != 0
+    nh = net[1].shape[0]
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(nh, np.float32)
+    gen = np.empty((64, L.STATE_LEN), np.int16)
+    probs = np.empty((64, N_OUTPUTS))
+    eq = np.empty(64)
+    idx = np.empty(64, np.int64)
+    v = np.empty((1, N_OUTPUTS))
+    if average:
+        keep = 1
+        cap = max(1, ns)
+    else:
+        cap = max(16, ns * nr * (keep if keep > 0 else 16))
+    kids = np.empty((0 if average else cap, L.STATE_LEN), np.int16)
+    kprobs = np.zeros((cap, N_OUTPUTS))
+    keq = np.empty(cap)
+    kpair = np.empty(cap, np.int64)
+    beam = 0 if exact_walk else PLAY_BEAM
+    k = 0
+    for i in range(ns):
+        s = states[i]
+        _node_ref(s, segment, net, ref, h_ref)
+        for r in range(nr):
+            n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx[0], ctx[7], gen, beam)
+            probs, eq, idx = _grow(n, probs, eq, idx)
+            _rate_children(ref, h_ref, segment, gen, n, net, ctx, probs, eq)
+            if average:
+                b = _argmax(eq, n)
+                if pruning:
+                    static_probs(gen[b:b + 1], 1, value, ctx, v)
+                    _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
+                else:
+                    _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
+                continue
+            if keep < 0:
+                m = n
+                for j in range(n):
+                    idx[j] = j
+            elif keep == 1:
+                m = 1 if n > 0 else 0
+                idx[0] = _argmax(eq, n)
+            else:
+                for j in range(n):
+                    idx[j] = j
+                m = _filter(eq, idx, n, keep, within)
+            if k + m > cap:
+                cap = max(2 * cap, k + m)
+                kids2 = np.empty((cap, L.STATE_LEN), np.int16)
+                kprobs2 = np.empty((cap, N_OUTPUTS))
+                keq2 = np.empty(cap)
+                kpair2 = np.empty(cap, np.int64)
+                kids2[:k] = kids[:k]
+                kprobs2[:k] = kprobs[:k]
+                keq2[:k] = keq[:k]
+                kpair2[:k] = kpair[:k]
+                kids, kprobs, keq, kpair = kids2, kprobs2, keq2, kpair2
+            for j in range(m):
+                kids[k] = gen[idx[j]]
+                kprobs[k] = probs[idx[j]]
+                keq[k] = eq[idx[j]]
+                kpair[k] = i * nr + r
+                k += 1
+    if average:
+        k = ns
+    return k, kids, kprobs, keq, kpair
+
+
+@njit(nogil=True, cache=True)
+def exact_batch(states, ctx, probs):
+    """Which states need no network (a finished game, a home race the bear-off tables
+    value), their outputs into ``probs``."""
+    n = states.shape[0]
+    out = np.zeros(n, np.bool_)
+    for i in range(n):
+        out[i] = exact_probs(states[i], ctx, probs[i])
+    return out
+
+
+@njit(cache=True)
+def best_of_pairs(eq, pair, npairs):
+    """For each pair ``0 .. npairs - 1``, the index of its highest ``eq`` (the first of
+    equals; ``pair`` ascending), -1 for a pair with none."""
+    best = np.full(npairs, -1, np.int64)
+    for i in range(eq.shape[0]):
+        q = pair[i]
+        if best[q] < 0 or eq[i] > eq[best[q]]:
+            best[q] = i
+    return best
+
+
+@njit(cache=True)
+def roll_average(vals, best, nstates, rolls):
+    """Each state's value before its roll: over its pairs (``state * len(rolls) + roll``)
+    the outputs ``vals[best[pair]]`` of the play chosen, seen from the player who
+    rolled, weighted by the roll's chance (``rolls[:, 2] / 36``), summed in roll order."""
+    nr = rolls.shape[0]
+    out = np.zeros((nstates, N_OUTPUTS))
+    for i in range(nstates):
+        for r in range(nr):
+            _add_flipped(out[i], vals[best[i * nr + r]], rolls[r, 2] / 36.0)
+    return out
+
+
+# --------------------------------------------------------------------- Python API
+@dataclass(frozen=True)
+class Candidate:
+    """One play, rated for the mover."""
+
+    position: Position
+    """The position after the play, seen from the next side to move."""
+    move: str
+    """The play in move text (``24/18 13/11``)."""
+    equity: float
+    """The mover's cubeless money equity after the play."""
+    probabilities: tuple
+    """The mover's five outputs (:data:`engine.rules.scoring.OUTPUTS`) after the play."""
+    ply: int
+    """Depth the play was rated at (plays cut by a filter keep a shallower rating)."""
+
+    def to_json(self) -> dict:
+        return {"position": self.position.to_json(), "move": self.move,
+                "equity": round(self.equity, 6), "ply": self.ply,
+                "probabilities": probs_json(self.probabilities)}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The rated plays of one roll, best first."""
+
+    position: Position
+    """The position before the play."""
+    dice: tuple | None
+    """The roll, or None for a gul bara pending segment."""
+    settings: SearchSettings
+    """How the plays were searched."""
+    candidates: tuple
+    """Every legal play, best first: those rated at the full depth by equity, then
+    those a filter cut, by their shallower rating."""
+    evaluated: int = 0
+    """Positions rated statically during the search."""
+    plays: int = 0
+    """Legal plays rated (``candidates`` holds only the first ``top`` when asked)."""
+
+    @property
+    def best(self) -> Candidate:
+        """The play to make."""
+        return self.candidates[0]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The value of a position for its side to move, before it rolls."""
+
+    probabilities: tuple
+    """The five outputs, :data:`engine.rules.scoring.OUTPUTS`."""
+    equity: float
+    """Cubeless money equity."""
+    ply: int
+    """Depth of the search."""
+    evaluated: int = 0
+    """Positions rated statically."""
+
+    def to_json(self) -> dict:
+        return {"probabilities": probs_json(self.probabilities),
+                "equity": round(self.equity, 6), "ply": self.ply}
+
+
+def probs_json(p) -> dict:
+    """The five outputs as a JSON object keyed by :data:`OUTPUTS`."""
+    return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
+
+
+def _announce() -> None:
+    """Say on standard error that the search kernels are about to be compiled, when
+    they are not in numba's cache (benchmarks/compile.py measures it)."""
+    announce_compile("the search kernels", [expand, exact_batch, static_probs,
+                                             best_of_pairs, roll_average], "two minutes")
+
+
+_SEGMENT = np.array([[0, 0, 1]], np.int64)
+"""The pending segment as the one "roll" of :func:`expand`."""
+PARALLEL_PAIRS = 128
+"""(state, roll) pairs from which :func:`expand` runs on several threads."""
+SLICES = 4
+"""Slices per thread of a large :func:`expand` (the pool takes them as threads free up)."""
+CHUNK = 4096
+"""Most states a level of the search expands at once (bounds its memory)."""
+
+_pool = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < threads:
+            _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="search")
+            _pool_size = threads
+        return _pool
+
+
+class _Tree:
+    """One search's kernels and numbers: the networks, the context, the work spaces of
+    its threads (each with its own statistics and move-generator scratch).
+
+    The search goes level by level, breadth first: every state of a level is expanded
+    by :func:`expand` (21 rolls each, filtered), the kept plays form the next level, and
+    the values come back up as per-pair bests (:func:`best_of_pairs`) and roll averages
+    (:func:`roll_average`). Only :func:`expand` holds the move generator, so a search
+    of any depth compiles it once."""
+
+    def __init__(self, net, ctx, ctxs: list):
+        self.net = net
+        self.ctx = ctx
+        self.rank = ctx[10:19]
+        self.pruning = ctx[5][F_PRUNE] != 0
+        self.rkeep = ctx[8]
+        self.rwithin = ctx[9]
+        self.ctxs = ctxs
+        """``ctx`` and, for each further thread, a copy with statistics and move-generator
+        scratch of its own (:meth:`Search._tree` keeps them between calls)."""
+        self.threads = len(ctxs)
+
+    def close(self) -> None:
+        """Add the threads' statistics to the context's."""
+        for c in self.ctxs[1:]:
+            self.ctx[6][:] += c[6]
+            c[6][:] = 0
+
+    def _on_threads(self, kernel, n: int, pieces: int, call):
+        """Run ``call(kernel, lo, hi, ctx)`` over ``pieces`` slices of ``range(n)`` on the
+        threads, each slice with a context no other running slice holds; the results in
+        slice order. More slices than threads balance the load (states differ in work)."""
+        cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
+        free = queue.SimpleQueue()
+        for c in self.ctxs:
+            free.put(c)
+
+        def run(lo, hi):
+            c = free.get()
+            try:
+                return call(kernel, lo, hi, c)
+            finally:
+                free.put(c)
+
+        pool = _executor(self.threads)
+        futs = [pool.submit(run, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+        return cuts, [f.result() for f in futs]
+
+    def expand(self, states, rolls, exact_walk, keep, within, net, average=False):
+        """:func:`expand`, split by states over the threads when it is large: ``(kids,
+        probs, eq, pair)``, or with ``average`` the states' 1-ply outputs."""
+        ns, nr = states.shape[0], rolls.shape[0]
+        if self.threads == 1 or ns < 2 or ns * nr < PARALLEL_PAIRS:
+            k, kids, probs, eq, pair = expand(states, rolls, exact_walk, keep, within,
+                                              net, self.net, average, self.ctx)
+            return probs[:k] if average else (kids[:k], probs[:k], eq[:k], pair[:k])
+        cuts, parts = self._on_threads(
+            expand, ns, min(ns, SLICES * self.threads),
+            lambda f, lo, hi, c: f(states[lo:hi], rolls, exact_walk, keep, within, net,
+                                   self.net, average, c))
+        if average:
+            return np.concatenate([p[2][:p[0]] for p in parts])
+        kids = np.concatenate([p[1][:p[0]] for p in parts])
+        probs = np.concatenate([p[2][:p[0]] for p in parts])
+        eq = np.concatenate([p[3][:p[0]] for p in parts])
+        pair = np.concatenate([p[4][:p[0]] + cuts[j] * nr for j, p in enumerate(parts)])
+        return kids, probs, eq, pair
+
+    def static(self, states):
+        """0-ply outputs of ``states`` by the network, each for its side to move."""
+        probs = np.zeros((states.shape[0], N_OUTPUTS))
+        static_probs(states, states.shape[0], self.net, self.ctx, probs)
+        return probs
+
+    def values(self, states, depth: int):
+        """The ``depth``-ply outputs of ``states``, each for its side to move."""
+        n = states.shape[0]
+        if depth <= 0 or n == 0:
+            return self.static(states)
+        if n > CHUNK:
+            return np.concatenate([self.values(states[i:i + CHUNK], depth)
+                                   for i in range(0, n, CHUNK)])
+        out = np.zeros((n, N_OUTPUTS))
+        exact = exact_batch(states, self.ctx, out)
+        self.ctx[6][S_STATIC] += int(exact.sum())
+        pending = ~exact & (states[:, L.NPEND] != 0)
+        rolled = ~exact & ~pending
+        if rolled.any():
+            out[rolled] = self.roll_average(states[rolled], depth)
+        if pending.any():
+            # a pending segment costs no ply: its best play, valued at this depth
+            sub = states[pending]
+            kids, _, _, pair = self.expand(sub, _SEGMENT, False, int(self.rkeep[depth]),
+                                           float(self.rwithin[depth]), self.rank)
+            vals = self.values(kids, depth)
+            best = best_of_pairs(equities(vals), pair, sub.shape[0])
+            out[pending] = vals[best]
+        return out
+
+    def roll_average(self, states, depth: int):
+        """The ``depth``-ply (>= 1) outputs of ``states`` (game on, no pending dice):
+        over the 21 rolls, the mover's best play valued at ``depth - 1``."""
+        if depth == 1:
+            return self.expand(states, _ROLLS, False, 1, 0.0, self.rank, average=True)
+        kids, _, _, pair = self.expand(states, _ROLLS, False, int(self.rkeep[depth - 1]),
+                                       float(self.rwithin[depth - 1]), self.rank)
+        vals = self.values(kids, depth - 1)
+        best = best_of_pairs(-equities(vals), pair, states.shape[0] * _ROLLS.shape[0])
+        if len(best) != states.shape[0] * _ROLLS.shape[0] or (best < 0).any():
+            raise RuntimeError("a roll without a play: the move generator broke its "
+                               "promise of at least one successor")
+        return roll_average(vals, best, states.shape[0], _ROLLS)
+
+    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin):
+        """Every play of the roll from ``state`` rated at up to ``ply``:
+        ``(kids, probs, eq, plies)`` for the mover, in the generator's order."""
+        segment = d1 == 0
+        roll = _SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
+        kids, probs, eq, _ = self.expand(state[None, :], roll, True, -1, 0.0, self.net)
+        if not segment:
+            probs = flip_probs(probs)
+        n = len(kids)
+        plies = np.zeros(n, np.int64)
+        alive = np.arange(n)
+        for depth in range(ply + 1):
+            if depth > 0:
+                if depth < ply and fkeep[depth] < 0:
+                    continue                     # a level skipped, its filter too
+                v = self.values(kids[alive], depth)
+                probs[alive] = v if segment else flip_probs(v)
+                eq[alive] = equities(probs[alive])
+                plies[alive] = depth
+            if depth < ply and fkeep[depth] >= 0 and len(alive) > 0:
+                m = _filter(eq, alive, len(alive), int(fkeep[depth]), float(fwithin[depth]))
+                alive = alive[:m].copy()
+        return kids, probs, eq, plies
+
+
+class Search:
+    """n-ply analysis of one game with one :class:`~engine.eval.evaluator.Evaluator`."""
+
+    def __init__(self, evaluator: Evaluator, settings: SearchSettings = SearchSettings(),
+                 threads: int | None = None):
+        self.evaluator = evaluator
+        """Static evaluation (network, exact results, bear-off tables)."""
+        self.settings = settings
+        """Default settings; each call may override the ply."""
+        self.threads = cascade_threads() if threads is None else max(1, int(threads))
+        """Threads a large level of the search is split over (results do not depend
+        on it); default: the cores this process may use, at most four
+        (``NARDY_THREADS`` overrides)."""
+        self._ctxs: dict = {}             # the threads' contexts, by evaluator context
+
+    @classmethod
+    def load(cls, variant: str = "backgammon", path=None, threads: int | None = None,
+             **settings) -> "Search":
+        """The search of ``variant`` with its released model ``models/<variant>.npz``
+        (or ``path``); raises :class:`engine.eval.evaluator.NoModelError` when there is none."""
+        return cls(Evaluator.load(variant, path), SearchSettings(**settings), threads)
+
+    @property
+    def variant(self) -> str:
+        return self.evaluator.variant
+
+    def _settings(self, ply, settings) -> SearchSettings:
+        s = settings or self.settings
+        if ply is not None and ply != s.ply:
+            filters = s.filters if (s.filters is not None and len(s.filters) == ply) else None
+            s = SearchSettings(ply, filters, s.reply, s.bearoff, s.prune)
+        return s
+
+    def _check(self, position: Position) -> None:
+        if position.variant != self.variant:
+            raise SearchError(f"position of {position.variant} given to the {self.variant} "
+                              f"search")
+
+    def _tree(self, settings: SearchSettings) -> _Tree:
+        _, _, rkeep, rwithin = settings.packed()
+        net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
+                                              settings.prune)
+        _announce()
+        ctxs = self._ctxs.get(id(ctx))
+        if ctxs is None or ctxs[0] is not ctx:
+            ctxs = [ctx] + [ctx[:6] + (np.zeros_like(ctx[6]), new_scratch()) + ctx[8:]
+                            for _ in range(self.threads - 1)]
+            self._ctxs[id(ctx)] = ctxs
+        return _Tree(net, ctx, ctxs)
+
+    def rate(self, state: np.ndarray, dice, settings: SearchSettings):
+        """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
+        state array, unsorted (benchmarks use it to skip building objects)."""
+        fkeep, fwithin, _, _ = settings.packed()
+        tree = self._tree(settings)
+        d1, d2 = dice if dice is not None else (0, 0)
+        kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
+                                             int(d1), int(d2), settings.ply, fkeep, fwithin)
+        tree.close()
+        return kids, probs, eq, plies, int(tree.ctx[6][S_STATIC])
+
+    def analyse(self, position: Position, dice, ply: int | None = None,
+                settings: SearchSettings | None = None, top: int | None = None) -> Analysis:
+        """Every legal play of ``position`` for ``dice`` (a pair, :class:`Dice`, or None
+        for a pending segment), rated and ranked best first. ``top`` limits how many
+        candidates get move text and objects (all are still rated)."""
+        from engine.notation.movetext import format_move
+        self._check(position)
+        settings = self._settings(ply, settings)
+        if isinstance(dice, Dice):
+            dice = tuple(dice)
+        d = check_dice(dice, position)
+        kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)
+        n = len(kids)
+        # more plies first, then higher equity, then generation order
+        order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
+        if top is not None:
+            order = order[:max(top, 1)]
+        cands = []
+        for i in order.tolist():
+            after = Position.from_array(kids[i], position.variant)
+            cands.append(Candidate(after, format_move(position, after, d), float(eq[i]),
+                                   tuple(float(x) for x in probs[i]), int(plies[i])))
+        return Analysis(position, d, settings, tuple(cands), evaluated, len(kids))
+
+    def best(self, position: Position, dice, ply: int | None = None) -> Candidate:
+        """The best play (see :meth:`analyse`)."""
+        return self.analyse(position, dice, ply, top=1).best
+
+    def evaluate(self, position: Position, ply: int | None = None,
+                 settings: SearchSettings | None = None) -> Evaluation:
+        """The ``ply``-ply value of ``position`` for its side to move, before it rolls
+        (0-ply: the static evaluation; n-ply: the 21 rolls' best plays at n - 1)."""
+        self._check(position)
+        settings = self._settings(ply, settings)
+        tree = self._tree(settings)
+        o = tree.values(position.to_array()[None, :], settings.ply)[0]
+        tree.close()
+        p = tuple(float(x) for x in o)
+        return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx[6][S_STATIC]))
+
+    def __repr__(self) -> str:
+        return f"Search({self.evaluator!r}, {self.settings!r})"
+
+
+class SearchPlayer:
+    """A :class:`engine.play.players.Player` that plays the best play of an n-ply search."""
+
+    def __init__(self, search: Search, ply: int = 0):
+        self.search = search
+        """The search (model, tables, filters)."""
+        self.settings = search._settings(ply, None)
+        """Settings of every decision."""
+
+    def choose(self, position: Position, dice, successors: Sequence[Position]) -> int:
+        """The offered successor the search ranks highest. The offer may be a subset of
+        the legal plays (a gul bara cascade's sample, :func:`engine.movegen.generate.
+        successor_arrays` with ``play=True``): the search still rates every play, and
+        the best one among those offered is taken."""
+        d = None if dice is None else (int(tuple(dice)[0]), int(tuple(dice)[1]))
+        kids, probs, eq, plies, _ = self.search.rate(position.to_array(), d, self.settings)
+        offered = {succ.to_array()[:L.KEY_LEN].tobytes(): i
+                   for i, succ in enumerate(successors)}
+        # best first, as :meth:`Search.analyse` ranks: more plies, higher equity, earlier
+        for k in np.lexsort((np.arange(len(kids)), -eq[:len(kids)], -plies[:len(kids)])):
+            i = offered.get(kids[k, :L.KEY_LEN].tobytes())
+            if i is not None:
+                return i
+        raise RuntimeError(f"none of the {len(successors)} successors offered for "
+                           f"{position!r} with {dice} is a legal play")
+
+    def __repr__(self) -> str:
+        return f"SearchPlayer({self.settings.ply}-ply)"
