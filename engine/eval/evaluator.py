@@ -10,22 +10,23 @@ the five outputs of :data:`engine.rules.scoring.OUTPUTS`:
 
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
 and raises :class:`NoModelError` ("no trained model for long_nardy yet") for a game
-that has none. The numba search (:mod:`engine.search.nply`) reads the same pieces as plain
-arrays through :meth:`Evaluator.kernel_args`.
+that has none. The numba search (:mod:`engine.search.nply`) reads the same pieces as
+named tuples of plain arrays, :class:`NetArrays` and :class:`Context`, through
+:meth:`Evaluator.kernel_args`.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError
 from engine.eval import bearoff as _bo
-from engine.eval.network import Network, hidden_full, outputs
+from engine.eval.network import NetArrays, Network, hidden_full, outputs
 from engine.movegen._core import new_scratch
 from engine.rules._layout import STATE_LEN
 from engine.rules.position import Position
@@ -35,13 +36,43 @@ from engine.rules.variants import Rules, get_rules
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 """Where released models live: ``models/<variant>.npz`` with a ``.json`` card."""
 
-# flags of the kernel context
-F_BEAROFF = 0          # 1: value home races with the bear-off tables
-F_PRUNE = 1            # 1: ctx[10:19] is a pruning network (plays picked by it, then rated)
-N_FLAGS = 2
-# statistics of the kernel context
-S_STATIC = 0           # positions rated statically (network, tables or exact result)
+S_STATIC = 0           # Context.stats: positions rated statically (network, tables or exact result)
 N_STATS = 2
+
+
+class Context(NamedTuple):
+    """Everything the evaluation and search kernels read besides the network rating
+    the positions, by name. One context serves one thread at a time: ``stats`` and
+    ``scratch`` are written."""
+
+    table: np.ndarray
+    """The rules table (:meth:`Rules.table`) the move generator reads."""
+    scores: np.ndarray
+    """The score table (:func:`engine.rules.scoring.score_table`)."""
+    off: np.ndarray
+    """The bear-off tables' arrays (:meth:`engine.eval.bearoff.BearoffDB.arrays`), or
+    placeholders when ``bearoff`` is off."""
+    off_tail: np.ndarray
+    first_tail: np.ndarray
+    bearoff: bool
+    """Whether home races are valued by the bear-off tables."""
+    pruning: bool
+    """Whether ``rank`` is a pruning network (each roll's play picked by it, then rated
+    by the network), not the network itself."""
+    stats: np.ndarray
+    """``int64[N_STATS]`` counters (``S_STATIC``: positions rated statically)."""
+    scratch: np.ndarray
+    """The move generator's work space (:func:`engine.movegen._core.new_scratch`)."""
+    reply_keep: np.ndarray
+    """The search's reply filter by depth: plays kept at most ..."""
+    reply_within: np.ndarray
+    """... and each within this equity of the best."""
+    rank: NetArrays
+    """The network that ranks plays inside a search."""
+
+    def for_thread(self) -> "Context":
+        """The same context with statistics and scratch of its own, for another thread."""
+        return self._replace(stats=np.zeros_like(self.stats), scratch=new_scratch())
 
 
 class NoModelError(NardyError):
@@ -80,12 +111,12 @@ def load_network(variant: str, path: str | os.PathLike | None = None) -> Network
 def exact_probs(s, ctx, o):
     """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
     a home race the bear-off tables value. Returns whether it did."""
-    winner, points, kind = result_k(s, ctx[1])
+    winner, points, kind = result_k(s, ctx.scores)
     if winner >= 0:
         points_probs(winner, points, o)
         return True
-    if ctx[5][F_BEAROFF] != 0 and _bo._home_race(s):
-        _bo.race_probs(s, ctx[2], ctx[3], ctx[4], o)
+    if ctx.bearoff and _bo._home_race(s):
+        _bo.race_probs(s, ctx.off, ctx.off_tail, ctx.first_tail, o)
         return True
     return False
 
@@ -107,7 +138,7 @@ def static_probs(states, n, net, ctx, probs):
                 o[k] = o32[k]
         for k in range(N_OUTPUTS):
             probs[r, k] = o[k]
-    ctx[6][S_STATIC] += n
+    ctx.stats[S_STATIC] += n
 
 
 # --------------------------------------------------------------------- the evaluator
@@ -141,10 +172,9 @@ class Evaluator:
         """A cheaper network that picks the plays inside an n-ply search (GNU
         Backgammon's pruning nets): each roll's plays are ranked by it and only the one
         picked is rated by :attr:`network`. None: the search ranks with the network."""
-        self._net = (*network.arrays(), *network.encoder_arrays())
-        self._prune_net = (self._net if prune is None
-                           else (*prune.arrays(), *prune.encoder_arrays()))
-        self._ctx: dict = {}
+        self._net = NetArrays.of(network)
+        self._prune_net = self._net if prune is None else NetArrays.of(prune)
+        self._ctx: dict[tuple, Context] = {}
 
     @classmethod
     def load(cls, variant: str, path: str | os.PathLike | None = None,
@@ -171,12 +201,11 @@ class Evaluator:
         return self.rules.variant
 
     def kernel_args(self, reply_keep=None, reply_within=None, bearoff: bool = True,
-                    prune: bool = False):
-        """``(net, ctx)``: the tuples of arrays the numba kernels take. ``ctx`` holds
-        the rules table, score table, bear-off tables, flags, statistics, a movegen
-        work space, the reply filters of :mod:`engine.search.nply` (by depth) and, as its
-        last nine arrays, the network that ranks plays inside a search: the pruning
-        network when ``prune`` and there is one (flag ``F_PRUNE``), else the network.
+                    prune: bool = False) -> tuple[NetArrays, Context]:
+        """``(net, ctx)``: the network and the :class:`Context` the numba kernels take,
+        with the reply filters of :mod:`engine.search.nply` (by depth) and, as the
+        context's ``rank``, the pruning network when ``prune`` and there is one, else
+        the network.
 
         Cached per argument set, statistics reset at each call: one evaluator serves one
         thread at a time."""
@@ -187,19 +216,16 @@ class Evaluator:
         key = (tuple(rkeep.tolist()), tuple(rwithin.tolist()), bool(bearoff), pruning)
         cached = self._ctx.get(key)
         if cached is not None:
-            cached[6][:] = 0
+            cached.stats[:] = 0
             return self._net, cached
-        flags = np.zeros(N_FLAGS, np.int64)
         db = self.bearoff if bearoff else None
         if db is not None:
-            flags[F_BEAROFF] = 1
             off, off_tail, first_tail = db.arrays()
         else:
             off, off_tail, first_tail = _NO_TABLE, _NO_TABLE, _NO_TABLE
-        flags[F_PRUNE] = int(pruning)
-        ctx = (self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
-               flags, np.zeros(N_STATS, np.int64), new_scratch(), rkeep, rwithin,
-               *(self._prune_net if pruning else self._net))
+        ctx = Context(self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
+                      db is not None, pruning, np.zeros(N_STATS, np.int64), new_scratch(),
+                      rkeep, rwithin, self._prune_net if pruning else self._net)
         self._ctx[key] = ctx
         return self._net, ctx
 

@@ -31,7 +31,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -258,6 +258,26 @@ def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, 
             for k in range(N_OUTPUTS):
                 o_best[k] = o[k]
     return best
+
+
+class NetArrays(NamedTuple):
+    """One network as the kernels read it: its weights (:meth:`Network.arrays`) and its
+    encoder's index tables (:meth:`Network.encoder_arrays`)."""
+
+    w1t: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    uidx: np.ndarray
+    uval: np.ndarray
+    cidx: np.ndarray
+    cval: np.ndarray
+    fidx: np.ndarray
+
+    @classmethod
+    def of(cls, network: "Network") -> "NetArrays":
+        """The arrays of ``network``."""
+        return cls(*network.arrays(), *network.encoder_arrays())
 
 
 # --------------------------------------------------------------------- the container

@@ -46,9 +46,9 @@ import numpy as np
 
 from engine._jit import FAST, announce_compile, njit
 from engine.errors import NardyError, quote
-from engine.eval.evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs, static_probs
+from engine.eval.evaluator import S_STATIC, Evaluator, exact_probs, static_probs
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
-from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
+from engine.movegen._core import PLAY_BEAM, generate_turn
 from engine.movegen.generate import cascade_threads, check_dice
 from engine.rules import _layout as L
 from engine.rules.dice import Dice
@@ -193,7 +193,7 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     for i in range(n):
         e = equity(probs[i])
         eq[i] = e if segment else -e
-    ctx[6][S_STATIC] += n
+    ctx.stats[S_STATIC] += n
 
 
 @njit(cache=True)
@@ -259,8 +259,8 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     ns = states.shape[0]
     nr = rolls.shape[0]
     segment = rolls[0, 0] == 0
-    pruning = ctx[5][F_PRUNE] != 0
-    nh = net[1].shape[0]
+    pruning = ctx.pruning
+    nh = net.b1.shape[0]
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     gen = np.empty((64, L.STATE_LEN), np.int16)
@@ -283,7 +283,8 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
         s = states[i]
         _node_ref(s, segment, net, ref, h_ref)
         for r in range(nr):
-            n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx[0], ctx[7], gen, beam)
+            n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
+                                   beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
             _rate_children(ref, h_ref, segment, gen, n, net, ctx, probs, eq)
             if average:
@@ -475,10 +476,10 @@ class _Tree:
     def __init__(self, net, ctx, ctxs: list):
         self.net = net
         self.ctx = ctx
-        self.rank = ctx[10:19]
-        self.pruning = ctx[5][F_PRUNE] != 0
-        self.rkeep = ctx[8]
-        self.rwithin = ctx[9]
+        self.rank = ctx.rank
+        self.pruning = ctx.pruning
+        self.rkeep = ctx.reply_keep
+        self.rwithin = ctx.reply_within
         self.ctxs = ctxs
         """``ctx`` and, for each further thread, a copy with statistics and move-generator
         scratch of its own (:meth:`Search._tree` keeps them between calls)."""
@@ -487,8 +488,8 @@ class _Tree:
     def close(self) -> None:
         """Add the threads' statistics to the context's."""
         for c in self.ctxs[1:]:
-            self.ctx[6][:] += c[6]
-            c[6][:] = 0
+            self.ctx.stats[:] += c.stats
+            c.stats[:] = 0
 
     def _on_threads(self, kernel, n: int, pieces: int, call):
         """Run ``call(kernel, lo, hi, ctx)`` over ``pieces`` slices of ``range(n)`` on the
@@ -546,7 +547,7 @@ class _Tree:
                                    for i in range(0, n, CHUNK)])
         out = np.zeros((n, N_OUTPUTS))
         exact = exact_batch(states, self.ctx, out)
-        self.ctx[6][S_STATIC] += int(exact.sum())
+        self.ctx.stats[S_STATIC] += int(exact.sum())
         pending = ~exact & (states[:, L.NPEND] != 0)
         rolled = ~exact & ~pending
         if rolled.any():
@@ -645,8 +646,7 @@ class Search:
         _announce()
         ctxs = self._ctxs.get(id(ctx))
         if ctxs is None or ctxs[0] is not ctx:
-            ctxs = [ctx] + [ctx[:6] + (np.zeros_like(ctx[6]), new_scratch()) + ctx[8:]
-                            for _ in range(self.threads - 1)]
+            ctxs = [ctx] + [ctx.for_thread() for _ in range(self.threads - 1)]
             self._ctxs[id(ctx)] = ctxs
         return _Tree(net, ctx, ctxs)
 
@@ -659,7 +659,7 @@ class Search:
         kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
                                              int(d1), int(d2), settings.ply, fkeep, fwithin)
         tree.close()
-        return kids, probs, eq, plies, int(tree.ctx[6][S_STATIC])
+        return kids, probs, eq, plies, int(tree.ctx.stats[S_STATIC])
 
     def analyse(self, position: Position, dice, ply: int | None = None,
                 settings: SearchSettings | None = None, top: int | None = None) -> Analysis:
@@ -699,7 +699,7 @@ class Search:
         o = tree.values(position.to_array()[None, :], settings.ply)[0]
         tree.close()
         p = tuple(float(x) for x in o)
-        return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx[6][S_STATIC]))
+        return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx.stats[S_STATIC]))
 
     def __repr__(self) -> str:
         return f"Search({self.evaluator!r}, {self.settings!r})"
