@@ -64,8 +64,8 @@ def _zero_ply_loop(states, dice, net, ctx, reps):
         for i in range(states.shape[0]):
             roll[0, 0] = dice[i, 0]
             roll[0, 1] = dice[i, 1]
-            n, kids, probs, eq, pair = expand(states[i:i + 1], roll, True, -1, 0.0, net, net,
-                                              False, ctx)
+            n, kids, probs, eq, pair = expand(states[i:i + 1], roll, False, True, -1, 0.0, net,
+                                              net, False, ctx)
             total += n
     return total
 

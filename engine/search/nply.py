@@ -235,7 +235,7 @@ def _grow(n, probs, eq, idx):
 
 # ----- the one kernel that plays rolls
 @njit(nogil=True, **FAST)
-def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
+def expand(states, rolls, paired, exact_walk, keep, within, net, value, average, ctx):
     """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
     the pending segment) from every state of ``states`` (game on; no pending dice
     unless the row is the segment), rated at 0-ply by ``net`` and filtered per (state,
@@ -246,7 +246,9 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     walk (:func:`engine.movegen._core.generate_turn`). Returns ``(k, kids, probs, eq,
     pair)``: ``kids[:k]`` the plays kept, ``probs`` their 0-ply outputs for their own
     side to move, ``eq`` the mover's equity of each, ``pair`` the pair each belongs to
-    (``state * len(rolls) + roll``, ascending).
+    (``state * len(rolls) + roll``, ascending). ``paired``: ``rolls`` has one row per
+    state, state ``i`` plays only row ``i`` (its pair is ``i``): a rollout's trials,
+    each on its own dice.
 
     ``average``: each state's 1-ply value instead, in ``probs[:len(states)]`` (``k`` the
     number of states, no kids): over the rolls, the best play by ``net``, rated by
@@ -257,8 +259,7 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     Runs without the GIL: :class:`Search` gives each thread its own ``ctx`` statistics
     and move-generator work space."""
     ns = states.shape[0]
-    nr = rolls.shape[0]
-    segment = rolls[0, 0] == 0
+    nr = 1 if paired else rolls.shape[0]
     pruning = ctx.pruning
     nh = net.b1.shape[0]
     ref = np.empty(L.STATE_LEN, np.int16)
@@ -281,8 +282,10 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
     k = 0
     for i in range(ns):
         s = states[i]
+        first = i if paired else 0
+        segment = rolls[first, 0] == 0
         _node_ref(s, segment, net, ref, h_ref)
-        for r in range(nr):
+        for r in range(first, first + nr):
             n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
                                    beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
@@ -321,7 +324,7 @@ def expand(states, rolls, exact_walk, keep, within, net, value, average, ctx):
                 kids[k] = gen[idx[j]]
                 kprobs[k] = probs[idx[j]]
                 keq[k] = eq[idx[j]]
-                kpair[k] = i * nr + r
+                kpair[k] = i if paired else i * nr + r
                 k += 1
     if average:
         k = ns
@@ -511,18 +514,20 @@ class _Tree:
         futs = [pool.submit(run, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
         return cuts, [f.result() for f in futs]
 
-    def expand(self, states, rolls, exact_walk, keep, within, net, average=False):
+    def expand(self, states, rolls, exact_walk, keep, within, net, average=False,
+               paired=False):
         """:func:`expand`, split by states over the threads when it is large: ``(kids,
         probs, eq, pair)``, or with ``average`` the states' 1-ply outputs."""
-        ns, nr = states.shape[0], rolls.shape[0]
+        ns = states.shape[0]
+        nr = 1 if paired else rolls.shape[0]
         if self.threads == 1 or ns < 2 or ns * nr < PARALLEL_PAIRS:
-            k, kids, probs, eq, pair = expand(states, rolls, exact_walk, keep, within,
+            k, kids, probs, eq, pair = expand(states, rolls, paired, exact_walk, keep, within,
                                               net, self.net, average, self.ctx)
             return probs[:k] if average else (kids[:k], probs[:k], eq[:k], pair[:k])
         cuts, parts = self._on_threads(
             expand, ns, min(ns, SLICES * self.threads),
-            lambda f, lo, hi, c: f(states[lo:hi], rolls, exact_walk, keep, within, net,
-                                   self.net, average, c))
+            lambda f, lo, hi, c: f(states[lo:hi], rolls[lo:hi] if paired else rolls, paired,
+                                   exact_walk, keep, within, net, self.net, average, c))
         if average:
             return np.concatenate([p[2][:p[0]] for p in parts])
         kids = np.concatenate([p[1][:p[0]] for p in parts])

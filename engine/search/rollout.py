@@ -1,0 +1,635 @@
+"""Rollouts: a position's value, or each candidate play's, as the average result of
+many games played on from it, as GNU Backgammon and eXtreme Gammon do.
+
+A *trial* plays the game on from the position with the network's checker play (0-ply
+by default, or 1-/2-ply as XG's Roller+), until the game ends, a home race reaches the
+one-sided bear-off tables (their value ends the trial), or, in a truncated rollout,
+``truncate`` rolls have been played (the network's evaluation ends the trial). Its
+result is the five outputs (:data:`engine.rules.scoring.OUTPUTS`) for the side to move
+of the position rolled out.
+
+**Dice.** Trial ``t`` draws its ``k``-th roll as a pure function of ``(seed, t, k)``,
+so a rollout is bit-for-bit the same for a seed whichever trials run together, on
+however many threads. The first two rolls are quasi-random (stratified, as GNU
+Backgammon's rollouts): the first roll of trial ``t`` is ``perm0[t mod 36]`` and the
+second ``perm1[(t div 36) mod 36]`` of two permutations of the 36 ordered rolls drawn
+from the seed, so 1296 trials see every pair of opening rolls exactly once. Every
+candidate of a roll is rolled out on the same dice.
+
+**Variance reduction** (GNU Backgammon's luck adjustment): before each roll the
+mover's best play of each of the 21 rolls is rated at 0-ply; the *luck* of the roll
+that came is the rating of its best play less the average over the 21 (a control
+variate of mean zero whatever the checker play), and the trial's result less the sum of
+its luck is the adjusted result. The adjusted mean estimates the same value with a
+much smaller standard error; both standard errors are reported.
+
+**Cubeful** (backgammon, money and match): see :func:`rollout` ``cube``.
+
+The trials of a rollout (all candidates together) advance in lockstep, one roll a
+step, through the search's kernel :func:`engine.search.nply.expand` (one call plays a
+roll for every live trial; large calls are split over the search's threads).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from engine.cube.decision import (
+    CubeState,
+    cube_decision,
+    cube_efficiency,
+    match_cubeful_mwc,
+    money_cubeful_equity,
+)
+from engine.cube.met import MatchEquityTable, default_table
+from engine.errors import NardyError, quote
+from engine.eval.evaluator import S_STATIC
+from engine.rules import _layout as L
+from engine.rules._rng import GAMMA, MIX2, mix
+from engine.rules.position import Position
+from engine.rules.scoring import OUTPUTS, equities, flip_probs
+from engine.search.nply import _ROLLS, Search, SearchSettings, exact_batch
+
+TRIALS = 1296
+"""Trials of a rollout unless told otherwise (36 x 36: every pair of first rolls once)."""
+MAX_TRIALS = 1_000_000
+"""The most trials one rollout may ask for."""
+MAX_PLY_INSIDE = 2
+"""The deepest checker play inside a rollout."""
+BATCH = 1296
+"""Trials advanced together (all candidates of a roll at once); a rollout with a stop
+rule checks it after each batch."""
+Z95 = 1.959964
+"""Two-sided 95% normal quantile: a difference is *significant* beyond Z95 standard errors."""
+
+
+class RolloutError(NardyError):
+    """Bad rollout settings (which field, what was expected)."""
+
+
+def _whole(name: str, value, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not lo <= value <= hi:
+        raise RolloutError(f"{name} = {quote(value)}: expected an integer {lo}..{hi:,}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """How a rollout is played."""
+
+    trials: int = TRIALS
+    """Trials per position (per candidate)."""
+    truncate: int = 0
+    """Rolls after which the network's 0-ply evaluation ends a trial; 0: play to the end."""
+    ply: int = 0
+    """Checker play inside the rollout: 0-ply (the network's best play) .. 2-ply."""
+    seed: int = 1
+    """The dice's seed (0 .. 2**63 - 1)."""
+    variance_reduction: bool = True
+    """Luck adjustment (module docstring)."""
+    bearoff: bool = True
+    """End a trial at a home race the one-sided bear-off tables value (where the game
+    has them), with their value; False: play every race out."""
+    stop_sigmas: float | None = None
+    """Candidates only (cubeless): stop once the best is ahead of every other by this many
+    standard errors of the difference (checked every :data:`BATCH` trials); None: all trials."""
+
+    def __post_init__(self) -> None:
+        _whole("trials", self.trials, 1, MAX_TRIALS)
+        _whole("truncate", self.truncate, 0, 10_000)
+        _whole("ply", self.ply, 0, MAX_PLY_INSIDE)
+        _whole("seed", self.seed, 0, 2**63 - 1)
+        for name in ("variance_reduction", "bearoff"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise RolloutError(f"{name} = {quote(getattr(self, name))}: expected true "
+                                   f"or false")
+        if self.stop_sigmas is not None and (
+                isinstance(self.stop_sigmas, bool)
+                or not isinstance(self.stop_sigmas, (int, float))
+                or not 0 < self.stop_sigmas < 100):
+            raise RolloutError(f"stop_sigmas = {quote(self.stop_sigmas)}: expected a number "
+                               f"between 0 and 100, or none")
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """A rollout's estimate for the side to move of the position rolled out (for a
+    candidate: for the player who made the play)."""
+
+    probabilities: tuple[float, ...]
+    """Mean of the five outputs (luck-adjusted with variance reduction)."""
+    equity: float
+    """Cubeless money equity of :attr:`probabilities`."""
+    se: dict
+    """Standard errors of the mean: ``equity`` and each output (adjusted with
+    variance reduction)."""
+    se_plain: dict
+    """The same without the luck adjustment (the plain mean's standard errors)."""
+    equity_plain: float
+    """The plain (unadjusted) mean equity."""
+    trials: int
+    """Trials played."""
+    evaluated: int = 0
+    """Positions rated statically on the way."""
+    cubeful_equity: float | None = None
+    """Cubeful rollouts: the mean cubeful equity per unit of the starting cube (match
+    play: the match winning chance on GNU Backgammon's normalised scale); its standard
+    error is ``se["cubeful_equity"]``."""
+    mwc: float | None = None
+    """Cubeful match play: the mean match winning chance (standard error ``se["mwc"]``)."""
+    results: np.ndarray = field(default=None, repr=False, compare=False)
+    """Each trial's five outputs (``trials x 5``, adjusted with variance reduction)."""
+    cubeful_results: np.ndarray = field(default=None, repr=False, compare=False)
+    """Cubeful rollouts: each trial's cubeful equity (units of :attr:`cubeful_equity`,
+    adjusted with variance reduction)."""
+
+    def to_json(self) -> dict:
+        out = {"probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities))),
+               "equity": round(self.equity, 6),
+               "se": {k: round(v, 6) for k, v in self.se.items()},
+               "se_plain": {k: round(v, 6) for k, v in self.se_plain.items()},
+               "trials": self.trials}
+        if self.cubeful_equity is not None:
+            out["cubeful_equity"] = round(self.cubeful_equity, 6)
+        if self.mwc is not None:
+            out["mwc"] = round(self.mwc, 6)
+        return out
+
+
+@dataclass(frozen=True)
+class RolloutCandidate:
+    """One play of the roll, rolled out."""
+
+    position: Position
+    """The position after the play (the opponent to move)."""
+    move: str
+    """The play's move text."""
+    result: RolloutResult
+    """Its rollout, for the player who made the play."""
+    behind: float
+    """Equity behind the best candidate (0 for the best)."""
+    se_behind: float
+    """Standard error of that difference (same dice: the trials are paired)."""
+
+    @property
+    def significant(self) -> bool:
+        """Whether the best candidate is ahead by more than :data:`Z95` standard errors."""
+        return self.behind > Z95 * self.se_behind
+
+    def to_json(self) -> dict:
+        return {"position": self.position.to_json(), "move": self.move,
+                "equity": round(self.result.equity, 6),
+                "se": round(self.result.se["equity"], 6),
+                "probabilities": dict(zip(OUTPUTS, (round(p, 6)
+                                                    for p in self.result.probabilities))),
+                **({"cubeful_equity": round(self.result.cubeful_equity, 6),
+                    "cubeful_se": round(self.result.se["cubeful_equity"], 6)}
+                   if self.result.cubeful_equity is not None else {}),
+                "behind": round(self.behind, 6), "se_behind": round(self.se_behind, 6),
+                "significant": self.significant, "trials": self.result.trials}
+
+
+# --------------------------------------------------------------------- dice
+def _roll_index(d1: np.ndarray, d2: np.ndarray) -> np.ndarray:
+    """Row of :data:`engine.search.nply._ROLLS` (a >= b) of each roll."""
+    a = np.maximum(d1, d2)
+    b = np.minimum(d1, d2)
+    return a * (a - 1) // 2 + b - 1
+
+
+def trial_dice(seed: int, trials: np.ndarray, k: int) -> np.ndarray:
+    """``(n, 2)`` dice: the ``k``-th roll (0 first) of each trial of ``trials``
+    (module docstring: stratified for ``k`` 0 and 1, then splitmix64 of ``(seed, t, k)``)."""
+    trials = np.asarray(trials, np.int64)
+    if k < 2:
+        perm = np.random.default_rng([seed, k]).permutation(36)
+        combo = perm[(trials // (36 ** k)) % 36]
+    else:
+        with np.errstate(over="ignore"):
+            base = mix(np.array([np.uint64(seed) * MIX2 ^ (np.uint64(k) * GAMMA)], np.uint64))
+            v = mix(base + (trials.astype(np.uint64) + np.uint64(1)) * GAMMA)
+        combo = (v % np.uint64(36)).astype(np.int64)
+    return np.stack([combo // 6 + 1, combo % 6 + 1], axis=1)
+
+
+def _flip_delta(d: np.ndarray) -> np.ndarray:
+    """A difference of outputs seen from the other side (``flip_probs`` is affine)."""
+    return np.stack([-d[..., 0], d[..., 3], d[..., 4], d[..., 1], d[..., 2]], axis=-1)
+
+
+# --------------------------------------------------------------------- the trial loop
+def _choose(tree, states, dice, ply: int, filters) -> np.ndarray:
+    """The play of each state's own roll (``dice`` rows; 0, 0 a pending segment) at
+    ``ply``: the plays kept by the root filters rated ``ply`` deep, best for the mover."""
+    n = states.shape[0]
+    rolls = np.ones((n, 3), np.int64)
+    rolls[:, :2] = dice
+    fkeep, fwithin = filters
+    keep = 1 if ply == 0 else int(fkeep[0])
+    within = 0.0 if ply == 0 else float(fwithin[0])
+    kids, probs, eq, pair = tree.expand(states, rolls, False, keep, within, tree.net,
+                                        paired=True)
+    if ply > 0:
+        segment = dice[:, 0] == 0
+        for depth in range(1, ply + 1):
+            v = tree.values(kids, depth)
+            e = equities(v)
+            eq = np.where(segment[pair], e, -e)       # the mover's equity of each play
+            if depth < ply and fkeep[depth] >= 0:
+                keep_d, within_d = int(fkeep[depth]), float(fwithin[depth])
+                order = np.lexsort((-eq, pair))
+                p_sorted = pair[order]
+                first = np.searchsorted(p_sorted, p_sorted, side="left")
+                rank = np.arange(len(order)) - first
+                top = eq[order][first]
+                ok = (rank < keep_d) & (eq[order] >= top - within_d)
+                sel = np.sort(order[ok])
+                kids, eq, pair = kids[sel], eq[sel], pair[sel]
+    best = np.full(n, -1, np.int64)
+    order = np.lexsort((-eq, pair))
+    p_sorted = pair[order]
+    starts = np.flatnonzero(np.r_[True, p_sorted[1:] != p_sorted[:-1]])
+    best[p_sorted[starts]] = order[starts]
+    if (best < 0).any():
+        raise RuntimeError("a roll without a play: the move generator broke its promise "
+                           "of at least one successor")
+    return kids[best]
+
+
+class _Cubes:
+    """The cube of every trial of a cubeful rollout (backgammon): value and owner
+    (0 centred, 1 the root's side to move, 2 the other side), each trial's cubeful
+    result and the luck in its units (money: points; match: match winning chances,
+    both for the root's side to move)."""
+
+    def __init__(self, root: CubeState, n: int, table: MatchEquityTable | None):
+        self.root = root
+        self.table = table if table is not None or root.money else default_table()
+        own = {"centre": 0, "me": 1, "them": 2}[root.owner]
+        self.value = np.full(n, root.value, np.int64)
+        self.owner = np.full(n, own, np.int8)
+        self.result = np.zeros(n)
+        self.ended = np.zeros(n, bool)
+        self.luck = np.zeros(n)
+
+    def state(self, i: int, me: bool) -> CubeState:
+        """Trial ``i``'s cube seen from its side to move (``me``: the root's side)."""
+        r = self.root
+        own = int(self.owner[i])
+        rel = "centre" if own == 0 else ("me" if (own == 1) == me else "them")
+        score = r.score if me else r.score[::-1]
+        return CubeState(int(self.value[i]), rel, r.match_length, tuple(score), r.crawford,
+                         r.jacoby, False)
+
+    def scale(self, i: int) -> float:
+        """What one point of cubeless equity at trial ``i``'s cube is worth in its units
+        (a factor fixed before the roll, so luck times it keeps mean zero)."""
+        c = int(self.value[i])
+        if self.root.money:
+            return float(c)
+        a, b = self.root.away
+        return 0.5 * (self.table.after(a, b, c) - self.table.after(a, b, -c))
+
+    def cubeful(self, i: int, me: bool, probs: np.ndarray, position: Position) -> float:
+        """The cubeful value (units above) of trial ``i`` ending at ``position`` with
+        cubeless ``probs`` for its side to move (``me``: the root's side): Janowski's
+        interpolation, which is the exact score of a finished game."""
+        st = self.state(i, me)
+        eff = cube_efficiency(position)
+        if self.root.money:
+            v = st.value * money_cubeful_equity(probs, st.owner, eff, st.jacoby)
+            return v if me else -v
+        a, b = st.away
+        m = match_cubeful_mwc(probs, self.table, a, b, st.value, st.owner, st.crawford, eff)
+        return m if me else 1.0 - m
+
+    def passed(self, i: int, me: bool) -> float:
+        """The value of trial ``i`` ended by a double its opponent passed (the side to
+        move, ``me`` or not, won the cube's value)."""
+        c = int(self.value[i])
+        if self.root.money:
+            return float(c if me else -c)
+        a, b = self.root.away
+        return float(self.table.after(a, b, c if me else -c))
+
+    def decide(self, tree, states, idx, me) -> np.ndarray:
+        """Cube actions before the roll for the trials ``idx`` (their ``states``): each
+        side to move that may double asks :func:`engine.cube.decision.cube_decision` at
+        0-ply; a take turns the cube, a pass ends the trial. Returns which passed."""
+        passed = np.zeros(len(idx), bool)
+        may = []
+        for j, i in enumerate(idx.tolist()):
+            if self.state(i, bool(me[i])).can_double():
+                may.append(j)
+        if not may:
+            return passed
+        probs = tree.static(states[may])
+        for j, p in zip(may, probs):
+            i = int(idx[j])
+            st = self.state(i, bool(me[i]))
+            pos = Position.from_array(states[j], "backgammon")
+            d = cube_decision(p, st, cube_efficiency(pos), self.table)
+            if d.action in ("double_take", "double_beaver"):
+                self.value[i] *= 2
+                self.owner[i] = 2 if me[i] else 1       # the taker holds it
+            elif d.action == "double_pass":
+                passed[j] = True
+        return passed
+
+
+def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutSettings,
+                 filters, cube: CubeState | None = None,
+                 table: MatchEquityTable | None = None):
+    """``(plain, luck, cubes)``: ``(len(roots), len(trials), 5)`` results of each trial
+    for the side to move of its root, the sum of its luck (zeros without variance
+    reduction), and with ``cube`` (the cube seen from each root's side to move) the
+    trials' :class:`_Cubes`."""
+    m, nt = roots.shape[0], trials.shape[0]
+    states = np.repeat(roots, nt, axis=0)
+    trial = np.tile(trials, m)
+    b = states.shape[0]
+    cubes = _Cubes(cube, b, table) if cube is not None else None
+    result = np.zeros((b, 5))
+    luck = np.zeros((b, 5))
+    me = np.ones(b, bool)                    # the root's side to move is to move
+    rolls_done = np.zeros(b, np.int64)
+    live = np.arange(b)
+    while live.size:
+        s = states[live]
+        vals = np.zeros((live.size, 5))
+        done = exact_batch(s, tree.ctx, vals)
+        if settings.truncate:
+            cut = ~done & (rolls_done[live] >= settings.truncate)
+            if cut.any():
+                vals[cut] = tree.static(s[cut])
+                done |= cut
+        if cubes is not None and (~done).any():
+            ask = np.flatnonzero(~done & (s[:, L.NPEND] == 0))
+            if ask.size:
+                gone = cubes.decide(tree, s[ask], live[ask], me)
+                if gone.any():
+                    at = ask[gone]
+                    vals[at] = tree.static(s[at])
+                    for i in live[at].tolist():
+                        cubes.result[i] = cubes.passed(i, bool(me[i]))
+                        cubes.ended[i] = True
+                    done[at] = True
+        if done.any():
+            v = vals[done]
+            idx = live[done]
+            result[idx] = np.where(me[idx, None], v, flip_probs(v))
+            if cubes is not None:
+                for j, i in zip(np.flatnonzero(done).tolist(), idx.tolist()):
+                    if not cubes.ended[i]:
+                        cubes.ended[i] = True
+                        cubes.result[i] = cubes.cubeful(
+                            i, bool(me[i]), vals[j], Position.from_array(s[j], "backgammon"))
+            live, s = live[~done], s[~done]
+        if not live.size:
+            break
+        pending = s[:, L.NPEND] != 0
+        dice = np.zeros((live.size, 2), np.int64)
+        rolled = ~pending
+        if rolled.any():
+            k_rolled = rolls_done[live[rolled]]
+            for k in np.unique(k_rolled):
+                at = np.flatnonzero(rolled)[k_rolled == k]
+                dice[at] = trial_dice(settings.seed, trial[live[at]], int(k))
+        nxt = np.empty_like(s)
+        if settings.variance_reduction and rolled.any():
+            r_idx = np.flatnonzero(rolled)
+            sr = s[r_idx]
+            kids, probs, _, pair = tree.expand(sr, _ROLLS, False, 1, 0.0, tree.net)
+            if len(pair) != sr.shape[0] * _ROLLS.shape[0]:
+                raise RuntimeError("a roll without a play: the move generator broke its "
+                                   "promise of at least one successor")
+            after = flip_probs(probs).reshape(sr.shape[0], _ROLLS.shape[0], 5)
+            before = np.einsum("srk,r->sk", after, _ROLLS[:, 2] / 36.0)
+            ri = _roll_index(dice[r_idx, 0], dice[r_idx, 1])
+            got = after[np.arange(sr.shape[0]), ri]
+            d = got - before
+            who = live[r_idx]
+            luck[who] += np.where(me[who, None], d, _flip_delta(d))
+            if cubes is not None:
+                de = equities(got) - equities(before)
+                for j, i in enumerate(who.tolist()):
+                    cubes.luck[i] += cubes.scale(i) * (de[j] if me[i] else -de[j])
+            if settings.ply == 0:
+                nxt[r_idx] = kids.reshape(sr.shape[0], _ROLLS.shape[0], -1)[
+                    np.arange(sr.shape[0]), ri]
+                rest = pending
+            else:
+                rest = np.ones(live.size, bool)
+        else:
+            rest = np.ones(live.size, bool)
+        if rest.any():
+            at = np.flatnonzero(rest)
+            nxt[at] = _choose(tree, s[at], dice[at], settings.ply, filters)
+        states[live] = nxt
+        me[live[rolled]] ^= True
+        rolls_done[live[rolled]] += 1
+    shape = (m, nt, 5)
+    return result.reshape(shape), luck.reshape(shape), cubes
+
+
+def _se(x: np.ndarray) -> float:
+    n = x.shape[0]
+    return float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+
+
+def _summary(plain: np.ndarray, luck: np.ndarray, vr: bool, evaluated: int,
+             cubeful: tuple | None = None) -> RolloutResult:
+    """The statistics of one root's trials; ``cubeful``: ``(values, luck, cube, table)``
+    of its cubeful results (units of :class:`_Cubes`, for the same side)."""
+    adjusted = plain - luck if vr else plain
+
+    def se(x):
+        return {"equity": _se(equities(x)), **{k: _se(x[:, j]) for j, k in enumerate(OUTPUTS)}}
+
+    mean = adjusted.mean(axis=0)
+    s, s_plain = se(adjusted), se(plain)
+    cf = mwc = None
+    cf_results = None
+    if cubeful is not None:
+        values, cluck, cube, table = cubeful
+        x = values - cluck if vr else values
+        if cube.money:
+            cf_results = x / cube.value
+            s_plain["cubeful_equity"] = _se(values / cube.value)
+        else:
+            a, b = cube.away
+            lo, hi = table.after(a, b, -cube.value), table.after(a, b, cube.value)
+            mwc = float(x.mean())
+            s["mwc"], s_plain["mwc"] = _se(x), _se(values)
+            cf_results = 2.0 * (x - lo) / (hi - lo) - 1.0 if hi > lo else np.zeros_like(x)
+            s_plain["cubeful_equity"] = (_se(2.0 * values / (hi - lo)) if hi > lo else 0.0)
+        cf = float(cf_results.mean())
+        s["cubeful_equity"] = _se(cf_results)
+    return RolloutResult(tuple(float(v) for v in mean), float(equities(mean)), s, s_plain,
+                         float(equities(plain.mean(axis=0))), plain.shape[0], evaluated,
+                         cf, mwc, adjusted, cf_results)
+
+
+class Rollout:
+    """Rollouts with one :class:`~engine.search.nply.Search` (its evaluator and threads)."""
+
+    def __init__(self, search: Search, settings: RolloutSettings = RolloutSettings()):
+        self.search = search
+        self.settings = settings
+
+    def _run(self, roots: np.ndarray, settings: RolloutSettings,
+             progress: Callable[[int], None] | None = None,
+             stop: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+             cube: CubeState | None = None, table: MatchEquityTable | None = None):
+        inside = SearchSettings(ply=settings.ply, bearoff=settings.bearoff)
+        tree = self.search._tree(inside)
+        filters = inside.packed()[:2]
+        plains, lucks, cvals, clucks = [], [], [], []
+        done = 0
+        m = roots.shape[0]
+        try:
+            while done < settings.trials:
+                hi = min(settings.trials, done + BATCH)
+                p, lk, cubes = _play_trials(tree, roots, np.arange(done, hi), settings,
+                                            filters, cube, table)
+                plains.append(p)
+                lucks.append(lk)
+                if cubes is not None:
+                    cvals.append(cubes.result.reshape(m, -1))
+                    clucks.append(cubes.luck.reshape(m, -1))
+                    table = cubes.table
+                done = hi
+                if progress is not None:
+                    progress(done)
+                if stop is not None and done < settings.trials and stop(
+                        np.concatenate(plains, axis=1), np.concatenate(lucks, axis=1)):
+                    break
+        finally:
+            tree.close()
+        cubeful = ((np.concatenate(cvals, axis=1), np.concatenate(clucks, axis=1), table)
+                   if cvals else None)
+        return (np.concatenate(plains, axis=1), np.concatenate(lucks, axis=1),
+                int(tree.ctx.stats[S_STATIC]), cubeful)
+
+    def _check_cube(self, position: Position, cube: CubeState | None) -> None:
+        if cube is None:
+            return
+        if position.variant != "backgammon":
+            raise RolloutError(f"a cubeful rollout of {position.variant}: only backgammon "
+                               f"has a cube")
+        if not isinstance(cube, CubeState):
+            raise RolloutError(f"cube = {quote(cube)}: expected a CubeState")
+
+    def position(self, position: Position, settings: RolloutSettings | None = None,
+                 progress: Callable[[int], None] | None = None, *,
+                 cube: CubeState | None = None,
+                 table: MatchEquityTable | None = None) -> RolloutResult:
+        """The rollout of ``position`` before its side to move rolls, for that side.
+
+        ``cube`` (backgammon): a cubeful rollout with the cube as the side to move sees
+        it (money or match, :class:`~engine.cube.decision.CubeState`); inside each
+        trial the side to move doubles, and the other takes or passes, as
+        :func:`~engine.cube.decision.cube_decision` advises at 0-ply (a beaver is a
+        take); ``table`` the match equity table (default Kazaross-XG2)."""
+        settings = settings or self.settings
+        self.search._check(position)
+        self._check_cube(position, cube)
+        if position.pending:
+            raise RolloutError("position has pending dice: roll out the plays of its "
+                               "segment with candidates(position, None)")
+        plain, luck, evaluated, cf = self._run(position.to_array()[None, :], settings,
+                                               progress, None, cube, table)
+        cubeful = (cf[0][0], cf[1][0], cube, cf[2]) if cf is not None else None
+        return _summary(plain[0], luck[0], settings.variance_reduction, evaluated, cubeful)
+
+    def candidates(self, position: Position, dice, count: int = 5,
+                   settings: RolloutSettings | None = None,
+                   progress: Callable[[int], None] | None = None, *,
+                   cube: CubeState | None = None,
+                   table: MatchEquityTable | None = None) -> list[RolloutCandidate]:
+        """The best ``count`` plays of ``dice`` at 0-ply, each rolled out on the same
+        dice, ranked best first by their rollout equity (cubeful equity when ``cube``
+        is given: the cube as the mover sees it before his play)."""
+        settings = settings or self.settings
+        count = _whole("candidates", count, 1, 1000)
+        self._check_cube(position, cube)
+        analysis = self.search.analyse(position, dice, 0, top=count)
+        cands = analysis.candidates[:count]
+        roots = np.stack([c.position.to_array() for c in cands])
+        vr = settings.variance_reduction
+        segment = analysis.dice is None
+
+        def view(x):                   # the mover's view: flipped unless a segment
+            return x if segment else flip_probs(x)
+
+        def ahead(plain, luck) -> bool:
+            if settings.stop_sigmas is None or len(cands) < 2:
+                return False
+            adj = view(plain - luck if vr else plain)
+            e = equities(adj)                         # (candidates, trials)
+            best = int(np.argmax(e.mean(axis=1)))
+            diff = e[best] - e
+            n = e.shape[1]
+            sd = diff.std(axis=1, ddof=1) / math.sqrt(n)
+            others = np.arange(len(cands)) != best
+            return bool(np.all(diff.mean(axis=1)[others] > settings.stop_sigmas * sd[others]))
+
+        root_cube = cube if (cube is None or segment) else cube.flip()
+        plain, luck, evaluated, cf = self._run(roots, settings, progress,
+                                               None if cube is not None else ahead,
+                                               root_cube, table)
+        results = []
+        for j in range(len(cands)):
+            # the mover's view; luck is a difference, flipped as one
+            lk = luck[j] if segment else _flip_delta(luck[j])
+            cubeful = None
+            if cf is not None:
+                values, cluck = cf[0][j], cf[1][j]
+                if not segment:
+                    values = -values if cube.money else 1.0 - values
+                    cluck = -cluck
+                cubeful = (values, cluck, cube, cf[2])
+            results.append(_summary(view(plain[j]), lk, vr, evaluated, cubeful))
+        key = "cubeful_results" if cube is not None else "results"
+        eqs = np.array([r.cubeful_equity if cube is not None else r.equity for r in results])
+        order = np.argsort(-eqs, kind="stable")
+        best = results[order[0]]
+
+        def per_trial(r):
+            return getattr(r, key) if cube is not None else equities(r.results)
+
+        out = []
+        for j in order.tolist():
+            r = results[j]
+            diff = per_trial(best) - per_trial(r)
+            out.append(RolloutCandidate(cands[j].position, cands[j].move, r,
+                                        float(eqs[order[0]] - eqs[j]),
+                                        _se(diff) if j != order[0] else 0.0))
+        return out
+
+
+def rollout(search: Search, position: Position, dice=None, *, candidates: int = 5,
+            **settings) -> RolloutResult | list[RolloutCandidate]:
+    """One call: the rollout of ``position`` (``dice`` None) or of the best
+    ``candidates`` plays of ``dice``; ``settings`` are :class:`RolloutSettings` fields.
+
+    >>> from engine import Position
+    >>> from engine.search.nply import Search
+    >>> r = rollout(Search.load("backgammon"), Position.start(), trials=36, truncate=2)
+    >>> r.trials, round(r.probabilities[0], 1)
+    (36, 0.5)
+    """
+    ro = Rollout(search, RolloutSettings(**settings))
+    if dice is None:
+        return ro.position(position)
+    return ro.candidates(position, dice, candidates)
+
+
+def results_of(candidates: Sequence[RolloutCandidate]) -> list[dict]:
+    """The candidates as JSON objects, best first."""
+    return [c.to_json() for c in candidates]

@@ -1,0 +1,147 @@
+"""Rollouts (engine.search.rollout): their dice, their agreement with exact values, what
+variance reduction buys, reproducibility, and the cube inside them."""
+
+import numpy as np
+import pytest
+
+from engine import Position
+from engine.cube.decision import CubeState
+from engine.cube.met import default_table
+from engine.search.nply import Search
+from engine.search.rollout import (Rollout, RolloutError, RolloutSettings, rollout,
+                                   trial_dice)
+
+pytestmark = pytest.mark.xdist_group("search")
+
+
+@pytest.fixture(scope="module")
+def search():
+    return Search.load("backgammon", threads=1)
+
+
+def _combo(d):
+    return (d[:, 0] - 1) * 6 + d[:, 1] - 1
+
+
+def test_first_two_rolls_are_stratified():
+    t = np.arange(1296)
+    first, second = _combo(trial_dice(7, t, 0)), _combo(trial_dice(7, t, 1))
+    assert np.array_equal(np.bincount(first, minlength=36), np.full(36, 36))
+    assert np.array_equal(np.bincount(second, minlength=36), np.full(36, 36))
+    assert len(set(zip(first.tolist(), second.tolist()))) == 1296     # every pair once
+    third = _combo(trial_dice(7, t, 2))
+    assert 20 < np.bincount(third, minlength=36).min()                  # random, all seen
+    assert not np.array_equal(trial_dice(8, t, 0), trial_dice(7, t, 0))
+
+
+def test_dice_depend_on_seed_trial_and_roll_only():
+    some = np.array([5, 700, 1299])
+    for k in range(4):
+        assert np.array_equal(trial_dice(3, some, k), trial_dice(3, np.arange(1300), k)[some])
+    d = trial_dice(3, np.arange(5000), 9)
+    assert d.min() == 1 and d.max() == 6
+
+
+def test_bad_settings_are_errors_that_name_the_field():
+    for field, value in [("trials", 0), ("ply", 3), ("seed", -1), ("truncate", 1.5),
+                         ("variance_reduction", "yes"), ("stop_sigmas", 0)]:
+        with pytest.raises(RolloutError, match=field):
+            RolloutSettings(**{field: value})
+
+
+def test_a_bearoff_rollout_agrees_with_the_tables(search):
+    """Both sides home: the rollout plays every race out with the network (bearoff
+    off) and lands within 3 standard errors of the one-sided tables' value."""
+    pos = Position.from_json({"variant": "backgammon",
+                              "me": [2, 2, 1, 2, 1, 0] + [0] * 18,
+                              "them": [1, 2, 2, 1, 1, 1] + [0] * 18,
+                              "bar": [0, 0], "off": [7, 7]})
+    exact = search.evaluate(pos, 0).probabilities           # the tables' value
+    r = Rollout(search).position(pos, RolloutSettings(trials=1296, bearoff=False,
+                                                      variance_reduction=False))
+    assert r.trials == 1296
+    assert abs(r.probabilities[0] - exact[0]) < 3 * r.se["win"]
+    assert r.se["win"] > 0
+    # with the tables on, every trial ends at once with their value
+    t = Rollout(search).position(pos, RolloutSettings(trials=36))
+    assert t.probabilities == pytest.approx(exact)
+
+
+def test_variance_reduction_cuts_the_standard_error(search):
+    pos = Position.start()
+    r = Rollout(search).position(pos, RolloutSettings(trials=144, truncate=4))
+    assert r.se_plain["equity"] > 3 * r.se["equity"]
+    # the adjusted mean estimates the same value as the plain one
+    assert abs(r.equity - r.equity_plain) < 3 * r.se_plain["equity"]
+
+
+def test_a_rollout_is_reproducible_and_its_trials_do_not_depend_on_company(search):
+    pos = Position.start()
+    settings = RolloutSettings(trials=72, truncate=3, seed=11)
+    a = Rollout(search).position(pos, settings)
+    b = Rollout(search).position(pos, settings)
+    assert a.results.tobytes() == b.results.tobytes()
+    two = Rollout(Search.load("backgammon", threads=2)).position(pos, settings)
+    assert a.results.tobytes() == two.results.tobytes()
+    longer = Rollout(search).position(pos, RolloutSettings(trials=144, truncate=3, seed=11))
+    assert np.array_equal(longer.results[:72], a.results)
+    other = Rollout(search).position(pos, RolloutSettings(trials=72, truncate=3, seed=12))
+    assert not np.array_equal(other.results, a.results)
+
+
+def test_candidates_are_ranked_and_rolled_out_on_the_same_dice(search):
+    pos = Position.start()
+    cands = Rollout(search).candidates(pos, (3, 1), 3, RolloutSettings(trials=72, truncate=3))
+    assert len(cands) == 3
+    eqs = [c.result.equity for c in cands]
+    assert eqs == sorted(eqs, reverse=True)
+    assert cands[0].behind == 0 and cands[1].behind == pytest.approx(eqs[0] - eqs[1])
+    assert cands[0].move == "8/5 6/5"
+    # the same dice: each candidate's first roll (the opponent's) is trial_dice's
+    j = cands[1].to_json()
+    assert set(j) >= {"position", "move", "equity", "se", "probabilities"}
+
+
+def test_a_cube_that_cannot_turn_changes_nothing(search):
+    """Money: the opponent holds the cube and the side to move bears off its last two
+    checkers with any roll: every trial's cubeful result is its cubeless one."""
+    pos = Position.from_json({"variant": "backgammon", "me": [2] + [0] * 23,
+                              "them": [0] * 18 + [3, 0, 0, 0, 0, 0],
+                              "bar": [0, 0], "off": [13, 12]})
+    r = Rollout(search).position(pos, RolloutSettings(trials=36),
+                                 cube=CubeState(2, "them"))
+    assert r.cubeful_equity == pytest.approx(r.equity) == pytest.approx(1.0)
+
+
+def test_a_dead_cube_in_match_play_is_the_cubeless_game(search):
+    """The Crawford game has no cube: the cubeful match winning chance is the
+    gammon-weighted one of the cubeless results, trial by trial."""
+    table = default_table()
+    cube = CubeState(match_length=5, score=(4, 2), crawford=True)
+    pos = Position.start()
+    settings = RolloutSettings(trials=72, truncate=3, variance_reduction=False)
+    r = Rollout(search).position(pos, settings, cube=cube)
+    a, b = cube.away
+    p = np.asarray(r.results)
+    win = (p[:, 0] - p[:, 1]) * table.after(a, b, 1) + (p[:, 1] - p[:, 2]) * \
+        table.after(a, b, 2) + p[:, 2] * table.after(a, b, 3)
+    lose_single = 1 - p[:, 0] - p[:, 3]
+    lose = lose_single * table.after(a, b, -1) + (p[:, 3] - p[:, 4]) * \
+        table.after(a, b, -2) + p[:, 4] * table.after(a, b, -3)
+    assert r.mwc == pytest.approx(float(np.mean(win + lose)), abs=1e-9)
+
+
+def test_cubeful_money_rollout_doubles_and_reports(search):
+    r = Rollout(search).position(Position.start(), RolloutSettings(trials=72, truncate=5),
+                                 cube=CubeState())
+    assert r.cubeful_equity is not None and r.se["cubeful_equity"] > 0
+    assert -3 < r.cubeful_equity < 3
+    with pytest.raises(RolloutError, match="only backgammon"):
+        Rollout(Search.load("portes", threads=1)).position(
+            Position.start("portes"), RolloutSettings(trials=1), cube=CubeState())
+
+
+def test_the_one_call_api():
+    r = rollout(Search.load("backgammon", threads=1), Position.start(), trials=36,
+                truncate=2)
+    assert r.trials == 36 and 0.4 < r.probabilities[0] < 0.6
