@@ -8,8 +8,7 @@ from engine import Position
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.search.nply import Search
-from engine.search.rollout import (Rollout, RolloutError, RolloutSettings, rollout,
-                                   trial_dice)
+from engine.search.rollout import Rollout, RolloutError, RolloutSettings, rollout, trial_dice
 
 pytestmark = pytest.mark.xdist_group("search")
 
@@ -145,3 +144,37 @@ def test_the_one_call_api():
     r = rollout(Search.load("backgammon", threads=1), Position.start(), trials=36,
                 truncate=2)
     assert r.trials == 36 and 0.4 < r.probabilities[0] < 0.6
+
+
+def _ask(req: dict) -> dict:
+    import json
+
+    from engine.cli.protocol import handle_line
+    return handle_line(json.dumps(req))
+
+
+def test_the_protocol_rollout_command():
+    r = _ask({"id": 1, "cmd": "rollout", "position": "start", "trials": 36, "truncate": 2})
+    assert r["id"] == 1 and r["trials"] == 36
+    assert set(r["se"]) >= {"equity", "win", "win_gammon"} and 0.4 < r["probabilities"]["win"]
+    c = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 2,
+              "dice": [3, 1], "candidates": 2})
+    assert [x["move"] for x in c["candidates"]][0] == "8/5 6/5"
+    assert {"position", "move", "equity", "se", "probabilities"} <= set(c["candidates"][1])
+    cf = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 2,
+               "cubeful": True, "match": {"length": 5, "score": [1, 2]}})
+    assert "cubeful_equity" in cf and "mwc" in cf and "cubeful_equity" in cf["se"]
+    bad = _ask({"id": 2, "cmd": "rollout", "position": "start", "trials": 0})
+    assert bad["error"]["code"] == "invalid" and "trials" in bad["error"]["message"]
+    bad = _ask({"cmd": "rollout", "position": "start", "ply": 3})
+    assert "ply" in bad["error"]["message"]
+
+
+def test_the_analyse_rollout_command_line(capsys):
+    from engine.cli.analyse import main
+    assert main(["--rollout", "--dice", "31", "--trials", "36", "--truncate", "2",
+                 "--candidates", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Rollout  8/5 6/5" in out and "36 trials, truncated after 2 rolls" in out
+    assert main(["--rollout", "--trials", "36", "--truncate", "2", "--cubeful"]) == 0
+    assert "CF " in capsys.readouterr().out

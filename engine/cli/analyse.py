@@ -11,6 +11,14 @@ Plays are rated by the game's trained model, ``models/<variant>.npz``, searched 
 ``--ply`` (0..3, :mod:`engine.search.nply`). A game without a trained model gets its legal
 plays unranked, with a note saying so. Without ``--dice`` the position is rated before
 its roll. ``--json`` prints the same as one JSON object.
+
+``--rollout`` rolls out instead (:mod:`engine.search.rollout`): with ``--dice`` the best
+``--candidates`` plays at 0-ply, each on the same dice, else the position before its
+roll; ``--trials``, ``--truncate``, ``--seed``, ``--no-vr``, ``--cubeful`` (backgammon:
+the cube and match score of a ``PositionID:MatchID`` or XGID, else a centred money
+cube), and ``--ply`` is then the checker play inside the rollout (0..2). Output in the
+manner of GNU Backgammon's rollout: each play's equity, its standard error in brackets,
+and the win / gammon chances with theirs.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import json
 import sys
 from dataclasses import dataclass
 
+from engine.cli._common import non_negative_int
 from engine.errors import NardyError
 from engine.eval.evaluator import NoModelError, model_path
 from engine.movegen.generate import check_dice, successors
@@ -30,6 +39,7 @@ from engine.rules.dice import parse_dice
 from engine.rules.position import Position
 from engine.rules.variants import VARIANTS
 from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search
+from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,18 @@ def main(argv=None) -> int:
                              f"0: all)")
     parser.add_argument("--board", action="store_true", help="draw the position first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    ro = parser.add_argument_group("rollouts")
+    ro.add_argument("--rollout", action="store_true",
+                    help="roll out (the plays of --dice, or the position before its roll)")
+    ro.add_argument("--trials", type=int, default=TRIALS,
+                    help=f"trials per play (default {TRIALS})")
+    ro.add_argument("--truncate", type=int, default=0,
+                    help="rolls after which the network ends a trial (default 0: to the end)")
+    ro.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
+    ro.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    ro.add_argument("--cubeful", action="store_true", help="cubeful rollout (backgammon)")
+    ro.add_argument("--candidates", type=int, default=5,
+                    help="plays of the roll rolled out, the best at 0-ply (default 5)")
     args = parser.parse_args(argv)
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
@@ -124,6 +146,10 @@ def main(argv=None) -> int:
             note = None
         except NoModelError as exc:
             search, note = None, str(exc)
+        if args.rollout:
+            if search is None:
+                raise NoModelError(f"{note}: a rollout needs one")
+            return _rollout(args, pos, info, None if dice == "evaluate" else dice, search)
         if search is None:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
@@ -164,6 +190,86 @@ def main(argv=None) -> int:
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
     print(format_analysis(result))
     _say_cut(len(result.candidates), result.plays)
+    return 0
+
+
+def _se_line(se: dict) -> str:
+    return (f"[{se['win']:.3f} {se['win_gammon']:.3f} {se['win_backgammon']:.3f} - "
+            f"{se['win']:.3f} {se['lose_gammon']:.3f} {se['lose_backgammon']:.3f}]")
+
+
+def format_rollout(r: RolloutResult, label: str = "") -> list[str]:
+    """One rollout as GNU Backgammon prints it: equity [standard error], the chances,
+    their standard errors."""
+    cf = ""
+    if r.cubeful_equity is not None:
+        cf = f"  CF {r.cubeful_equity:+.3f} [{r.se['cubeful_equity']:.3f}]"
+    return [f"{label}Eq.: {r.equity:+.3f} [{r.se['equity']:.3f}]{cf}",
+            f"       {_probs_line(r.probabilities)}",
+            f"       {_se_line(r.se)}"]
+
+
+def _rollout(args, pos: Position, info, dice, search: Search) -> int:
+    """``--rollout``: print (or write as JSON) the rollout of the position or of the
+    roll's candidates."""
+    from tqdm import tqdm
+
+    from engine.cube.decision import CubeState
+    settings = RolloutSettings(args.trials, args.truncate, args.ply, args.seed,
+                               not args.no_vr)
+    cube = None
+    if args.cubeful:
+        cube = (CubeState.from_info(info) if info is not None
+                and hasattr(info, "cube_value") else CubeState())
+    engine = Rollout(search, settings)
+    bar = tqdm(total=settings.trials, unit="trial", file=sys.stderr, leave=False,
+               disable=settings.trials <= BATCH or args.json)
+
+    def progress(done: int) -> None:
+        bar.update(done - bar.n)
+
+    try:
+        if dice is None:
+            result = engine.position(pos, settings, progress, cube=cube)
+        else:
+            result = engine.candidates(pos, dice, args.candidates, settings, progress,
+                                       cube=cube)
+    finally:
+        bar.close()
+    how = (f"{settings.trials} trials, "
+           + (f"truncated after {settings.truncate} rolls" if settings.truncate
+              else "played to the end")
+           + f", {settings.ply}-ply play, seed {settings.seed}"
+           + (", variance reduction" if settings.variance_reduction else "")
+           + (", cubeful" if cube is not None else ""))
+    if args.json:
+        out = {"position": pos.to_json(), "rollout": {"trials": settings.trials,
+               "truncate": settings.truncate, "ply": settings.ply, "seed": settings.seed,
+               "variance_reduction": settings.variance_reduction,
+               "cubeful": cube is not None}}
+        if dice is None:
+            out.update(result.to_json())
+        else:
+            out["dice"] = list(dice) if dice else None
+            out["candidates"] = [c.to_json() for c in result]
+        print(json.dumps(out))
+        return 0
+    if args.board:
+        print(render(pos))
+        print()
+    if dice is None:
+        print(f"{pos.variant}, rollout before the roll: {how}")
+        print("\n".join(format_rollout(result, "       ")))
+        return 0
+    roll = f"{dice[0]}-{dice[1]}" if dice else "pending " + "-".join(map(str, pos.pending))
+    print(f"{pos.variant}, {roll} to play, rollout of {len(result)} play(s): {how}")
+    width = max(len(c.move) for c in result)
+    for i, c in enumerate(result, 1):
+        diff = "" if i == 1 else f" ({-c.behind:+.3f}{'' if c.significant else ' ?'})"
+        head, *rest = format_rollout(c.result)
+        print(f"{i:5d}. Rollout  {c.move:<{width}}  {head}{diff}")
+        print("\n".join(rest))
+    print("(?: not significantly behind the best at 95%)")
     return 0
 
 

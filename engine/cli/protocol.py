@@ -137,6 +137,28 @@ def cmd_evaluate(req: dict) -> dict:
     return _search(pos.variant).evaluate(pos, ply).to_json()
 
 
+def cmd_rollout(req: dict) -> dict:
+    """``rollout``: the rollout of the position before its roll, or with ``dice`` of the
+    best ``candidates`` plays of that roll, each on the same dice (docs/protocol.md)."""
+    from engine.search.rollout import Rollout, RolloutError, RolloutSettings
+    pos, info = parse_position(_field(req, "position"))
+    settings = RolloutSettings(
+        trials=_field(req, "trials", 1296), truncate=_field(req, "truncate", 0),
+        ply=_field(req, "ply", 0), seed=_field(req, "seed", 1),
+        variance_reduction=_field(req, "variance_reduction", True))
+    cubeful = _field(req, "cubeful", False)
+    if not isinstance(cubeful, bool):
+        raise RolloutError(f"cubeful = {quote(cubeful)}: expected true or false")
+    cube = _cube_commands().state_from_request(req, info) if cubeful else None
+    engine = Rollout(_search(pos.variant), settings)
+    if "dice" not in req:
+        return engine.position(pos, settings, cube=cube).to_json()
+    dice = check_dice(req["dice"], pos)
+    count = _field(req, "candidates", 5)
+    cands = engine.candidates(pos, dice, count, settings, cube=cube)
+    return {"candidates": [c.to_json() for c in cands], "trials": cands[0].result.trials}
+
+
 def _cube_commands():
     """The ``cube`` and ``met`` handlers (:mod:`engine.cube_cli`), imported on first use."""
     from engine.cli import cube as cube_cli
@@ -147,6 +169,7 @@ COMMANDS: dict[str, Callable[[dict], dict]] = {
     "moves": cmd_moves,
     "best": cmd_best,
     "evaluate": cmd_evaluate,
+    "rollout": cmd_rollout,
     "cube": lambda req: _cube_commands().cmd_cube(req),
     "met": lambda req: _cube_commands().cmd_met(req),
 }

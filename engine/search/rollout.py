@@ -184,11 +184,10 @@ class RolloutCandidate:
     def to_json(self) -> dict:
         return {"position": self.position.to_json(), "move": self.move,
                 "equity": round(self.result.equity, 6),
-                "se": round(self.result.se["equity"], 6),
+                "se": {k: round(v, 6) for k, v in self.result.se.items()},
                 "probabilities": dict(zip(OUTPUTS, (round(p, 6)
                                                     for p in self.result.probabilities))),
-                **({"cubeful_equity": round(self.result.cubeful_equity, 6),
-                    "cubeful_se": round(self.result.se["cubeful_equity"], 6)}
+                **({"cubeful_equity": round(self.result.cubeful_equity, 6)}
                    if self.result.cubeful_equity is not None else {}),
                 "behind": round(self.behind, 6), "se_behind": round(self.se_behind, 6),
                 "significant": self.significant, "trials": self.result.trials}
