@@ -97,7 +97,7 @@ _POINT = r"(?:bar|b|off|o|\d{1,2})"
 _PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\((\d{{1,2}})\))?", re.IGNORECASE)
 
 
-def _read_point(word: str) -> int | None:
+def _read_point(word: str) -> int:
     w = word.lower()
     if w in ("bar", "b"):
         return BAR
@@ -132,8 +132,8 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
                             f"moves like '24/18', 'bar/22*', '6/off', '8/5(2)' or "
                             f"'24/21*/16'")
         words = m.group(1).split("/")
-        path = []
-        hits = []
+        path: list[int] = []
+        hits: list[bool] = []
         for k, word in enumerate(words):
             star = word.endswith("*")
             point = _read_point(word.rstrip("*"))
@@ -376,9 +376,10 @@ def _decompositions(game: _Game, start: tuple, target: tuple, orders: Sequence[t
 
     for seq in orders:
         # sums[i]: {pips the next k dice of seq[i:] take: k}, the dice played in order
-        sums = []
+        sums: list[dict[int | None, int]] = []
         for i in range(len(seq) + 1):
-            acc, row = 0, {0: 0}
+            acc = 0
+            row: dict[int | None, int] = {0: 0}
             for k, d in enumerate(seq[i:], start=1):
                 acc += d
                 row[acc] = k
@@ -643,7 +644,9 @@ def parse_move(text: str, before: Position, dice,
     want_me = tuple(n + dn for n, dn in zip(start[0], delta))
     if arrays is not None:
         successors = _successors_like(arrays, before, dice, want_me, game)
-    matches, relaxed = [], []
+    assert successors is not None       # given, or just found on the arrays
+    matches: list[Position] = []
+    relaxed: list[Position] = []
     for s in successors:
         # the mover's checkers after the turn (a successor is seen from the next side
         # to move, except after a pending segment)

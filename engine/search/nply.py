@@ -495,7 +495,7 @@ class _Tree:
         threads, each slice with a context no other running slice holds; the results in
         slice order. More slices than threads balance the load (states differ in work)."""
         cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
-        free = queue.SimpleQueue()
+        free: queue.SimpleQueue = queue.SimpleQueue()
         for c in self.ctxs:
             free.put(c)
 
