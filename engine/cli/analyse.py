@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 from engine.errors import NardyError
 from engine.eval.evaluator import NoModelError, model_path
-from engine.movegen.generate import check_dice, successors
+from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import format_move
 from engine.notation.parse import parse_position
-from engine.rules.dice import parse_dice
+from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.variants import VARIANTS
 from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search
@@ -46,7 +46,7 @@ def candidates(position: Position, dice, top: int | None = None) -> tuple[list[P
     """The legal plays of ``position`` for ``dice`` (None: a pending segment), in the
     order of their canonical keys, unrated: the first ``top`` of them (all when None),
     and how many there are."""
-    dice = check_dice(dice, position)
+    dice = check_dice(dice, position.pending)
     succ = successors(position, dice)
     shown = succ if top is None else succ[:top]
     return [Play(s, format_move(position, s, dice)) for s in shown], len(succ)
@@ -118,7 +118,7 @@ def main(argv=None) -> int:
         else:
             dice = "evaluate"
         if dice != "evaluate":
-            dice = check_dice(dice, pos)
+            dice = check_dice(dice, pos.pending)
         try:
             search = Search.load(pos.variant, args.model)
             note = None

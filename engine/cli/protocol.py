@@ -19,9 +19,10 @@ import traceback
 from typing import Any, Callable
 
 from engine.errors import NardyError, clip, describe, quote
-from engine.movegen.generate import cascade_threads, check_dice, successor_arrays
+from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.movegen.keys import key_order, keys_sha256
 from engine.notation.parse import parse_position
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 
 DEFAULT_LIMIT = 100_000
@@ -67,7 +68,7 @@ def _limit(req: dict) -> int:
 def cmd_moves(req: dict) -> dict:
     """``moves``: every distinct legal successor, with its move text."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos)
+    dice = check_dice(_field(req, "dice"), pos.pending)
     limit = _limit(req)
     arrays = successor_arrays(pos, dice)
     order = key_order(arrays, cascade_threads())
@@ -115,7 +116,7 @@ def cmd_best(req: dict) -> dict:
     ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
     number of plays rated."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos)
+    dice = check_dice(_field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
     analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))

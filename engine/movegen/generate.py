@@ -17,32 +17,15 @@ from typing import Iterable
 import numpy as np
 
 from engine._jit import announce_compile
-from engine.errors import DiceError, quote
 from engine.movegen import _core as core
 from engine.movegen._core import PLAY_BEAM, generate, generate_turn, new_scratch
 from engine.movegen.keys import key_order
 from engine.rules._layout import STATE_LEN
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.variants import Rules, get_rules
 
-__all__ = ["successors", "successor_arrays", "check_dice", "generate", "CascadeLayers"]
-
-
-def check_dice(dice, position: Position) -> tuple[int, int] | None:
-    """Validate ``dice`` for ``position``: two ints 1..6, or None for a pending segment."""
-    if dice is None:
-        if not position.pending:
-            raise DiceError("dice = null plays a gul bara pending segment, but the "
-                            "position has no pending dice; expected [d1, d2]")
-        return None
-    if (not isinstance(dice, (list, tuple)) or len(dice) != 2
-            or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6
-                   for d in dice)):
-        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
-    if position.pending:
-        raise DiceError(f"dice = {list(dice)}: the position has pending dice "
-                        f"{list(position.pending)} to play first; expected null")
-    return int(dice[0]), int(dice[1])
+__all__ = ["successors", "successor_arrays", "generate", "CascadeLayers"]
 
 
 def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
@@ -52,7 +35,7 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     bara cascade (:func:`engine.movegen._core.generate_turn` with its beam); else every
     legal play."""
     rules = rules or get_rules(position.variant)
-    d = check_dice(dice, position)
+    d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
@@ -252,7 +235,7 @@ class CascadeLayers:
 
     def __init__(self, position: Position, dice, rules: Rules | None = None):
         rules = rules or get_rules(position.variant)
-        d = check_dice(dice, position)
+        d = check_dice(dice, position.pending)
         d1, d2 = d if d is not None else (0, 0)
         state, table = position.to_array(), rules.table()
         route, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, table)

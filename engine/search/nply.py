@@ -49,9 +49,9 @@ from engine.errors import NardyError, quote
 from engine.eval.evaluator import F_PRUNE, S_STATIC, Evaluator, exact_probs, static_probs
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
-from engine.movegen.generate import cascade_threads, check_dice
+from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
-from engine.rules.dice import Dice
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equities, equity, flip_probs
 
@@ -669,9 +669,7 @@ class Search:
         from engine.notation.movetext import format_move
         self._check(position)
         settings = self._settings(ply, settings)
-        if isinstance(dice, Dice):
-            dice = tuple(dice)
-        d = check_dice(dice, position)
+        d = check_dice(dice, position.pending)
         kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)
         n = len(kids)
         # more plies first, then higher equity, then generation order
@@ -719,7 +717,7 @@ class SearchPlayer:
         the legal plays (a gul bara cascade's sample, :func:`engine.movegen.generate.
         successor_arrays` with ``play=True``): the search still rates every play, and
         the best one among those offered is taken."""
-        d = None if dice is None else (int(tuple(dice)[0]), int(tuple(dice)[1]))
+        d = check_dice(dice, position.pending)
         kids, probs, eq, plies, _ = self.search.rate(position.to_array(), d, self.settings)
         offered = {succ.to_array()[:L.KEY_LEN].tobytes(): i
                    for i, succ in enumerate(successors)}
