@@ -29,7 +29,7 @@ from engine.notation.parse import parse_position
 from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.variants import VARIANTS
-from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search
+from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search, check_ply
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ def main(argv=None) -> int:
                                        "before its roll (or its pending segment played)")
     parser.add_argument("--variant", choices=VARIANTS, default=None,
                         help="game of a 'start' position or of an ID (default backgammon)")
-    parser.add_argument("--ply", type=int, default=0, choices=range(MAX_PLY + 1),
-                        help="search depth 0..3 (default 0: the network alone)")
+    parser.add_argument("--ply", type=int, default=0,
+                        help=f"search depth 0..{MAX_PLY} (default 0: the network alone)")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
     parser.add_argument("--top", type=int, default=None,
@@ -108,6 +108,7 @@ def main(argv=None) -> int:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
     try:
+        check_ply(args.ply)
         pos, info = parse_position(args.position, args.variant)
         if args.dice is not None:
             dice = parse_dice(args.dice)

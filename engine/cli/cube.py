@@ -40,9 +40,7 @@ from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError, quote
 from engine.notation.parse import parse_position
 from engine.rules.position import Position
-
-MAX_PLY = 3
-"""Deepest ply the cube analysis accepts (the search's limit)."""
+from engine.search.nply import MAX_PLY, Search, check_ply
 
 ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
@@ -60,8 +58,7 @@ class CubeRequestError(NardyError):
 
 # --------------------------------------------------------------------- probabilities
 @lru_cache(maxsize=4)
-def _search(model: str | None):
-    from engine.search.nply import Search
+def _search(model: str | None) -> Search:
     return Search.load("backgammon", model)
 
 
@@ -72,14 +69,6 @@ def model_probability_fn(model: str | None = None) -> ProbabilityFn:
     def fn(position: Position, ply: int = 0) -> np.ndarray:
         return np.asarray(_search(model).evaluate(position, ply).probabilities, np.float64)
     return fn
-
-
-def check_ply(ply: Any) -> int:
-    """``ply`` as an int 0..:data:`MAX_PLY`, or :class:`CubeRequestError`."""
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise CubeRequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
-                                              f"0..{MAX_PLY}")
-    return ply
 
 
 # --------------------------------------------------------------------- requests
@@ -257,7 +246,8 @@ def main(argv=None) -> int:
     ap.add_argument("--beavers", dest="beavers", action="store_true", default=None,
                     help="money: beavers allowed (default off, or the XGID's flag)")
     ap.add_argument("--no-beavers", dest="beavers", action="store_false")
-    ap.add_argument("--ply", type=int, default=0, help="search depth 0..3 (default 0)")
+    ap.add_argument("--ply", type=int, default=0,
+                    help=f"search depth 0..{MAX_PLY} (default 0)")
     ap.add_argument("--efficiency", type=float, default=None,
                     help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
     ap.add_argument("--probabilities", default=None,

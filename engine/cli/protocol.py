@@ -100,12 +100,8 @@ def _search(variant: str):
 
 
 def _ply(req: dict) -> int:
-    from engine.search.nply import MAX_PLY
-    ply = _field(req, "ply", 0)
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise RequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
-                                          f"0..{MAX_PLY}")
-    return ply
+    from engine.search.nply import check_ply
+    return check_ply(_field(req, "ply", 0))
 
 
 def cmd_best(req: dict) -> dict:

@@ -56,13 +56,22 @@ from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equities, equity, flip_probs
 
 MAX_PLY = 3
-"""Deepest search offered."""
+"""Deepest search offered (:func:`check_ply`)."""
 
 
 class SearchError(NardyError):
     """Search settings out of range (a ply outside 0..3, a filter keeping nothing)."""
 
     code = "invalid_ply"
+
+
+def check_ply(ply: object) -> int:
+    """``ply`` as the depth of a search, an integer 0..:data:`MAX_PLY`, or
+    :class:`SearchError` (code ``invalid_ply``) quoting it: the one check of a ply, for
+    the search's settings, the protocol and the command lines."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise SearchError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
+    return ply
 
 
 # --------------------------------------------------------------------- settings
@@ -113,9 +122,7 @@ class SearchSettings:
     Backgammon's pruning nets do; the root's plays are always rated by the network."""
 
     def __post_init__(self):
-        if isinstance(self.ply, bool) or not isinstance(self.ply, int) \
-                or not 0 <= self.ply <= MAX_PLY:
-            raise SearchError(f"ply = {quote(self.ply)}: expected an integer 0..{MAX_PLY}")
+        check_ply(self.ply)
         if self.filters is not None:
             if len(self.filters) != self.ply:
                 raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
