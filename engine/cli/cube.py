@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.cli._common import RequestError, field
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -46,14 +47,6 @@ ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
                "too_good_pass": "Too good to double, pass",
                "double_beaver": "Double, beaver", "no_double_beaver": "No double, beaver"}
-
-
-class CubeRequestError(NardyError):
-    """A ``cube`` / ``met`` request field that is missing or of the wrong type."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
 
 
 # --------------------------------------------------------------------- probabilities
@@ -102,8 +95,8 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
                              f'{{"length": 7, "score": [0, 0], "crawford": false}}')
         else:
             if "length" not in match:
-                raise CubeRequestError("missing_field", f"match {quote(match)} lacks the "
-                                                        f"field 'length'")
+                raise RequestError("missing_field", f"match {quote(match)} lacks the "
+                                                    f"field 'length'")
             length = match["length"]
             if isinstance(length, bool) or not isinstance(length, int) or length < 1:
                 raise MatchError(f"match length {quote(length)}: expected a positive integer")
@@ -130,9 +123,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
 
 def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
     """Protocol ``cube``: the cube action and equities of the side to move."""
-    if "position" not in req:
-        raise CubeRequestError("missing_field", "request lacks the field 'position'")
-    pos, info = parse_position(req["position"])
+    pos, info = parse_position(field(req, "position"))
     state = state_from_request(req, info)
     ply = check_ply(req.get("ply", 0))
     efficiency = req.get("efficiency")
@@ -147,9 +138,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
 def cmd_met(req: dict) -> dict:
     """Protocol ``met``: the Kazaross-XG2 table cut to ``length`` (or, with
     ``gammon_rate``, the table computed from that rate)."""
-    if "length" not in req:
-        raise CubeRequestError("missing_field", "request lacks the field 'length'")
-    length = req["length"]
+    length = field(req, "length")
     g = req.get("gammon_rate")
     if g is None:
         table = default_table()

@@ -18,6 +18,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
+from engine.cli._common import RequestError, field
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.movegen.keys import key_order, keys_sha256
@@ -37,28 +38,12 @@ longer line is skipped to its end without being kept and gets a ``line_too_long`
 error, so one runaway line cannot fill the memory."""
 
 
-class RequestError(NardyError):
-    """A request that is well-formed JSON but asks for something the engine cannot do."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-
-
-def _field(req: dict, name: str, default: Any = ...):
-    if name in req:
-        return req[name]
-    if default is ...:
-        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
-    return default
-
-
 def _position(req: dict) -> Position:
-    return parse_position(_field(req, "position"))[0]
+    return parse_position(field(req, "position"))[0]
 
 
 def _limit(req: dict) -> int:
-    limit = _field(req, "limit", DEFAULT_LIMIT)
+    limit = field(req, "limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
         raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected an integer "
                                             f"0..{MAX_LIMIT}")
@@ -68,7 +53,7 @@ def _limit(req: dict) -> int:
 def cmd_moves(req: dict) -> dict:
     """``moves``: every distinct legal successor, with its move text."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos.pending)
+    dice = check_dice(field(req, "dice"), pos.pending)
     limit = _limit(req)
     arrays = successor_arrays(pos, dice)
     order = key_order(arrays, cascade_threads())
@@ -101,7 +86,7 @@ def _search(variant: str):
 
 def _ply(req: dict) -> int:
     from engine.search.nply import check_ply
-    return check_ply(_field(req, "ply", 0))
+    return check_ply(field(req, "ply", 0))
 
 
 def cmd_best(req: dict) -> dict:
@@ -112,7 +97,7 @@ def cmd_best(req: dict) -> dict:
     ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
     number of plays rated."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos.pending)
+    dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
     analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
@@ -189,9 +174,7 @@ def handle_line(line: str) -> dict:
                                           f"{sorted(COMMANDS)}")
     try:
         reply = handler(req)
-    except RequestError as exc:
-        return _error(rid, exc.code, str(exc))
-    except NardyError as exc:
+    except NardyError as exc:            # RequestError and every input error: its code
         return _error(rid, exc.code, str(exc))
     except Exception as exc:  # a bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)
