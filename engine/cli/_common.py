@@ -1,5 +1,6 @@
 """What every command-line entry point shares: a quiet exit when its reader goes away,
-and the argument types the parsers check with.
+the argument types the parsers check with, and the error of a protocol request
+(:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's.
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
 ``engine.cube_cli``, ``engine.play``, ``engine.protocol``, ``training.selfplay`` and
@@ -14,9 +15,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn
 
-from engine.errors import quote
+from engine.errors import NardyError, quote
 
 
 def run(main: Callable[[], int | None]) -> NoReturn:
@@ -33,6 +34,26 @@ def run(main: Callable[[], int | None]) -> NoReturn:
         os.dup2(devnull, sys.stdout.fileno())
         code = 1
     sys.exit(code)
+
+
+class RequestError(NardyError):
+    """A protocol request that is well-formed JSON but that the engine cannot serve as
+    it stands (a required field missing, a ``limit`` out of range); ``code`` is the
+    error code of its reply (``docs/protocol.md``)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def field(req: dict, name: str, default: Any = ...) -> Any:
+    """``req[name]``; when it is absent, ``default``, or without one a ``missing_field``
+    :class:`RequestError`."""
+    if name in req:
+        return req[name]
+    if default is ...:
+        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
+    return default
 
 
 def non_negative_int(text: str) -> int:

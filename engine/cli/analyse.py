@@ -31,14 +31,14 @@ from dataclasses import dataclass
 from engine.cli._common import non_negative_int
 from engine.errors import NardyError
 from engine.eval.evaluator import NoModelError, model_path
-from engine.movegen.generate import check_dice, successors
+from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import format_move
 from engine.notation.parse import parse_position
-from engine.rules.dice import parse_dice
+from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.variants import VARIANTS
-from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search
+from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search, check_ply
 from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
 
 
@@ -56,7 +56,7 @@ def candidates(position: Position, dice, top: int | None = None) -> tuple[list[P
     """The legal plays of ``position`` for ``dice`` (None: a pending segment), in the
     order of their canonical keys, unrated: the first ``top`` of them (all when None),
     and how many there are."""
-    dice = check_dice(dice, position)
+    dice = check_dice(dice, position.pending)
     succ = successors(position, dice)
     shown = succ if top is None else succ[:top]
     return [Play(s, format_move(position, s, dice)) for s in shown], len(succ)
@@ -104,8 +104,8 @@ def main(argv=None) -> int:
                                        "before its roll (or its pending segment played)")
     parser.add_argument("--variant", choices=VARIANTS, default=None,
                         help="game of a 'start' position or of an ID (default backgammon)")
-    parser.add_argument("--ply", type=int, default=0, choices=range(MAX_PLY + 1),
-                        help="search depth 0..3 (default 0: the network alone)")
+    parser.add_argument("--ply", type=int, default=0,
+                        help=f"search depth 0..{MAX_PLY} (default 0: the network alone)")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
     parser.add_argument("--top", type=int, default=None,
@@ -130,6 +130,7 @@ def main(argv=None) -> int:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
     try:
+        check_ply(args.ply)
         pos, info = parse_position(args.position, args.variant)
         if args.dice is not None:
             dice = parse_dice(args.dice)
@@ -140,7 +141,7 @@ def main(argv=None) -> int:
         else:
             dice = "evaluate"
         if dice != "evaluate":
-            dice = check_dice(dice, pos)
+            dice = check_dice(dice, pos.pending)
         try:
             search = Search.load(pos.variant, args.model)
             note = None

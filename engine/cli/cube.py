@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.cli._common import RequestError, field
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -40,9 +41,7 @@ from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError, quote
 from engine.notation.parse import parse_position
 from engine.rules.position import Position
-
-MAX_PLY = 3
-"""Deepest ply the cube analysis accepts (the search's limit)."""
+from engine.search.nply import MAX_PLY, Search, check_ply
 
 ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
@@ -50,18 +49,9 @@ ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_beaver": "Double, beaver", "no_double_beaver": "No double, beaver"}
 
 
-class CubeRequestError(NardyError):
-    """A ``cube`` / ``met`` request field that is missing or of the wrong type."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-
-
 # --------------------------------------------------------------------- probabilities
 @lru_cache(maxsize=4)
-def _search(model: str | None):
-    from engine.search.nply import Search
+def _search(model: str | None) -> Search:
     return Search.load("backgammon", model)
 
 
@@ -72,14 +62,6 @@ def model_probability_fn(model: str | None = None) -> ProbabilityFn:
     def fn(position: Position, ply: int = 0) -> np.ndarray:
         return np.asarray(_search(model).evaluate(position, ply).probabilities, np.float64)
     return fn
-
-
-def check_ply(ply: Any) -> int:
-    """``ply`` as an int 0..:data:`MAX_PLY`, or :class:`CubeRequestError`."""
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise CubeRequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
-                                              f"0..{MAX_PLY}")
-    return ply
 
 
 # --------------------------------------------------------------------- requests
@@ -113,8 +95,8 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
                              f'{{"length": 7, "score": [0, 0], "crawford": false}}')
         else:
             if "length" not in match:
-                raise CubeRequestError("missing_field", f"match {quote(match)} lacks the "
-                                                        f"field 'length'")
+                raise RequestError("missing_field", f"match {quote(match)} lacks the "
+                                                    f"field 'length'")
             length = match["length"]
             if isinstance(length, bool) or not isinstance(length, int) or length < 1:
                 raise MatchError(f"match length {quote(length)}: expected a positive integer")
@@ -141,9 +123,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
 
 def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
     """Protocol ``cube``: the cube action and equities of the side to move."""
-    if "position" not in req:
-        raise CubeRequestError("missing_field", "request lacks the field 'position'")
-    pos, info = parse_position(req["position"])
+    pos, info = parse_position(field(req, "position"))
     state = state_from_request(req, info)
     ply = check_ply(req.get("ply", 0))
     efficiency = req.get("efficiency")
@@ -158,9 +138,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
 def cmd_met(req: dict) -> dict:
     """Protocol ``met``: the Kazaross-XG2 table cut to ``length`` (or, with
     ``gammon_rate``, the table computed from that rate)."""
-    if "length" not in req:
-        raise CubeRequestError("missing_field", "request lacks the field 'length'")
-    length = req["length"]
+    length = field(req, "length")
     g = req.get("gammon_rate")
     if g is None:
         table = default_table()
@@ -257,7 +235,8 @@ def main(argv=None) -> int:
     ap.add_argument("--beavers", dest="beavers", action="store_true", default=None,
                     help="money: beavers allowed (default off, or the XGID's flag)")
     ap.add_argument("--no-beavers", dest="beavers", action="store_false")
-    ap.add_argument("--ply", type=int, default=0, help="search depth 0..3 (default 0)")
+    ap.add_argument("--ply", type=int, default=0,
+                    help=f"search depth 0..{MAX_PLY} (default 0)")
     ap.add_argument("--efficiency", type=float, default=None,
                     help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
     ap.add_argument("--probabilities", default=None,

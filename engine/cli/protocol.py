@@ -18,10 +18,12 @@ import sys
 import traceback
 from typing import Any, Callable
 
+from engine.cli._common import RequestError, field
 from engine.errors import NardyError, clip, describe, quote
-from engine.movegen.generate import cascade_threads, check_dice, successor_arrays
+from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.movegen.keys import key_order, keys_sha256
 from engine.notation.parse import parse_position
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 
 DEFAULT_LIMIT = 100_000
@@ -36,28 +38,12 @@ longer line is skipped to its end without being kept and gets a ``line_too_long`
 error, so one runaway line cannot fill the memory."""
 
 
-class RequestError(NardyError):
-    """A request that is well-formed JSON but asks for something the engine cannot do."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-
-
-def _field(req: dict, name: str, default: Any = ...):
-    if name in req:
-        return req[name]
-    if default is ...:
-        raise RequestError("missing_field", f"request lacks the field {quote(name)}")
-    return default
-
-
 def _position(req: dict) -> Position:
-    return parse_position(_field(req, "position"))[0]
+    return parse_position(field(req, "position"))[0]
 
 
 def _limit(req: dict) -> int:
-    limit = _field(req, "limit", DEFAULT_LIMIT)
+    limit = field(req, "limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
         raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected an integer "
                                             f"0..{MAX_LIMIT}")
@@ -67,7 +53,7 @@ def _limit(req: dict) -> int:
 def cmd_moves(req: dict) -> dict:
     """``moves``: every distinct legal successor, with its move text."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos)
+    dice = check_dice(field(req, "dice"), pos.pending)
     limit = _limit(req)
     arrays = successor_arrays(pos, dice)
     order = key_order(arrays, cascade_threads())
@@ -99,12 +85,8 @@ def _search(variant: str):
 
 
 def _ply(req: dict) -> int:
-    from engine.search.nply import MAX_PLY
-    ply = _field(req, "ply", 0)
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
-        raise RequestError("invalid_ply", f"ply = {quote(ply)}: expected an integer "
-                                          f"0..{MAX_PLY}")
-    return ply
+    from engine.search.nply import check_ply
+    return check_ply(field(req, "ply", 0))
 
 
 def cmd_best(req: dict) -> dict:
@@ -115,7 +97,7 @@ def cmd_best(req: dict) -> dict:
     ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
     number of plays rated."""
     pos = _position(req)
-    dice = check_dice(_field(req, "dice"), pos)
+    dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
     analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
@@ -141,20 +123,20 @@ def cmd_rollout(req: dict) -> dict:
     """``rollout``: the rollout of the position before its roll, or with ``dice`` of the
     best ``candidates`` plays of that roll, each on the same dice (docs/protocol.md)."""
     from engine.search.rollout import Rollout, RolloutError, RolloutSettings
-    pos, info = parse_position(_field(req, "position"))
+    pos, info = parse_position(field(req, "position"))
     settings = RolloutSettings(
-        trials=_field(req, "trials", 1296), truncate=_field(req, "truncate", 0),
-        ply=_field(req, "ply", 0), seed=_field(req, "seed", 1),
-        variance_reduction=_field(req, "variance_reduction", True))
-    cubeful = _field(req, "cubeful", False)
+        trials=field(req, "trials", 1296), truncate=field(req, "truncate", 0),
+        ply=field(req, "ply", 0), seed=field(req, "seed", 1),
+        variance_reduction=field(req, "variance_reduction", True))
+    cubeful = field(req, "cubeful", False)
     if not isinstance(cubeful, bool):
         raise RolloutError(f"cubeful = {quote(cubeful)}: expected true or false")
     cube = _cube_commands().state_from_request(req, info) if cubeful else None
     engine = Rollout(_search(pos.variant), settings)
     if "dice" not in req:
         return engine.position(pos, settings, cube=cube).to_json()
-    dice = check_dice(req["dice"], pos)
-    count = _field(req, "candidates", 5)
+    dice = check_dice(req["dice"], pos.pending)
+    count = field(req, "candidates", 5)
     cands = engine.candidates(pos, dice, count, settings, cube=cube)
     return {"candidates": [c.to_json() for c in cands], "trials": cands[0].result.trials}
 
@@ -215,9 +197,7 @@ def handle_line(line: str) -> dict:
                                           f"{sorted(COMMANDS)}")
     try:
         reply = handler(req)
-    except RequestError as exc:
-        return _error(rid, exc.code, str(exc))
-    except NardyError as exc:
+    except NardyError as exc:            # RequestError and every input error: its code
         return _error(rid, exc.code, str(exc))
     except Exception as exc:  # a bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)

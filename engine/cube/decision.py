@@ -475,7 +475,9 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
             w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
             l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
             tp = money_take_point(l, w, efficiency)   # the taker wins our loss, loses our win
-        action = classify(nd, dt, dp, state.beavers) if can else "no_double"
+            action = classify(nd, dt, dp, state.beavers)
+        else:
+            action = "no_double"
         return CubeDecision(action, nd, dt, dp, tp, 0.5, cubeless_equity(p), efficiency,
                             tuple(float(v) for v in p))
     table = table or default_table()

@@ -12,36 +12,20 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Iterable
 
 import numpy as np
 
 from engine._jit import announce_compile
-from engine.errors import DiceError, quote
 from engine.movegen import _core as core
 from engine.movegen._core import PLAY_BEAM, generate, generate_turn, new_scratch
 from engine.movegen.keys import key_order
 from engine.rules._layout import STATE_LEN
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.variants import Rules, get_rules
 
-__all__ = ["successors", "successor_arrays", "check_dice", "generate", "CascadeLayers"]
-
-
-def check_dice(dice, position: Position) -> tuple[int, int] | None:
-    """Validate ``dice`` for ``position``: two ints 1..6, or None for a pending segment."""
-    if dice is None:
-        if not position.pending:
-            raise DiceError("dice = null plays a gul bara pending segment, but the "
-                            "position has no pending dice; expected [d1, d2]")
-        return None
-    if (not isinstance(dice, (list, tuple)) or len(dice) != 2
-            or any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6
-                   for d in dice)):
-        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
-    if position.pending:
-        raise DiceError(f"dice = {list(dice)}: the position has pending dice "
-                        f"{list(position.pending)} to play first; expected null")
-    return int(dice[0]), int(dice[1])
+__all__ = ["successors", "successor_arrays", "generate", "CascadeLayers"]
 
 
 def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
@@ -51,7 +35,7 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     bara cascade (:func:`engine.movegen._core.generate_turn` with its beam); else every
     legal play."""
     rules = rules or get_rules(position.variant)
-    d = check_dice(dice, position)
+    d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
@@ -89,6 +73,15 @@ def cascade_threads() -> int:
         return max(1, int(n))
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                       else os.cpu_count() or 1))
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """The threads of the cascade walk: one pool, grown when more threads are asked for."""
+    global _pool, _pool_size
+    if _pool is None or _pool_size < threads:
+        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cascade")
+        _pool_size = threads
+    return _pool
 
 
 _work: dict = {}
@@ -133,11 +126,8 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
     too. (A numba ``prange`` would do the same inside the kernel, but a cached kernel that
     reaches a parallel one can crash when loaded from numba's cache, and search and
     self-play call the generator from cached kernels.)"""
-    global _pool, _pool_size
     threads = cascade_threads()
-    if _pool is None or _pool_size < threads:
-        _pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cascade")
-        _pool_size = threads
+    pool = _executor(threads)
     cur, step, free = core.cascade_start(state, table, head_limit)
     parts = [(cur, 0, 1)]                   # (words, lo, hi): the layer, in board order
     # work arrays kept from layer to layer (:func:`_work_arrays`), and the ends of the
@@ -164,7 +154,7 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
                 words, lo, hi = parts[0]
                 cuts = np.linspace(lo, hi, threads + 1).astype(np.int64)
                 parts = [(words, int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
-            made = list(_pool.map(expand, range(len(parts)), parts))
+            made = list(pool.map(expand, range(len(parts)), parts))
         made = [(w, n) for w, n in made if n]
         if not made:
             break
@@ -173,7 +163,7 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
         layer = k + 1
     over = np.concatenate([o[:n] for o, n in overs])
     nover = core.cascade_squeeze(over, over.shape[0])
-    counts = list(_pool.map(lambda p: core.cascade_keep(p[0], p[1], p[2], state, table),
+    counts = list(pool.map(lambda p: core.cascade_keep(p[0], p[1], p[2], state, table),
                             parts))
     nkeep, used = core.cascade_choice(sum(counts), nover, layer, total)
     if nkeep < 0:
@@ -182,7 +172,7 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
     out = core.cascade_out(nkeep + nover)
     if nkeep:
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        list(_pool.map(lambda j: core.cascade_rows(
+        list(pool.map(lambda j: core.cascade_rows(
             parts[j][0][parts[j][1]:], counts[j], out, int(starts[j]), state, segment,
             cascade, seq, used, total), range(len(parts))))
     core.cascade_rows(over, nover, out, nkeep, state, segment, False, seq, used, total)
@@ -229,7 +219,7 @@ def _redistribute(arrays, into, threads):
         into[j], m = core.cascade_merge(a, na, last, nlast, into[j])
         return into[j], 0, m
 
-    return [p for p in _pool.map(merge, range(len(cuts) - 1)) if p is not None]
+    return [p for p in _executor(threads).map(merge, range(len(cuts) - 1)) if p is not None]
 
 
 class CascadeLayers:
@@ -245,7 +235,7 @@ class CascadeLayers:
 
     def __init__(self, position: Position, dice, rules: Rules | None = None):
         rules = rules or get_rules(position.variant)
-        d = check_dice(dice, position)
+        d = check_dice(dice, position.pending)
         d1, d2 = d if d is not None else (0, 0)
         state, table = position.to_array(), rules.table()
         route, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, table)
@@ -290,6 +280,7 @@ class CascadeLayers:
         if me.shape != (25,) or me.min() < 0:
             raise ValueError(f"board {list(board)}: expected 25 counts (off, points 1..24)")
         x = int(core._cb_encode(me))
+        depths: Iterable[int]
         if me[0] == me.sum():
             depths = range(1, len(self.layers) + 1)
         else:                         # deepest first: a full play's end is in the last

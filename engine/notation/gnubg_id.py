@@ -26,7 +26,8 @@ import binascii
 import re
 from dataclasses import dataclass
 
-from engine.errors import NotationError, PositionError, quote
+from engine.errors import DiceError, NotationError, PositionError, quote
+from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import OPPOSITE, get_rules
 
@@ -209,12 +210,12 @@ class MatchInfo:
         if self.resigned not in range(4):
             raise NotationError(f"resigned={quote(self.resigned)}: expected 0..3")
         if self.dice is not None:
-            d = self.dice
-            if (not isinstance(d, tuple) or len(d) != 2
-                    or any(isinstance(x, bool) or x not in range(1, 7) for x in d)):
-                raise NotationError(f"dice={quote(d)}: expected None or two dice 1..6")
-            if d[0] < d[1]:
-                object.__setattr__(self, "dice", (d[1], d[0]))
+            try:
+                d = check_dice(self.dice)
+            except DiceError:
+                raise NotationError(f"dice={quote(self.dice)}: expected None or two dice "
+                                    f"1..6") from None
+            object.__setattr__(self, "dice", (max(d), min(d)))
         m = self.match_length
         if isinstance(m, bool) or not isinstance(m, int) or not 0 <= m <= _MAX_FIELD:
             raise NotationError(f"match_length={quote(m)}: expected 0 (money) .. {_MAX_FIELD}")

@@ -37,9 +37,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from engine.errors import AmbiguousMoveError, DiceError, IllegalMoveError, MoveError, quote
+from engine.errors import AmbiguousMoveError, IllegalMoveError, MoveError, quote
 from engine.movegen.keys import key_order
 from engine.rules import _layout as L
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.variants import CASCADE_GAME, CASCADE_OWN, HIT, HOLD, PIN, Rules, get_rules
 
@@ -97,7 +98,7 @@ _POINT = r"(?:bar|b|off|o|\d{1,2})"
 _PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\((\d{{1,2}})\))?", re.IGNORECASE)
 
 
-def _read_point(word: str) -> int | None:
+def _read_point(word: str) -> int:
     w = word.lower()
     if w in ("bar", "b"):
         return BAR
@@ -132,8 +133,8 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
                             f"moves like '24/18', 'bar/22*', '6/off', '8/5(2)' or "
                             f"'24/21*/16'")
         words = m.group(1).split("/")
-        path = []
-        hits = []
+        path: list[int] = []
+        hits: list[bool] = []
         for k, word in enumerate(words):
             star = word.endswith("*")
             point = _read_point(word.rstrip("*"))
@@ -376,9 +377,10 @@ def _decompositions(game: _Game, start: tuple, target: tuple, orders: Sequence[t
 
     for seq in orders:
         # sums[i]: {pips the next k dice of seq[i:] take: k}, the dice played in order
-        sums = []
+        sums: list[dict[int | None, int]] = []
         for i in range(len(seq) + 1):
-            acc, row = 0, {0: 0}
+            acc = 0
+            row: dict[int | None, int] = {0: 0}
             for k, d in enumerate(seq[i:], start=1):
                 acc += d
                 row[acc] = k
@@ -474,7 +476,7 @@ def _hit_set(game: _Game, before: Position, target: Position) -> frozenset:
 def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
     """The parts of the move text of the turn ``before`` -> ``after`` (see :func:`format_move`)."""
     rules = get_rules(before.variant)
-    dice = _check_dice(dice, before)
+    dice = check_dice(dice, before.pending)
     game = _game(rules)
     target = _target(after, dice)
     walk = _cascade_walk(before, dice, rules)
@@ -602,13 +604,11 @@ def parse_move(text: str, before: Position, dice,
     parts = parse_steps(text)
     rules = get_rules(before.variant)
     game = _game(rules)
+    dice = check_dice(dice, before.pending)
     arrays = None
     if successors is None:
-        from engine.movegen.generate import check_dice, successor_arrays
-        dice = check_dice(dice, before)
+        from engine.movegen.generate import successor_arrays
         arrays = successor_arrays(before, dice, rules)
-    else:
-        dice = _check_dice(dice, before)
     where = f"{quote(text)} with dice {_dice_text(dice, before)} in {_literal(before)} " \
             f"({before.variant})"
 
@@ -643,7 +643,9 @@ def parse_move(text: str, before: Position, dice,
     want_me = tuple(n + dn for n, dn in zip(start[0], delta))
     if arrays is not None:
         successors = _successors_like(arrays, before, dice, want_me, game)
-    matches, relaxed = [], []
+    assert successors is not None       # given, or just found on the arrays
+    matches: list[Position] = []
+    relaxed: list[Position] = []
     for s in successors:
         # the mover's checkers after the turn (a successor is seen from the next side
         # to move, except after a pending segment)
@@ -688,16 +690,3 @@ def _successors_like(arrays, before: Position, dice, mine: tuple,
         cols = [side + L.OFF, *range(side + 1, side + 25), side + L.BAR]
         arrays = arrays[(arrays[:, cols] == np.array(mine)).all(axis=1)]
     return [Position.from_array(arrays[i], before.variant) for i in key_order(arrays)]
-
-
-def _check_dice(dice, before: Position):
-    if dice is None:
-        if not before.pending:
-            raise DiceError("dice = None plays a gul bara pending segment, but the position "
-                            "has no pending dice; expected (d1, d2)")
-        return None
-    if (not isinstance(dice, (list, tuple)) or len(dice) != 2
-            or any(isinstance(d, bool) or not isinstance(d, int) or not 1 <= d <= 6
-                   for d in dice)):
-        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
-    return int(dice[0]), int(dice[1])

@@ -32,7 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.errors import NotationError, PositionError, quote
+from engine.errors import DiceError, NotationError, PositionError, quote
+from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import OPPOSITE, get_rules
 
@@ -84,10 +85,12 @@ class XgidInfo:
             raise NotationError(f"cube_owner={quote(self.cube_owner)}: expected 'centre', 'me' "
                                 f"or 'them'")
         if self.dice is not None:
-            d = self.dice
-            if (not isinstance(d, tuple) or len(d) != 2
-                    or any(isinstance(x, bool) or x not in range(1, 7) for x in d)):
-                raise NotationError(f"dice={quote(d)}: expected None or two dice 1..6")
+            try:
+                d = check_dice(self.dice)
+            except DiceError:
+                raise NotationError(f"dice={quote(self.dice)}: expected None or two dice "
+                                    f"1..6") from None
+            object.__setattr__(self, "dice", d)
             if self.cube_action is not None:
                 raise NotationError(f"dice={quote(d)} with cube_action={quote(self.cube_action)}: "
                                     f"an XGID holds one or the other")

@@ -7,6 +7,10 @@ chance node of every turn: the 15 non-doubles with probability 2/36 and the 6 do
 with 1/36, summing to one, for expectations over the next roll (n-ply search, the
 evaluation of a position before its roll).
 
+:func:`check_dice` is the one check of dice given to the engine (the value type, the
+move generator, move text, the search, the protocol and the command lines call it), and
+:func:`parse_dice` the one reader of dice text.
+
 Randomness is always passed in: :meth:`Dice.roll` takes a :class:`numpy.random.Generator`,
 and nothing here seeds or reads a global generator, so two runs with equal seeds agree.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence, overload
 
 import numpy as np
 
@@ -32,11 +36,7 @@ class Dice:
     """The lower (or equal) die, 1..6."""
 
     def __post_init__(self) -> None:
-        for v in (self.high, self.low):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-                raise DiceError(f"dice ({quote(self.high)}, {quote(self.low)}): each die "
-                                f"must be an integer 1..6")
-        high, low = int(self.high), int(self.low)
+        high, low = check_dice((self.high, self.low))
         if high < low:
             high, low = low, high
         object.__setattr__(self, "high", high)
@@ -51,9 +51,9 @@ class Dice:
             return dice
         if isinstance(dice, str):
             return cls(*parse_dice(dice))
-        if isinstance(dice, (list, tuple, np.ndarray)) and len(dice) == 2:
-            return cls(dice[0], dice[1])
-        raise DiceError(f"dice {quote(dice)}: expected a pair of integers 1..6")
+        if isinstance(dice, np.ndarray):
+            dice = dice.tolist()
+        return cls(*check_dice(dice))
 
     @classmethod
     def roll(cls, rng: np.random.Generator) -> "Dice":
@@ -88,6 +88,38 @@ class Dice:
         return f"Dice({self.high}, {self.low})"
 
 
+@overload
+def check_dice(dice: object) -> tuple[int, int]: ...
+@overload
+def check_dice(dice: object, pending: Sequence[int]) -> tuple[int, int] | None: ...
+
+
+def check_dice(dice: object, pending: Sequence[int] | None = None) -> tuple[int, int] | None:
+    """The one check of dice given to the engine: a roll, two integers 1..6 as a list, a
+    tuple or a :class:`Dice`, comes back as ``(d1, d2)`` in the order given. With
+    ``pending`` (the pending dice of the position they are for), None plays gul bara's
+    pending segment, which a position holding pending dice must play before it rolls:
+    None comes back for it, and a roll for such a position is refused. Anything else
+    raises :class:`DiceError` quoting it."""
+    if dice is None and pending:
+        return None
+    if isinstance(dice, Dice):
+        roll = (dice.high, dice.low)
+    elif (isinstance(dice, (list, tuple)) and len(dice) == 2
+          and all(not isinstance(d, bool) and isinstance(d, (int, np.integer)) and 1 <= d <= 6
+                  for d in dice)):
+        roll = (int(dice[0]), int(dice[1]))
+    elif dice is None and pending is not None:
+        raise DiceError("dice = None (JSON null) plays a gul bara pending segment, but the "
+                        "position has no pending dice; expected two integers 1..6")
+    else:
+        raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
+    if pending:
+        raise DiceError(f"dice = {list(roll)}: the position has pending dice "
+                        f"{list(pending)} to play first; expected None (JSON null)")
+    return roll
+
+
 _DICE_TEXT = re.compile(r"\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*")
 
 
@@ -99,7 +131,7 @@ def parse_dice(text: str) -> tuple[int, int]:
     m = _DICE_TEXT.fullmatch(text) if isinstance(text, str) else None
     if m is None:
         raise DiceError(f"dice {quote(text)}: expected two digits 1..6 such as '31' or '3-1'")
-    return int(m.group(1)), int(m.group(2))
+    return check_dice((int(m.group(1)), int(m.group(2))))
 
 
 ALL_21: tuple[tuple[Dice, float], ...] = tuple(

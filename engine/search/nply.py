@@ -49,20 +49,29 @@ from engine.errors import NardyError, quote
 from engine.eval.evaluator import S_STATIC, Evaluator, exact_probs, static_probs
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, generate_turn
-from engine.movegen.generate import cascade_threads, check_dice
+from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
-from engine.rules.dice import Dice
+from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equities, equity, flip_probs
 
 MAX_PLY = 3
-"""Deepest search offered."""
+"""Deepest search offered (:func:`check_ply`)."""
 
 
 class SearchError(NardyError):
     """Search settings out of range (a ply outside 0..3, a filter keeping nothing)."""
 
     code = "invalid_ply"
+
+
+def check_ply(ply: object) -> int:
+    """``ply`` as the depth of a search, an integer 0..:data:`MAX_PLY`, or
+    :class:`SearchError` (code ``invalid_ply``) quoting it: the one check of a ply, for
+    the search's settings, the protocol and the command lines."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise SearchError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
+    return ply
 
 
 # --------------------------------------------------------------------- settings
@@ -113,9 +122,7 @@ class SearchSettings:
     Backgammon's pruning nets do; the root's plays are always rated by the network."""
 
     def __post_init__(self):
-        if isinstance(self.ply, bool) or not isinstance(self.ply, int) \
-                or not 0 <= self.ply <= MAX_PLY:
-            raise SearchError(f"ply = {quote(self.ply)}: expected an integer 0..{MAX_PLY}")
+        check_ply(self.ply)
         if self.filters is not None:
             if len(self.filters) != self.ply:
                 raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
@@ -499,7 +506,7 @@ class _Tree:
         threads, each slice with a context no other running slice holds; the results in
         slice order. More slices than threads balance the load (states differ in work)."""
         cuts = np.linspace(0, n, pieces + 1).astype(np.int64)
-        free = queue.SimpleQueue()
+        free: queue.SimpleQueue = queue.SimpleQueue()
         for c in self.ctxs:
             free.put(c)
 
@@ -674,9 +681,7 @@ class Search:
         from engine.notation.movetext import format_move
         self._check(position)
         settings = self._settings(ply, settings)
-        if isinstance(dice, Dice):
-            dice = tuple(dice)
-        d = check_dice(dice, position)
+        d = check_dice(dice, position.pending)
         kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)
         n = len(kids)
         # more plies first, then higher equity, then generation order
@@ -724,7 +729,7 @@ class SearchPlayer:
         the legal plays (a gul bara cascade's sample, :func:`engine.movegen.generate.
         successor_arrays` with ``play=True``): the search still rates every play, and
         the best one among those offered is taken."""
-        d = None if dice is None else (int(tuple(dice)[0]), int(tuple(dice)[1]))
+        d = check_dice(dice, position.pending)
         kids, probs, eq, plies, _ = self.search.rate(position.to_array(), d, self.settings)
         offered = {succ.to_array()[:L.KEY_LEN].tobytes(): i
                    for i, succ in enumerate(successors)}
