@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ["engine/rules", "engine/notation", "engine/cube", "engine/movegen/generate.py",
-           "engine/search/nply.py"]
+           "engine/search/nply.py", "engine/search/rollout.py"]
 """What mypy checks; ``files`` of ``[tool.mypy]`` names the same, so that a bare
 ``mypy`` in the repository root checks them too."""
 

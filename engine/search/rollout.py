@@ -142,9 +142,9 @@ class RolloutResult:
     error is ``se["cubeful_equity"]``."""
     mwc: float | None = None
     """Cubeful match play: the mean match winning chance (standard error ``se["mwc"]``)."""
-    results: np.ndarray = field(default=None, repr=False, compare=False)
+    results: np.ndarray | None = field(default=None, repr=False, compare=False)
     """Each trial's five outputs (``trials x 5``, adjusted with variance reduction)."""
-    cubeful_results: np.ndarray = field(default=None, repr=False, compare=False)
+    cubeful_results: np.ndarray | None = field(default=None, repr=False, compare=False)
     """Cubeful rollouts: each trial's cubeful equity (units of :attr:`cubeful_equity`,
     adjusted with variance reduction)."""
 
@@ -268,7 +268,7 @@ class _Cubes:
 
     def __init__(self, root: CubeState, n: int, table: MatchEquityTable | None):
         self.root = root
-        self.table = table if table is not None or root.money else default_table()
+        self.table: MatchEquityTable = table if table is not None else default_table()
         own = {"centre": 0, "me": 1, "them": 2}[root.owner]
         self.value = np.full(n, root.value, np.int64)
         self.owner = np.full(n, own, np.int8)
@@ -590,6 +590,7 @@ class Rollout:
             if cf is not None:
                 values, cluck = cf[0][j], cf[1][j]
                 if not segment:
+                    assert cube is not None
                     values = -values if cube.money else 1.0 - values
                     cluck = -cluck
                 cubeful = (values, cluck, cube, cf[2])
