@@ -47,18 +47,32 @@ POSITIONS = {
 }
 
 
-def _gnubg(pos: Position, trials: int, truncate: int):
+_GNUBG = """
+import json, sys, time
+import gnubg_nn
+key = gnubg_nn.key_of_board(gnubg_nn.board_from_position_id(sys.argv[1]))
+t0 = time.perf_counter()
+probs, se = gnubg_nn.rollout(key, int(sys.argv[2]), 0, gnubg_nn.ro_auto, int(sys.argv[3]), 1)
+print(json.dumps([time.perf_counter() - t0, list(probs), list(se)]))
+"""
+
+
+def _gnubg(pos: Position, trials: int, truncate: int) -> str:
+    """GNU Backgammon's rollout of ``pos`` in a child process (the binding has crashed
+    on some arguments): its time, equity and standard error, or why there are none."""
+    import json
+    import subprocess
     try:
-        import gnubg_nn
+        import gnubg_nn  # noqa: F401
     except ImportError:
-        return None
-    board = gnubg_nn.board_from_position_id(position_id(pos))
-    t0 = time.perf_counter()
-    probs, se = gnubg_nn.rollout(board, trials, 0, nt=truncate or 500, std=1)
-    dt = time.perf_counter() - t0
+        return "gnubg_nn not installed"
+    proc = subprocess.run([sys.executable, "-c", _GNUBG, position_id(pos), str(trials),
+                           str(truncate or 500)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return f"gnubg_nn.rollout failed (exit {proc.returncode})"
+    dt, probs, se = json.loads(proc.stdout.splitlines()[-1])
     import numpy as np
-    p = np.array(probs, float)
-    return dt, float(equities(p)), float(se[0]) if se else float("nan"), p
+    return f"{dt:7.2f} {float(equities(np.array(probs))):+8.3f} {float(se[0]):8.4f}"
 
 
 def main(argv=None) -> int:
@@ -82,9 +96,7 @@ def main(argv=None) -> int:
         pos = parse_position(text)[0]
         for truncate in modes:
             settings = RolloutSettings(trials=args.trials, truncate=truncate)
-            g = _gnubg(pos, args.trials, truncate)
-            gtext = (f"{g[0]:7.2f} {g[1]:+8.3f} {g[2]:8.4f}" if g is not None
-                     else f"{'-':>7} {'-':>8} {'-':>8}")
+            gtext = _gnubg(pos, args.trials, truncate)
             for t in threads:
                 ro = Rollout(Search(evaluator, threads=t))
                 t0 = time.perf_counter()

@@ -446,8 +446,9 @@ def probs_json(p) -> dict:
 def _announce() -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it)."""
-    announce_compile("the search kernels", [expand, exact_batch, static_probs,
-                                             best_of_pairs, roll_average], "two minutes")
+    # the kernels every search and rollout calls (the small ones compile in a second)
+    announce_compile("the search kernels", [expand, exact_batch, static_probs],
+                     "two minutes")
 
 
 _SEGMENT = np.array([[0, 0, 1]], np.int64)
