@@ -269,3 +269,25 @@ def test_search_player_takes_the_best_play_offered():
     assert ranked[0] not in {p.key() for p in offered}    # the test needs a miss
     i = SearchPlayer(s, 0).choose(pos, (1, 1), offered)
     assert offered[i].key() == best_offered.key()
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "portes"])
+def test_the_direct_walk_search_plays_every_legal_play(variant):
+    """A search of backgammon or portes is built on the direct walk alone
+    (engine.movegen._core.turn with DirectWalk): at the root it lists exactly the
+    successors of the whole generator, on the first 400 perft records of the game."""
+    from engine.movegen._core import DirectWalk, walk_for
+    from engine.rules.variants import get_rules
+    rules = get_rules(variant)
+    assert isinstance(walk_for(rules.table()), DirectWalk)
+    net = Network.create(variant, 16, rng=np.random.default_rng(4), scale=0.3)
+    s = Search(Evaluator(net, bearoff=False))
+    for r in perft_records(variant)[:400]:
+        pos = Position.from_json(r["position"])
+        if pos.is_over():
+            continue
+        dice = tuple(r["dice"])
+        a = s.analyse(pos, dice, 0)
+        want = {p.key() for p in successors(pos, dice)}
+        assert {c.position.key() for c in a.candidates} == want, r["id"]
+        assert a.plays == r["count"]

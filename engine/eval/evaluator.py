@@ -27,7 +27,7 @@ from engine._jit import FAST, njit
 from engine.errors import NardyError
 from engine.eval import bearoff as _bo
 from engine.eval.network import NetArrays, Network, hidden_full, outputs
-from engine.movegen._core import new_scratch
+from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules._layout import STATE_LEN
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
@@ -69,6 +69,9 @@ class Context(NamedTuple):
     """... and each within this equity of the best."""
     rank: NetArrays
     """The network that ranks plays inside a search."""
+    walk: AnyWalk | DirectWalk
+    """The move generator's marker (:func:`engine.movegen._core.walk_for`): a search of
+    backgammon compiles the direct walk alone."""
 
     def for_thread(self) -> "Context":
         """The same context with statistics and scratch of its own, for another thread."""
@@ -225,7 +228,8 @@ class Evaluator:
             off, off_tail, first_tail = _NO_TABLE, _NO_TABLE, _NO_TABLE
         ctx = Context(self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
                       db is not None, pruning, np.zeros(N_STATS, np.int64), new_scratch(),
-                      rkeep, rwithin, self._prune_net if pruning else self._net)
+                      rkeep, rwithin, self._prune_net if pruning else self._net,
+                      walk_for(self.rules.table()))
         self._ctx[key] = ctx
         return self._net, ctx
 

@@ -19,8 +19,11 @@ cascades polynomial. The forced-play rules are then applied to the candidates:
 :func:`generate` returns the successors already seen from the next side to move.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import overload
 
 from engine._jit import njit
 from engine.movegen._bits import FAST_BMI2, pdep, pext
@@ -786,6 +789,45 @@ def generate_turn(state, d1, d2, table, scratch, out, beam):
             n, out = _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit,
                               out, 0)
     return n, out
+
+
+class AnyWalk(NamedTuple):
+    """Marker for :func:`turn`: the whole move generator (every strategy)."""
+
+
+class DirectWalk(NamedTuple):
+    """Marker for :func:`turn`: the direct walk alone, all a game needs whose every
+    turn is short and free of pins, the start rule, the six-block rule and cascades
+    (backgammon, portes): a kernel built for such a game compiles a fifth of the
+    generator."""
+
+
+def walk_for(table: np.ndarray) -> AnyWalk | DirectWalk:
+    """The walk marker of a game's rules table (:func:`turn`)."""
+    direct = (table[T_MEET] != PIN and table[T_START] == 0 and table[T_BLOCK] == BLOCK_NONE
+              and table[T_CASCADE] == CASCADE_NONE)
+    return DirectWalk() if direct else AnyWalk()
+
+
+def turn(walk, state, d1, d2, table, scratch, out, beam):
+    """:func:`generate_turn` as a kernel calls it: ``walk`` (:func:`walk_for` of
+    ``table``) is a *type* numba specialises the calling kernel on, so a kernel built
+    for a :class:`DirectWalk` game compiles only the direct walk. The same successors
+    either way (the direct walk is what :func:`generate_turn` takes for such a game)."""
+    return generate_turn(state, d1, d2, table, scratch, out, beam)
+
+
+@overload(turn)
+def _turn(walk, state, d1, d2, table, scratch, out, beam):
+    if getattr(walk, "instance_class", None) is DirectWalk:
+        def direct(walk, state, d1, d2, table, scratch, out, beam):
+            return _direct(state, d1, d2, _head_limit(state, d1, d2, table), table, scratch,
+                           out)
+        return direct
+
+    def any_walk(walk, state, d1, d2, table, scratch, out, beam):
+        return generate_turn(state, d1, d2, table, scratch, out, beam)
+    return any_walk
 
 
 @njit(cache=True)

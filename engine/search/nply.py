@@ -48,7 +48,7 @@ from engine._jit import FAST, announce_compile, njit
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import S_STATIC, Evaluator, exact_probs, static_probs
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
-from engine.movegen._core import PLAY_BEAM, generate_turn
+from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
 from engine.rules.dice import check_dice
@@ -293,8 +293,8 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
         segment = rolls[first, 0] == 0
         _node_ref(s, segment, net, ref, h_ref)
         for r in range(first, first + nr):
-            n, gen = generate_turn(s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
-                                   beam)
+            n, gen = turn(ctx.walk, s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
+                          beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
             _rate_children(ref, h_ref, segment, gen, n, net, ctx, probs, eq)
             if average:
