@@ -101,6 +101,14 @@ def test_candidates_are_ranked_and_rolled_out_on_the_same_dice(search):
     assert set(j) >= {"position", "move", "equity", "se", "probabilities"}
 
 
+def test_a_rollout_of_candidates_stops_when_the_best_is_clear(search):
+    pos = Position.start()
+    settings = RolloutSettings(trials=3 * 1296, truncate=1, stop_sigmas=3.0)
+    cands = Rollout(search).candidates(pos, (3, 1), 2, settings)
+    assert cands[0].move == "8/5 6/5" and cands[0].result.trials == 1296
+    assert cands[1].behind > 3.0 * cands[1].se_behind
+
+
 def test_a_cube_that_cannot_turn_changes_nothing(search):
     """Money: the opponent holds the cube and the side to move bears off its last two
     checkers with any roll: every trial's cubeful result is its cubeless one."""

@@ -125,6 +125,9 @@ def main(argv=None) -> int:
     ro.add_argument("--cubeful", action="store_true", help="cubeful rollout (backgammon)")
     ro.add_argument("--candidates", type=int, default=5,
                     help="plays of the roll rolled out, the best at 0-ply (default 5)")
+    ro.add_argument("--stop", type=float, default=None, metavar="SIGMAS",
+                    help="stop once the best play leads every other by SIGMAS standard "
+                         "errors (checked every 1296 trials; cubeless)")
     args = parser.parse_args(argv)
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
@@ -217,7 +220,7 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
 
     from engine.cube.decision import CubeState
     settings = RolloutSettings(args.trials, args.truncate, args.ply, args.seed,
-                               not args.no_vr)
+                               not args.no_vr, stop_sigmas=args.stop)
     cube = None
     if args.cubeful:
         cube = (CubeState.from_info(info) if info is not None
@@ -237,7 +240,9 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
                                        cube=cube)
     finally:
         bar.close()
-    how = (f"{settings.trials} trials, "
+    done = result.trials if dice is None else result[0].result.trials
+    how = (f"{done} trials" + (f" (stopped early of {settings.trials})"
+                               if done < settings.trials else "") + ", "
            + (f"truncated after {settings.truncate} rolls" if settings.truncate
               else "played to the end")
            + f", {settings.ply}-ply play, seed {settings.seed}"
