@@ -93,3 +93,26 @@ def test_no_other_game_loop_calls_the_move_generator():
     callers = sorted(str(f.relative_to(ROOT)) for f in files
                      if re.search(r"\bgenerate_turn\(", f.read_text()))
     assert callers == ["engine/play/loop.py"]
+
+
+def test_arguments_keep_the_types_the_helpers_get_elsewhere():
+    """The move generator, the network, PubEval and the heuristic are compiled once for
+    the types their other callers pass (a read-only twin of a rules table would compile
+    the whole move generator a second time)."""
+    from numba import typeof
+
+    from engine.eval.heuristic import weights as heuristic_weights
+    from engine.eval.pubeval import weights as pubeval_weights
+    rules = get_rules("backgammon")
+    net = Network.create("backgammon", 8)
+    args = loop.game_args(Position.start().to_array(), rules.table(), score_table(rules),
+                          False, [loop.KIND_NETWORK, loop.KIND_HEURISTIC], net,
+                          games=loop.new_games(1), st=np.ones(1, np.uint64),
+                          pw=np.zeros((2, 122), np.float32), hw=heuristic_weights(rules))
+    table, sc, net_a, pw, hw = args[1], args[2], args[5], args[7], args[8]
+    assert typeof(table) == typeof(rules.table()) and typeof(sc) == typeof(score_table(rules))
+    assert typeof(pw) == typeof(pubeval_weights())
+    assert typeof(hw) == typeof(heuristic_weights(rules))
+    assert [typeof(a) for a in net_a] == [typeof(a) for a in (*net.arrays(),
+                                                              *net.encoder_arrays())]
+    assert net_a[0] is net.w1t          # the same weights: in-place learning is seen

@@ -425,18 +425,26 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
 
 
 # --------------------------------------------------------------------- arguments
-def _const(a, dtype) -> np.ndarray:
-    """``a`` as a C-contiguous read-only array of ``dtype`` (a view when it already is
-    one), so that every caller passes the kernel the same array types."""
+def _array(a, dtype, readonly: bool = False) -> np.ndarray:
+    """``a`` as a C-contiguous array of ``dtype`` that is read-only (a read-only view) or
+    writable (a copy of a read-only one; the kernel only reads it), so that every caller
+    passes the kernel the same array types. Each argument keeps the type that the
+    helpers it reaches get from their other callers (the move generator, the network,
+    PubEval, the heuristic), so that none of them is compiled a second time for a
+    read-only twin of a type: the encoder's arrays and PubEval's weights are read-only
+    everywhere, the rest writable."""
     a = np.ascontiguousarray(a, dtype=dtype)
-    if a.flags.writeable:
+    if readonly and a.flags.writeable:
         a = a.view()
         a.flags.writeable = False
+    elif not readonly and not a.flags.writeable:
+        a = a.copy()
     return a
 
 
 _NET_TYPES = (np.float32, np.float32, np.float32, np.float32, np.int64, np.float32,
               np.int64, np.float32, np.int64)
+_NET_READONLY = (False, False, False, False, True, True, True, True, True)
 
 
 def no_network() -> tuple:
@@ -452,16 +460,17 @@ def no_network() -> tuple:
 def network_arrays(net) -> tuple:
     """``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` of a
     :class:`~engine.eval.network.Network` (or such a tuple already), as the kernel
-    takes them: read-only views of the same arrays (a learner may keep updating the
-    weights in place between calls)."""
+    takes them: the same arrays when they have the kernel's types (so that a learner
+    updating the weights in place between games is seen), the weights writable and the
+    encoder's arrays read-only."""
     arrays = tuple(net) if isinstance(net, tuple) else (*net.arrays(), *net.encoder_arrays())
     if len(arrays) != 9:
         raise ValueError(f"{len(arrays)} network arrays: expected (w1t, b1, w2, b2, uidx, "
                          f"uval, cidx, cval, fidx)")
-    return tuple(_const(a, t) for a, t in zip(arrays, _NET_TYPES))
+    return tuple(_array(a, t, ro) for a, t, ro in zip(arrays, _NET_TYPES, _NET_READONLY))
 
 
-_EMPTY_SEEDS = _const(np.zeros(0, np.uint64), np.uint64)
+_EMPTY_SEEDS = np.zeros(0, np.uint64)
 _KINDS = (KIND_RANDOM, KIND_PUBEVAL, KIND_NETWORK, KIND_HEURISTIC)
 
 
@@ -478,7 +487,7 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
     ValueError for arguments the kernel would misread (it checks no bounds): a network
     player without a network, a heuristic one without weights, too few seeds or
     recording rows."""
-    kinds = _const(kinds, np.int64)
+    kinds = _array(kinds, np.int64)
     if kinds.shape != (2,) or not np.isin(kinds, _KINDS).all():
         raise ValueError(f"kinds {kinds.tolist()}: expected two of the KIND_* codes")
     for p, net in enumerate((net_a, net_b)):
@@ -504,13 +513,13 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
     if nb is None:
         nb = na
     empty_u64 = np.zeros(0, np.uint64)
-    return (_const(start, np.int16), _const(table, np.int64), _const(sc, np.int64),
+    return (_array(start, np.int16), _array(table, np.int64), _array(sc, np.int64),
             bool(rolls_both), kinds, na, nb,
-            _const(pubeval_weights() if pw is None else pw, np.float32),
-            _const(np.zeros(N_WEIGHTS) if hw is None else hw, np.float64),
+            _array(pubeval_weights() if pw is None else pw, np.float32, readonly=True),
+            _array(np.zeros(N_WEIGHTS) if hw is None else hw, np.float64),
             float(epsilon), int(max_turns), st, empty_u64 if cst is None else cst,
-            _EMPTY_SEEDS if dice_seeds is None else _const(dice_seeds, np.uint64),
-            _EMPTY_SEEDS if choice_seeds is None else _const(choice_seeds, np.uint64),
+            _EMPTY_SEEDS if dice_seeds is None else _array(dice_seeds, np.uint64),
+            _EMPTY_SEEDS if choice_seeds is None else _array(choice_seeds, np.uint64),
             bool(swap), bool(check), new_scratch() if scratch is None else scratch,
             games,
             np.zeros((1, L.STATE_LEN), np.int16) if rec is None else rec,
