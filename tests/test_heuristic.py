@@ -6,6 +6,7 @@ import pytest
 from engine.eval import heuristic as H
 from engine.movegen.generate import successors
 from engine.notation.movetext import format_move
+from engine.play.duel import heuristic_duel
 from engine.play.game import play_game
 from engine.play.players import Player, RandomPlayer
 from engine.rules.dice import Dice
@@ -117,7 +118,7 @@ def test_heuristic_player_is_a_player_and_plays_a_game():
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_beats_random(variant):
     games, seed = GAMES[variant]
-    pts = H.duel(variant, games, np.random.default_rng(seed))
+    pts = heuristic_duel(variant, games, np.random.default_rng(seed))
     wins = float(np.mean(pts > 0))
     assert wins >= 0.85, f"{variant}: heuristic won {wins:.2f} of {len(pts)} vs random"
     assert pts.mean() > 1.0

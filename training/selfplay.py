@@ -56,6 +56,7 @@ from engine.eval.heuristic import weights as heuristic_weights  # noqa: E402
 from engine.eval.network import Network, NetworkFileError, utc_now  # noqa: E402
 from engine.eval.pubeval import weights as pubeval_weights  # noqa: E402
 from engine.movegen._core import new_scratch  # noqa: E402
+from engine.play import loop  # noqa: E402
 from engine.rules.position import Position  # noqa: E402
 from engine.rules.scoring import score_table
 from engine.rules.variants import HIT, OPPOSITE, get_rules  # noqa: E402
@@ -68,8 +69,8 @@ ARCH_KEYS = ("variant", "size", "hidden", "encoder")
 BATCH = 50
 """Games per kernel call of a worker (it checks for pause / stop between games)."""
 EVAL_CHUNK = 200
-"""Games per kernel call of a strength figure (even, so that the network still moves
-first in every other game): a signal stops the figure between two calls."""
+"""Games per kernel call of a strength figure (even, so that the network's seat still
+alternates from game to game across calls): a signal stops the figure between two calls."""
 
 
 class HeldSignals:
@@ -149,16 +150,18 @@ class Trainer:
                 self.rules.opening_rolls_both, w1t, b1, w2, b2, *self.enc)
 
     def compile(self) -> None:
-        """Compile (or load from cache) the kernels before forking the workers."""
-        announce_compile("the self-play kernels", [td._selfplay_games, td._evaluate_games],
+        """Compile (or load from cache) the kernels before forking the workers: one
+        self-play game and one evaluation game on copies of the weights, with a dice
+        state of their own (the run's weights and dice are untouched)."""
+        announce_compile("the self-play kernels", [loop.play_games, td._learn_game],
                          "3 minutes")
         scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
         st = np.zeros(1, np.uint64)
-        td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 0,
+        td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 1,
                           st, np.zeros(1, np.int64), 0, np.zeros(4, np.int64),
                           np.zeros((1, td.N_STATS), np.int64))
         td.evaluate_games(*self._net_args(*scratch), td.OPP_RANDOM, pubeval_weights(),
-                          self.cfg.max_turns, 0, st, np.zeros(1, np.int64))
+                          self.cfg.max_turns, 1, st, np.zeros(1, np.int64))
 
     def _worker(self, w: int, target: int) -> None:
         """Body of worker ``w``: play batches until the run reaches ``target`` games."""

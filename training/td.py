@@ -1,25 +1,32 @@
-"""The numba core of training: whole self-play games with TD(lambda) learning.
+"""The numba core of training: self-play games with TD(lambda) learning, and the games
+of the strength figure.
 
-One call of :func:`selfplay_games` plays games between the network and itself, each
-game entirely inside numba:
+:func:`selfplay_games` plays games between the network and itself, one game per call
+of the engine's game loop (:func:`engine.play.loop.play_games`), then learns from it in
+:func:`_learn_game`:
 
 * dice from an explicit splitmix64 state (``uint64[1]``), so a run is reproducible
-  and resumable: the state is saved in the checkpoint;
+  and resumable: the state is saved in the checkpoint; exploration (``epsilon``) draws
+  from the same state;
 * every legal successor is rated by the network (its hidden layer computed from the
   flipped parent's by :func:`engine.eval.network.hidden_delta`), and the mover plays the one
   with the best cubeless money equity for him; a successor that ends the game is scored
   exactly, by the game's own rules (:func:`engine.rules.scoring.result_k` through
   :func:`engine.rules.scoring.result_probs`: a bear-off, plakoto's mother, a draw), its points
-  mapped to the five outputs (2: the gammon output, 3: the backgammon output too);
+  mapped to the five outputs (2: the gammon output, 3: the backgammon output too); the
+  loop records each state played from, its roll and the outputs of the successor
+  chosen;
 * after the game each position ``s_t`` is moved towards its lambda-return (the offline
   form of TD(lambda), no eligibility traces to carry): ``G_T`` is the real result and
   ``G_t = flip(lam * G_{t+1} + (1 - lam) * V(s_{t+1}))``, where ``V(s_{t+1})`` is the
   rating the mover saw when he chose ``s_{t+1}`` and ``flip`` turns the five outputs to
-  the other side. The update is the gradient of the outputs' log-loss, which touches
-  only the inputs that are on, so learning costs about one forward pass per position.
+  the other side (no flip after a gul bara pending segment, where the same side moves
+  on). The update is the gradient of the outputs' log-loss, which touches only the
+  inputs that are on, so learning costs about one forward pass per position.
 
 The weight arrays are updated in place; several worker processes may share them
-(Hogwild). The network learns only from its own games.
+(Hogwild). The network learns only from its own games. :func:`evaluate_games` plays
+the network against random, PubEval or the heuristic through the same game loop.
 """
 
 from __future__ import annotations
@@ -29,13 +36,23 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS
 from engine.eval.features import family_features, features, uses_family
-from engine.eval.heuristic import best_successor as _heuristic_successor
-from engine.eval.network import choose_successor, hidden_full, outputs
-from engine.eval.pubeval import _best_successor, _is_race
-from engine.movegen._core import PLAY_BEAM, generate_turn
+from engine.eval.network import hidden_full, outputs
+from engine.play import loop
+from engine.play.loop import (
+    G_POINTS,
+    G_STARTER,
+    G_STEPS,
+    G_WINNER,
+    KIND_HEURISTIC,
+    KIND_NETWORK,
+    KIND_PUBEVAL,
+    KIND_RANDOM,
+    R_D1,
+    WINNER_DRAW,
+    WINNER_NONE,
+)
 from engine.rules import _layout as L
-from engine.rules._rng import below, uniform
-from engine.rules.scoring import N_OUTPUTS, flip_probs_into, result_k, result_probs
+from engine.rules.scoring import N_OUTPUTS, flip_probs_into
 from engine.rules.variants import T_MOTHER
 
 # columns of the per-worker statistics row
@@ -46,6 +63,8 @@ N_STATS = 8
 OPP_RANDOM = 0
 OPP_PUBEVAL = 1
 OPP_HEURISTIC = 2      # engine.eval.heuristic, for the games PubEval cannot read
+_OPP_KINDS = {OPP_RANDOM: KIND_RANDOM, OPP_PUBEVAL: KIND_PUBEVAL, OPP_HEURISTIC: KIND_HEURISTIC}
+_SELF = np.array([KIND_NETWORK, KIND_NETWORK], np.int64)
 
 # params vector of selfplay_games
 P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON = range(5)
@@ -57,14 +76,6 @@ C_STOP = 1             # nonzero: workers exit
 
 
 # --------------------------------------------------------------------- small helpers
-@njit(**FAST)
-def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o):
-    """Outputs of one state for its side to move (exact when the game is over)."""
-    if not result_probs(c, sc, o):
-        hidden_full(c, w1t, b1, uidx, uval, cidx, cval, fidx, h)
-        outputs(h, w2, b2, act, o)
-
-
 @njit(**FAST)
 def _learn_rows(w1t, idx, val, gh):
     """The share of :func:`_learn`'s step of inputs ``idx`` with values ``val`` (the
@@ -118,19 +129,6 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
             _learn_rows(w1t, fidx, features(s), gh)
 
 
-@njit(cache=True)
-def _roll(st, s, first, rolls_both):
-    """Dice for the next turn: ``(0, 0)`` for a pending segment; on the first turn of
-    backgammon-like games a non-double (the opening roll's distribution)."""
-    if s[L.NPEND] > 0:
-        return 0, 0
-    while True:
-        a = below(st, 6) + 1
-        b = below(st, 6) + 1
-        if a != b or not first or rolls_both:
-            return a, b
-
-
 # --------------------------------------------------------------------- scoring
 def score_arg(scoring, table) -> np.ndarray:
     """The score table (:func:`engine.rules.scoring.score_table`) the kernels take, from either
@@ -149,116 +147,91 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                    cidx, cval, fidx, params, max_turns, n_games, st, counts, worker, control,
                    stats):
     """Play and learn from up to ``n_games`` self-play games (fewer when
-    ``control[C_PAUSE]`` is raised); returns the number played.
+    ``control[C_PAUSE]`` is raised, which is looked at before every game); returns the
+    number learned from (a game cut at ``max_turns`` rolls is counted in
+    ``ST_ABANDONED`` and not learned from).
 
     ``scoring`` is the game's score table (:func:`engine.rules.scoring.score_table`; a bare
     ``backgammon_triple`` flag is still accepted, see :func:`score_arg`). ``scratch`` is
-    the move generator's work space (:func:`engine.movegen._core.new_scratch`).
+    the move generator's work space (:func:`engine.movegen._core.new_scratch`). The
+    opening follows the game loop's convention (:mod:`engine.play.loop`).
 
     ``counts[w]`` are the games finished by each worker (the learning rate follows
     their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
     """
-    return _selfplay_games(start, table, scratch, score_arg(scoring, table), rolls_both,
-                           w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, params, max_turns,
-                           n_games, st, counts, worker, control, stats)
-
-
-@njit(cache=True)
-def _selfplay_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                    cidx, cval, fidx, params, max_turns, n_games, st, counts, worker, control,
-                    stats):
-    """The kernel of :func:`selfplay_games`."""
-    nh = b1.shape[0]
-    out = np.empty((64, L.STATE_LEN), np.int16)
-    hist = np.empty((max_turns + 1, L.STATE_LEN), np.int16)
-    vals = np.empty((max_turns + 1, N_OUTPUTS), np.float32)
-    flips = np.empty(max_turns + 1, np.bool_)
-    s = np.empty(L.STATE_LEN, np.int16)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    gh = np.empty(nh, np.float32)
-    o = np.empty(N_OUTPUTS, np.float32)
-    o_best = np.empty(N_OUTPUTS, np.float32)
-    g_next = np.empty(N_OUTPUTS, np.float32)
-    target = np.empty(N_OUTPUTS, np.float32)
-    alpha0 = params[P_ALPHA]
-    alpha_final = params[P_ALPHA_FINAL]
-    half_life = params[P_HALF_LIFE]
-    lam = params[P_LAM]
-    epsilon = params[P_EPSILON]
+    net = (w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)
+    rows = 2 * int(max_turns) + 1        # a roll, and a pending segment before it
+    game = loop.new_games(1)
+    rec = np.empty((rows, L.STATE_LEN), np.int16)
+    rec_meta = np.empty((rows, loop.N_META), np.int64)
+    rec_vals = np.empty((rows, N_OUTPUTS), np.float32)
+    play = loop.game_args(start, table, score_arg(scoring, table), rolls_both, _SELF, net,
+                          net, games=game, st=st, epsilon=params[P_EPSILON],
+                          max_turns=max_turns, scratch=scratch, rec=rec, rec_meta=rec_meta,
+                          rec_vals=rec_vals, rec_games=1)
+    learn = (game[0], rec, rec_meta, rec_vals, *net, params, counts, worker, stats)
     played = 0
     for _ in range(n_games):
         if control[C_PAUSE] != 0:
             break
-        s[:] = start
-        t = 0
-        over = False
-        first_to_move = True            # whether the first mover is to move in s
-        winner = -1
-        points = 0
-        while t < max_turns:
-            d1, d2 = _roll(st, s, t == 0, rolls_both)
-            segment = d1 == 0
-            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
-            hist[t] = s
-            flips[t] = not segment
-            if n == 1:
-                i = 0
-                _rate(out[0], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o_best)
-            else:
-                i = choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
-                            cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
-                if epsilon > 0.0 and uniform(st) < epsilon:
-                    i = below(st, n)
-                    _rate(out[i], sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
-                          act, o_best)
-            s[:] = out[i]
-            t += 1
-            vals[t] = o_best
-            if not segment:
-                first_to_move = not first_to_move
-            winner, points, kind = result_k(s, sc)
-            if winner >= 0:
-                over = True
-                break
-        row = stats[worker]
-        if not over:
-            row[ST_ABANDONED] += 1
-            continue
-        row[ST_GAMES] += 1
-        row[ST_TURNS] += t
-        if points == 2:
-            row[ST_GAMMONS] += 1
-        elif points >= 3:
-            row[ST_BACKGAMMONS] += 1
-        # winner 0: the side to move of the final state won
-        if winner < 2 and (winner == 0) == first_to_move:
-            row[ST_WINS_FIRST] += 1
-        # learning rate from the games all workers have finished
-        total = 0
-        for w in range(counts.shape[0]):
-            total += counts[w]
-        alpha = alpha_final + (alpha0 - alpha_final) * 0.5 ** (total / half_life)
-        # lambda-returns backwards from the exact result
-        for k in range(N_OUTPUTS):
-            g_next[k] = vals[t, k]
-        for u in range(t - 1, -1, -1):
-            for k in range(N_OUTPUTS):
-                o[k] = lam * g_next[k] + (1.0 - lam) * vals[u + 1, k]
-            if flips[u]:
-                flip_probs_into(o, target)
-            else:
-                for k in range(N_OUTPUTS):
-                    target[k] = o[k]
-            _learn(hist[u], target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
-                   act, o, gh)
-            for k in range(N_OUTPUTS):
-                g_next[k] = target[k]
-        counts[worker] += 1
-        played += 1
+        loop.play_games(*play)
+        played += _learn_game(*learn)
     return played
+
+
+@njit(cache=True)
+def _learn_game(game, rec, rec_meta, rec_vals, w1t, b1, w2, b2, uidx, uval, cidx, cval,
+                fidx, params, counts, worker, stats):
+    """Learn from the self-play game the loop just played: ``game`` is its row (G_*
+    columns), ``rec`` / ``rec_meta`` / ``rec_vals`` its recorded positions, rolls and
+    chosen ratings. Returns 1, or 0 for a game that did not end (not learned from)."""
+    row = stats[worker]
+    winner = game[G_WINNER]
+    if winner == WINNER_NONE:
+        row[ST_ABANDONED] += 1
+        return 0
+    t = game[G_STEPS]
+    points = game[G_POINTS]
+    row[ST_GAMES] += 1
+    row[ST_TURNS] += t
+    if points == 2:
+        row[ST_GAMMONS] += 1
+    elif points >= 3:
+        row[ST_BACKGAMMONS] += 1
+    if winner != WINNER_DRAW and winner == game[G_STARTER]:
+        row[ST_WINS_FIRST] += 1
+    # learning rate from the games all workers have finished
+    total = 0
+    for w in range(counts.shape[0]):
+        total += counts[w]
+    alpha = (params[P_ALPHA_FINAL] + (params[P_ALPHA] - params[P_ALPHA_FINAL])
+             * 0.5 ** (total / params[P_HALF_LIFE]))
+    lam = params[P_LAM]
+    nh = b1.shape[0]
+    h = np.empty(nh, np.float32)
+    act = np.empty(nh, np.float32)
+    gh = np.empty(nh, np.float32)
+    o = np.empty(N_OUTPUTS, np.float32)
+    g_next = np.empty(N_OUTPUTS, np.float32)
+    target = np.empty(N_OUTPUTS, np.float32)
+    # lambda-returns backwards from the exact result: rec_vals[u] is V(s_{u+1})
+    if t > 0:
+        for k in range(N_OUTPUTS):
+            g_next[k] = rec_vals[t - 1, k]
+    for u in range(t - 1, -1, -1):
+        for k in range(N_OUTPUTS):
+            o[k] = lam * g_next[k] + (1.0 - lam) * rec_vals[u, k]
+        if rec_meta[u, R_D1] != 0:            # a roll: the successor is the other side's
+            flip_probs_into(o, target)
+        else:
+            for k in range(N_OUTPUTS):
+                target[k] = o[k]
+        _learn(rec[u], target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h,
+               act, o, gh)
+        for k in range(N_OUTPUTS):
+            g_next[k] = target[k]
+    counts[worker] += 1
+    return 1
 
 
 # --------------------------------------------------------------------- evaluation
@@ -266,56 +239,24 @@ def evaluate_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                    cidx, cval, fidx, opponent, pw, max_turns, n_games, st, points, hw=None):
     """Play ``n_games`` games of the network (greedy, 0-ply) against ``opponent``
     (:data:`OPP_RANDOM`, :data:`OPP_PUBEVAL` with PubEval weights ``pw``, or
-    :data:`OPP_HEURISTIC` with :mod:`engine.eval.heuristic` weights ``hw``); ``points[g]``
-    gets the network's score of game ``g`` (negative when it lost, 0 for a draw or a
-    game cut at ``max_turns``). The network makes the first move in the even-numbered
-    games. ``scoring`` as in :func:`selfplay_games`."""
+    :data:`OPP_HEURISTIC` with :mod:`engine.eval.heuristic` weights ``hw``) in one call
+    of the game loop; ``points[g]`` gets the network's score of game ``g`` (negative
+    when it lost, 0 for a draw or a game cut at ``max_turns``). The network sits in
+    seat 0 (it throws the first opening die) in the even-numbered games, in seat 1 in
+    the odd ones; dice and random choices come from ``st``. ``scoring`` as in
+    :func:`selfplay_games`."""
+    if opponent not in _OPP_KINDS:
+        raise ValueError(f"opponent {opponent!r}: expected OPP_RANDOM, OPP_PUBEVAL or "
+                         f"OPP_HEURISTIC")
     if opponent == OPP_HEURISTIC and hw is None:
         raise ValueError("OPP_HEURISTIC needs the heuristic weights hw "
                          "(engine.eval.heuristic.weights(rules))")
-    hw = np.zeros(1) if hw is None else np.asarray(hw, np.float64)
-    return _evaluate_games(start, table, scratch, score_arg(scoring, table), rolls_both,
-                           w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, opponent, pw, hw,
-                           max_turns, n_games, st, points)
-
-
-@njit(cache=True)
-def _evaluate_games(start, table, scratch, sc, rolls_both, w1t, b1, w2, b2, uidx, uval,
-                    cidx, cval, fidx, opponent, pw, hw, max_turns, n_games, st, points):
-    """The kernel of :func:`evaluate_games`."""
-    nh = b1.shape[0]
-    out = np.empty((64, L.STATE_LEN), np.int16)
-    s = np.empty(L.STATE_LEN, np.int16)
-    ref = np.empty(L.STATE_LEN, np.int16)
-    h_ref = np.empty(nh, np.float32)
-    h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
-    o = np.empty(N_OUTPUTS, np.float32)
-    o_best = np.empty(N_OUTPUTS, np.float32)
-    for g in range(n_games):
-        s[:] = start
-        net_to_move = g % 2 == 0           # whether the network is the side to move of s
-        points[g] = 0
-        for t in range(max_turns):
-            d1, d2 = _roll(st, s, t == 0, rolls_both)
-            segment = d1 == 0
-            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
-            if n == 1:
-                i = 0
-            elif net_to_move:
-                i = choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval,
-                            cidx, cval, fidx, ref, h_ref, h, act, o, o_best)
-            elif opponent == OPP_PUBEVAL:
-                i = _best_successor(out, n, _is_race(s), pw)
-            elif opponent == OPP_HEURISTIC:
-                i = _heuristic_successor(out, n, segment, table, sc, hw)
-            else:
-                i = below(st, n)
-            s[:] = out[i]
-            if not segment:
-                net_to_move = not net_to_move
-            winner, pts, kind = result_k(s, sc)
-            if winner >= 0:
-                if winner < 2:
-                    points[g] = pts if (winner == 0) == net_to_move else -pts
-                break
+    net = (w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)
+    games = loop.new_games(n_games)
+    loop.play_games(*loop.game_args(start, table, score_arg(scoring, table), rolls_both,
+                                    [KIND_NETWORK, _OPP_KINDS[opponent]], net, games=games,
+                                    st=st, pw=pw, hw=hw, max_turns=max_turns,
+                                    scratch=scratch, swap=True))
+    winner = games[:, G_WINNER]
+    won = games[:, G_POINTS]
+    points[:n_games] = np.where(winner == 0, won, np.where(winner == 1, -won, 0))

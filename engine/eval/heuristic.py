@@ -36,9 +36,9 @@ A finished position (:func:`engine.rules.scoring.result_k`) scores ``+-1000 * po
 
 :class:`HeuristicPlayer` plays the successor the heuristic likes best (the
 :class:`~engine.play.players.Player` protocol); :func:`best_successor` is its kernel, which
-:mod:`training.td` also calls to measure networks of games PubEval cannot play.
-:func:`duel` plays many games of the heuristic against a random mover inside numba (for
-tests and tuning).
+the game loop (:mod:`engine.play.loop`) calls for a heuristic player: in duels, in
+:func:`engine.play.duel.heuristic_duel` (against a random mover, for tests and tuning)
+and in the strength figure of networks of games PubEval cannot play.
 """
 
 from __future__ import annotations
@@ -48,9 +48,7 @@ from typing import Sequence
 import numpy as np
 
 from engine._jit import njit
-from engine.movegen._core import PLAY_BEAM, SCRATCH_LEN, generate_turn
 from engine.rules import _layout as L
-from engine.rules._rng import below, die, rng_state
 from engine.rules.position import Position
 from engine.rules.scoring import result_k, score_table
 from engine.rules.variants import (
@@ -231,45 +229,6 @@ def best_successor(out, n, segment, t, sc, w):
     return best
 
 
-@njit(cache=True)
-def _duel(start, t, sc, w, rolls_both, n_games, st, max_turns, points):
-    """Heuristic (player 0) against a uniformly random mover (player 1); the heuristic
-    moves first in even games. ``points[g]``: its signed score (0 for a cut game)."""
-    out = np.empty((64, L.STATE_LEN), np.int16)
-    scratch = np.zeros(SCRATCH_LEN, np.int64)
-    s = np.empty(L.STATE_LEN, np.int16)
-    for g in range(n_games):
-        s[:] = start
-        heur = g % 2 == 0                 # the heuristic is the side to move of s
-        points[g] = 0
-        for turn in range(max_turns):
-            if s[L.NPEND] > 0:
-                d1 = 0
-                d2 = 0
-            else:
-                while True:
-                    d1 = die(st)
-                    d2 = die(st)
-                    if d1 != d2 or turn > 0 or rolls_both:
-                        break
-            segment = d1 == 0
-            k, out = generate_turn(s, d1, d2, t, scratch, out, PLAY_BEAM)
-            if k == 1:
-                i = 0
-            elif heur:
-                i = best_successor(out, k, segment, t, sc, w)
-            else:
-                i = below(st, k)
-            s[:] = out[i]
-            if not segment:
-                heur = not heur
-            winner, pts, kind = result_k(s, sc)
-            if winner >= 0:
-                if winner < 2:
-                    points[g] = pts if (winner == 0) == heur else -pts
-                break
-
-
 # --------------------------------------------------------------------- Python API
 def value(position: Position, rules: Rules | None = None,
           w: np.ndarray | None = None) -> float:
@@ -291,18 +250,6 @@ def values(positions: Sequence[Position], rules: Rules | None = None,
     v = np.empty(len(positions))
     values_k(states, len(positions), rules.table(), score_table(rules), w, v)
     return v
-
-
-def duel(variant: str, n_games: int, rng: np.random.Generator, *,
-         rules: Rules | None = None, w: np.ndarray | None = None,
-         max_turns: int = 5000) -> np.ndarray:
-    """Signed points per game of the heuristic against a random mover (numba)."""
-    rules = rules or get_rules(variant)
-    w = weights(rules) if w is None else np.asarray(w, np.float64)
-    points = np.zeros(n_games, np.int64)
-    _duel(Position.start(rules.variant).to_array(), rules.table(), score_table(rules), w,
-          rules.opening_rolls_both, n_games, rng_state(rng), max_turns, points)
-    return points
 
 
 class HeuristicPlayer:

@@ -1,4 +1,5 @@
-"""Playing games: the game loop and opening roll (:mod:`.game`), players
+"""Playing games: the one numba game loop of every batch of games (:mod:`.loop`), the
+Python game loop, opening roll and checked playouts (:mod:`.game`), players
 (:mod:`.players`), duplicate-dice duels between kernel players (:mod:`.duel`), and
 games with the cube and matches (:mod:`.match`).
 

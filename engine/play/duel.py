@@ -12,10 +12,11 @@ confidence interval of points per game is taken over the pair sums
 
 Two ways to play:
 
-* :func:`duel`: the whole match inside one numba kernel, for the players the kernel
-  knows: ``"random"``, ``"pubeval"`` (backgammon boards only) and any
-  :class:`~engine.eval.network.Network` (greedy 0-ply, as in training), thousands of games a
-  second;
+* :func:`duel`: the whole match in one call of the numba game loop
+  (:func:`engine.play.loop.play_games`), for the players it knows: ``"random"``,
+  ``"pubeval"`` (backgammon boards only), ``"heuristic"`` (:mod:`engine.eval.heuristic`)
+  and any :class:`~engine.eval.network.Network` (greedy 0-ply, as in training),
+  thousands of games a second;
 * :func:`duel_players`: the same dice and seats in Python, for any object with the
   :class:`~engine.play.players.Player` ``choose`` method (an external engine, say). With
   :class:`~engine.play.players.PubEvalPlayer` and :class:`~engine.play.players.GreedyPlayer` it
@@ -24,6 +25,10 @@ Two ways to play:
 Random choices come from a stream of their own (one per game), never from the dice
 stream, so a random player cannot shift the other game's dice. Nothing here touches a
 global random generator: every stream is derived from the caller's ``seed``.
+
+:func:`heuristic_duel` is the quick check of the heuristic against a random mover
+(plain games, seats alternating, one stream from a numpy generator), through the same
+game loop.
 """
 
 from __future__ import annotations
@@ -33,25 +38,17 @@ from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 import numpy as np
 
-from engine._jit import announce_compile, njit
+from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
-from engine.eval.heuristic import (
-    best_successor as _heuristic_successor,
-    weights as heuristic_weights,
-)
-from engine.eval.network import Network, choose_successor
-from engine.eval.pubeval import (
-    _best_successor,
-    _is_race,
-    check_supported,
-    weights as pubeval_weights,
-)
-from engine.movegen._core import PLAY_BEAM, SCRATCH_LEN, generate_turn
+from engine.eval.heuristic import weights as heuristic_weights
+from engine.eval.network import Network
+from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successor_arrays
-from engine.rules import _layout as L
-from engine.rules._rng import GAMMA, MIX2, below, die, mix
+from engine.play import loop
+from engine.play.loop import KIND_HEURISTIC, KIND_NETWORK, KIND_PUBEVAL, KIND_RANDOM
+from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, Kind, result, result_k, score_table
+from engine.rules.scoring import Kind, result, score_table
 from engine.rules.variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,20 +62,10 @@ class DuelError(NardyError):
     code = "invalid_duel"
 
 
-# player kinds of the kernel
-KIND_RANDOM = 0
-"""Kernel player: a uniformly random successor."""
-KIND_PUBEVAL = 1
-"""Kernel player: the successor PubEval scores highest."""
-KIND_NETWORK = 2
-"""Kernel player: the successor a network rates best (greedy 0-ply)."""
-KIND_HEURISTIC = 3
-"""Kernel player: the successor :mod:`engine.eval.heuristic` scores highest."""
-
 # columns of the per-game rows
 G_POINTS, G_WINNER, G_KIND, G_TURNS, G_STARTER = range(5)
 N_COLUMNS = 5
-WINNER_DRAW = 2
+WINNER_DRAW = loop.WINNER_DRAW
 """``winner`` of a drawn game (plakoto's deferred mother)."""
 WINNER_CUT = -1
 """``winner`` of a game stopped at ``max_turns`` (it scores 0)."""
@@ -101,109 +88,6 @@ def stream_states(seed: int, stream: int, first: int, n: int) -> np.ndarray:
         base = mix(np.array([seed], np.uint64) ^ (np.uint64(stream) * MIX2))
         k = np.arange(first, first + n, dtype=np.uint64) + np.uint64(1)
         return mix(base + k * GAMMA)
-
-
-# --------------------------------------------------------------------- kernels
-@njit(cache=True)
-def _duel(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, max_turns,
-          dice_seeds, choice_seeds, games):
-    """Play ``2 * len(dice_seeds)`` games; row ``g`` of ``games`` gets G_* columns.
-
-    ``kinds[p]`` is the KIND_* of player ``p`` (0 = A, 1 = B); ``net_a`` / ``net_b``
-    are ``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` (ignored, any shape, unless that
-    player is a network). Game ``2k + h`` draws its dice from ``dice_seeds[k]`` and its
-    random choices from ``choice_seeds[2k + h]``; in it player ``seat ^ h`` sits in seat
-    ``seat``. Seat 0 throws the first opening die; the higher die starts and plays both
-    opening dice, or rolls afresh when ``rolls_both``.
-    """
-    out = np.empty((64, L.STATE_LEN), np.int16)
-    scratch = np.zeros(SCRATCH_LEN, np.int64)
-    s = np.empty(L.STATE_LEN, np.int16)
-    ref = np.zeros(L.STATE_LEN, np.int16)
-    nha = net_a[1].shape[0]
-    nhb = net_b[1].shape[0]
-    ha_ref = np.empty(nha, np.float32)
-    ha = np.empty(nha, np.float32)
-    acta = np.empty(nha, np.float32)
-    hb_ref = np.empty(nhb, np.float32)
-    hb = np.empty(nhb, np.float32)
-    actb = np.empty(nhb, np.float32)
-    o = np.empty(N_OUTPUTS, np.float32)
-    o_best = np.empty(N_OUTPUTS, np.float32)
-    st = np.empty(1, np.uint64)
-    cst = np.empty(1, np.uint64)
-    for k in range(dice_seeds.shape[0]):
-        for half in range(2):
-            g = 2 * k + half
-            st[0] = dice_seeds[k]
-            cst[0] = choice_seeds[g]
-            s[:] = start
-            a = 0
-            b = 0
-            while a == b:
-                a = die(st)
-                b = die(st)
-            mover = 0 if a > b else 1            # the seat to move in s
-            games[g, G_STARTER] = mover ^ half
-            opening = not rolls_both
-            turns = 0
-            winner = -1
-            points = 0
-            kind = 0
-            while turns < max_turns:
-                segment = s[L.NPEND] > 0
-                if segment:
-                    d1 = 0
-                    d2 = 0
-                elif opening:
-                    d1 = a
-                    d2 = b
-                    opening = False
-                else:
-                    d1 = die(st)
-                    d2 = die(st)
-                n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
-                player = mover ^ half
-                pk = kinds[player]
-                if n <= 1:
-                    i = 0
-                elif pk == KIND_NETWORK:
-                    if player == 0:
-                        i = choose_successor(s, out, n, segment, sc, *net_a, ref, ha_ref,
-                                             ha, acta, o, o_best)
-                    else:
-                        i = choose_successor(s, out, n, segment, sc, *net_b, ref, hb_ref,
-                                             hb, actb, o, o_best)
-                elif pk == KIND_PUBEVAL and not segment:
-                    i = _best_successor(out, n, _is_race(s), pw)
-                elif pk == KIND_HEURISTIC:
-                    i = _heuristic_successor(out, n, segment, table, sc, hw)
-                else:
-                    i = below(cst, n)
-                s[:] = out[i]
-                if not segment:
-                    mover ^= 1
-                    turns += 1
-                w, pts, kd = result_k(s, sc)
-                if w >= 0:
-                    winner = w
-                    points = pts
-                    kind = kd
-                    break
-            games[g, G_TURNS] = turns
-            games[g, G_KIND] = kind
-            if winner < 0:
-                games[g, G_WINNER] = WINNER_CUT
-                games[g, G_POINTS] = 0
-            elif winner == 2:
-                games[g, G_WINNER] = WINNER_DRAW
-                games[g, G_POINTS] = 0
-            else:
-                # winner 0: the side to move in s (seat `mover`) won
-                seat = mover if winner == 0 else mover ^ 1
-                won = seat ^ half
-                games[g, G_WINNER] = won
-                games[g, G_POINTS] = points if won == 0 else -points
 
 
 # --------------------------------------------------------------------- results
@@ -247,6 +131,16 @@ class DuelResult:
         """From kernel rows (G_* columns)."""
         return cls(variant, rows[:, G_POINTS].copy(), rows[:, G_WINNER].copy(),
                    rows[:, G_KIND].copy(), rows[:, G_TURNS].copy(), rows[:, G_STARTER].copy())
+
+    @classmethod
+    def from_games(cls, variant: str, games: np.ndarray) -> "DuelResult":
+        """From the game loop's rows (:mod:`engine.play.loop` G_* columns)."""
+        winner = games[:, loop.G_WINNER]
+        won = games[:, loop.G_POINTS]
+        points = np.where(winner == 0, won, np.where(winner == 1, -won, 0))
+        return cls(variant, points, np.where(winner == loop.WINNER_NONE, WINNER_CUT, winner),
+                   games[:, loop.G_KIND].copy(), games[:, loop.G_TURNS].copy(),
+                   games[:, loop.G_STARTER].copy())
 
     @classmethod
     def join(cls, parts: Sequence["DuelResult"]) -> "DuelResult":
@@ -294,16 +188,12 @@ KernelPlayer = Union[str, Network]
 """What :func:`duel` plays: ``"random"``, ``"pubeval"``, ``"heuristic"`` or a
 :class:`Network`."""
 
-_NO_NET = (np.zeros((1, 1), np.float32), np.zeros(1, np.float32),
-           np.zeros((N_OUTPUTS, 1), np.float32), np.zeros(N_OUTPUTS, np.float32))
-
-
-def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, tuple]:
+def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, Network | None]:
     if isinstance(p, Network):
         if p.variant != rules.variant:
             raise DuelError(f"player {label}: network {p!r} plays {p.variant!r}, not "
                             f"{rules.variant!r}")
-        return KIND_NETWORK, tuple(p.arrays()) + tuple(p.encoder_arrays())
+        return KIND_NETWORK, p
     if p in ("random", "pubeval", "heuristic"):
         if p == "pubeval":
             try:
@@ -314,18 +204,6 @@ def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, tupl
         return kinds[p], None
     raise DuelError(f"player {label} = {quote(p)}: expected 'random', 'pubeval', 'heuristic' "
                     f"or a Network")
-
-
-def _placeholder(other: tuple | None) -> tuple:
-    """Network arrays for a player that is not a network (the kernel never reads them):
-    the other player's when it is a network, so one compiled signature serves every
-    pairing, else tiny arrays of the same types."""
-    if other is not None:
-        return other
-    from engine.eval.encoding import get_encoder
-    e = get_encoder("tesauro198")
-    return _NO_NET + (e.unit_index, e.unit_value, e.const_index, e.const_value,
-                      e.feature_index)
 
 
 def _check_games(n_games: int) -> int:
@@ -341,26 +219,41 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
          start: Position | None = None, max_turns: int = 10_000,
          first_pair: int = 0) -> DuelResult:
     """Play ``n_games`` (even) duplicate-dice games between ``a`` and ``b`` in one
-    numba kernel; see the module docstring. ``first_pair`` numbers the first pair, so
+    call of the game loop; see the module docstring. ``first_pair`` numbers the first pair, so
     that a long match played in chunks (``first_pair = 0, c, 2c, ...``) is the same
     match as one played at once. ``start`` replaces the starting position."""
     rules = rules or get_rules(variant)
     n = _check_games(n_games)
     kind_a, net_a = _kernel_player(a, rules, "A")
     kind_b, net_b = _kernel_player(b, rules, "B")
-    if net_a is None:
-        net_a = _placeholder(net_b)
-    if net_b is None:
-        net_b = _placeholder(net_a)
     start_pos = start if start is not None else Position.start(rules.variant)
-    rows = np.zeros((n, N_COLUMNS), np.int64)
-    announce_compile("the duel kernel", [_duel], "2 minutes")
-    _duel(start_pos.to_array(), rules.table(), score_table(rules),
-          rules.opening_rolls_both, np.array([kind_a, kind_b], np.int64), net_a, net_b,
-          pubeval_weights(), heuristic_weights(rules), max_turns,
-          stream_states(seed, DICE_STREAM, first_pair, n // 2),
-          stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), rows)
-    return DuelResult.from_rows(rules.variant, rows)
+    games = loop.new_games(n)
+    announce_compile("the game loop", [loop.play_games], "2 minutes")
+    loop.play_games(*loop.game_args(
+        start_pos.to_array(), rules.table(), score_table(rules), rules.opening_rolls_both,
+        [kind_a, kind_b], net_a, net_b, games=games, st=np.zeros(1, np.uint64),
+        cst=np.zeros(1, np.uint64), hw=heuristic_weights(rules), max_turns=max_turns,
+        dice_seeds=stream_states(seed, DICE_STREAM, first_pair, n // 2),
+        choice_seeds=stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), swap=True))
+    return DuelResult.from_games(rules.variant, games)
+
+
+def heuristic_duel(variant: str, n_games: int, rng: np.random.Generator, *,
+                   rules: Rules | None = None, w: np.ndarray | None = None,
+                   max_turns: int = 5000) -> np.ndarray:
+    """Signed points per game of the heuristic (:mod:`engine.eval.heuristic`, weights
+    ``w``, by default the game's) against a random mover, in one call of the game loop:
+    the heuristic sits in seat 0 in the even games, in seat 1 in the odd ones; dice and
+    random choices come from one stream seeded from ``rng`` (no duplicate dice). A game
+    cut at ``max_turns`` or drawn scores 0."""
+    rules = rules or get_rules(variant)
+    w = heuristic_weights(rules) if w is None else np.asarray(w, np.float64)
+    games = loop.new_games(n_games)
+    loop.play_games(*loop.game_args(
+        Position.start(rules.variant).to_array(), rules.table(), score_table(rules),
+        rules.opening_rolls_both, [KIND_HEURISTIC, KIND_RANDOM], games=games,
+        st=rng_state(rng), hw=w, max_turns=max_turns, swap=True))
+    return DuelResult.from_games(rules.variant, games).points
 
 
 # --------------------------------------------------------------------- any players
