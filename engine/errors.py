@@ -24,6 +24,13 @@ class NotationError(NardyError):
     code = "invalid_notation"
 
 
+class FibsBoardError(NotationError):
+    """A FIBS board string (``board:...``, GNU Backgammon's external-player format) that
+    cannot be read: a field missing, not an integer, or out of its range."""
+
+    code = "invalid_board"
+
+
 class DiceError(NardyError):
     """Dice out of range or of the wrong shape."""
 

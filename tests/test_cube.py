@@ -12,6 +12,7 @@ from engine.cube.decision import (
     CubeError,
     CubeState,
     analyse_cube,
+    answer_double,
     check_probabilities,
     classify,
     cube_decision,
@@ -367,3 +368,37 @@ def test_protocol_cube_beavers(monkeypatch):
     xgid = format_xgid(Position.start(), XgidInfo(beaver=True))
     assert _ask({"cmd": "cube", "position": xgid})["action"] == "no_double_beaver"
     assert _ask({"cmd": "cube", "position": xgid, "beavers": False})["action"] == "no_double"
+
+
+@settings(max_examples=200, deadline=None)
+@given(w=st.floats(0.02, 0.98), gw=st.floats(0, 1), gl=st.floats(0, 1),
+       match=st.sampled_from([None, (7, 0, 0), (5, 2, 3), (9, 6, 1)]),
+       beavers=st.booleans())
+def test_answer_double_agrees_with_the_cube_decision(w, gw, gl, match, beavers):
+    """Where the side on roll may double, the answer is the cube decision's take or pass
+    (and its beaver): the same equities, the same rule."""
+    p = probs(w, gw * w, 0.0, gl * (1 - w), 0.0)
+    if match is None:
+        state = CubeState(beavers=beavers)
+    else:
+        length, a, b = match
+        state = CubeState(match_length=length, score=(a, b))
+    d = cube_decision(p, state)
+    ans = answer_double(p, state)
+    assert ans.double_take == pytest.approx(d.double_take)
+    want = "beaver" if d.beavers else ("take" if d.takes else "pass")
+    assert ans.answer == want
+    assert (ans.mwc is None) == (match is None)
+
+
+def test_answer_double_of_a_dead_cube_and_its_errors():
+    # the doubler, 2-away holding a 2-cube, has a dead cube; his double is answered all
+    # the same, and a pass would lose the taker the match: he takes
+    state = CubeState(2, "me", 5, (3, 1))
+    assert not state.can_double()
+    assert answer_double(probs(0.9), state).answer == "take"
+    assert answer_double(probs(0.3), state).answer == "take"
+    with pytest.raises(CubeError, match="owns"):
+        answer_double(probs(0.5), CubeState(2, "them"))
+    with pytest.raises(CubeError, match="Crawford"):
+        answer_double(probs(0.5), CubeState(match_length=5, score=(4, 1), crawford=True))

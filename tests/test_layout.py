@@ -32,7 +32,8 @@ BASE = {"engine.errors", "engine._jit"}
 # the top-level public API and the thin ``python -m engine.<name>`` entry modules
 ENTRIES = {"engine": {"engine.rules", "engine.movegen"},
            "engine.analyse": {"engine.cli"}, "engine.protocol": {"engine.cli"},
-           "engine.cube_cli": {"engine.cli"}, "engine.play.__main__": {"engine.cli"}}
+           "engine.cube_cli": {"engine.cli"}, "engine.play.__main__": {"engine.cli"},
+           "engine.ubgi": {"engine.cli"}, "engine.external": {"engine.cli"}}
 
 
 def _module_name(path: Path) -> str:

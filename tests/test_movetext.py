@@ -16,6 +16,7 @@ from engine.notation.movetext import (
     format_move,
     format_moves,
     move_parts,
+    move_steps,
     parse_move,
     parse_steps,
 )
@@ -395,3 +396,29 @@ def test_cascade_text_of_an_unreachable_position_is_illegal():
                                   variant="gul_bara", turns=(5, 6))
     with pytest.raises(IllegalMoveError, match="no sequence"):
         format_move(pos, other.flip(), (1, 1))
+
+
+def test_move_steps_are_the_single_moves_in_playing_order():
+    from engine.rules.position import Position
+    start = Position.start("backgammon")
+    for dice in [(6, 5), (3, 1), (6, 6), (2, 1)]:
+        for after in successors(start, dice):
+            steps = move_steps(start, after, dice)
+            used = sorted(p - q for p, q in steps)
+            want = sorted([dice[0]] * 4 if dice[0] == dice[1] else list(dice))
+            assert used == want
+            text = " ".join(f"{p}/{q}" for p, q in steps)
+            assert parse_move(text, start, dice) == after
+    run = [a for a in successors(start, (6, 5)) if format_move(start, a, (6, 5)) == "24/13"]
+    assert move_steps(start, run[0], (6, 5)) in (((24, 18), (18, 13)), ((24, 19), (19, 13)))
+    entering = Position.from_literal("x bar:1 6:14; o 24:15")
+    after = successors(entering, (5, 3))
+    for a in after:
+        steps = move_steps(entering, a, (5, 3))
+        assert steps[0][0] == BAR
+    bearing = Position.from_literal("x 1:1 2:1; o 12:15")
+    a = successors(bearing, (6, 5))[0]
+    assert sorted(move_steps(bearing, a, (6, 5))) == [(1, OFF), (2, OFF)]
+    closed = Position.from_literal("x bar:1 6:14; o 6:2 5:2 4:2 3:2 2:2 1:2 24:3")
+    (dance,) = successors(closed, (6, 5))
+    assert move_steps(closed, dance, (6, 5)) == ()

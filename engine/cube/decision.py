@@ -507,6 +507,58 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
                         tuple(float(v) for v in p), mwc)
 
 
+ANSWERS = ("take", "pass", "beaver")
+"""The answers to a double (:class:`DoubleAnswer`)."""
+
+
+@dataclass(frozen=True)
+class DoubleAnswer:
+    """The answer to a double, and the equities it was chosen from."""
+
+    answer: str
+    """One of :data:`ANSWERS`."""
+    double_take: float
+    """The doubler's cubeful equity after a take, normalised to the cube before the
+    double (as :attr:`CubeDecision.double_take`)."""
+    double_pass: float
+    """The doubler's equity after a pass: 1.0."""
+    mwc: dict | None = None
+    """Match play: the same as match winning chances of the doubler."""
+
+
+def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
+                  table: MatchEquityTable | None = None) -> DoubleAnswer:
+    """The answer of the opponent of the side on roll to its double from ``state.value``
+    to twice that: ``"take"``, ``"pass"``, or ``"beaver"`` (money play with
+    ``state.beavers``: a take that leaves the doubler at or below zero, as
+    :func:`classify` has it). ``probs`` are the doubler's cubeless probabilities before
+    his roll. The same equities as :func:`cube_decision`, without asking whether the
+    double was right: a double the doubler should not have made (a dead cube in a match)
+    is answered all the same. A double in the Crawford game raises :class:`CubeError`."""
+    p = check_probabilities(probs)
+    if not 0.0 <= efficiency <= 1.0:
+        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
+    if state.owner == "them":
+        raise CubeError("the side on roll doubled a cube its opponent owns")
+    if state.money:
+        take = 2.0 * money_cubeful_equity(p, "them", efficiency, False)
+        if take >= 1.0:
+            answer = "pass"
+        else:
+            answer = "beaver" if state.beavers and -2.0 <= take <= 0.0 else "take"
+        return DoubleAnswer(answer, take, 1.0)
+    if state.crawford:
+        raise CubeError("a double in the Crawford game: the Crawford game has no cube")
+    table = table or default_table()
+    a, b = state.away
+    c = state.value
+    lo, hi = table.after(a, b, -c), table.after(a, b, c)
+    take_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, efficiency)
+    take = 2.0 * (take_m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+    return DoubleAnswer("pass" if take_m >= hi else "take", take, 1.0,
+                        {"double_take": take_m, "double_pass": hi})
+
+
 def network_probability_fn(network) -> ProbabilityFn:
     """A :data:`ProbabilityFn` of a :class:`engine.eval.network.Network` at 0-ply (deeper
     plies are the search's: pass its function instead)."""

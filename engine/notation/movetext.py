@@ -473,8 +473,9 @@ def _hit_set(game: _Game, before: Position, target: Position) -> frozenset:
     return frozenset(hits)
 
 
-def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
-    """The parts of the move text of the turn ``before`` -> ``after`` (see :func:`format_move`)."""
+def _best(before: Position, after: Position, dice) -> tuple[list, tuple[MovePart, ...]]:
+    """The single-die steps ``(from, to, die, hit)`` of the turn ``before`` -> ``after``,
+    in an order they can be played, and the parts of its text (see :func:`format_move`)."""
     rules = get_rules(before.variant)
     dice = check_dice(dice, before.pending)
     game = _game(rules)
@@ -482,19 +483,21 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
     walk = _cascade_walk(before, dice, rules)
     if walk is not None:              # no hits, no pins: only my checkers move
         if target.me == before.me and target.off[0] == before.off[0]:
-            return ()
+            return [], ()
         try:
             steps = walk.steps((target.off[0], *target.me))
         except ValueError:
             raise IllegalMoveError(
                 f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
                 f"{_literal(before)} into {_literal(target)} ({before.variant})") from None
-        return _render([(p, q, d, False) for p, q, d in steps], game, frozenset())
+        full = [(p, q, d, False) for p, q, d in steps]
+        return full, _render(full, game, frozenset())
     start, goal = _state(before), _state(target)
     if start == goal:
-        return ()
+        return [], ()
     final_hits = _hit_set(game, before, target)
     best = None
+    best_steps: list = []
     best_key = None
     report: dict = {}
     for n, steps in enumerate(_decompositions(game, start, goal,
@@ -503,7 +506,7 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
         text = _text(parts)
         key = (len(parts), len(text), text)
         if best_key is None or key < best_key:
-            best, best_key = parts, key
+            best, best_steps, best_key = parts, steps, key
         if n + 1 >= (_MAX_SOLUTIONS if len(steps) <= 4 else 1):
             break
     if best is None:
@@ -514,7 +517,20 @@ def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
         raise IllegalMoveError(
             f"no sequence of single moves with dice {_dice_text(dice, before)} turns "
             f"{_literal(before)} into {_literal(target)} ({before.variant})")
-    return best
+    return best_steps, best
+
+
+def move_parts(before: Position, after: Position, dice) -> tuple[MovePart, ...]:
+    """The parts of the move text of the turn ``before`` -> ``after`` (see :func:`format_move`)."""
+    return _best(before, after, dice)[1]
+
+
+def move_steps(before: Position, after: Position, dice) -> tuple[tuple[int, int], ...]:
+    """The turn ``before`` -> ``after`` as single-die steps ``(from, to)`` in the mover's
+    numbering (:data:`BAR` 25, :data:`OFF` 0), in an order in which they can be played
+    one by one: the decomposition :func:`format_move` writes, unmerged (``24/18 18/13``
+    for its ``24/13``, one step per die of a double). Empty for a turn with no move."""
+    return tuple((p, q) for p, q, _d, _h in _best(before, after, dice)[0])
 
 
 _walks: dict = {}

@@ -1,0 +1,471 @@
+"""GNU Backgammon's external player (``python -m engine.external``), per
+``docs/external.md``.
+
+GNU Backgammon plays a player set with ``set player <n> external <socket>`` by
+connecting to that socket and, at each of that player's decisions, sending one FIBS board
+string (``board:...``, :mod:`engine.notation.fibs`) and reading one line back: a move in
+its notation (``24/18 13/11``, ``bar/22*``, an empty line when no move is possible),
+``double`` or ``roll`` before the roll, ``take``, ``drop`` or ``beaver`` when doubled.
+This server answers those requests on a TCP port of localhost and/or a Unix socket, with
+the engine's search.
+
+It also answers the rest of GNU Backgammon's external-interface language (its
+``external`` command; ``external_l.l`` / ``external_y.y`` in its sources), one line per
+request: a board followed by session options (``jacobyrule``, ``crawfordrule``,
+``beavers`` on/off, ``resignation N`` for the answer to a resignation: ``accept`` /
+``reject``), ``evaluation fibsboard <board>`` with evaluation options (``plies N``,
+``cubeful``, ``cubeless``, ``cube on|off``; ``prune``, ``noise``, ``deterministic``
+are accepted and change nothing), ``version``, ``help``, ``exit`` / ``quit``.
+
+A request it cannot serve is answered ``Error: <what was wrong>`` (GNU Backgammon prints
+such a line and stops asking) and the connection serves the next request.
+
+The board string carries the cube, the score and whether this is the Crawford game, but
+neither the Jacoby rule nor whether beavers are allowed: those come from the command line
+(``--jacoby``/``--no-jacoby``, ``--beavers``/``--no-beavers``), their defaults being GNU
+Backgammon's (Jacoby on, beavers allowed), or from a request's session options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import socketserver
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+from engine.cli import _decide
+from engine.cli._common import non_negative_int
+from engine.cube.decision import CubeState
+from engine.cube.met import default_table
+from engine.errors import NardyError, clip, describe, quote
+from engine.notation.fibs import PREFIX, SCORE_CONVENTIONS, FibsView, parse_fibs_board
+from engine.notation.movetext import NO_MOVE, format_move
+from engine.search.nply import MAX_PLY, check_ply
+
+VERSION = "0.1.0"
+INTERFACE = "2"
+"""The version of GNU Backgammon's external interface this server speaks."""
+MAX_REQUEST = 1 << 16
+"""The longest request line read, in bytes (GNU Backgammon's own buffer is 256)."""
+_TRUE = ("yes", "on", "true")
+_FALSE = ("no", "off", "false")
+
+
+class RequestError(NardyError):
+    """A request line the server cannot serve."""
+
+    code = "bad_request"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the server plays (the command line's options, a request's session options)."""
+
+    ply: int = 2
+    """Depth of checker play (GNU Backgammon's plies, 0..3)."""
+    cube_ply: int = 2
+    """Depth of cube decisions."""
+    jacoby: bool = True
+    """Money play: the Jacoby rule."""
+    beavers: bool = True
+    """Money play: beavers allowed (GNU Backgammon allows three by default)."""
+    crawford_rule: bool = True
+    """Match play: the Crawford rule (off: no game is the Crawford game)."""
+    scores: str = "gnubg"
+    """Whose points the board's score fields hold (:data:`SCORE_CONVENTIONS`)."""
+    threads: int | None = None
+    """Search threads (default: the engine's)."""
+
+
+# --------------------------------------------------------------------- requests
+def _bool(word: str, option: str) -> bool:
+    w = word.lower()
+    if w in _TRUE:
+        return True
+    if w in _FALSE:
+        return False
+    raise RequestError(f"option {option} {quote(word)}: expected on or off")
+
+
+@dataclass
+class _Options:
+    resignation: int = 0
+    plies: int | None = None
+    cubeful: bool = False
+
+
+_SESSION = ("jacobyrule", "crawfordrule", "beavers", "resignation")
+_EVAL = ("plies", "cube", "cubeful", "cubeless", "prune", "noise", "deterministic")
+
+
+def _options(words: list[str], settings: Settings, evaluation: bool) -> tuple[Settings,
+                                                                            _Options]:
+    """The session (and, for ``evaluation``, evaluation) options after a board."""
+    opts = _Options()
+    i = 0
+    while i < len(words):
+        key = words[i].lower()
+        arg = words[i + 1] if i + 1 < len(words) else None
+        allowed = _SESSION + (_EVAL if evaluation else ())
+        if key not in allowed:
+            raise RequestError(f"option {quote(words[i])}: expected one of "
+                               f"{', '.join(allowed)}")
+        if key in ("cubeful", "cubeless"):
+            opts.cubeful = key == "cubeful"
+            i += 1
+            continue
+        if key in ("prune", "deterministic"):       # a flag, or a flag and a boolean
+            i += 2 if arg is not None and arg.lower() in _TRUE + _FALSE else 1
+            continue
+        if arg is None:
+            raise RequestError(f"option {key} needs a value")
+        if key == "jacobyrule":
+            settings = replace(settings, jacoby=_bool(arg, key))
+        elif key == "crawfordrule":
+            settings = replace(settings, crawford_rule=_bool(arg, key))
+        elif key == "beavers":
+            settings = replace(settings, beavers=_bool(arg, key))
+        elif key == "cube":
+            opts.cubeful = _bool(arg, key)
+        elif key == "resignation":
+            if arg not in ("0", "1", "2", "3"):
+                raise RequestError(f"option resignation {quote(arg)}: expected 0..3")
+            opts.resignation = int(arg)
+        elif key == "plies":
+            if not arg.isdigit() or int(arg) > MAX_PLY:
+                raise RequestError(f"option plies {quote(arg)}: expected 0..{MAX_PLY}")
+            opts.plies = int(arg)
+        elif key == "noise":
+            try:
+                float(arg)
+            except ValueError:
+                raise RequestError(f"option noise {quote(arg)}: expected a number") from None
+        i += 2
+    return settings, opts
+
+
+def cube_state(view: FibsView, settings: Settings) -> CubeState:
+    """The cube and match state of a board, from the side on roll, with the settings'
+    Jacoby, beavers and Crawford rule."""
+    if view.match_length:
+        crawford = view.crawford and settings.crawford_rule
+        return CubeState(view.cube, view.owner, view.match_length, view.score, crawford,
+                         False, False)
+    return CubeState(view.cube, view.owner, 0, (0, 0), False, settings.jacoby,
+                     settings.beavers)
+
+
+def _cubeful(decision) -> tuple[float, str]:
+    """The equity of the proper cube action, and which of the three it is."""
+    if _decide.doubles(decision) and decision.double_take is not None:
+        if decision.double_take < decision.double_pass:
+            return decision.double_take, "double_take"
+        return decision.double_pass, "double_pass"
+    return decision.no_double, "no_double"
+
+
+def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
+    """The reply to a board (without its newline)."""
+    search = _decide.search_for(view.position.variant, settings.threads)
+    state = cube_state(view, settings)
+    if view.decision == "take":
+        return {"take": "take", "pass": "drop", "beaver": "beaver"}[
+            _decide.answer(search, view.position, state, settings.cube_ply).answer]
+    if resignation:
+        return _resignation(view, state, settings, resignation)
+    if view.decision == "move":
+        best = _decide.best_play(search, view.position, view.dice, settings.ply).best
+        text = format_move(view.position, best.position, view.dice)
+        return "" if text == NO_MOVE else text
+    if not state.can_double():
+        return "roll"
+    decision = _decide.cube_advice(search, view.position, state, settings.cube_ply)
+    return "double" if _decide.doubles(decision) else "roll"
+
+
+def _resignation(view: FibsView, state: CubeState, settings: Settings, points: int) -> str:
+    """``accept`` when the opponent's resignation of ``points`` (1 single, 2 gammon, 3
+    backgammon) gives the side on roll at least its cubeful equity, else ``reject``."""
+    search = _decide.search_for(view.position.variant, settings.threads)
+    if state.money and state.jacoby and state.owner == "centre":
+        points = 1                          # gammons do not count before a double
+    decision = _decide.cube_advice(search, view.position, state, settings.cube_ply)
+    eq, key = _cubeful(decision)
+    if state.money:
+        return "accept" if points >= eq - 1e-9 else "reject"
+    a, b = state.away
+    gain = default_table().after(a, b, points * state.value)
+    assert decision.mwc is not None
+    return "accept" if gain >= decision.mwc[key] - 1e-9 else "reject"
+
+
+def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:
+    """``evaluation``'s reply: the side on roll's five cubeless probabilities and an
+    equity (cubeful, or cubeless; in match play without ``cubeful`` its match winning
+    chance), as ``%f`` numbers."""
+    ply = settings.cube_ply if opts.plies is None else check_ply(opts.plies)
+    search = _decide.search_for(view.position.variant, settings.threads)
+    state = cube_state(view, settings)
+    decision = _decide.cube_advice(search, view.position, state, ply)
+    p = decision.probabilities
+    if opts.cubeful:
+        r = _cubeful(decision)[0]
+    elif state.money:
+        r = decision.cubeless_equity
+    else:
+        assert decision.mwc is not None
+        r = decision.mwc["cubeless"]
+    return " ".join(f"{x:f}" for x in (*p, r))
+
+
+HELP = ("requests: board:<FIBS board> [jacobyrule|crawfordrule|beavers on|off] "
+        "[resignation N] | evaluation fibsboard board:<FIBS board> [plies N] "
+        "[cubeful|cubeless] | version | help | exit")
+
+
+def answer(line: str, settings: Settings) -> str | None:
+    """The reply to one request line (without its newline; None: close the connection).
+    Never raises: a request that cannot be served is answered ``Error: ...``."""
+    text = line.strip(" \t\r\n\x00")
+    words = text.split()
+    if not words:
+        return "Error: no command given"
+    head = words[0].lower()
+    try:
+        if head in ("exit", "quit") and len(words) == 1:
+            return None
+        if head == "version" and len(words) == 1:
+            return (f"Interface: {INTERFACE} RFBF: 0 Engine: nardy Software: nardy "
+                    f"{VERSION}")
+        if head == "help" and len(words) == 1:
+            return HELP
+        if head == "set":
+            raise RequestError(f"set option {quote(' '.join(words[1:2]))} not supported")
+        if head == "evaluation":
+            if len(words) < 3 or words[1].lower() != "fibsboard":
+                raise RequestError("expected: evaluation fibsboard board:... [options]")
+            board = parse_fibs_board(words[2])
+            s, opts = _options(words[3:], settings, evaluation=True)
+            return evaluate(board.view(s.scores), s, opts)
+        if text[:len(PREFIX)].lower() == PREFIX:
+            board = parse_fibs_board(PREFIX + words[0][len(PREFIX):])
+            s, opts = _options(words[1:], settings, evaluation=False)
+            return decide(board.view(s.scores), s, opts.resignation)
+        raise RequestError(f"unknown request {quote(clip(words[0], 40))}; {HELP}")
+    except NardyError as exc:
+        return "Error: " + " ".join(str(exc).split())
+    except Exception as exc:  # a bug: report it, keep serving
+        traceback.print_exc(file=sys.stderr)
+        return f"Error: internal error: {describe(exc)}"
+
+
+# --------------------------------------------------------------------- the server
+class _Log:
+    """The optional request log: one JSON object a line."""
+
+    def __init__(self, path: str | None):
+        self.file = open(path, "a", encoding="utf-8") if path else None
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.errors = 0
+
+    def write(self, peer: str, request: str, reply: str | None, seconds: float) -> None:
+        with self.lock:
+            self.requests += 1
+            self.errors += reply is not None and reply.startswith("Error:")
+            if self.file:
+                self.file.write(json.dumps({"peer": peer, "request": request,
+                                            "reply": reply, "seconds": round(seconds, 4)})
+                                + "\n")
+                self.file.flush()
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    """One connection: request lines in, reply lines out, in order."""
+
+    server: Any
+
+    def handle(self) -> None:
+        conn: socket.socket = self.request
+        peer = str(self.client_address or "unix")
+        buf = b""
+        skipping = False
+        while True:
+            try:
+                data = conn.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            buf += data
+            while True:
+                end = buf.find(b"\n")
+                if end < 0:
+                    if len(buf) > MAX_REQUEST:
+                        if not skipping:
+                            self._reply(conn, "Error: request longer than "
+                                              f"{MAX_REQUEST} bytes")
+                        skipping, buf = True, b""
+                    break
+                raw, buf = buf[:end], buf[end + 1:]
+                if skipping:
+                    skipping = False
+                    continue
+                line = raw.replace(b"\x00", b"").decode("utf-8", "replace")
+                if not line.strip(" \t\r") and not raw.strip(b"\x00 \t\r") and b"\x00" in raw:
+                    continue                # only the NUL GNU Backgammon sends
+                start = time.perf_counter()
+                with self.server.engine_lock:
+                    reply = answer(line, self.server.settings)
+                    if self.server.observe is not None:
+                        self.server.observe(line, reply)
+                self.server.log.write(peer, line.rstrip("\r"), reply,
+                                      time.perf_counter() - start)
+                if reply is None:
+                    return
+                if not self._reply(conn, reply):
+                    return
+
+    @staticmethod
+    def _reply(conn: socket.socket, text: str) -> bool:
+        try:
+            conn.sendall(text.encode("utf-8", "replace") + b"\n")
+            return True
+        except OSError:
+            return False
+
+
+class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+def make_servers(settings: Settings, port: int | None = None, host: str = "127.0.0.1",
+                 unix: str | None = None, log: str | None = None,
+                 observe: Callable[[str, str | None], None] | None = None) -> list:
+    """The listening servers (TCP on ``host:port``, a Unix socket at ``unix``), sharing
+    one engine lock and one log; port 0 picks a free port (``server_address``).
+    ``observe(request, reply)``, when given, is called with each request and its reply
+    before the reply is sent (benchmarks/gnubg_external.py records with it)."""
+    servers: list = []
+    shared = {"settings": settings, "engine_lock": threading.Lock(), "log": _Log(log),
+              "observe": observe}
+    if port is not None:
+        servers.append(_TCPServer((host, port), _Handler))
+    if unix is not None:
+        if os.path.exists(unix):
+            os.unlink(unix)
+        servers.append(_UnixServer(unix, _Handler))
+    for s in servers:
+        for k, v in shared.items():
+            setattr(s, k, v)
+    return servers
+
+
+def warm_up(settings: Settings) -> None:
+    """Load the model and compile the search kernels before the first connection."""
+    from engine.rules.position import Position
+    search = _decide.search_for("backgammon", settings.threads)
+    start = Position.start("backgammon")
+    search.evaluate(start, 1)
+    search.analyse(start, (3, 1), 0, top=1)
+
+
+def main(argv=None) -> int:
+    """Entry point of ``python -m engine.external``."""
+    ap = argparse.ArgumentParser(
+        prog="python -m engine.external",
+        description="GNU Backgammon's external player: answers FIBS board strings with "
+                    "the engine's moves and cube actions (docs/external.md).")
+    ap.add_argument("--port", type=non_negative_int,
+                    help="TCP port on --host (in GNU Backgammon: set player 1 external "
+                         "localhost:PORT)")
+    ap.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                    "(default 127.0.0.1, localhost only)")
+    ap.add_argument("--socket", dest="unix", metavar="PATH",
+                    help="Unix socket path (in GNU Backgammon: set player 1 external PATH)")
+    ap.add_argument("--ply", type=int, default=2,
+                    help=f"checker-play depth, GNU Backgammon's plies 0..{MAX_PLY} "
+                         f"(default 2)")
+    ap.add_argument("--cube-ply", type=int, default=None,
+                    help="cube-decision depth (default: --ply)")
+    ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=True,
+                    help="money: the Jacoby rule (default on, as in GNU Backgammon)")
+    ap.add_argument("--no-jacoby", dest="jacoby", action="store_false")
+    ap.add_argument("--beavers", dest="beavers", action="store_true", default=True,
+                    help="money: beavers allowed (default on, as in GNU Backgammon)")
+    ap.add_argument("--no-beavers", dest="beavers", action="store_false")
+    ap.add_argument("--no-crawford-rule", dest="crawford_rule", action="store_false",
+                    default=True, help="match play without the Crawford rule")
+    ap.add_argument("--scores", choices=SCORE_CONVENTIONS, default="gnubg",
+                    help="whose points the board's score fields hold: gnubg (as GNU "
+                         "Backgammon writes them for its external players, the default) "
+                         "or fibs (the player's, then the opponent's)")
+    ap.add_argument("--threads", type=int, default=None, help="search threads")
+    ap.add_argument("--log", metavar="FILE", help="append each request and reply to FILE "
+                                                  "(JSON lines)")
+    ap.add_argument("--once", action="store_true",
+                    help="exit when the first connection closes")
+    args = ap.parse_args(argv)
+    if args.port is None and args.unix is None:
+        ap.error("give --port N and/or --socket PATH")
+    try:
+        check_ply(args.ply)
+        cube_ply = check_ply(args.ply if args.cube_ply is None else args.cube_ply)
+    except NardyError as exc:
+        ap.error(str(exc))
+    settings = Settings(args.ply, cube_ply, args.jacoby, args.beavers, args.crawford_rule,
+                        args.scores, args.threads)
+    try:
+        warm_up(settings)
+        servers = make_servers(settings, args.port, args.host, args.unix, args.log)
+    except (OSError, NardyError) as exc:
+        print(f"engine.external: {exc}", file=sys.stderr)
+        return 2
+    for s in servers:
+        addr = s.server_address
+        where = f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else addr
+        print(f"engine.external: listening on {where}", file=sys.stderr, flush=True)
+    done = threading.Event()
+    if args.once:
+        for s in servers:
+            original = s.process_request_thread
+
+            def once(request, client_address, _original=original):
+                try:
+                    _original(request, client_address)
+                finally:
+                    done.set()
+            s.process_request_thread = once
+    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers]
+    for t in threads:
+        t.start()
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        pass
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+    if args.unix and os.path.exists(args.unix):
+        os.unlink(args.unix)
+    log = servers[0].log
+    print(f"engine.external: served {log.requests} requests ({log.errors} answered "
+          f"Error)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    from engine.cli._common import run
+    run(main)

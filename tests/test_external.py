@@ -1,0 +1,216 @@
+"""GNU Backgammon's external player (engine/cli/external.py): the answers to the board
+strings GNU Backgammon sent (tests/data/fibs), the rest of its external-interface
+requests, errors that keep the connection serving, and scripted sessions over TCP and a
+Unix socket, as GNU Backgammon sends them (each line followed by a NUL byte)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.cli.external import Settings, answer, cube_state, make_servers
+from engine.movegen.generate import successors
+from engine.notation.fibs import gnubg_board, parse_fibs_board
+from engine.notation.movetext import parse_move
+from engine.rules.position import Position
+
+pytestmark = pytest.mark.xdist_group("search")
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "fibs" / "gnubg_boards.jsonl"
+ROWS = [json.loads(line) for line in DATA.read_text().splitlines()
+        if line and not line.startswith("#")]
+EXTERNAL = [r for r in ROWS if r["source"] == "external"]
+FAST = Settings(ply=0, cube_ply=0)
+START = Position.start("backgammon")
+AHEAD = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")    # a race, 75 v 99
+BEHIND = AHEAD.flip()                                                # 99 v 75
+GAMMON = Position.from_literal("x 6:4 5:4 4:4 3:3; o 18:5 17:5 16:5")
+
+
+def board(position=START, **kw) -> str:
+    kw.setdefault("on_roll_is_o", True)
+    kw.setdefault("names", ("nardy", "gnubg"))
+    return gnubg_board(position, **kw).text()
+
+
+def test_every_recorded_request_gets_a_fitting_legal_answer():
+    kinds = set()
+    for row in EXTERNAL:
+        reply = answer(row["board"] + "\n\x00", FAST)
+        view = parse_fibs_board(row["board"]).view("gnubg")
+        kinds.add(view.decision)
+        if view.decision == "move":
+            parse_move(reply, view.position, view.dice, successors(view.position, view.dice))
+        elif view.decision == "cube":
+            assert reply in ("roll", "double"), row
+        else:
+            assert reply in ("take", "drop", "beaver"), row
+    assert kinds == {"move", "cube", "take"}
+
+
+def test_a_dance_is_an_empty_line():
+    # the side on roll is on the bar against a closed board
+    closed = Position.from_literal("x bar:1 6:14; o 6:2 5:2 4:2 3:2 2:2 1:2 24:3")
+    assert answer(board(closed, dice=(6, 5)), FAST) == ""
+
+
+def test_no_cube_in_the_crawford_game_and_for_the_post_crawford_leader():
+    crawford = board(AHEAD, match_length=5, score=(0, 4), crawford=True)
+    assert parse_fibs_board(crawford).view("gnubg").crawford
+    assert answer(crawford, FAST) == "roll"
+    leader = board(AHEAD, match_length=5, score=(4, 2), post_crawford=True)
+    assert answer(leader, FAST) == "roll"            # a dead cube never doubles
+    trailer = board(AHEAD, match_length=5, score=(2, 4), post_crawford=True)
+    assert answer(trailer, FAST) == "double"
+    assert answer(board(AHEAD), FAST) == "double"
+
+
+def test_beavers_follow_the_settings_and_the_session_option():
+    offered = board(BEHIND, doubled=True)       # the doubler is the underdog
+    assert answer(offered, FAST) == "beaver"
+    assert answer(offered, Settings(ply=0, cube_ply=0, beavers=False)) == "take"
+    assert answer(offered + " beavers off", FAST) == "take"
+    assert answer(board(BEHIND, doubled=True, match_length=5), FAST) == "take"
+    assert answer(board(AHEAD, doubled=True), FAST) == "drop"
+
+
+def test_jacoby_and_crawford_options_reach_the_cube_state():
+    view = parse_fibs_board(board()).view("gnubg")
+    assert cube_state(view, FAST).jacoby
+    assert not cube_state(view, Settings(jacoby=False)).jacoby
+    crawford = parse_fibs_board(board(match_length=5, score=(4, 0), crawford=True))
+    assert cube_state(crawford.view("gnubg"), FAST).crawford
+    assert not cube_state(crawford.view("gnubg"), Settings(crawford_rule=False)).crawford
+
+
+def test_resignations_are_accepted_when_they_give_enough():
+    b = board(GAMMON)
+    assert answer(b + " jacobyrule off resignation 1", FAST) == "reject"
+    assert answer(b + " jacobyrule off resignation 3", FAST) == "accept"
+    assert answer(b + " resignation 1", FAST) == "accept"     # Jacoby: no gammons yet
+
+
+def test_evaluation_gives_six_numbers():
+    reply = answer(f"evaluation fibsboard {board()} plies 0 cubeful", FAST)
+    nums = [float(x) for x in reply.split()]
+    assert len(nums) == 6 and 0.4 < nums[0] < 0.6 and -0.3 < nums[5] < 0.3
+    cubeless = [float(x) for x in answer(f"evaluation fibsboard {board()} cubeless",
+                                         FAST).split()]
+    match = [float(x) for x in answer(f"EVALUATION fibsboard {board(match_length=7)}",
+                                      FAST).split()]
+    assert 0.4 < match[5] < 0.6                       # a match winning chance
+    assert cubeless[:5] == nums[:5]
+
+
+@pytest.mark.parametrize("line, words", [
+    ("", "no command given"),
+    ("  \r", "no command given"),
+    ("fly away", "unknown request"),
+    ("set debug on", "not supported"),
+    ("board:a:b:1:2", "fields"),
+    (board().replace(":1:1:0:1:-1:", ":1:1:0:5:-1:"), "colour"),
+    (board() + " plies 2", "option 'plies'"),
+    (board() + " jacobyrule maybe", "expected on or off"),
+    (board() + " resignation 5", "resignation"),
+    ("evaluation " + board(), "evaluation fibsboard"),
+    (f"evaluation fibsboard {board()} plies 9", "plies"),
+    (board(Position.start("backgammon"), dice=(3, 1)).replace(":0:25:", ":0:0:"), "bar"),
+])
+def test_bad_requests_are_answered_error(line, words):
+    reply = answer(line, FAST)
+    assert reply.startswith("Error: ") and words in reply, reply
+    assert "\n" not in reply
+
+
+def test_version_help_exit():
+    assert answer("version", FAST).startswith("Interface: 2")
+    assert "evaluation fibsboard" in answer("help", FAST)
+    assert answer("exit", FAST) is None and answer("QUIT\n", FAST) is None
+
+
+def _session(sock: socket.socket, lines: list[str]) -> list[str]:
+    """Send each line as GNU Backgammon does (newline and NUL) and read one reply."""
+    replies = []
+    f = sock.makefile("rb")
+    for line in lines:
+        sock.sendall(line.encode() + b"\n\x00")
+        if line == "exit":
+            assert f.readline() == b""            # the server closes the connection
+            break
+        replies.append(f.readline().decode().rstrip("\n"))
+    return replies
+
+
+SCRIPT = [board(dice=(3, 1)), "this is not a board", board(),
+          board(BEHIND, doubled=True),
+          board(dice=(6, 6)), "exit"]
+
+
+def _check_script(replies: list[str]) -> None:
+    assert len(replies) == 5
+    assert replies[0] == "8/5 6/5"
+    assert replies[1].startswith("Error: unknown request")
+    assert replies[2] in ("roll", "double")
+    assert replies[3] == "beaver"
+    parse_move(replies[4], START, (6, 6))
+
+
+def test_a_scripted_session_over_tcp_and_a_unix_socket():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "nardy.sock")
+        log = os.path.join(tmp, "log.jsonl")
+        servers = make_servers(FAST, port=0, unix=path, log=log)
+        threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers]
+        for t in threads:
+            t.start()
+        try:
+            tcp = socket.create_connection(servers[0].server_address)
+            with tcp:
+                _check_script(_session(tcp, SCRIPT))
+            unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            unix.connect(path)
+            with unix:
+                _check_script(_session(unix, SCRIPT))
+        finally:
+            for s in servers:
+                s.shutdown()
+                s.server_close()
+        rows = [json.loads(x) for x in Path(log).read_text().splitlines()]
+        assert len(rows) == 12 and rows[-1]["reply"] is None
+        assert servers[0].log.errors == 2
+
+
+def test_the_command_line_serves_a_connection_then_exits():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "nardy.sock")
+        proc = subprocess.Popen([sys.executable, "-m", "engine.external", "--socket", path,
+                                 "--ply", "0", "--once"], cwd=ROOT, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if "listening on" in line:
+                    break
+            unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            unix.connect(path)
+            with unix:
+                assert _session(unix, [board(dice=(3, 1)), "exit"]) == ["8/5 6/5"]
+            rest = proc.stderr.read()
+            assert proc.wait(60) == 0
+        finally:
+            proc.kill()
+        assert "served 2 requests (0 answered Error)" in rest
+        assert not os.path.exists(path)
+
+
+def test_the_command_line_wants_a_place_to_listen():
+    out = subprocess.run([sys.executable, "-m", "engine.external"], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "--port" in out.stderr

@@ -1,0 +1,391 @@
+"""UBGI v0.2 conformance of ``python -m engine.ubgi`` (engine/cli/ubgi.py).
+
+A controller written here drives the engine as a GUI or dueller would: the handshake and
+the keys; a whole money game of backgammon with the cube (doubles, takes, passes,
+beavers); a match to 5 with the score, the cube and the Crawford game set through
+``newsession`` / ``setscore`` / ``setcube`` / ``setturn`` and through Match IDs and
+XGIDs; a whole game of each of the other five games through ``position json``; every
+bad line answered by exactly one ``error`` line while the session goes on; and the real
+process on standard input and output.
+"""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.cli.ubgi import Session
+from engine.movegen.generate import successors
+from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
+from engine.notation.movetext import parse_move
+from engine.notation.xgid import XgidInfo, format_xgid
+from engine.rules.position import Position
+from engine.rules.scoring import result
+from engine.rules.variants import VARIANTS
+
+pytestmark = pytest.mark.xdist_group("search")
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = re.compile(r"key (\S+) (int|bool|enum|string)( \S+\.\.\S+| \S+\|\S+| \*)? (\S+)( !)?"
+                 r"( .*)?$")
+ERROR = re.compile(r"error (bad_command|bad_value|bad_state|unsupported) \S.*$")
+INFO = re.compile(r"(info|eval) \S.*$")
+
+
+def session(ply: int = 1) -> Session:
+    s = Session()
+    assert s.handle(f"set engine.ply {ply}") == []
+    return s
+
+
+def answer(s: Session, line: str, word: str) -> str:
+    """The payload of the one ``word`` line that ends the reply; the others must be
+    info or eval lines."""
+    out = s.handle(line)
+    assert out and out[-1].startswith(word + " "), (line, out)
+    assert all(INFO.fullmatch(x) for x in out[:-1]), out
+    return out[-1][len(word) + 1:]
+
+
+def silent(s: Session, *lines: str) -> None:
+    for line in lines:
+        assert s.handle(line) == [], line
+
+
+# --------------------------------------------------------------------- handshake
+def test_handshake_announces_the_keys():
+    s = Session()
+    out = s.handle("ubgi")
+    assert out[0] == "id name nardy" and out[1].startswith("id author ")
+    assert "proto 0.2" in out and out[-1] == "ubgiok"
+    keys = {}
+    for line in out:
+        if line.startswith("key "):
+            m = KEY.fullmatch(line)
+            assert m, line
+            keys[m.group(1)] = m
+    assert {"game.variant", "engine.ply", "engine.threads", "engine.seed",
+            "engine.deterministic"} <= set(keys)
+    assert keys["engine.ply"].group(3) == " 1..4"
+    assert keys["game.variant"].group(3).strip().split("|") == list(VARIANTS)
+    assert keys["engine.threads"].group(5) == " !"        # minor: no effect on play
+    assert s.handle("keys") == [x for x in out if x.startswith("key ")]
+    assert s.handle("isready") == ["readyok"]
+
+
+def test_get_and_set_every_key():
+    s = Session()
+    for key, value in [("game.variant", "plakoto"), ("engine.ply", "2"),
+                       ("engine.threads", "1"), ("engine.seed", "42"),
+                       ("engine.deterministic", "true"), ("engine.info", "false")]:
+        silent(s, f"set {key} {value}")
+        assert s.handle(f"get {key}") == [f"value {key} {value}"]
+    assert s.handle("setoption name Threads value 2") == []
+    assert s.handle("get engine.threads") == ["value engine.threads 2"]
+    for line, code in [("set engine.ply 5", "bad_value"), ("set engine.ply two", "bad_value"),
+                       ("set engine.deterministic false", "bad_value"),
+                       ("set engine.info yes", "bad_value"),
+                       ("set game.variant chess", "bad_value"),
+                       ("set engine.nothing 1", "unsupported"), ("get nothing", "unsupported"),
+                       ("set engine.ply", "bad_command"), ("get", "bad_command")]:
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith(f"error {code} "), (line, out)
+
+
+def test_the_info_and_eval_lines():
+    s = session(2)
+    silent(s, "position start", "dice 3 1")
+    out = s.handle("go chequer")
+    assert out[-1] == "bestmove 8/5 6/5"
+    info = dict(zip(*[iter(out[0].split()[1:])] * 2))
+    assert info["depth"] == "2" and int(info["nodes"]) > 0 and "pv" in out[0]
+    assert out[0].endswith("pv 8/5 6/5")
+    ev = out[1].split()
+    assert ev[0] == "eval" and ev[1::2] == ["eq", "pwin", "pgammon", "pbg", "plgammon", "plbg"]
+    assert 0.5 < float(ev[4]) < 0.6
+    silent(s, "set engine.info false")
+    assert s.handle("go chequer") == ["bestmove 8/5 6/5"]
+
+
+# --------------------------------------------------------------------- a money game
+def _play_money_game(s: Session, rng: np.random.Generator, beavers: bool) -> dict:
+    """Both sides through one session: cube before each roll (after the opening), then
+    the move; returns the game's counts and points."""
+    pos = Position.start("backgammon")
+    players = ("p0", "p1")
+    turn, cube, owner = 0, 1, None
+    counts = {"doubles": 0, "takes": 0, "passes": 0, "beavers": 0, "moves": 0}
+    opening = True
+    while True:
+        if not opening and owner in (None, turn):
+            owner_word = "center" if owner is None else players[owner]
+            silent(s, f"setturn {players[turn]}", f"setcube value {cube} owner {owner_word}",
+                   f"position gnubgid {position_id(pos)}")
+            if answer(s, "go cube", "bestcube") == "double":
+                counts["doubles"] += 1
+                reply = answer(s, "go take", "bestcube")
+                assert reply in (("take", "pass", "beaver") if beavers else ("take", "pass"))
+                if reply == "pass":
+                    counts["passes"] += 1
+                    return {**counts, "winner": turn, "points": cube}
+                counts["takes" if reply == "take" else "beavers"] += 1
+                cube *= 2 if reply == "take" else 4
+                owner = 1 - turn
+        while True:
+            d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+            if not opening or d1 != d2:
+                break
+        opening = False
+        silent(s, f"setturn {players[turn]}", f"position gnubgid {position_id(pos)}",
+               f"dice {d1} {d2}")
+        move = answer(s, "go chequer", "bestmove")
+        assert re.fullmatch(r"pass|((bar|\d+)/(off|\d+))( (bar|\d+)/(off|\d+))*", move), move
+        after = parse_move(move, pos, (d1, d2), successors(pos, (d1, d2)))
+        counts["moves"] += 1
+        done = result(after)
+        if done is not None:
+            kind_points = done.points
+            if owner is None and cube == 1:
+                kind_points = 1                 # the Jacoby rule
+            return {**counts, "winner": turn, "points": kind_points * cube}
+        pos, turn = after, 1 - turn
+
+
+def test_a_whole_money_game_with_the_cube():
+    s = session()
+    silent(s, "newsession type money jacoby on beavers on")
+    totals: dict = {}
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        game = _play_money_game(s, rng, beavers=True)
+        assert game["moves"] >= 1 and game["points"] >= 1
+        for k, v in game.items():
+            totals[k] = totals.get(k, 0) + v
+    assert totals["doubles"] >= 1
+
+
+# --------------------------------------------------------------------- a match
+def test_a_match_to_five_with_cube_actions_and_the_crawford_game():
+    s = session()
+    silent(s, "newsession type match length 5 crawford on")
+    rng = np.random.default_rng(11)
+    score = [0, 0]
+    crawford_done = False
+    crawford_games = cube_turns = 0
+    while max(score) < 5:
+        crawford = 4 in score and not crawford_done
+        crawford_done = crawford_done or crawford
+        silent(s, "newgame", f"setscore {score[0]} {score[1]}")
+        assert s.cube_state().crawford == crawford
+        pos = Position.start("backgammon")
+        turn, cube, owner, opening = 0, 1, None, True
+        winner = points = None
+        while winner is None:
+            may = not opening and owner in (None, turn)
+            if may:
+                word = "center" if owner is None else f"p{owner}"
+                silent(s, f"setturn p{turn}", f"setcube value {cube} owner {word}",
+                       f"position gnubgid {position_id(pos)}")
+                doubled = answer(s, "go cube", "bestcube") == "double"
+                if crawford or (score[turn] + cube >= 5):
+                    assert not doubled          # no cube in the Crawford game, dead cube
+                if doubled:
+                    cube_turns += 1
+                    reply = answer(s, "go take", "bestcube")
+                    assert reply in ("take", "pass")
+                    if reply == "pass":
+                        winner, points = turn, cube
+                        break
+                    cube, owner = cube * 2, 1 - turn
+            while True:
+                d1, d2 = (int(x) for x in rng.integers(1, 7, 2))
+                if not opening or d1 != d2:
+                    break
+            opening = False
+            # the Match ID carries the same context; it must agree with the session
+            info = MatchInfo(cube_value=cube, cube_owner="centre" if owner is None else
+                             ("me" if owner == turn else "them"), on_roll=turn,
+                             crawford=crawford, dice=(d1, d2), match_length=5,
+                             score=(score[turn], score[1 - turn]))
+            silent(s, f"position gnubgid {format_gnubg(pos, info)}")
+            assert s.turn == f"p{turn}" and sorted(s.dice) == sorted((d1, d2))
+            assert s.crawford == crawford
+            move = answer(s, "go chequer", "bestmove")
+            after = parse_move(move, pos, (d1, d2), successors(pos, (d1, d2)))
+            done = result(after)
+            if done is not None:
+                winner, points = turn, done.points * cube
+            pos, turn = after, 1 - turn
+        crawford_games += crawford
+        score[winner] += points
+    assert crawford_games <= 1 and cube_turns >= 1
+
+
+def test_setscore_tells_the_crawford_game_from_later_ones():
+    s = session()
+    silent(s, "newsession type match length 5")
+    silent(s, "setscore 3 2")
+    assert not s.crawford
+    silent(s, "setscore 4 2")
+    assert s.crawford                       # a player has just reached 4
+    silent(s, "setscore 4 2")
+    assert s.crawford                       # the same score again
+    silent(s, "setscore 4 3")
+    assert not s.crawford                   # the Crawford game was played
+    silent(s, "setscore 4 3 crawford")
+    assert s.crawford
+    silent(s, "newsession type match length 5 crawford off", "setscore 4 0")
+    assert not s.crawford
+    silent(s, "newsession type match length 5", "setscore 4 1 postcrawford")
+    assert not s.crawford
+    silent(s, "setturn p1", "setcube value 2 owner p0")
+    state = s.cube_state()
+    assert state.score == (1, 4) and state.owner == "them" and state.value == 2
+
+
+def test_xgid_and_match_id_set_the_context():
+    s = session()
+    pos = Position.start("backgammon")
+    x = format_xgid(pos, XgidInfo(cube_value=2, cube_owner="them", score=(1, 3),
+                                  match_length=7, turn=-1, dice=(5, 2)))
+    silent(s, f"position xgid {x}")
+    assert (s.turn, s.match_length, s.score, s.cube_value, s.cube_owner, s.dice) == (
+        "p1", 7, {"p1": 1, "p0": 3}, 2, "p0", (5, 2))
+    assert answer(s, "go", "bestmove")
+    offered = format_xgid(pos, XgidInfo(cube_action="double"))
+    silent(s, f"position xgid {offered}")
+    assert answer(s, "go cube", "bestcube") == "take"   # a double on offer: its answer
+    assert s.handle("go chequer")[0].startswith("error bad_state ")
+    silent(s, "position gnubgid " + format_gnubg(pos, MatchInfo(doubled=True, turn=1)))
+    assert answer(s, "go cube", "bestcube") == "take"
+
+
+def test_go_turn():
+    s = session()
+    silent(s, "position start", "dice 3 1")
+    assert answer(s, "go turn", "bestturn") == "cube=nodouble move=8/5 6/5"
+    ahead = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")
+    silent(s, f"position gnubgid {position_id(ahead)}", "dice 6 5")
+    cube, move = answer(s, "go turn", "bestturn").split(" ", 1)
+    assert cube == "cube=double" and move.startswith("move=6/off ")
+    parse_move(move[5:], ahead, (6, 5), successors(ahead, (6, 5)))
+    silent(s, "setcube value 2 owner p1")
+    assert answer(s, "go turn", "bestturn").startswith("cube=nodouble ")
+
+
+# --------------------------------------------------------------------- the family
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "backgammon"])
+def test_a_whole_game_of_each_game_through_position_json(variant):
+    s = session()
+    silent(s, f"set game.variant {variant}", "newsession type money")
+    rng = np.random.default_rng(3)
+    pos = Position.start(variant)
+    for turns in range(1000):
+        silent(s, "position json " + json.dumps(pos.to_json()))
+        if pos.pending:
+            dice = None
+        else:
+            dice = tuple(int(x) for x in rng.integers(1, 7, 2))
+            silent(s, f"dice {dice[0]} {dice[1]}")
+        if turns % 7 == 0:
+            reply = answer(s, "go turn", "bestturn")
+            assert reply.startswith("cube=nodouble move=")
+            move = reply[len("cube=nodouble move="):]
+        else:
+            move = answer(s, "go chequer", "bestmove")
+        pos = parse_move(move, pos, dice, successors(pos, dice))
+        if result(pos) is not None:
+            break
+    assert result(pos) is not None, f"{variant}: no end in {turns + 1} turns"
+    silent(s, "position json " + json.dumps(pos.to_json()))
+    assert s.handle("go")[0].startswith("error bad_state ")     # the game is over
+
+
+def test_ids_are_for_backgammon_and_portes_only():
+    s = session()
+    silent(s, "set game.variant long_nardy")
+    out = s.handle("position gnubgid 4HPwATDgc/ABMA")
+    assert out[0].startswith("error unsupported ") and "position json" in out[0]
+    silent(s, "set game.variant portes", "position gnubgid 4HPwATDgc/ABMA", "dice 6 5")
+    start = Position.start("portes")
+    parse_move(answer(s, "go", "bestmove"), start, (6, 5), successors(start, (6, 5)))
+    assert answer(s, "go cube", "bestcube") == "nodouble"      # no cube in portes
+    assert s.handle("go take")[0].startswith("error bad_state ")
+    silent(s, "set game.variant backgammon")
+    assert s.handle("position json " + '{"variant":"plakoto","me":[0],"them":[0]}')[0] \
+        .startswith("error bad_value ")
+
+
+def test_a_pending_segment_is_played_without_dice():
+    s = session()
+    pos = {"variant": "gul_bara", "me": [5, 0, 3] + [0] * 14 + [1, 0, 0, 0, 0, 0, 6],
+           "them": [11, 1, 1, 1, 0, 0, 0, 0, 0, 1] + [0] * 14, "turns": [23, 24],
+           "pending": [4, 5, 5, 5, 5, 6, 6, 6, 6]}
+    silent(s, "set game.variant gul_bara", "position json " + json.dumps(pos))
+    assert s.handle("dice 3 1")[0].startswith("error bad_state ")
+    move = answer(s, "go", "bestmove")
+    after = parse_move(move, Position.from_json(pos), None)
+    assert after.pending == ()
+
+
+# --------------------------------------------------------------------- bad input
+BAD = [
+    ("hello", "bad_command"), ("UBGI", "bad_command"), ("ubgi now", "bad_command"),
+    ("go", "bad_state"), ("go cube", "bad_state"), ("go sideways", "bad_command"),
+    ("go depth 9", "bad_value"), ("go depth", "bad_command"), ("go role dance", "bad_command"),
+    ("dice 0 3", "bad_value"), ("dice 3", "bad_command"), ("dice a b", "bad_value"),
+    ("position", "bad_command"), ("position fen x", "bad_command"),
+    ("position gnubgid", "bad_command"), ("position gnubgid not-an-id", "bad_value"),
+    ("position gnubgid 4HPwATDgc/ABMA extra", "bad_command"),
+    ("position xgid XGID=nonsense", "bad_value"), ("position json [1]", "bad_value"),
+    ("position json {", "bad_value"),
+    ('position json {"variant":"backgammon","me":[16],"them":[0]}', "bad_value"),
+    ("newsession type rally", "bad_value"), ("newsession type match", "bad_value"),
+    ("newsession type money length 5", "bad_value"), ("newsession type", "bad_command"),
+    ("newsession type match length 99", "bad_value"),
+    ("newsession type match length 5 beavers on", "bad_value"),
+    ("setscore 1", "bad_command"), ("setscore 1 -1", "bad_value"),
+    ("setscore 1 2 maybe", "bad_command"), ("setscore 1 2 crawford", "bad_value"),
+    ("setcube value 3 owner p0", "bad_value"), ("setcube value 1 owner p1", "bad_value"),
+    ("setcube value 2 owner center", "bad_value"), ("setcube 2 p0", "bad_command"),
+    ("setcube value 2 owner p7", "bad_value"), ("setturn", "bad_command"),
+    ("setturn p3", "bad_command"), ("set", "bad_command"), ("keys please", "bad_command"),
+    ("setoption Threads 2", "bad_command"), ("\x00\x01", "bad_command"),
+    ("x" * 5000, "bad_command"),
+]
+
+
+def test_every_bad_line_gets_one_error_and_the_session_goes_on():
+    s = session()
+    for line, code in BAD:
+        out = s.handle(line)
+        assert len(out) == 1 and ERROR.fullmatch(out[0]), (line, out)
+        assert out[0].split()[1] == code, (line, out)
+        assert len(out[0]) < 600
+    silent(s, "position start", "dice 3 1")
+    assert answer(s, "go", "bestmove") == "8/5 6/5"
+    assert s.handle("") == [] and s.handle("   ") == []
+    assert s.handle("stop") == []
+
+
+def test_the_process_on_standard_input_and_output():
+    lines = [b"ubgi", b"isready", b"set engine.ply 1", b"position gnubgid 4HPwATDgc/ABMA",
+             b"dice 3 1", b"go chequer", b"\xff\xfe not utf-8", b"y" * (1 << 20) + b"z",
+             b"frobnicate", b"go cube", b"quit", b"go chequer"]
+    out = subprocess.run([sys.executable, "-m", "engine.ubgi"], cwd=ROOT,
+                         input=b"\n".join(lines) + b"\n", capture_output=True, timeout=600)
+    assert out.returncode == 0
+    text = out.stdout.decode().splitlines()
+    assert text[0] == "id name nardy" and "ubgiok" in text and "readyok" in text
+    rest = text[text.index("readyok") + 1:]
+    rest = [x for x in rest if not INFO.fullmatch(x)]
+    assert rest[0] == "bestmove 8/5 6/5"
+    assert rest[1].startswith("error bad_command ") and "UTF-8" in rest[1]
+    assert rest[2].startswith("error bad_command ") and "longer" in rest[2]
+    assert rest[3].startswith("error bad_command ")
+    assert rest[4] == "bestcube nodouble"
+    assert len(rest) == 5                   # nothing after quit
