@@ -1,13 +1,6 @@
-"""A game from start to end: when it is over, what it scores, the opening roll, and
-playing it out between two players, in Python and, for speed, in numba.
-
-The engine's positions are always seen from the side to move, so :func:`result` names
-the winner relative to the position it is given: in a successor the side to move is
-the side that did **not** just move, the loser when that move ended the game. The
-scores follow ``docs/rules.md`` and are read from the :class:`~engine.rules.variants.Rules`
-fields, never from a game's name (``backgammon_triple``, ``koks``, ``home_mars``,
-``mother``). The cube multiplies the score a layer above; :func:`result` gives the
-score at cube value 1 (Jacoby likewise is the money-play layer's business).
+"""A game from start to end: the opening roll, and playing it out between two players,
+in Python and, for speed, in numba. When a game is over and what it scores is
+:mod:`engine.rules.scoring`'s (:func:`~engine.rules.scoring.result`).
 
 :func:`play_game` plays one game between two objects with a
 ``choose(position, dice, successors)`` method (:mod:`engine.play.players`), handling lost
