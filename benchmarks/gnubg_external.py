@@ -3,26 +3,28 @@
 Uses Debian's ``gnubg`` when it is installed (``apt-get install gnubg``; it lives in
 ``/usr/games``) and installs nothing. It starts the external-player server in this
 process on a free localhost port, then runs ``gnubg -t`` (on a pseudo-terminal, so that
-its board displays arrive line by line) with ``set player 1 external localhost:PORT``:
+its board displays arrive line by line) with ``set player 1 external localhost:PORT``
+(``--engine-player 0`` makes the engine its player 0 instead), GNU Backgammon's own
+player at ``--gnubg-plies`` against the engine at ``--ply``:
 
 * a money session of ``--games`` games (``new session``, then ``new game``), and
-* ``--matches`` matches to ``--length`` points (``new match``),
+* ``--matches`` matches to ``--length`` points (``new match``).
 
-GNU Backgammon's own player 0 playing at ``--gnubg-plies`` against the engine at
-``--ply``. At each request the server receives, GNU Backgammon is waiting for the answer,
-and the Position ID and Match ID it displayed last are those of the position it asks
-about: the script checks that the engine read the board string as GNU Backgammon meant it
-(position, dice, cube value and owner, score, match length, Crawford game, a double on
-offer), that every move the engine answers is legal (:func:`engine.notation.movetext.
-parse_move` against the legal plays), and counts the errors, the cube actions and the
-results GNU Backgammon prints::
+At each request GNU Backgammon waits for the answer, and the Position ID and Match ID it
+displayed since the previous request, when they are of a decision of the engine's
+player, are those of the state it asks about (it does not display every roll it makes for
+its external player; such requests are only checked for legality). The script checks
+that the engine read the board string as GNU Backgammon meant it (position, dice, cube
+value and owner, score, match length, Crawford game, a double on offer), that every move
+it answers is legal (:func:`engine.notation.movetext.parse_move` against the legal
+plays), and counts the errors, the cube actions and the results GNU Backgammon prints::
 
     python benchmarks/gnubg_external.py --games 100 --matches 10
-    python benchmarks/gnubg_external.py --games 20 --matches 2 \\
-        --record tests/data/fibs/gnubg_boards.jsonl     # the test data
+    python benchmarks/gnubg_external.py --games 20 --matches 3 --seed 3 \\
+        --engine-player both --record tests/data/fibs/gnubg_boards.jsonl  # the test data
 
-``--record`` writes the requests (board string, GNU Backgammon's ``PositionID:MatchID`` of
-the same state, the reply) and then asks GNU Backgammon for the ``show board`` of each of
+``--record`` writes up to ``--record-limit`` of the requests that have IDs (board string,
+GNU Backgammon's ``PositionID:MatchID`` of the same state, the reply), then asks GNU Backgammon for the ``show board`` of each of
 those states with ``set output rawboard on`` (FIBS's own field order), for
 ``tests/test_fibs.py``. The summary (JSON) goes to standard output.
 """
@@ -53,9 +55,8 @@ from engine.notation.movetext import parse_move  # noqa: E402
 
 _ID = re.compile(r"Position ID: ([A-Za-z0-9+/]{14}).*?Match ID\s*: ([A-Za-z0-9+/]{12})",
                  re.S)
-_WIN = re.compile(r"^(\S+) wins an? (single game|gammon|backgammon) and (\d+) points?\.",
-                  re.M)
-_DROP = re.compile(r"^(\S+) refuses the cube and gives up (\d+) points?\.", re.M)
+_WIN = re.compile(r"(\w+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+_DROP = re.compile(r"(\w+) refuses the cube and gives up (\d+) points?\.")
 _SCORE = re.compile(r"The score \(after (\d+) games?\) is: (\S+) (\d+), (\S+) (\d+)")
 ENGINE, GNUBG = "nardy", "gnubg"
 
@@ -236,6 +237,7 @@ def play(args, program: str, engine: int) -> tuple[dict, list[dict], str]:
         "engine_player": engine, "engine_ply": args.ply, "gnubg_plies": args.gnubg_plies,
         "seed": args.seed,
         "seconds": round(seconds, 1), "gnubg_exit": rc, "requests": len(records),
+        "checked_against_ids": sum(r["gnubg_id"] is not None for r in records),
         "replies": replies, "problems": len(problems), "problem_list": problems[:20],
         "gnubg_warnings": len(re.findall(r"(?i)warning|badly formed|illegal", text)),
         "money": {**_results(sections["money"]),
@@ -265,7 +267,8 @@ def _last_score(text: str) -> dict | None:
 
 def _match_winners(text: str) -> dict:
     won = {ENGINE: 0, GNUBG: 0}
-    for name in re.findall(r"(\S+) has won the match\.", text):
+    # GNU Backgammon prints this right after the score line's closing parenthesis
+    for name in re.findall(r"(\w+) has won the match\.", text):
         won[_who(name)] += 1
     return won
 
