@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
@@ -628,8 +628,3 @@ def rollout(search: Search, position: Position, dice=None, *, candidates: int = 
     if dice is None:
         return ro.position(position)
     return ro.candidates(position, dice, candidates)
-
-
-def results_of(candidates: Sequence[RolloutCandidate]) -> list[dict]:
-    """The candidates as JSON objects, best first."""
-    return [c.to_json() for c in candidates]
