@@ -298,6 +298,10 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
     actb = np.empty(nhb, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
     o_best = np.empty(N_OUTPUTS, np.float32)
+    # the networks' arrays, unpacked once (not per call: each unpacking is reference
+    # counting, and the network's choice is the hot path of self-play)
+    w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
+    w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
     ch = st if cst.shape[0] == 0 else cst
     keep_vals = rec_vals.shape[0] > 0
     meet = table[T_MEET]
@@ -362,11 +366,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
                 i = 0
             elif pk == KIND_NETWORK:
                 if player == 0:
-                    i = choose_successor(s, out, n, segment, sc, *net_a, ref, ha_ref, ha,
-                                         acta, o, o_best)
+                    i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
+                                         uva, cia, cva, fia, ref, ha_ref, ha, acta, o, o_best)
                 else:
-                    i = choose_successor(s, out, n, segment, sc, *net_b, ref, hb_ref, hb,
-                                         actb, o, o_best)
+                    i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
+                                         uvb, cib, cvb, fib, ref, hb_ref, hb, actb, o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)
@@ -380,9 +384,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
             if recorded and keep_vals and pk == KIND_NETWORK:
                 if not rated:
                     if player == 0:
-                        _rate(out[i], sc, *net_a, ha, acta, o_best)
+                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia, ha,
+                              acta, o_best)
                     else:
-                        _rate(out[i], sc, *net_b, hb, actb, o_best)
+                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib, hb,
+                              actb, o_best)
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
