@@ -3,14 +3,15 @@ roll to the end, for every game-playing driver of the engine and of training.
 
 :func:`play_games` plays a batch of games of one game's rules. Each player is a kind
 (:data:`KIND_RANDOM`, :data:`KIND_PUBEVAL`, :data:`KIND_NETWORK`, :data:`KIND_HEURISTIC`),
-with a network's arrays for a network player. The drivers around it are thin Python:
+with a network's arrays for a network player. The drivers around it are thin:
 
 * :func:`engine.play.game.playouts` (random / PubEval players, every position checked,
   the first games recorded);
 * :func:`engine.play.duel.duel` (duplicate dice per pair of games, seats swapped) and
   :func:`engine.play.duel.heuristic_duel` (the heuristic against a random mover);
-* :func:`training.td.selfplay_games` (one game per call, recorded for learning: each
-  state, its roll, and the rated outputs of the successor the network chose) and
+* :func:`training.td.selfplay_games`, whose kernel calls it for one game at a time,
+  recorded for learning (each state, its roll, and the rated outputs of the successor
+  the network chose), and
   :func:`training.td.evaluate_games` (the network against random, PubEval or the
   heuristic).
 
