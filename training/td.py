@@ -1,9 +1,9 @@
 """The numba core of training: self-play games with TD(lambda) learning, and the games
 of the strength figure.
 
-:func:`selfplay_games` plays games between the network and itself, one game per call
-of the engine's game loop (:func:`engine.play.loop.play_games`), then learns from it in
-:func:`_learn_game`:
+:func:`selfplay_games` plays games between the network and itself; its kernel calls the
+engine's game loop (:func:`engine.play.loop.play_games`) for one game at a time, then
+learns from it in :func:`_learn_game`:
 
 * dice from an explicit splitmix64 state (``uint64[1]``), so a run is reproducible
   and resumable: the state is saved in the checkpoint; exploration (``epsilon``) draws
@@ -170,6 +170,15 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                           max_turns=max_turns, scratch=scratch, rec=rec, rec_meta=rec_meta,
                           rec_vals=rec_vals, rec_games=1)
     learn = (game[0], rec, rec_meta, rec_vals, *net, params, counts, worker, stats)
+    return _selfplay(play, learn, n_games, control)
+
+
+@njit(cache=True)
+def _selfplay(play, learn, n_games, control):
+    """The kernel of :func:`selfplay_games`: up to ``n_games`` games, each played by the
+    game loop (``play``: the arguments of :func:`engine.play.loop.play_games`, one game,
+    recorded) and learned from by :func:`_learn_game` (``learn``: its arguments);
+    returns the number learned from."""
     played = 0
     for _ in range(n_games):
         if control[C_PAUSE] != 0:

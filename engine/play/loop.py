@@ -3,14 +3,15 @@ roll to the end, for every game-playing driver of the engine and of training.
 
 :func:`play_games` plays a batch of games of one game's rules. Each player is a kind
 (:data:`KIND_RANDOM`, :data:`KIND_PUBEVAL`, :data:`KIND_NETWORK`, :data:`KIND_HEURISTIC`),
-with a network's arrays for a network player. The drivers around it are thin Python:
+with a network's arrays for a network player. The drivers around it are thin:
 
 * :func:`engine.play.game.playouts` (random / PubEval players, every position checked,
   the first games recorded);
 * :func:`engine.play.duel.duel` (duplicate dice per pair of games, seats swapped) and
   :func:`engine.play.duel.heuristic_duel` (the heuristic against a random mover);
-* :func:`training.td.selfplay_games` (one game per call, recorded for learning: each
-  state, its roll, and the rated outputs of the successor the network chose) and
+* :func:`training.td.selfplay_games`, whose kernel calls it for one game at a time,
+  recorded for learning (each state, its roll, and the rated outputs of the successor
+  the network chose), and
   :func:`training.td.evaluate_games` (the network against random, PubEval or the
   heuristic).
 
@@ -298,6 +299,10 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
     actb = np.empty(nhb, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
     o_best = np.empty(N_OUTPUTS, np.float32)
+    # the networks' arrays, unpacked once (not per call: each unpacking is reference
+    # counting, and the network's choice is the hot path of self-play)
+    w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
+    w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
     ch = st if cst.shape[0] == 0 else cst
     keep_vals = rec_vals.shape[0] > 0
     meet = table[T_MEET]
@@ -362,11 +367,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
                 i = 0
             elif pk == KIND_NETWORK:
                 if player == 0:
-                    i = choose_successor(s, out, n, segment, sc, *net_a, ref, ha_ref, ha,
-                                         acta, o, o_best)
+                    i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
+                                         uva, cia, cva, fia, ref, ha_ref, ha, acta, o, o_best)
                 else:
-                    i = choose_successor(s, out, n, segment, sc, *net_b, ref, hb_ref, hb,
-                                         actb, o, o_best)
+                    i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
+                                         uvb, cib, cvb, fib, ref, hb_ref, hb, actb, o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)
@@ -380,9 +385,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
             if recorded and keep_vals and pk == KIND_NETWORK:
                 if not rated:
                     if player == 0:
-                        _rate(out[i], sc, *net_a, ha, acta, o_best)
+                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia, ha,
+                              acta, o_best)
                     else:
-                        _rate(out[i], sc, *net_b, hb, actb, o_best)
+                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib, hb,
+                              actb, o_best)
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
