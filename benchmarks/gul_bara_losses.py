@@ -28,10 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.eval.evaluator import Evaluator
+from engine.eval.evaluator import Evaluator  # noqa: E402
 from engine.movegen.generate import successor_arrays  # noqa: E402
+from engine.play.game import play as play_game_loop  # noqa: E402
 from engine.rules.position import Position  # noqa: E402
-from engine.rules.scoring import equities, result
+from engine.rules.scoring import equities  # noqa: E402
 from engine.rules.variants import get_rules  # noqa: E402
 from engine.search.nply import Search  # noqa: E402
 
@@ -50,13 +51,11 @@ def play(evaluator: Evaluator, games: int, seed: int, max_turns: int = 2000,
         rng = np.random.default_rng([seed, g, 1])        # the dice
         choice = np.random.default_rng([seed, g, 2])     # the random player's choices
         net = g % 2                               # the network's seat: 0 moves first
-        pos, mover, turns = Position.start("gul_bara"), 0, 0
         own, early, passed = [0, 0], [0, 0], [0, 0]
-        while not pos.is_over() and turns < max_turns:
-            turns += 1
-            segment = bool(pos.pending)           # played by the side to move, `mover`
-            dice = None if segment else (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-            if dice is not None:
+
+        def turn(mover: int, pos: Position, dice) -> Position:
+            segment = dice is None
+            if not segment:
                 own[mover] += 1
                 early[mover] += dice[0] == dice[1] and own[mover] in EARLY
             if mover == net and ply:
@@ -72,13 +71,14 @@ def play(evaluator: Evaluator, games: int, seed: int, max_turns: int = 2000,
                 else:
                     i = int(choice.integers(len(succ)))
                 after = succ[i]
-            pos = Position.from_array(after, "gul_bara")
+            after = Position.from_array(after, "gul_bara")
             if not segment:
-                passed[mover] += len(pos.pending)
-                mover = 1 - mover
-        r = result(pos, rules)
-        winner = mover if r.winner == 0 else 1 - mover
-        rows[g] = (winner == net, early[net] > 0, early[1 - net] > 0,
+                passed[mover] += len(after.pending)
+            return after
+
+        game = play_game_loop(turn, rules, opening=(0, None), cut=True, max_turns=max_turns,
+                              roll=lambda: (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+        rows[g] = (game.winner == net, early[net] > 0, early[1 - net] > 0,
                    passed[net], passed[1 - net])
     return rows
 

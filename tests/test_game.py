@@ -23,7 +23,7 @@ import pytest
 
 from engine import DiceError, Position, get_rules, successors
 from engine.movegen._core import _cascade_turn
-from engine.play.game import ERRORS, opening_roll, play_game, playouts
+from engine.play.game import ERRORS, opening_roll, play, play_game, playouts
 from engine.play.players import GreedyPlayer, Player, PubEvalPlayer, RandomPlayer
 from engine.rules.dice import ALL_21, Dice, parse_dice, roll, roll_one
 from engine.rules.scoring import GameResult, Kind, result, result_k, score_table
@@ -263,6 +263,30 @@ def test_play_game_is_reproducible_and_validates_choices():
 
     with pytest.raises(ValueError, match="chose"):
         play_game(Bad(), Bad(), np.random.default_rng(0))
+
+
+def test_the_game_loop_takes_dice_and_turns_from_its_caller():
+    """``play`` rolls only through ``roll`` and moves only through ``turn`` (the opening
+    dice first, then the scripted rolls, sides alternating); the turn limit raises, or
+    with ``cut`` returns a cut record; a recorded game holds every position and roll."""
+    rules = get_rules("backgammon")
+    rolls = iter([(3, 1), (6, 5), (2, 2), (4, 3)] * 200)
+    seen = []
+
+    def turn(mover, pos, dice):
+        seen.append((mover, tuple(dice)))
+        return successors(pos, dice)[0]
+
+    game = play(turn, rules, opening=(1, Dice(3, 1)), roll=lambda: next(rolls),
+                max_turns=3, cut=True)
+    assert game.cut and game.winner is None and game.kind is None and game.turns == 3
+    assert seen == [(1, (3, 1)), (0, (3, 1)), (1, (6, 5))]
+    with pytest.raises(RuntimeError, match="not over after 3 turns"):
+        play(turn, rules, opening=(0, None), roll=lambda: next(rolls), max_turns=3)
+    rng = np.random.default_rng(5)
+    a = play_game(RandomPlayer(rng), RandomPlayer(rng), np.random.default_rng(1), record=True)
+    assert a.positions[0] == Position.start("backgammon") and a.winner in (0, 1)
+    assert len(a.positions) == len(a.dice) + 1 and not a.cut and a.cube_value == 1
 
 
 def test_greedy_player_slot():

@@ -52,10 +52,11 @@ from engine.eval.heuristic import HeuristicPlayer
 from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import NO_MOVE, format_move, parse_move
+from engine.play.game import play
 from engine.play.match import TAVLI_GAMES
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
-from engine.rules.scoring import Kind, result
+from engine.rules.scoring import Kind
 from engine.rules.variants import VARIANTS, Rules, get_rules
 
 HUMAN, ENGINE = 0, 1
@@ -289,31 +290,20 @@ class Session:
             mover, dice = starter, None
             self.say(("You start" if starter == HUMAN else "The engine starts")
                      + " as the winner of the last game.")
-        pos = Position.start(variant)
-        while True:
-            over = result(pos, rules)
-            if over is not None:
-                break
-            turn = self._human_turn if mover == HUMAN else self._engine_turn
-            if pos.pending:
-                pos = turn(pos, None, rules)
-                over = result(pos, rules)
-                if over is not None:
-                    break
-            if dice is None:
-                dice = Dice.roll(self.rng)
-            pos = turn(pos, dice, rules)
-            dice = None
-            mover ^= 1
-        if over.winner is None:
+
+        def turn(mover: int, pos: Position, dice) -> Position:
+            return (self._human_turn if mover == HUMAN else self._engine_turn)(pos, dice, rules)
+
+        game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng))
+        if game.winner is None:
             self.say("The game is a draw.")
-            return None, 0, over.kind
-        winner = mover if over.winner == 0 else 1 - mover
-        how = _KIND_WORDS.get(variant, {}).get(over.kind) or (
-            "a single game" if over.kind == Kind.SINGLE else "a double game")
+            return None, 0, game.kind
+        winner = game.winner
+        how = _KIND_WORDS.get(variant, {}).get(game.kind) or (
+            "a single game" if game.kind == Kind.SINGLE else "a double game")
         who = "You win" if winner == HUMAN else "The engine wins"
-        self.say(f"{who} {how}: {over.points} point{'s' if over.points != 1 else ''}.")
-        return winner, over.points, over.kind
+        self.say(f"{who} {how}: {game.points} point{'s' if game.points != 1 else ''}.")
+        return winner, game.points, game.kind
 
     # ----------------------------------------------------------------- a match
     def play_match(self, games: Sequence[str], target: int) -> tuple[int, int]:

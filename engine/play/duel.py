@@ -45,10 +45,11 @@ from engine.eval.network import Network
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successor_arrays
 from engine.play import loop
+from engine.play.game import play, play_turn
 from engine.play.loop import KIND_HEURISTIC, KIND_NETWORK, KIND_PUBEVAL, KIND_RANDOM
 from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
-from engine.rules.scoring import Kind, result, score_table
+from engine.rules.scoring import Kind, score_table
 from engine.rules.variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -274,55 +275,37 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
     players = (a, b)
     rows = np.zeros((n, N_COLUMNS), np.int64)
     st = np.empty(1, np.uint64)
+
+    def kernel_order(pos, dice, rules):
+        return [Position.from_array(x, rules.variant)
+                for x in successor_arrays(pos, dice, rules, play=True)]
+
+    def roll() -> tuple[int, int]:
+        return int(die(st)), int(die(st))
+
     for g in range(n):
         half = g % 2
         st[0] = seeds[g // 2]
         d_a = d_b = 0
         while d_a == d_b:
-            d_a, d_b = int(die(st)), int(die(st))
-        mover = 0 if d_a > d_b else 1
-        rows[g, G_STARTER] = mover ^ half
-        opening = not rules.opening_rolls_both
-        pos = start_pos
-        turns = 0
-        over = None
-        while turns < max_turns:
-            segment = bool(pos.pending)
-            if segment:
-                dice = None
-            elif opening:
-                dice, opening = (d_a, d_b), False
-            else:
-                dice = (int(die(st)), int(die(st)))
-            arrays = successor_arrays(pos, dice, rules, play=True)
-            succ = [Position.from_array(x, rules.variant) for x in arrays]
-            if len(succ) == 1:
-                i = 0
-            else:
-                chooser = players[mover ^ half]
-                i = chooser.choose(pos, dice, succ)
-                if (isinstance(i, bool) or not isinstance(i, (int, np.integer))
-                        or not 0 <= i < len(succ)):
-                    raise DuelError(f"player {chooser!r} chose {i!r}; expected an index "
-                                    f"0..{len(succ) - 1}")
-            pos = succ[int(i)]
-            if not segment:
-                mover ^= 1
-                turns += 1
-            over = result(pos, rules)
-            if over is not None:
-                break
-        rows[g, G_TURNS] = turns
-        if over is None:
+            d_a, d_b = roll()
+        first = 0 if d_a > d_b else 1
+        rec = play(lambda mover, pos, dice: play_turn(players[mover ^ half], pos, dice,
+                                                      rules, kernel_order),
+                   rules, opening=(first, None if rules.opening_rolls_both else (d_a, d_b)),
+                   roll=roll, start=start_pos, max_turns=max_turns, cut=True)
+        rows[g, G_STARTER] = first ^ half
+        rows[g, G_TURNS] = rec.turns
+        if rec.cut:
             rows[g, G_WINNER] = WINNER_CUT
-        elif over.winner is None:
+        elif rec.winner is None:
             rows[g, G_WINNER] = WINNER_DRAW
-            rows[g, G_KIND] = int(over.kind)
+            rows[g, G_KIND] = int(rec.kind)
         else:
-            won = (mover if over.winner == 0 else mover ^ 1) ^ half
+            won = rec.winner ^ half
             rows[g, G_WINNER] = won
-            rows[g, G_KIND] = int(over.kind)
-            rows[g, G_POINTS] = over.points if won == 0 else -over.points
+            rows[g, G_KIND] = int(rec.kind)
+            rows[g, G_POINTS] = rec.points if won == 0 else -rec.points
         if progress is not None:
             progress(g + 1)
     return DuelResult.from_rows(rules.variant, rows)

@@ -2,21 +2,25 @@
 in Python and, for speed, in numba. When a game is over and what it scores is
 :mod:`engine.rules.scoring`'s (:func:`~engine.rules.scoring.result`).
 
-:func:`play_game` plays one game between two objects with a
-``choose(position, dice, successors)`` method (:mod:`engine.play.players`), handling lost
-turns and gul bara's pending segments. :func:`playouts` plays many games in one call of
-the numba game loop (:mod:`engine.play.loop`), choosing uniformly among the successors
-(or by PubEval) and checking every position it meets; the property tests and
-benchmarks run thousands of games a second with it.
+:func:`play` is the one game loop in Python: turns, lost turns, gul bara's pending
+segments and, in backgammon, the cube before a roll, with the dice and the choices
+supplied by its caller. :func:`play_game` (two objects with a
+``choose(position, dice, successors)`` method, :mod:`engine.play.players`),
+:func:`engine.play.match.play_cube_game`, :func:`engine.play.duel.duel_players` and the
+terminal game drive it. :func:`playouts` plays many games in one call of the numba game
+loop (:mod:`engine.play.loop`), choosing uniformly among the successors (or by PubEval)
+and checking every position it meets; the property tests and benchmarks run thousands
+of games a second with it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from engine.cube.decision import CubeState
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successors
 from engine.play.loop import (
@@ -72,22 +76,34 @@ class GameRecord:
     variant: str
     """The game played."""
     winner: int | None
-    """0: player A won, 1: player B won, None: a draw."""
+    """0: player A won, 1: player B won, None: a draw (or a game cut at the turn limit)."""
     points: int
-    """Points won at cube value 1."""
-    kind: Kind
-    """How the game ended."""
+    """Points won: the result's points times the cube (a pass: the cube before the
+    double; the Jacoby rule: a single while the cube was never turned)."""
+    kind: Kind | None
+    """How the game ended on the board; None when a double was passed or the game cut."""
     turns: int
     """Rolls played by both sides, lost turns and the opening turn included (gul bara
     pending segments are part of the turn that follows them, not turns of their own)."""
     starter: int
-    """The player who won the opening roll."""
+    """The player who moved first."""
     positions: tuple | None = None
     """With ``record=True``: every position met, in order, each from its side to move
     (start, then after every turn or pending segment, the final one included)."""
     dice: tuple | None = None
     """With ``record=True``: ``dice[i]`` led from ``positions[i]`` to ``positions[i + 1]``
     (None for a pending segment)."""
+    cube_value: int = 1
+    """Cube value at the end (before the refused double when passed)."""
+    cube_owner: int | None = None
+    """Who owned the cube at the end (None: centred)."""
+    passed: bool = False
+    """The game ended by a passed double."""
+    doubles: tuple = ()
+    """``(player, new value, taken)`` for every double offered, and a beaver as the
+    taker's ``(player, value, True)`` right after it."""
+    cut: bool = False
+    """The game reached the turn limit unfinished (only with ``play(..., cut=True)``)."""
 
     def points_for(self, player: int) -> int:
         """Signed score of ``player`` (0 = A, 1 = B)."""
@@ -96,10 +112,50 @@ class GameRecord:
         return self.points if player == self.winner else -self.points
 
 
-def play_turn(player, pos: Position, dice, rules: Rules | None = None) -> Position:
+@dataclass(frozen=True)
+class CubeRules:
+    """How the cube is played in one backgammon game (:func:`play`)."""
+
+    policies: Sequence
+    """Two :class:`engine.play.match.CubePolicy` objects, A's and B's."""
+    match_length: int = 0
+    """0: money play; else the match's length."""
+    score: tuple = (0, 0)
+    """Match score (A, B) before the game."""
+    crawford: bool = False
+    """This is the Crawford game (no cube)."""
+    jacoby: bool = True
+    """Money play: gammons count single while the cube was never turned."""
+    beavers: bool = False
+    """Money play: a taker may beaver (double again, keeping the cube)."""
+    max_cube: int | None = None
+    """Highest cube value allowed (None: no limit)."""
+
+    def state(self, value: int, owner: int | None, mover: int) -> CubeState:
+        """The cube as ``mover`` sees it."""
+        side = "centre" if owner is None else ("me" if owner == mover else "them")
+        money = not self.match_length
+        score = (0, 0) if money else (self.score[mover], self.score[1 - mover])
+        return CubeState(value, side, self.match_length, score,
+                         self.crawford and not money, self.jacoby and money,
+                         self.beavers and money)
+
+    def allows(self, value: int) -> bool:
+        """Whether the cube may reach ``value``."""
+        return self.max_cube is None or value <= self.max_cube
+
+
+Turn = Callable[[int, Position, "Dice | None"], Position]
+"""``turn(mover, position, dice)``: the position after ``mover`` (0 = A, 1 = B) plays
+``dice`` (None: a gul bara pending segment) from ``position``."""
+
+
+def play_turn(player, pos: Position, dice, rules: Rules | None = None,
+              moves: Callable[..., list] = successors) -> Position:
     """The position after ``player`` plays ``dice`` (None: a gul bara pending segment)
-    from ``pos``; a turn with one legal successor is played without asking."""
-    succ = successors(pos, None if dice is None else tuple(dice), rules)
+    from ``pos``, choosing among ``moves(pos, dice, rules)`` (by default every legal
+    play, sorted by key); a turn with one legal successor is played without asking."""
+    succ = moves(pos, None if dice is None else tuple(dice), rules)
     if len(succ) == 1:
         return succ[0]
     i = player.choose(pos, dice, succ)
@@ -109,57 +165,101 @@ def play_turn(player, pos: Position, dice, rules: Rules | None = None) -> Positi
     return succ[int(i)]
 
 
-def play_game(player_a: "Player", player_b: "Player", rng: np.random.Generator,
-              variant: str = "backgammon", rules: Rules | None = None, *,
-              start: Position | None = None, record: bool = False,
-              max_turns: int = 20000) -> GameRecord:
-    """Play one game of ``variant`` (or of ``rules``, which then names the game).
+def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
+         roll: Callable[[], Dice], start: Position | None = None,
+         cube: CubeRules | None = None, record: bool = False, max_turns: int = 20000,
+         cut: bool = False) -> GameRecord:
+    """The one game loop in Python, which every Python game drives: :func:`play_game`,
+    :func:`engine.play.match.play_cube_game` (and so matches),
+    :func:`engine.play.duel.duel_players` and the terminal game (:mod:`engine.cli.play`).
 
-    The opening roll picks who starts; ``start`` replaces the starting position (seen
-    from the starter). A player is asked to choose only when a roll has two or more
-    successors; a lost turn passes on its own. Gul bara's pending dice are played as a
-    segment (``dice=None``) before the roll of the side that received them.
-    ``max_turns`` guards against a game that never ends, raising :class:`RuntimeError`.
+    ``opening`` is ``(starter, dice)`` (dice None: the starter rolls both dice, e.g. from
+    :func:`opening_roll`); ``roll()`` gives every later roll; ``turn`` plays each turn
+    and each gul bara pending segment (played before the roll of the side that received
+    them). With ``cube`` (backgammon), the side on roll may double before rolling, as
+    its policy says, and the other side takes, passes or beavers. ``max_turns`` guards
+    against a game that never ends: :class:`RuntimeError`, or with ``cut`` a record
+    with ``cut=True``.
     """
-    rules = rules or get_rules(variant)
     variant = rules.variant
-    players = (player_a, player_b)
-    starter, dice = opening_roll(rng, rules)
+    first, dice = opening
     pos = start if start is not None else Position.start(variant)
-    mover = starter
+    mover = first
     turns = 0
+    value, owner = 1, None
+    doubles: list = []
     seen: list[Position] = [pos] if record else []
     rolls: list = []
 
-    def step(pos: Position, dice) -> Position:
-        return play_turn(players[mover], pos, dice, rules)
+    def done(**kw) -> GameRecord:
+        return GameRecord(variant, turns=turns, starter=first,
+                          positions=tuple(seen) if record else None,
+                          dice=tuple(rolls) if record else None, cube_value=value,
+                          cube_owner=owner, doubles=tuple(doubles), **kw)
 
     while True:
         over = result(pos, rules)
         if over is not None:
             break
         if turns >= max_turns:
+            if cut:
+                return done(winner=None, points=0, kind=None, cut=True)
             raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
         if pos.pending:
-            pos = step(pos, None)
+            pos = turn(mover, pos, None)
             if record:
                 seen.append(pos)
                 rolls.append(None)
             over = result(pos, rules)
             if over is not None:
                 break
+        if cube is not None and dice is None:
+            state = cube.state(value, owner, mover)
+            if (state.can_double() and cube.allows(value * 2)
+                    and cube.policies[mover].double(pos, state)):
+                taken = bool(cube.policies[1 - mover].take(pos, state))
+                doubles.append((mover, value * 2, taken))
+                if not taken:
+                    return done(winner=mover, points=value, kind=None, passed=True)
+                value, owner = value * 2, 1 - mover
+                beaver = getattr(cube.policies[1 - mover], "beaver", None)
+                if (state.beavers and beaver is not None and beaver(pos, state)
+                        and cube.allows(value * 2)):
+                    value *= 2                   # the taker keeps the cube
+                    doubles.append((1 - mover, value, True))
         if dice is None:
-            dice = Dice.roll(rng)
-        pos = step(pos, dice)
+            dice = roll()
+        pos = turn(mover, pos, dice)
         if record:
             seen.append(pos)
             rolls.append(dice)
         dice = None
         mover ^= 1
         turns += 1
+    points = over.points
+    if (cube is not None and not cube.match_length and cube.jacoby and owner is None
+            and over.winner is not None):
+        points = 1
     winner = None if over.winner is None else (mover if over.winner == 0 else mover ^ 1)
-    return GameRecord(variant, winner, over.points, over.kind, turns, starter,
-                      tuple(seen) if record else None, tuple(rolls) if record else None)
+    return done(winner=winner, points=points * value, kind=over.kind)
+
+
+def play_game(player_a: "Player", player_b: "Player", rng: np.random.Generator,
+              variant: str = "backgammon", rules: Rules | None = None, *,
+              start: Position | None = None, record: bool = False,
+              max_turns: int = 20000) -> GameRecord:
+    """Play one cubeless game of ``variant`` (or of ``rules``, which then names the game)
+    with dice from ``rng`` (:func:`play`).
+
+    The opening roll picks who starts; ``start`` replaces the starting position (seen
+    from the starter). A player is asked to choose only when a roll has two or more
+    successors; a lost turn passes on its own.
+    """
+    rules = rules or get_rules(variant)
+    players = (player_a, player_b)
+    return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
+                rules, opening=opening_roll(rng, rules), roll=lambda: Dice.roll(rng),
+                start=start, record=record, max_turns=max_turns)
 
 
 # --------------------------------------------------------------------- numba playouts

@@ -1,11 +1,11 @@
 """Games with the cube, and matches of every game.
 
-:func:`play_cube_game` is the game loop of :func:`engine.play.game.play_game` with two
-additions: a cube (backgammon: doubles, takes and passes before a roll, the Jacoby rule
-in money play, the Crawford game in a match) decided by two :class:`CubePolicy` objects,
+:func:`play_cube_game` plays one game in the one Python game loop
+(:func:`engine.play.game.play`) with what :func:`engine.play.game.play_game` leaves
+out: a cube (backgammon: doubles, takes and passes before a roll, the Jacoby rule in
+money play, the Crawford game in a match) decided by two :class:`CubePolicy` objects,
 and a chosen starter (in a match the previous game's winner starts the next one in the
-nardy and tavli games, rolling both dice). :func:`engine.play.game.play_game` stays as it is,
-cubeless.
+nardy and tavli games, rolling both dice).
 
 Matches:
 
@@ -30,11 +30,10 @@ import numpy as np
 from engine.cube.decision import CubeState, ProbabilityFn, cube_decision, cube_efficiency
 from engine.cube.met import MatchEquityTable, MatchError
 from engine.errors import quote
-from engine.play.game import opening_roll, play_turn
+from engine.play.game import CubeRules, GameRecord, opening_roll, play, play_turn
 from engine.play.players import Player
 from engine.rules.dice import Dice
 from engine.rules.position import Position
-from engine.rules.scoring import Kind, result
 from engine.rules.variants import Rules, get_rules
 
 TAVLI_GAMES = ("portes", "plakoto", "fevga")
@@ -109,53 +108,6 @@ class DecisionCubePolicy:
 
 
 # --------------------------------------------------------------------- one game
-@dataclass(frozen=True)
-class CubeGameRecord:
-    """One finished game between player A (0) and B (1), cube included."""
-
-    variant: str
-    """The game played."""
-    winner: int | None
-    """0: A won, 1: B won, None: a draw."""
-    points: int
-    """Points won: the result's points times the cube (a pass: the cube before the
-    double; the Jacoby rule: a single while the cube was never turned)."""
-    kind: Kind | None
-    """How the game ended on the board; None when a double was passed."""
-    cube_value: int
-    """Cube value at the end (before the refused double when passed)."""
-    cube_owner: int | None
-    """Who owned the cube at the end (None: centred)."""
-    passed: bool
-    """The game ended by a passed double."""
-    turns: int
-    """Rolls played (as :class:`engine.play.game.GameRecord`)."""
-    starter: int
-    """The player who moved first."""
-    doubles: tuple = ()
-    """``(player, new value, taken)`` for every double offered, and a beaver as the
-    taker's ``(player, value, True)`` right after it."""
-
-    def points_for(self, player: int) -> int:
-        """Signed score of ``player``."""
-        if self.winner is None:
-            return 0
-        return self.points if player == self.winner else -self.points
-
-
-@dataclass
-class _Cube:
-    value: int = 1
-    owner: int | None = None
-
-    def state(self, mover: int, length: int, score, crawford: bool,
-              jacoby: bool, beavers: bool = False) -> CubeState:
-        owner = "centre" if self.owner is None else ("me" if self.owner == mover else "them")
-        sc = (score[mover], score[1 - mover]) if length else (0, 0)
-        return CubeState(self.value, owner, length, sc, crawford if length else False,
-                         jacoby if not length else False, beavers and not length)
-
-
 def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                    variant: str = "backgammon", rules: Rules | None = None, *,
                    cube_policies: Sequence[CubePolicy] | None = None,
@@ -163,8 +115,9 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                    jacoby: bool = True, beavers: bool | None = None,
                    starter: int | None = None,
                    start: Position | None = None, max_cube: int | None = None,
-                   max_turns: int = 20000) -> CubeGameRecord:
-    """Play one game, with the cube when ``cube_policies`` are given (backgammon only).
+                   max_turns: int = 20000) -> GameRecord:
+    """Play one game (:func:`engine.play.game.play`), with the cube when
+    ``cube_policies`` are given (backgammon only).
 
     ``match_length`` 0 is money play (``jacoby`` applies, and ``beavers``, by default
     the rules' option: a player who takes may beaver, doubling the cube again and
@@ -176,69 +129,25 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
     """
     rules = rules or get_rules(variant)
     variant = rules.variant
-    beavers = (rules.beavers if beavers is None else beavers) and not match_length
     if cube_policies is not None and variant != "backgammon":
         raise MatchError(f"{variant} has no cube (backgammon only)")
     if starter is None:
-        first, dice = opening_roll(rng, rules)
+        opening = opening_roll(rng, rules)
+    elif starter in (0, 1):
+        opening = (starter, None)
     else:
-        if starter not in (0, 1):
-            raise ValueError(f"starter {starter!r}: expected 0, 1 or None")
-        first, dice = starter, None
-    pos = start if start is not None else Position.start(variant)
-    mover = first
-    cube = _Cube()
-    doubles: list = []
-    turns = 0
-
-    def step(pos: Position, d) -> Position:
-        return play_turn(players[mover], pos, d, rules)
-
-    while True:
-        over = result(pos, rules)
-        if over is not None:
-            break
-        if turns >= max_turns:
-            raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
-        if pos.pending:
-            pos = step(pos, None)
-            over = result(pos, rules)
-            if over is not None:
-                break
-        if cube_policies is not None and dice is None:
-            state = cube.state(mover, match_length, score, crawford, jacoby, beavers)
-            if (state.can_double() and (max_cube is None or cube.value * 2 <= max_cube)
-                    and cube_policies[mover].double(pos, state)):
-                taken = bool(cube_policies[1 - mover].take(pos, state))
-                doubles.append((mover, cube.value * 2, taken))
-                if not taken:
-                    return CubeGameRecord(variant, mover, cube.value, None, cube.value,
-                                          cube.owner, True, turns, first, tuple(doubles))
-                cube.value *= 2
-                cube.owner = 1 - mover
-                beaver = getattr(cube_policies[1 - mover], "beaver", None)
-                if (beavers and beaver is not None and beaver(pos, state)
-                        and (max_cube is None or cube.value * 2 <= max_cube)):
-                    cube.value *= 2          # the taker keeps the cube
-                    doubles.append((1 - mover, cube.value, True))
-        if dice is None:
-            dice = Dice.roll(rng)
-        pos = step(pos, dice)
-        dice = None
-        mover ^= 1
-        turns += 1
-    winner = None if over.winner is None else (mover if over.winner == 0 else mover ^ 1)
-    points = over.points
-    if (cube_policies is not None and not match_length and jacoby and cube.owner is None
-            and over.winner is not None):
-        points = 1
-    return CubeGameRecord(variant, winner, points * cube.value, over.kind, cube.value,
-                          cube.owner, False, turns, first, tuple(doubles))
+        raise ValueError(f"starter {starter!r}: expected 0, 1 or None")
+    cube = None if cube_policies is None else CubeRules(
+        cube_policies, match_length, tuple(score), crawford, jacoby,
+        (rules.beavers if beavers is None else beavers) and not match_length, max_cube)
+    return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
+                rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
+                cube=cube, max_turns=max_turns)
 
 
 def play_money_game(players: Sequence[Player], cube_policies: Sequence[CubePolicy],
                     rng: np.random.Generator, *, jacoby: bool = True,
-                    **kwargs) -> CubeGameRecord:
+                    **kwargs) -> GameRecord:
     """One backgammon money game with the cube (see :func:`play_cube_game`)."""
     return play_cube_game(players, rng, "backgammon", cube_policies=cube_policies,
                           jacoby=jacoby, **kwargs)
@@ -255,7 +164,7 @@ class MatchGame:
     """Score (A, B) before the game."""
     crawford: bool
     """The Crawford game (backgammon)."""
-    record: CubeGameRecord
+    record: GameRecord
     """The game itself."""
 
 
