@@ -25,7 +25,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import overload
 
-from engine._jit import njit
+from engine._jit import copy_rows, njit
 from engine.movegen._bits import FAST_BMI2, pdep, pext
 from engine.rules._layout import (
     BAR,
@@ -362,7 +362,7 @@ def new_scratch():
     return np.zeros(SCRATCH_LEN, np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _can(me, opp, src, die, outside, heads, head_limit, t):
     """Whether my checker on ``src`` may move ``die`` points (direct strategy)."""
     if me[src] == 0:
@@ -385,7 +385,7 @@ def _can(me, opp, src, die, outside, heads, head_limit, t):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _do(me, opp, src, die):
     """Play a step in place; returns 1 if it hit a blot."""
     dest = src - die
@@ -401,7 +401,7 @@ def _do(me, opp, src, die):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _undo(me, opp, src, die, hit):
     dest = src - die
     me[src] += 1
@@ -414,19 +414,19 @@ def _undo(me, opp, src, die, hit):
         me[OFF] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _outside_delta(src, die):
     """Change of my checkers outside home (points 7..25) when ``src`` moves ``die``."""
     return -1 if src >= 7 and src - die <= 6 else 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _highest(mask):
     """The highest set bit of a nonzero mask."""
     return np.int64(63 - leading_zeros(mask))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _occ_after(occ, me, src, die):
     """The occupied-points mask after :func:`_do` moved a checker from ``src``."""
     if me[src] == 0:
@@ -450,7 +450,7 @@ def _key_of(p):
     return 1, 4 * (25 - p) + 28
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key_step(k0, k1, src, die, hit):
     """The key ``k0, k1`` after the step :func:`_do` just played."""
     a = np.int64(1)
@@ -509,7 +509,7 @@ def _record(me, opp, s, rank, st, out, t, k1, k2):
     n = st[1]
     if n == out.shape[0]:
         bigger = np.empty((2 * n, STATE_LEN), np.int16)
-        bigger[:n] = out
+        copy_rows(bigger, 0, out, 0, n)
         out = bigger
     row = out[n]
     row[:] = 0
