@@ -362,7 +362,7 @@ def new_scratch():
     return np.zeros(SCRATCH_LEN, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _can(me, opp, src, die, outside, heads, head_limit, t):
     """Whether my checker on ``src`` may move ``die`` points (direct strategy)."""
     if me[src] == 0:
@@ -385,7 +385,7 @@ def _can(me, opp, src, die, outside, heads, head_limit, t):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _do(me, opp, src, die):
     """Play a step in place; returns 1 if it hit a blot."""
     dest = src - die
@@ -401,7 +401,7 @@ def _do(me, opp, src, die):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _undo(me, opp, src, die, hit):
     dest = src - die
     me[src] += 1
@@ -414,19 +414,19 @@ def _undo(me, opp, src, die, hit):
         me[OFF] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _outside_delta(src, die):
     """Change of my checkers outside home (points 7..25) when ``src`` moves ``die``."""
     return -1 if src >= 7 and src - die <= 6 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _highest(mask):
     """The highest set bit of a nonzero mask."""
     return np.int64(63 - leading_zeros(mask))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _occ_after(occ, me, src, die):
     """The occupied-points mask after :func:`_do` moved a checker from ``src``."""
     if me[src] == 0:
@@ -450,7 +450,7 @@ def _key_of(p):
     return 1, 4 * (25 - p) + 28
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _key_step(k0, k1, src, die, hit):
     """The key ``k0, k1`` after the step :func:`_do` just played."""
     a = np.int64(1)
