@@ -479,7 +479,7 @@ def _announce() -> None:
     they are not in numba's cache (benchmarks/compile.py measures it)."""
     # the kernels every search and rollout calls (the small ones compile in a second)
     announce_compile("the search kernels", [expand, exact_batch, static_probs],
-                     "two minutes")
+                     "20 seconds")
 
 
 _SEGMENT = np.array([[0, 0, 1]], np.int64)
