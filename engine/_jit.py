@@ -59,6 +59,26 @@ def njit(*args, **options):
     return wrap
 
 
+# Array copies inside kernels. An array-to-array assignment (``a[:n] = b[:n]``,
+# ``kids[k] = row``) makes numba compile its shape-mismatch error, whose message is
+# built with numba's string formatting: about 2 s of a cold start for the first kernel
+# that has one. These loops copy the same elements without it.
+@njit(cache=True)
+def copy_items(dst, src, n):
+    """``dst[:n] = src[:n]`` for 1-D arrays."""
+    for i in range(n):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
+def copy_rows(dst, i, src, j, n):
+    """``dst[i:i + n] = src[j:j + n]`` for 2-D arrays (rows of equal length)."""
+    w = dst.shape[1]
+    for r in range(n):
+        for c in range(w):
+            dst[i + r, c] = src[j + r, c]
+
+
 def _source_dirs(root: Path) -> list[Path]:
     """``root`` and every folder below it that holds Python sources."""
     return sorted({p.parent for p in Path(root).rglob("*.py") if "__pycache__" not in p.parts})

@@ -311,6 +311,33 @@ def test_nardy255m14_is_nardy255_plus_family_features():
         np.testing.assert_array_equal(x[255:], family_features(s))
 
 
+@pytest.mark.parametrize("variant, encoder", [
+    ("backgammon", "tesauro198+f5"), ("backgammon", "tesauro198+f13"),
+    ("gul_bara", "nardy255+m14")])
+def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
+    """The forward chooses the hand-crafted feature set by the type of the encoder's
+    feature index (when it is compiled); a full forward equals the encoding by its
+    definition: the raw inputs, then ``features`` or ``family_features`` by name."""
+    from engine.eval.features import FAMILY_INDEX, N_FAMILY
+    enc = get_encoder(encoder)
+    family = encoder.endswith("+m14")
+    assert (enc.feature_index.dtype == FAMILY_INDEX) == family
+    net = Network.create(variant, 8, encoder=encoder, rng=np.random.default_rng(5),
+                         scale=0.5)
+    w1t, b1, _, _ = net.arrays()
+    h = np.empty(8, np.float32)
+    base = enc.feature_index[0]
+    states = ([s for s, _, _ in family_playouts(variant, 40, seed=8)] if family
+              else [random_state(np.random.default_rng(k)) for k in range(40)])
+    for s in states:
+        x = np.zeros(enc.n_inputs)
+        x[:base] = (slow_nardy255(s) if family else slow_tesauro(s))[:base]
+        x[base:] = (slow_family_features(s) if family else features(s))[:enc.n_inputs - base]
+        hidden_full(s, w1t, b1, *net.encoder_arrays(), h)
+        np.testing.assert_allclose(h, b1 + x @ w1t, rtol=1e-4, atol=1e-4)
+    assert not family or enc.n_inputs - base == N_FAMILY
+
+
 def test_sigmoid_accuracy():
     @njit
     def apply(x, y):

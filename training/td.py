@@ -35,7 +35,7 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS
-from engine.eval.features import family_features, features, uses_family
+from engine.eval.features import feature_values
 from engine.eval.network import hidden_full, outputs
 from engine.play import loop
 from engine.play.loop import (
@@ -123,10 +123,7 @@ def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, a
                 for j in range(nh):
                     w1t[i, j] += v * gh[j]
     if fidx.shape[0] > 0:
-        if uses_family(fidx):
-            _learn_rows(w1t, fidx, family_features(s), gh)
-        else:
-            _learn_rows(w1t, fidx, features(s), gh)
+        _learn_rows(w1t, fidx, feature_values(fidx, s), gh)
 
 
 # --------------------------------------------------------------------- scoring

@@ -30,7 +30,14 @@ import numpy as np
 
 from engine._jit import njit
 from engine.errors import NardyError, quote
-from engine.eval.features import N_FAMILY, N_FEATURES, family_features, features, uses_family
+from engine.eval.features import (
+    FAMILY_INDEX,
+    N_FAMILY,
+    N_FEATURES,
+    family_features,
+    features,
+    uses_family,
+)
 from engine.rules import _layout as L
 
 N_SLOTS = 2 * L.SIDE
@@ -180,7 +187,7 @@ exception, gul bara's cascade from the 4th turn) and three for gul bara's pendin
 
 def _nardy255m14() -> Encoder:
     base = NARDY255
-    fidx = np.arange(base.n_inputs, base.n_inputs + N_FAMILY, dtype=np.int64)
+    fidx = np.arange(base.n_inputs, base.n_inputs + N_FAMILY, dtype=FAMILY_INDEX)
     fidx.setflags(write=False)
     return Encoder("nardy255+m14", base.n_inputs + N_FAMILY, base.unit_index,
                    base.unit_value, base.const_index, base.const_value, fidx)

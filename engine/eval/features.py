@@ -52,8 +52,10 @@ fevga). An encoder's feature inputs are the first ``k`` (up to 13) of :func:`fea
 or, when it has :data:`N_FAMILY` of them, these (:func:`uses_family`).
 """
 
+import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import overload
 
 from engine._jit import njit
 from engine.rules import _layout as L
@@ -210,10 +212,29 @@ def features(s):
             me_behind, th_behind, me_dance, th_dance)
 
 
-@njit(cache=True, inline="always")
-def uses_family(fidx):
+FAMILY_INDEX = np.int32
+"""The dtype of an encoder's feature inputs when they are :func:`family_features`'s
+(:func:`features`' are ``int64``): the set is told by the index array's *type*, so a
+kernel compiled for one set does not compile the other."""
+
+
+def uses_family(fidx) -> bool:
     """Whether an encoder's feature inputs ``fidx`` are :func:`family_features`'s."""
-    return fidx.shape[0] == N_FAMILY
+    return fidx.dtype == FAMILY_INDEX
+
+
+def feature_values(fidx, s):
+    """The hand-crafted features of state ``s`` that an encoder with feature inputs
+    ``fidx`` reads: :func:`family_features` or :func:`features`, chosen by ``fidx``'s
+    dtype (:data:`FAMILY_INDEX`) when a kernel is compiled, not at run time."""
+    return family_features(s) if uses_family(fidx) else features(s)
+
+
+@overload(feature_values)
+def _feature_values(fidx, s):
+    if fidx.dtype == numba.from_dtype(FAMILY_INDEX):
+        return lambda fidx, s: family_features(s)
+    return lambda fidx, s: features(s)
 
 
 @njit(cache=True, inline="always")

@@ -38,7 +38,7 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.errors import NardyError, describe, quote
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
-from engine.eval.features import family_features, features, uses_family
+from engine.eval.features import feature_values
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
@@ -103,13 +103,10 @@ def _add_rows(h, w1t, fidx, f):
 @njit(**FAST)
 def _add_features(h, w1t, fidx, s):
     """Add the hand-crafted features of state ``s`` (inputs ``fidx``, none when empty:
-    :func:`engine.eval.features.uses_family` tells which set) to ``h``."""
+    their dtype tells which set, :func:`engine.eval.features.feature_values`) to ``h``."""
     if fidx.shape[0] == 0:
         return
-    if uses_family(fidx):
-        _add_rows(h, w1t, fidx, family_features(s))
-    else:
-        _add_rows(h, w1t, fidx, features(s))
+    _add_rows(h, w1t, fidx, feature_values(fidx, s))
 
 
 @njit(**FAST)

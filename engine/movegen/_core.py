@@ -25,7 +25,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import overload
 
-from engine._jit import njit
+from engine._jit import copy_rows, njit
 from engine.movegen._bits import FAST_BMI2, pdep, pext
 from engine.rules._layout import (
     BAR,
@@ -509,7 +509,7 @@ def _record(me, opp, s, rank, st, out, t, k1, k2):
     n = st[1]
     if n == out.shape[0]:
         bigger = np.empty((2 * n, STATE_LEN), np.int16)
-        bigger[:n] = out
+        copy_rows(bigger, 0, out, 0, n)
         out = bigger
     row = out[n]
     row[:] = 0

@@ -39,7 +39,7 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
-    announce_compile("the move generator", [generate_turn], "a minute")
+    announce_compile("the move generator", [generate_turn], "30 seconds")
     if not play and cascade_threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)

@@ -229,7 +229,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     kind_b, net_b = _kernel_player(b, rules, "B")
     start_pos = start if start is not None else Position.start(rules.variant)
     games = loop.new_games(n)
-    announce_compile("the game loop", [loop.play_games], "2 minutes")
+    announce_compile("the game loop", [loop.play_games], "a minute")
     loop.play_games(*loop.game_args(
         start_pos.to_array(), rules.table(), score_table(rules), rules.opening_rolls_both,
         [kind_a, kind_b], net_a, net_b, games=games, st=np.zeros(1, np.uint64),
