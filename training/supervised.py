@@ -218,7 +218,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             loss = loss_fn(model.module(x[idx]), y[idx])
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         model.module.eval()
         v, p = valid_loss()
         rep = _report(p, data, valid_rows)
