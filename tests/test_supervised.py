@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from engine.errors import NardyError
 from engine.eval.network import Network
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -95,6 +96,11 @@ def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
     np.testing.assert_array_equal(again.targets, one.targets)
     with pytest.raises(PositionSetError, match="ply"):
         label(ps, None, 9)
+    # the held-out measure: 0-ply against the 1-ply labels, overall and by class
+    from training.supervised import errors
+    err = errors(Network.load("models/backgammon.npz"), one)
+    assert 0 < err["all"] < 0.5 and "source:setup" in err
+    assert PositionSet.join([one]).info["labels"]["ply"] == 1
 
 
 def test_supervised_training_learns_and_exports_the_same_network(tmp_path):
@@ -143,6 +149,23 @@ def test_supervised_resume_continues_as_if_not_stopped(tmp_path):
     for x, y in zip((straight.w1t, straight.b1, straight.w2, straight.b2),
                     (resumed.w1t, resumed.b1, resumed.w2, resumed.b2)):
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+    from training.supervised import SupervisedError
     other = Settings(**{**full.__dict__, "lr": 0.02})
-    with pytest.raises(Exception, match="other settings"):
+    with pytest.raises(SupervisedError, match="other settings"):
         train(ps, tmp_path / "b", other, log=lambda s: None)
+    ck = tmp_path / "b" / "checkpoint.npz"
+    ck.write_bytes(ck.read_bytes()[:300])                  # a damaged checkpoint
+    with pytest.raises(NardyError):
+        train(ps, tmp_path / "b", full, log=lambda s: None)
+    assert (tmp_path / "b" / "model.npz").exists()         # the model is not lost
+
+
+def test_a_widened_network_plays_as_the_one_it_widens():
+    from training.supervised import widen
+    net = Network.create("backgammon", 5, "tesauro198+f13", np.random.default_rng(1),
+                         scale=0.3)
+    wide = widen(net, 9, np.random.default_rng(2))
+    assert wide.hidden == 9 and wide.n_inputs == net.n_inputs
+    states = setup_positions_set("backgammon", 30, seed=3).states
+    np.testing.assert_allclose(wide.probabilities_of_arrays(states),
+                               net.probabilities_of_arrays(states), atol=1e-6)

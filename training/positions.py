@@ -149,8 +149,10 @@ class PositionSet:
             card = json.loads(got["card"].tobytes())
         except ValueError:
             raise PositionSetError(f"{path}: card is not JSON") from None
-        if not isinstance(card, dict) or card.get("format") != "nardy-positions":
-            raise PositionSetError(f"{path}: card format {quote(card.get('format') if isinstance(card, dict) else card)}; expected 'nardy-positions'")
+        fmt = card.get("format") if isinstance(card, dict) else card
+        if fmt != "nardy-positions":
+            raise PositionSetError(f"{path}: card format {quote(fmt)}; expected "
+                                   f"'nardy-positions'")
         states = got["states"]
         n = states.shape[0] if states.ndim == 2 else -1
         if states.dtype != np.int16 or states.ndim != 2 or states.shape[1] != L.STATE_LEN:
@@ -176,8 +178,12 @@ class PositionSet:
         variants = {p.variant for p in parts}
         if len(variants) != 1:
             raise PositionSetError(f"position sets of several games: {sorted(variants)}")
+        if len(parts) == 1:
+            return parts[0]
         labelled = all(p.targets is not None for p in parts)
-        info = {"parts": [x for p in parts for x in p.info.get("parts", [])]}
+        info: dict = {"parts": [x for p in parts for x in p.info.get("parts", [])]}
+        if labelled:
+            info["labels"] = [p.info.get("labels") for p in parts]
         return cls(parts[0].variant, np.concatenate([p.states for p in parts]),
                    np.concatenate([p.klass for p in parts]),
                    np.concatenate([p.source for p in parts]),

@@ -55,7 +55,8 @@ class Settings:
     """How a supervised run trains (stored in the checkpoint and the card)."""
 
     hidden: int = 128
-    """Hidden units (ignored with ``init``: the initial network's)."""
+    """Hidden units; with ``init``, more than the initial network's widens it
+    (:func:`widen`), fewer are ignored."""
     encoder: str = "tesauro198+f13"
     """Input encoding (ignored with ``init``)."""
     init: str = ""
@@ -96,6 +97,20 @@ def _torch():
                               "(torch==2.13.0, CPU build)") from None
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     return torch
+
+
+def widen(net: Network, hidden: int, rng: np.random.Generator,
+          scale: float = 0.01) -> Network:
+    """``net`` with ``hidden`` hidden units, computing the same outputs: the new units
+    get small random input weights and zero output weights, so training starts from
+    the initial network's play and the new units learn what it lacks."""
+    extra = hidden - net.hidden
+    w1t = np.concatenate([net.w1t, (rng.standard_normal((net.n_inputs, extra)) * scale
+                                    ).astype(np.float32)], axis=1)
+    b1 = np.concatenate([net.b1, np.zeros(extra, np.float32)])
+    w2 = np.concatenate([net.w2, np.zeros((N_OUTPUTS, extra), np.float32)], axis=1)
+    return Network(net.variant, net.encoder, np.ascontiguousarray(w1t), b1,
+                   np.ascontiguousarray(w2), net.b2.copy(), dict(net.info))
 
 
 def encode_all(net: Network, states: np.ndarray) -> np.ndarray:
@@ -173,6 +188,8 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         if net.variant != data.variant:
             raise SupervisedError(f"init model plays {net.variant}, the data {data.variant}")
         encoder = net.encoder.name
+        if settings.hidden > net.hidden:
+            net = widen(net, settings.hidden, np.random.default_rng([settings.seed, 5]))
     else:
         net = Network.create(data.variant, settings.hidden, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
@@ -275,10 +292,19 @@ def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: 
 
 def _load(path: Path, model: _Model, opt, settings: Settings):
     got = read_npz(path, _CK)
+    missing = [k for k in _CK if k not in got]
     try:
         run = json.loads(got["run"].tobytes())
     except (KeyError, ValueError):
-        raise SupervisedError(f"{path}: not a supervised checkpoint") from None
+        missing = missing or ["run"]
+    if missing:
+        raise SupervisedError(f"{path}: not a supervised checkpoint (missing or bad "
+                              f"{missing}); move it away to start afresh")
+    shapes = [a.shape for a in model.arrays()]
+    for names in (("w1", "b1", "w2", "b2"), ("best_w1", "best_b1", "best_w2", "best_b2")):
+        if [got[k].shape for k in names] != shapes:
+            raise SupervisedError(f"{path}: weights of shapes {[got[k].shape for k in names]}"
+                                  f"; this run's network has {shapes}")
     def fixed(d):                       # a run may be resumed with more epochs
         return {k: v for k, v in d.items() if k != "epochs"}
     if not isinstance(run.get("settings"), dict) or fixed(run["settings"]) != fixed(
@@ -292,13 +318,24 @@ def _load(path: Path, model: _Model, opt, settings: Settings):
         k = 0
         for p in params:
             n = p.numel()
+            def part(a):
+                return torch.from_numpy(a[k:k + n].reshape(p.shape).copy())
             opt.state[p] = {"step": torch.tensor(float(got["step"][0])),
-                            "exp_avg": torch.from_numpy(got["m"][k:k + n].reshape(p.shape).copy()),
-                            "exp_avg_sq": torch.from_numpy(got["v"][k:k + n].reshape(p.shape).copy())}
+                            "exp_avg": part(got["m"]), "exp_avg_sq": part(got["v"])}
             k += n
     best = (got["best_w1"], got["best_b1"], got["best_w2"], got["best_b2"])
     return (int(run["epoch"]), float(run["best"]), int(run["stale"]), list(run["history"]),
             float(run["elapsed"]), best)
+
+
+def errors(net: Network, data: PositionSet) -> dict:
+    """The mean absolute equity error of ``net`` at 0-ply against ``data``'s targets,
+    overall, by class and by source (:func:`_report`): the held-out measure."""
+    if data.targets is None:
+        raise SupervisedError("the position set has no targets: label it first")
+    if net.variant != data.variant:
+        raise SupervisedError(f"the network plays {net.variant}, the data {data.variant}")
+    return _report(net.probabilities_of_arrays(data.states), data, np.arange(len(data)))
 
 
 def main(argv=None) -> int:
@@ -306,7 +343,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.supervised",
                                  description="Train a value network on labelled positions.")
     ap.add_argument("--data", nargs="+", required=True, help="labelled position sets")
-    ap.add_argument("--out", required=True, help="run folder")
+    ap.add_argument("--out", help="run folder (required unless --errors)")
+    ap.add_argument("--errors", nargs="+", metavar="MODEL",
+                    help="print each model's equity error on --data instead of training")
     ap.add_argument("--no-resume", action="store_true", help="ignore a checkpoint")
     d = Settings()
     for name, value in asdict(d).items():
@@ -314,6 +353,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         data = PositionSet.join([PositionSet.load(p) for p in args.data])
+        if args.errors:
+            for m in args.errors:
+                print(f"{m}: {json.dumps(errors(Network.load(m), data))}")
+            return 0
+        if not args.out:
+            raise SupervisedError("--out (the run folder) is required to train")
         settings = Settings(**{k: getattr(args, k) for k in asdict(d)})
         net = train(data, args.out, settings, resume=not args.no_resume,
                     log=lambda s: print(s, file=sys.stderr, flush=True))
