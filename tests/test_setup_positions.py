@@ -10,10 +10,10 @@ for that turn (docs/rules.md); before, the generator returned no successor at al
 import numpy as np
 import pytest
 from reference_movegen import reference_successors
-from engine.rules.setups import setup_positions
 
 from engine import Position, get_rules, successors
 from engine.movegen.generate import CascadeLayers, successor_arrays
+from engine.rules.setups import setup_positions
 from engine.rules.variants import (
     BLOCK_EACH,
     BLOCK_NONE,

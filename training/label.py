@@ -4,7 +4,7 @@
 move before it rolls, every roll's best play searched ``ply - 1`` deeper) by the
 project's own network. Nothing from another engine enters.
 
-Work is split into chunks of positions that worker processes label in parallel, each
+Work is split into chunks of positions that worker processes (spawned) label in parallel, each
 with its own search on one thread; every finished chunk is written at once to
 ``<out>.parts/`` so that a killed run resumes where it stopped (``--resume`` is the
 default: finished chunks are read, not labelled again). The labels do not depend on the
@@ -21,6 +21,7 @@ import multiprocessing as mp
 import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -94,10 +95,14 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         for job in todo:
             finished(*_label(job))
     elif todo:
-        ctx = mp.get_context("fork")
-        with ctx.Pool(workers, _init, (model, positions.variant)) as pool:
-            for lo, got in pool.imap_unordered(_label, todo):
-                finished(lo, got)
+        # spawned, not forked: a fork of a process that runs threads (the search's,
+        # torch's) can hang in the child; a worker that dies raises BrokenProcessPool
+        # instead of leaving the run waiting
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                 initializer=_init,
+                                 initargs=(model, positions.variant)) as pool:
+            for fut in as_completed([pool.submit(_label, job) for job in todo]):
+                finished(*fut.result())
     info = dict(positions.info)
     info["labels"] = {"by": "engine.search.nply.Search.values_of", "ply": ply,
                       "model": model or f"models/{positions.variant}.npz",
