@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
 from reference_movegen import reference_successors  # noqa: E402
-from setup_positions import setup_positions  # noqa: E402
+from engine.rules.setups import setup_positions  # noqa: E402
 
 from engine import get_rules, successors  # noqa: E402
 from engine.movegen._core import _generate_by_rules, cascade_plan, new_scratch  # noqa: E402

@@ -25,8 +25,8 @@ ALLOWED = {
                     "engine.search", "engine.cube"},
     "engine.cli": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
                    "engine.search", "engine.cube", "engine.play"},
-    "training": {"engine.rules", "engine.movegen", "engine.eval", "engine.play",
-                 "engine.cli", "engine"},
+    "training": {"engine.rules", "engine.movegen", "engine.eval", "engine.search",
+                 "engine.play", "engine.cli", "engine"},
 }
 BASE = {"engine.errors", "engine._jit"}
 # the top-level public API and the thin ``python -m engine.<name>`` entry modules

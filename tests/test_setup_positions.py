@@ -1,4 +1,4 @@
-"""Move generation on *set-up* positions (tests/setup_positions.py), not only positions
+"""Move generation on *set-up* positions (engine/rules/setups.py), not only positions
 reached in play: for every game and every roll, at least one successor, and the numba
 generator agrees with the slow reference.
 
@@ -10,10 +10,10 @@ for that turn (docs/rules.md); before, the generator returned no successor at al
 import numpy as np
 import pytest
 from reference_movegen import reference_successors
-from setup_positions import setup_positions
 
 from engine import Position, get_rules, successors
 from engine.movegen.generate import CascadeLayers, successor_arrays
+from engine.rules.setups import setup_positions
 from engine.rules.variants import (
     BLOCK_EACH,
     BLOCK_NONE,

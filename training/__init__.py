@@ -1,4 +1,5 @@
-"""Self-play TD(lambda) training of the value network; see training/README.md."""
+"""Training of the value networks: TD(lambda) self-play, then supervised training on
+positions labelled by the engine's own search; see training/README.md."""
 
 from pathlib import Path as _Path
 

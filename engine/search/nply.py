@@ -743,6 +743,18 @@ class Search:
         p = tuple(float(x) for x in o)
         return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx.stats[S_STATIC]))
 
+    def values_of(self, states: np.ndarray, ply: int | None = None,
+                  settings: SearchSettings | None = None) -> np.ndarray:
+        """:meth:`evaluate` of many positions at once: the ``ply``-ply outputs (n x 5)
+        of the ``int16`` state rows ``states``, each for its side to move before it
+        rolls, the rows of one level searched together (training's labels)."""
+        settings = self._settings(ply, settings)
+        states = np.ascontiguousarray(states, np.int16).reshape(-1, L.STATE_LEN)
+        tree = self._tree(settings)
+        out = tree.values(states, settings.ply)
+        tree.close()
+        return out
+
     def __repr__(self) -> str:
         return f"Search({self.evaluator!r}, {self.settings!r})"
 

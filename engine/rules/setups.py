@@ -10,6 +10,8 @@ make those common rather than rare; :meth:`Position.check` accepts every one.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from engine.rules.position import Position
@@ -54,7 +56,7 @@ def setup_position(variant: str, rng: np.random.Generator,
     them = [0] * 26                   # the opponent's checkers, also in MY numbering
     bar = [0, 0]
     off = [0, 0]
-    behind = range(1, 25)
+    behind: Sequence[int] = range(1, 25)
     if style == "block":
         # my checkers on six or seven consecutive points of the opponent's path, his
         # checkers mostly behind the run (a six-block none of them has passed)
@@ -92,7 +94,8 @@ def setup_position(variant: str, rng: np.random.Generator,
         if not points:
             points = [p for p in range(1, 25) if other[p] == 0]
         _place(rng, counts, points, n, style if rng.random() < 0.7 else "spread")
-    pinned_me, pinned_them = [], []   # my numbering
+    pinned_me: list[int] = []         # my numbering
+    pinned_them: list[int] = []
     if pin:
         # a few pins: a checker of the pinner moved onto a lone checker of the victim
         involved: set = set()

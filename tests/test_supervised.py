@@ -1,0 +1,171 @@
+"""Training from the engine's own search: position sets, their labels, supervised
+training in torch and its export to the engine's model format."""
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.errors import NardyError
+from engine.eval.network import Network
+from engine.rules import _layout as L
+from engine.rules.position import Position
+from engine.search.nply import Search
+from training.label import label
+from training.positions import (
+    BEAROFF,
+    CONTACT,
+    CRASHED,
+    RACE,
+    PositionSet,
+    PositionSetError,
+    classify,
+    selfplay_positions,
+    setup_positions_set,
+)
+
+
+def position(me: dict, them: dict) -> np.ndarray:
+    """A backgammon state: ``me`` / ``them`` map points (own numbering, 25 = bar) to
+    checkers; the rest are borne off."""
+    s = np.zeros(L.STATE_LEN, np.int16)
+    for base, side in ((L.ME, me), (L.THEM, them)):
+        for p, n in side.items():
+            s[base + p] = n
+        s[base + L.OFF] = 15 - sum(side.values())
+    return s
+
+
+def test_classes_follow_the_geometry():
+    start = Position.start("backgammon").to_array()
+    race = position({6: 5, 8: 5, 12: 5}, {6: 5, 8: 5, 12: 5})        # 12 + 12 < 25
+    home = position({1: 3, 5: 2}, {2: 4, 6: 1})
+    crashed = position({1: 5, 2: 4, 3: 1, 24: 2}, {6: 5, 8: 5, 13: 5})   # 3 live + 2 back
+    contact = position({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    bar = position({25: 1, 6: 14}, {4: 5, 5: 5, 6: 5})
+    got = classify(np.stack([start, race, home, crashed, contact, bar]))
+    assert got.tolist() == [CONTACT, RACE, BEAROFF, CRASHED, CONTACT, CONTACT]
+
+
+def test_selfplay_and_setup_sets_are_reproducible_and_round_trip(tmp_path):
+    net = Network.load("models/backgammon.npz")
+    a = selfplay_positions(net, 20, seed=4, epsilon=0.2, keep=0.5, model="released")
+    b = selfplay_positions(net, 20, seed=4, epsilon=0.2, keep=0.5, model="released")
+    np.testing.assert_array_equal(a.states, b.states)
+    assert len(a) > 100 and (a.states[:, L.NPEND] == 0).all()
+    for row in a.states[:50]:
+        Position.from_array(row, "backgammon").check()
+    s = setup_positions_set("backgammon", 60, seed=2)
+    assert len(s) == 60 and set(s.counts()) == {"contact", "crashed", "race", "bearoff"}
+    both = PositionSet.join([a, s])
+    assert [p["source"] for p in both.info["parts"]] == ["selfplay", "setup"]
+    path = both.save(tmp_path / "p.npz")
+    back = PositionSet.load(path)
+    np.testing.assert_array_equal(back.states, both.states)
+    np.testing.assert_array_equal(back.klass, classify(both.states))
+    assert back.targets is None and back.info["parts"][0]["epsilon"] == 0.2
+
+
+def test_bad_position_files_get_a_typed_error(tmp_path):
+    with pytest.raises(PositionSetError, match="no such file"):
+        PositionSet.load(tmp_path / "none.npz")
+    np.savez(tmp_path / "x.npz", states=np.zeros((2, 3), np.int16),
+             klass=np.zeros(2, np.int8), source=np.zeros(2, np.int8),
+             card=np.frombuffer(json.dumps({"format": "nardy-positions",
+                                            "variant": "backgammon"}).encode(), np.uint8))
+    with pytest.raises(PositionSetError, match="expected int16"):
+        PositionSet.load(tmp_path / "x.npz")
+    with pytest.raises(PositionSetError, match="position sets serve"):
+        setup_positions_set("plakoto", 3, seed=1)
+
+
+def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
+    ps = setup_positions_set("backgammon", 12, seed=5)
+    search = Search.load("backgammon")
+    one = label(ps, None, 1, workers=1, chunk=5)
+    np.testing.assert_allclose(one.targets, search.values_of(ps.states, 1), atol=1e-6)
+    for row, t in zip(ps.states[:3], one.targets[:3]):
+        e = search.evaluate(Position.from_array(row, "backgammon"), ply=1)
+        np.testing.assert_allclose(t, e.probabilities, atol=1e-6)
+    parts = tmp_path / "parts"
+    two = label(ps, None, 1, workers=2, chunk=5, parts=parts)
+    np.testing.assert_array_equal(one.targets, two.targets)
+    assert len(list(parts.glob("part-*.npz"))) == 3
+    again = label(ps, None, 1, workers=2, chunk=5, parts=parts)   # resumed: all read
+    assert again.info["labels"]["labelled_now"] == 0
+    np.testing.assert_array_equal(again.targets, one.targets)
+    with pytest.raises(PositionSetError, match="ply"):
+        label(ps, None, 9)
+    # the held-out measure: 0-ply against the 1-ply labels, overall and by class
+    from training.supervised import errors
+    err = errors(Network.load("models/backgammon.npz"), one)
+    assert 0 < err["all"] < 0.5 and "source:setup" in err
+    assert PositionSet.join([one]).info["labels"]["ply"] == 1
+
+
+def test_supervised_training_learns_and_exports_the_same_network(tmp_path):
+    torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, _Model, encode_all, train
+
+    # targets from a hidden "teacher" network: a student of the same shape can fit them
+    teacher = Network.create("backgammon", 6, "tesauro198", np.random.default_rng(3),
+                             scale=0.4)
+    ps = setup_positions_set("backgammon", 400, seed=7)
+    ps.targets = teacher.probabilities_of_arrays(ps.states)
+    settings = Settings(hidden=6, encoder="tesauro198", epochs=6, batch=32, lr=0.01,
+                        patience=6, seed=2)
+    logs = []
+    net = train(ps, tmp_path / "run", settings, log=logs.append)
+    card = json.loads((tmp_path / "run" / "model.json").read_text())
+    hist = card["info"]["history"]
+    assert hist[-1]["valid_loss"] < hist[0]["valid_loss"]
+    assert hist[-1]["valid_eq_error"]["all"] < 0.5 * hist[0]["valid_eq_error"]["all"]
+    # the exported network (numba) gives what the torch model gives
+    model = _Model(torch, net)
+    x = torch.from_numpy(encode_all(net, ps.states[:50]))
+    with torch.no_grad():
+        p = torch.sigmoid(model.module(x)).numpy()
+    np.testing.assert_allclose(net.probabilities_of_arrays(ps.states[:50]), p, atol=2e-5)
+    # a finished run resumes without training again, to the same weights
+    more = train(ps, tmp_path / "run", settings, log=logs.append)
+    assert any("resumed after epoch" in line for line in logs)
+    np.testing.assert_array_equal(more.w1t, net.w1t)
+
+
+def test_supervised_resume_continues_as_if_not_stopped(tmp_path):
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, train
+
+    teacher = Network.create("backgammon", 4, "tesauro198", np.random.default_rng(8),
+                             scale=0.4)
+    ps = setup_positions_set("backgammon", 200, seed=9)
+    ps.targets = teacher.probabilities_of_arrays(ps.states)
+    full = Settings(hidden=4, encoder="tesauro198", epochs=4, batch=32, lr=0.01,
+                    patience=9, seed=3)
+    straight = train(ps, tmp_path / "a", full, log=lambda s: None)
+    half = Settings(**{**full.__dict__, "epochs": 2})
+    train(ps, tmp_path / "b", half, log=lambda s: None)
+    resumed = train(ps, tmp_path / "b", full, log=lambda s: None)   # two epochs more
+    for x, y in zip((straight.w1t, straight.b1, straight.w2, straight.b2),
+                    (resumed.w1t, resumed.b1, resumed.w2, resumed.b2)):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+    from training.supervised import SupervisedError
+    other = Settings(**{**full.__dict__, "lr": 0.02})
+    with pytest.raises(SupervisedError, match="other settings"):
+        train(ps, tmp_path / "b", other, log=lambda s: None)
+    ck = tmp_path / "b" / "checkpoint.npz"
+    ck.write_bytes(ck.read_bytes()[:300])                  # a damaged checkpoint
+    with pytest.raises(NardyError):
+        train(ps, tmp_path / "b", full, log=lambda s: None)
+    assert (tmp_path / "b" / "model.npz").exists()         # the model is not lost
+
+
+def test_a_widened_network_plays_as_the_one_it_widens():
+    from training.supervised import widen
+    net = Network.create("backgammon", 5, "tesauro198+f13", np.random.default_rng(1),
+                         scale=0.3)
+    wide = widen(net, 9, np.random.default_rng(2))
+    assert wide.hidden == 9 and wide.n_inputs == net.n_inputs
+    states = setup_positions_set("backgammon", 30, seed=3).states
+    np.testing.assert_allclose(wide.probabilities_of_arrays(states),
+                               net.probabilities_of_arrays(states), atol=1e-6)

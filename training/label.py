@@ -1,0 +1,150 @@
+"""Targets for supervised training from the engine's own search: each position of a
+:class:`training.positions.PositionSet` gets its n-ply outputs
+(:meth:`engine.search.nply.Search.values_of`: the five probabilities for the side to
+move before it rolls, every roll's best play searched ``ply - 1`` deeper) by the
+project's own network. Nothing from another engine enters.
+
+Work is split into chunks of positions that worker processes (spawned) label in parallel, each
+with its own search on one thread; every finished chunk is written at once to
+``<out>.parts/`` so that a killed run resumes where it stopped (``--resume`` is the
+default: finished chunks are read, not labelled again). The labels do not depend on the
+number of workers or the chunk size. The settings (model, ply, filters, bear-off
+tables, wall time) go into the set's provenance (``info["labels"]``).
+
+    python -m training.label --positions runs/sl/pos.npz --ply 2 --out runs/sl/lab.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import NardyError, quote
+from engine.eval.network import atomic_savez, read_npz
+from engine.search.nply import MAX_PLY, Search
+from training.positions import PositionSet, PositionSetError
+
+CHUNK = 200
+"""Positions a worker labels at a time (and a part file holds)."""
+
+_search: Search | None = None           # each worker's own
+
+
+def _init(model: str, variant: str) -> None:
+    global _search
+    for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[k] = "1"
+    _search = Search.load(variant, model, threads=1)
+
+
+def _label(job):
+    lo, states, ply = job
+    assert _search is not None
+    return lo, _search.values_of(states, ply).astype(np.float32)
+
+
+def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
+          parts: Path | None = None, chunk: int = CHUNK,
+          progress=None) -> PositionSet:
+    """``positions`` with their ``ply``-ply targets by ``model`` (default: the game's
+    released model). ``parts``: a folder for the finished chunks (resumable); None
+    keeps them in memory. ``progress(done)`` is called as chunks finish."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+        raise PositionSetError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise PositionSetError(f"workers = {quote(workers)}: expected an integer >= 1")
+    n = len(positions)
+    targets = np.zeros((n, 5), np.float32)
+    todo = []
+    if parts is not None:
+        parts.mkdir(parents=True, exist_ok=True)
+    for lo in range(0, n, chunk):
+        hi = min(lo + chunk, n)
+        f = parts / f"part-{lo:09d}-{hi:09d}.npz" if parts is not None else None
+        if f is not None and f.exists():
+            got = read_npz(f, ("targets", "states"))
+            if (got.get("targets") is not None and got["targets"].shape == (hi - lo, 5)
+                    and np.array_equal(got.get("states"), positions.states[lo:hi])):
+                targets[lo:hi] = got["targets"]
+                continue
+        todo.append((lo, positions.states[lo:hi], ply))
+    t = time.time()
+    done = n - sum(len(j[1]) for j in todo)
+    if progress is not None:
+        progress(done)
+
+    def finished(lo, got):
+        nonlocal done
+        targets[lo:lo + len(got)] = got
+        if parts is not None:
+            atomic_savez(parts / f"part-{lo:09d}-{lo + len(got):09d}.npz",
+                         {"targets": got, "states": positions.states[lo:lo + len(got)]})
+        done += len(got)
+        if progress is not None:
+            progress(done)
+
+    if workers == 1:
+        _init(model, positions.variant)
+        for job in todo:
+            finished(*_label(job))
+    elif todo:
+        # spawned, not forked: a fork of a process that runs threads (the search's,
+        # torch's) can hang in the child; a worker that dies raises BrokenProcessPool
+        # instead of leaving the run waiting
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                 initializer=_init,
+                                 initargs=(model, positions.variant)) as pool:
+            for fut in as_completed([pool.submit(_label, job) for job in todo]):
+                finished(*fut.result())
+    info = dict(positions.info)
+    info["labels"] = {"by": "engine.search.nply.Search.values_of", "ply": ply,
+                      "model": model or f"models/{positions.variant}.npz",
+                      "filters": "default (SearchSettings)", "bearoff": True,
+                      "positions": n, "labelled_now": int(sum(len(j[1]) for j in todo)),
+                      "workers": workers, "seconds": round(time.time() - t, 1),
+                      "made": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    return PositionSet(positions.variant, positions.states, positions.klass,
+                       positions.source, targets, info)
+
+
+def main(argv=None) -> int:
+    """``python -m training.label``: label a position set by the engine's search."""
+    ap = argparse.ArgumentParser(prog="python -m training.label",
+                                 description="Label positions with the engine's n-ply search.")
+    ap.add_argument("--positions", required=True, help="position set (.npz)")
+    ap.add_argument("--model", default=None, help="model (default: the released one)")
+    ap.add_argument("--ply", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", required=True, help="labelled set (.npz)")
+    args = ap.parse_args(argv)
+    try:
+        from tqdm import tqdm
+        ps = PositionSet.load(args.positions)
+        bar = tqdm(total=len(ps), unit="pos", desc=f"{args.ply}-ply labels",
+                   file=sys.stderr, smoothing=0.05)
+
+        def progress(done):
+            bar.update(done - bar.n)
+
+        out = label(ps, args.model, args.ply, workers=args.workers,
+                    parts=Path(str(args.out) + ".parts"), progress=progress)
+        bar.close()
+        out.save(args.out)
+    except NardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    lab = out.info["labels"]
+    print(f"{len(out):,} positions labelled at {args.ply}-ply in {lab['seconds']} s "
+          f"({lab['labelled_now']:,} now) -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

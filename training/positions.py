@@ -1,0 +1,293 @@
+"""Position sets for supervised training: where the positions come from, what class each
+is in, and the file that holds them with their provenance (and, once labelled, their
+targets).
+
+Sources, each a code in :data:`SOURCES`:
+
+* ``selfplay`` -- positions before a roll met in self-play of a network (the engine's
+  game loop, :func:`engine.play.loop.play_games`), with exploration: a mover plays a
+  random legal play with probability ``epsilon``, so positions after poor plays, and
+  what follows them, appear;
+* ``setup`` -- random legal set-ups (:mod:`engine.rules.setups`: spreads, runs, races,
+  bear-offs, six-blocks), the positions far from a network's own play (back games,
+  crashed boards, containment, bear-offs against contact) on which a network trained
+  only on its own games goes wrong.
+
+Classes (:data:`CLASSES`, backgammon and portes geometry), after GNU Backgammon's:
+``race`` (the sides have passed each other), ``bearoff`` (a race with every checker of
+both sides home, the one-sided bear-off tables' ground), ``crashed`` (contact, and a
+side has at most :data:`CRASHED_MAX` checkers in play besides the spares buried on its
+1- and 2-points), ``contact`` (the rest).
+
+A :class:`PositionSet` is one ``.npz`` file of plain arrays, read without unpickling:
+``states`` (``int16``, one kernel state per row, side to move's view), ``klass``,
+``source``, optionally ``targets`` (the five outputs per position, from
+:mod:`training.label`) and ``card`` (JSON: the game, how each part was made, the
+labelling settings).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import NardyError, quote
+from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
+from engine.play import loop
+from engine.rules import _layout as L
+from engine.rules._rng import rng_state
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, result, score_table
+from engine.rules.setups import setup_position
+from engine.rules.variants import get_rules
+
+SOURCES = ("selfplay", "setup")
+"""Where a position came from (the ``source`` code is the index)."""
+CLASSES = ("contact", "crashed", "race", "bearoff")
+"""Position classes (the ``klass`` code is the index)."""
+CONTACT, CRASHED, RACE, BEAROFF = range(4)
+CRASHED_MAX = 6
+"""A side with at most this many live checkers in play (see the module text) has crashed."""
+GAMES = ("backgammon", "portes")
+"""The games whose geometry :func:`classify` knows (one board, opposite directions)."""
+ARRAYS = ("states", "klass", "source", "targets", "card")
+"""The arrays of a position-set file."""
+
+
+class PositionSetError(NardyError):
+    """A position-set file or request that cannot be used as asked."""
+
+    code = "invalid_positions"
+
+
+# --------------------------------------------------------------------- classes
+def classify(states: np.ndarray) -> np.ndarray:
+    """The class code (:data:`CLASSES`) of each state row (backgammon geometry)."""
+    s = np.asarray(states).reshape(-1, L.STATE_LEN).astype(np.int64)
+    me = s[:, L.ME:L.ME + L.SIDE]
+    them = s[:, L.THEM:L.THEM + L.SIDE]
+    points = np.arange(L.SIDE)
+    on = points[None, 1:]                                     # points 1..25 (25: bar)
+    my_back = np.where(me[:, 1:] > 0, on, 0).max(axis=1)       # my rearmost checker
+    their_back = np.where(them[:, 1:] > 0, on, 0).max(axis=1)  # theirs, their numbering
+    contact = my_back + their_back > 25
+    home = (my_back <= 6) & (their_back <= 6)
+
+    def crashed(side):
+        in_play = side[:, 1:].sum(axis=1)
+        buried = np.maximum(side[:, 1] - 1, 0) + np.maximum(side[:, 2] - 1, 0)
+        return (in_play > 0) & (in_play - buried <= CRASHED_MAX)
+
+    out = np.full(len(s), CONTACT, np.int8)
+    out[contact & (crashed(me) | crashed(them))] = CRASHED
+    out[~contact] = RACE
+    out[~contact & home] = BEAROFF
+    return out
+
+
+# --------------------------------------------------------------------- the file
+@dataclass
+class PositionSet:
+    """Positions of one game, their classes and sources, maybe their targets."""
+
+    variant: str
+    """The game."""
+    states: np.ndarray
+    """``int16`` kernel states, one per row, each from its side to move (before a roll)."""
+    klass: np.ndarray
+    """Class code of each (:data:`CLASSES`)."""
+    source: np.ndarray
+    """Source code of each (:data:`SOURCES`)."""
+    targets: np.ndarray | None = None
+    """The five outputs of each for its side to move (:mod:`training.label`), or None."""
+    info: dict = field(default_factory=dict)
+    """Provenance: ``parts`` (how each batch was made) and ``labels`` (the settings)."""
+
+    def __len__(self) -> int:
+        return int(self.states.shape[0])
+
+    def counts(self) -> dict:
+        """Positions per class name."""
+        return {name: int((self.klass == k).sum()) for k, name in enumerate(CLASSES)}
+
+    def subset(self, rows: np.ndarray) -> "PositionSet":
+        """The positions ``rows`` (indices or a mask), provenance kept."""
+        return PositionSet(self.variant, self.states[rows], self.klass[rows],
+                           self.source[rows],
+                           None if self.targets is None else self.targets[rows],
+                           dict(self.info))
+
+    def save(self, path: str | Path) -> Path:
+        """Write atomically to ``path`` (``.npz``)."""
+        path = Path(path)
+        card = dict(self.info, variant=self.variant, format="nardy-positions", version=1,
+                    counts=self.counts(), size=len(self))
+        arrays = {"states": self.states, "klass": self.klass, "source": self.source,
+                  "card": np.frombuffer(json.dumps(card, sort_keys=True).encode(), np.uint8)}
+        if self.targets is not None:
+            arrays["targets"] = self.targets.astype(np.float32)
+        atomic_savez(path, arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "PositionSet":
+        """Read a file written by :meth:`save`, checking its arrays; anything wrong
+        raises :class:`PositionSetError` naming the file and the problem."""
+        try:
+            got = read_npz(path, ARRAYS)
+        except NetworkFileError as exc:
+            raise PositionSetError(str(exc)) from None
+        missing = [k for k in ("states", "klass", "source", "card") if k not in got]
+        if missing:
+            raise PositionSetError(f"{path}: missing array(s) {missing}; not a position set")
+        try:
+            card = json.loads(got["card"].tobytes())
+        except ValueError:
+            raise PositionSetError(f"{path}: card is not JSON") from None
+        fmt = card.get("format") if isinstance(card, dict) else card
+        if fmt != "nardy-positions":
+            raise PositionSetError(f"{path}: card format {quote(fmt)}; expected "
+                                   f"'nardy-positions'")
+        states = got["states"]
+        n = states.shape[0] if states.ndim == 2 else -1
+        if states.dtype != np.int16 or states.ndim != 2 or states.shape[1] != L.STATE_LEN:
+            raise PositionSetError(f"{path}: states are {states.dtype} {states.shape}; "
+                                   f"expected int16 (n, {L.STATE_LEN})")
+        for name, dtype, shape in (("klass", np.int8, (n,)), ("source", np.int8, (n,)),
+                                   ("targets", np.float32, (n, N_OUTPUTS))):
+            a = got.get(name)
+            if a is not None and (a.dtype != dtype or a.shape != shape):
+                raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
+                                       f"{np.dtype(dtype)} {shape}")
+        variant = card.get("variant")
+        get_rules(variant)
+        info = {k: v for k, v in card.items()
+                if k not in ("variant", "format", "version", "counts", "size")}
+        return cls(variant, states, got["klass"], got["source"], got.get("targets"), info)
+
+    @classmethod
+    def join(cls, parts: list["PositionSet"]) -> "PositionSet":
+        """One set of ``parts`` (one game; targets kept only when every part has them)."""
+        if not parts:
+            raise PositionSetError("no position sets to join")
+        variants = {p.variant for p in parts}
+        if len(variants) != 1:
+            raise PositionSetError(f"position sets of several games: {sorted(variants)}")
+        if len(parts) == 1:
+            return parts[0]
+        labelled = all(p.targets is not None for p in parts)
+        info: dict = {"parts": [x for p in parts for x in p.info.get("parts", [])]}
+        if labelled:
+            info["labels"] = [p.info.get("labels") for p in parts]
+        return cls(parts[0].variant, np.concatenate([p.states for p in parts]),
+                   np.concatenate([p.klass for p in parts]),
+                   np.concatenate([p.source for p in parts]),
+                   np.concatenate([p.targets for p in parts]) if labelled else None, info)
+
+
+# --------------------------------------------------------------------- sources
+def _check_game(variant: str) -> None:
+    if variant not in GAMES:
+        raise PositionSetError(f"variant = {quote(variant)}: position sets serve "
+                               f"{', '.join(GAMES)}")
+
+
+def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: float = 0.1,
+                       keep: float = 0.25, max_turns: int = 2000,
+                       model: str = "") -> PositionSet:
+    """Positions before a roll from ``games`` self-play games of ``network`` (both
+    sides greedy at 0-ply, each choice random with probability ``epsilon``), each met
+    position kept with probability ``keep`` (neighbours of one game are alike);
+    ``model`` names the network in the provenance."""
+    variant = network.variant
+    _check_game(variant)
+    if not 0.0 <= epsilon <= 1.0 or not 0.0 < keep <= 1.0:
+        raise PositionSetError(f"epsilon = {quote(epsilon)}, keep = {quote(keep)}: "
+                               f"expected 0 <= epsilon <= 1 and 0 < keep <= 1")
+    rules = get_rules(variant)
+    rng = np.random.default_rng([seed, 7])
+    st = rng_state(rng)
+    chunks = []
+    batch = 250
+    for lo in range(0, games, batch):
+        n = min(batch, games - lo)
+        out = loop.new_games(n)
+        rows = n * 120
+        rec = np.zeros((rows, L.STATE_LEN), np.int16)
+        meta = np.zeros((rows, loop.N_META), np.int64)
+        got = loop.play_games(*loop.game_args(
+            Position.start(variant).to_array(), rules.table(), score_table(rules),
+            rules.opening_rolls_both, (loop.KIND_NETWORK, loop.KIND_NETWORK), network,
+            network, games=out, st=st, epsilon=epsilon, max_turns=max_turns, rec=rec,
+            rec_meta=meta, rec_games=n))
+        rolled = meta[:got, 1] > 0                   # played from, with a roll
+        states = rec[:got][rolled]
+        chunks.append(states[rng.random(len(states)) < keep])
+    states = np.concatenate(chunks) if chunks else np.zeros((0, L.STATE_LEN), np.int16)
+    part = {"source": "selfplay", "model": model or repr(network),
+            "games": games, "seed": seed, "epsilon": epsilon, "keep": keep,
+            "positions": int(len(states)), "made": time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                   time.gmtime())}
+    return PositionSet(variant, states, classify(states),
+                       np.full(len(states), SOURCES.index("selfplay"), np.int8), None,
+                       {"parts": [part]})
+
+
+def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
+    """``count`` random legal set-ups of ``variant`` whose game is not over."""
+    _check_game(variant)
+    rules = get_rules(variant)
+    rng = np.random.default_rng([seed, 11])
+    rows = []
+    while len(rows) < count:
+        p = setup_position(variant, rng, rules)
+        if result(p, rules) is None:
+            rows.append(p.to_array())
+    states = np.array(rows, np.int16).reshape(-1, L.STATE_LEN)
+    part = {"source": "setup", "count": count, "seed": seed,
+            "made": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    return PositionSet(variant, states, classify(states),
+                       np.full(len(states), SOURCES.index("setup"), np.int8), None,
+                       {"parts": [part]})
+
+
+# --------------------------------------------------------------------- CLI
+def main(argv=None) -> int:
+    """``python -m training.positions``: write a position set."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python -m training.positions",
+                                 description="Sample positions for supervised training.")
+    ap.add_argument("--model", default="models/backgammon.npz",
+                    help="network whose self-play gives the positions")
+    ap.add_argument("--games", type=int, default=2000, help="self-play games")
+    ap.add_argument("--epsilon", type=float, default=0.1, help="exploration rate")
+    ap.add_argument("--keep", type=float, default=0.25,
+                    help="share of the met positions kept")
+    ap.add_argument("--setups", type=int, default=0, help="random set-ups added")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", required=True, help="position-set file (.npz)")
+    args = ap.parse_args(argv)
+    try:
+        net = Network.load(args.model)
+        t = time.time()
+        parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,
+                                    keep=args.keep, model=args.model)] if args.games > 0 else []
+        if args.setups > 0:
+            parts.append(setup_positions_set(net.variant, args.setups, args.seed))
+        ps = PositionSet.join(parts)
+        ps.save(args.out)
+    except NardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(ps):,} positions of {ps.variant} in {time.time() - t:.1f} s -> {args.out}: "
+          + ", ".join(f"{k} {v:,}" for k, v in ps.counts().items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""Supervised training of a value network in torch on labelled position sets
+(:mod:`training.positions`, :mod:`training.label`), exported to the project's ``.npz``
+model format so that play and search stay in numba without torch.
+
+The torch model is the engine's network exactly: inputs from the network's encoder,
+one sigmoid hidden layer, five sigmoid outputs (``W1``, ``b1``, ``W2``, ``b2`` of
+:class:`engine.eval.network.Network`). Training minimises the binary cross-entropy of
+each of the five cumulative outputs against the targets (soft labels), with Adam on
+shuffled mini-batches; a fixed share of the positions (chosen by the seed) is held out
+for validation, and training stops when the validation loss has not improved for
+``patience`` epochs, keeping the best weights. Validation also reports the mean
+absolute equity error per position class and per source (self-play against set-ups:
+the odd positions).
+
+Checkpoints (``<out>/checkpoint.npz``, plain arrays, no pickle: the weights, Adam's
+moments and step, the best weights, the epoch, the losses) are written atomically after
+every epoch, so a killed run resumes (``--resume``) with the same shuffles it would
+have had. The best network goes to ``<out>/model.npz`` (with its card as ``.json``)
+whenever it improves.
+
+    python -m training.supervised --data runs/sl/lab.npz --init models/backgammon.npz \\
+        --out runs/sl/net
+
+Torch is the optional extra ``train`` (``pip install -e '.[train]'``, the CPU build of
+``torch==2.13.0``); nothing else in the project needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.errors import NardyError, quote
+from engine.eval.encoding import get_encoder
+from engine.eval.network import Network, atomic_savez, read_npz
+from engine.rules.scoring import N_OUTPUTS, equities
+from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
+
+
+class SupervisedError(NardyError):
+    """A training request or checkpoint that cannot be used as asked."""
+
+    code = "invalid_training"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a supervised run trains (stored in the checkpoint and the card)."""
+
+    hidden: int = 128
+    """Hidden units; with ``init``, more than the initial network's widens it
+    (:func:`widen`), fewer are ignored."""
+    encoder: str = "tesauro198+f13"
+    """Input encoding (ignored with ``init``)."""
+    init: str = ""
+    """Model file to start from ('' = small random weights)."""
+    epochs: int = 40
+    """Most epochs."""
+    batch: int = 256
+    """Positions per step."""
+    lr: float = 1e-3
+    """Adam's learning rate."""
+    weight_decay: float = 0.0
+    """L2 penalty on the weights (Adam's ``weight_decay``)."""
+    valid: float = 0.1
+    """Share of the positions held out for validation."""
+    patience: int = 4
+    """Epochs without a better validation loss before stopping."""
+    seed: int = 1
+    """Seeds the split, the initial weights and every epoch's shuffle."""
+
+    def check(self) -> "Settings":
+        for name, lo in (("hidden", 1), ("epochs", 1), ("batch", 1), ("patience", 1)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise SupervisedError(f"{name} = {quote(v)}: expected an integer >= {lo}")
+        if not (isinstance(self.lr, float) and self.lr > 0):
+            raise SupervisedError(f"lr = {quote(self.lr)}: expected a number > 0")
+        if not 0.0 < self.valid < 0.5:
+            raise SupervisedError(f"valid = {quote(self.valid)}: expected 0 < valid < 0.5")
+        get_encoder(self.encoder)
+        return self
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise SupervisedError("supervised training needs torch: pip install -e '.[train]' "
+                              "(torch==2.13.0, CPU build)") from None
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    return torch
+
+
+def widen(net: Network, hidden: int, rng: np.random.Generator,
+          scale: float = 0.01) -> Network:
+    """``net`` with ``hidden`` hidden units, computing the same outputs: the new units
+    get small random input weights and zero output weights, so training starts from
+    the initial network's play and the new units learn what it lacks."""
+    extra = hidden - net.hidden
+    w1t = np.concatenate([net.w1t, (rng.standard_normal((net.n_inputs, extra)) * scale
+                                    ).astype(np.float32)], axis=1)
+    b1 = np.concatenate([net.b1, np.zeros(extra, np.float32)])
+    w2 = np.concatenate([net.w2, np.zeros((N_OUTPUTS, extra), np.float32)], axis=1)
+    return Network(net.variant, net.encoder, np.ascontiguousarray(w1t), b1,
+                   np.ascontiguousarray(w2), net.b2.copy(), dict(net.info))
+
+
+def encode_all(net: Network, states: np.ndarray) -> np.ndarray:
+    """The network's input rows (float32) of ``states``."""
+    enc = net.encoder
+    x = np.empty((len(states), enc.n_inputs), np.float32)
+    for i in range(len(states)):
+        x[i] = enc.encode(states[i])
+    return x
+
+
+class _Model:
+    """The engine's network as torch tensors (parameters of a torch module)."""
+
+    def __init__(self, torch, net: Network):
+        nn = torch.nn
+        self.torch = torch
+        self.module = nn.Sequential(nn.Linear(net.n_inputs, net.hidden), nn.Sigmoid(),
+                                    nn.Linear(net.hidden, N_OUTPUTS))
+        self.set_arrays(net.w1t.T, net.b1, net.w2, net.b2)
+
+    def set_arrays(self, w1, b1, w2, b2) -> None:
+        l1, l2 = self.module[0], self.module[2]
+        with self.torch.no_grad():
+            for p, a in ((l1.weight, w1), (l1.bias, b1), (l2.weight, w2), (l2.bias, b2)):
+                p.copy_(self.torch.from_numpy(np.ascontiguousarray(a, np.float32)))
+
+    def arrays(self) -> tuple:
+        l1, l2 = self.module[0], self.module[2]
+        return tuple(p.detach().numpy().copy() for p in (l1.weight, l1.bias, l2.weight,
+                                                          l2.bias))
+
+    def network(self, variant: str, encoder: str, info: dict) -> Network:
+        w1, b1, w2, b2 = self.arrays()
+        return Network(variant, get_encoder(encoder), np.ascontiguousarray(w1.T), b1, w2,
+                       b2, info)
+
+
+def _split(n: int, valid: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    order = np.random.default_rng([seed, 3]).permutation(n)
+    k = max(1, int(round(n * valid)))
+    return np.sort(order[k:]), np.sort(order[:k])
+
+
+def _report(probs: np.ndarray, data: PositionSet, rows: np.ndarray) -> dict:
+    """Mean absolute equity error on ``rows``, overall, by class and by source."""
+    err = np.abs(equities(probs.astype(np.float64))
+                 - equities(data.targets[rows].astype(np.float64)))
+    out = {"all": round(float(err.mean()), 5)}
+    for name, codes, k in (("class", data.klass[rows], CLASSES),
+                           ("source", data.source[rows], SOURCES)):
+        for c, label in enumerate(k):
+            m = codes == c
+            if m.any():
+                out[f"{name}:{label}"] = round(float(err[m].mean()), 5)
+    return out
+
+
+def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: bool = True,
+          log=print) -> Network:
+    """Train on ``data`` (labelled) into the folder ``out``; returns the best network
+    (also written to ``out/model.npz``)."""
+    torch = _torch()
+    settings.check()
+    if data.targets is None:
+        raise SupervisedError("the position set has no targets: label it first "
+                              "(python -m training.label)")
+    if len(data) < 10:
+        raise SupervisedError(f"{len(data)} positions: too few to train and validate")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ck_path = out / "checkpoint.npz"
+    if settings.init:
+        net = Network.load(settings.init)
+        if net.variant != data.variant:
+            raise SupervisedError(f"init model plays {net.variant}, the data {data.variant}")
+        encoder = net.encoder.name
+        if settings.hidden > net.hidden:
+            net = widen(net, settings.hidden, np.random.default_rng([settings.seed, 5]))
+    else:
+        net = Network.create(data.variant, settings.hidden, settings.encoder,
+                             np.random.default_rng([settings.seed, 5]), scale=0.1)
+        encoder = settings.encoder
+    model = _Model(torch, net)
+    opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
+                           weight_decay=settings.weight_decay)
+    train_rows, valid_rows = _split(len(data), settings.valid, settings.seed)
+    t0 = time.time()
+    x = torch.from_numpy(encode_all(net, data.states))
+    y = torch.from_numpy(np.clip(data.targets, 0.0, 1.0).astype(np.float32))
+    log(f"{len(data):,} positions encoded ({net.n_inputs} inputs) in "
+        f"{time.time() - t0:.1f} s; {len(train_rows):,} train, {len(valid_rows):,} valid")
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    epoch, best, stale, history, elapsed = 0, float("inf"), 0, [], 0.0
+    best_arrays = model.arrays()
+    if resume and ck_path.exists():
+        epoch, best, stale, history, elapsed, best_arrays = _load(ck_path, model, opt,
+                                                                  settings)
+        log(f"resumed after epoch {epoch} (best validation loss {best:.5f})")
+    xv, yv = x[valid_rows], y[valid_rows]
+
+    def valid_loss() -> tuple[float, np.ndarray]:
+        with torch.no_grad():
+            z = model.module(xv)
+            return float(loss_fn(z, yv)), torch.sigmoid(z).numpy()
+
+    if epoch == 0:
+        v0, p0 = valid_loss()
+        history.append({"epoch": 0, "valid_loss": round(v0, 6),
+                        "valid_eq_error": _report(p0, data, valid_rows)})
+        best = v0
+        log(f"epoch 0: valid loss {v0:.5f}, equity error {history[-1]['valid_eq_error']}")
+    start = time.time() - elapsed
+    while epoch < settings.epochs and stale < settings.patience:
+        epoch += 1
+        order = np.random.default_rng([settings.seed, 17, epoch]).permutation(train_rows)
+        model.module.train()
+        total = 0.0
+        for lo in range(0, len(order), settings.batch):
+            idx = torch.from_numpy(order[lo:lo + settings.batch])
+            opt.zero_grad()
+            loss = loss_fn(model.module(x[idx]), y[idx])
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        model.module.eval()
+        v, p = valid_loss()
+        rep = _report(p, data, valid_rows)
+        history.append({"epoch": epoch, "train_loss": round(total / len(order), 6),
+                        "valid_loss": round(v, 6), "valid_eq_error": rep})
+        if v < best - 1e-6:
+            best, stale, best_arrays = v, 0, model.arrays()
+            _export(model, best_arrays, data, encoder, settings, history, out)
+        else:
+            stale += 1
+        log(f"epoch {epoch}: train loss {total / len(order):.5f}, valid loss {v:.5f}"
+            f"{' (best)' if stale == 0 else ''}, equity error {rep}")
+        _save(ck_path, model, opt, settings, epoch, best, stale, history,
+              time.time() - start, best_arrays)
+    if not (out / "model.npz").exists():
+        _export(model, best_arrays, data, encoder, settings, history, out)
+    return Network.load(out / "model.npz")
+
+
+def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Settings,
+            history: list, out: Path) -> None:
+    w1, b1, w2, b2 = arrays
+    info = {"method": "supervised (training.supervised): binary cross-entropy of the "
+                      "five outputs against the engine's own search labels",
+            "settings": asdict(settings), "data": data.info, "positions": len(data),
+            "history": history,
+            "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    Network(data.variant, get_encoder(encoder), np.ascontiguousarray(w1.T), b1, w2, b2,
+            info).save(out / "model.npz", card_file=True)
+
+
+_CK = ("run", "w1", "b1", "w2", "b2", "m", "v", "step", "best_w1", "best_b1", "best_w2",
+       "best_b2")
+
+
+def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: float,
+          stale: int, history: list, elapsed: float, best_arrays) -> None:
+    params = list(model.module.parameters())
+    st = [opt.state.get(p, {}) for p in params]
+    def flat(key):
+        return np.concatenate([s[key].detach().numpy().ravel() if key in s
+                               else np.zeros(p.numel(), np.float32)
+                               for s, p in zip(st, params)])
+    run = {"version": 1, "settings": asdict(settings), "epoch": epoch, "best": best,
+           "stale": stale, "history": history, "elapsed": elapsed}
+    w1, b1, w2, b2 = model.arrays()
+    bw1, bb1, bw2, bb2 = best_arrays
+    step = float(st[0]["step"]) if "step" in st[0] else 0.0
+    atomic_savez(path, {"run": np.frombuffer(json.dumps(run).encode(), np.uint8),
+                        "w1": w1, "b1": b1, "w2": w2, "b2": b2, "m": flat("exp_avg"),
+                        "v": flat("exp_avg_sq"), "step": np.array([step]),
+                        "best_w1": bw1, "best_b1": bb1, "best_w2": bw2, "best_b2": bb2})
+
+
+def _load(path: Path, model: _Model, opt, settings: Settings):
+    got = read_npz(path, _CK)
+    missing = [k for k in _CK if k not in got]
+    try:
+        run = json.loads(got["run"].tobytes())
+    except (KeyError, ValueError):
+        missing = missing or ["run"]
+    if missing:
+        raise SupervisedError(f"{path}: not a supervised checkpoint (missing or bad "
+                              f"{missing}); move it away to start afresh")
+    shapes = [a.shape for a in model.arrays()]
+    for names in (("w1", "b1", "w2", "b2"), ("best_w1", "best_b1", "best_w2", "best_b2")):
+        if [got[k].shape for k in names] != shapes:
+            raise SupervisedError(f"{path}: weights of shapes {[got[k].shape for k in names]}"
+                                  f"; this run's network has {shapes}")
+    def fixed(d):                       # a run may be resumed with more epochs
+        return {k: v for k, v in d.items() if k != "epochs"}
+    if not isinstance(run.get("settings"), dict) or fixed(run["settings"]) != fixed(
+            asdict(settings)):
+        raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
+                              f"start a new folder or pass the same settings")
+    model.set_arrays(got["w1"], got["b1"], got["w2"], got["b2"])
+    torch = model.torch
+    params = list(model.module.parameters())
+    if float(got["step"][0]) > 0:
+        k = 0
+        for p in params:
+            n = p.numel()
+            def part(a):
+                return torch.from_numpy(a[k:k + n].reshape(p.shape).copy())
+            opt.state[p] = {"step": torch.tensor(float(got["step"][0])),
+                            "exp_avg": part(got["m"]), "exp_avg_sq": part(got["v"])}
+            k += n
+    best = (got["best_w1"], got["best_b1"], got["best_w2"], got["best_b2"])
+    return (int(run["epoch"]), float(run["best"]), int(run["stale"]), list(run["history"]),
+            float(run["elapsed"]), best)
+
+
+def errors(net: Network, data: PositionSet) -> dict:
+    """The mean absolute equity error of ``net`` at 0-ply against ``data``'s targets,
+    overall, by class and by source (:func:`_report`): the held-out measure."""
+    if data.targets is None:
+        raise SupervisedError("the position set has no targets: label it first")
+    if net.variant != data.variant:
+        raise SupervisedError(f"the network plays {net.variant}, the data {data.variant}")
+    return _report(net.probabilities_of_arrays(data.states), data, np.arange(len(data)))
+
+
+def main(argv=None) -> int:
+    """``python -m training.supervised``: train a network on labelled position sets."""
+    ap = argparse.ArgumentParser(prog="python -m training.supervised",
+                                 description="Train a value network on labelled positions.")
+    ap.add_argument("--data", nargs="+", required=True, help="labelled position sets")
+    ap.add_argument("--out", help="run folder (required unless --errors)")
+    ap.add_argument("--errors", nargs="+", metavar="MODEL",
+                    help="print each model's equity error on --data instead of training")
+    ap.add_argument("--no-resume", action="store_true", help="ignore a checkpoint")
+    d = Settings()
+    for name, value in asdict(d).items():
+        ap.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+    args = ap.parse_args(argv)
+    try:
+        data = PositionSet.join([PositionSet.load(p) for p in args.data])
+        if args.errors:
+            for m in args.errors:
+                print(f"{m}: {json.dumps(errors(Network.load(m), data))}")
+            return 0
+        if not args.out:
+            raise SupervisedError("--out (the run folder) is required to train")
+        settings = Settings(**{k: getattr(args, k) for k in asdict(d)})
+        net = train(data, args.out, settings, resume=not args.no_resume,
+                    log=lambda s: print(s, file=sys.stderr, flush=True))
+    except (NardyError, PositionSetError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"model -> {Path(args.out) / 'model.npz'} ({net.sizes})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
