@@ -54,9 +54,9 @@ class SupervisedError(NardyError):
 class Settings:
     """How a supervised run trains (stored in the checkpoint and the card)."""
 
-    hidden: int = 128
-    """Hidden units; with ``init``, more than the initial network's widens it
-    (:func:`widen`), fewer are ignored."""
+    hidden: int = 0
+    """Hidden units: 0 keeps the initial network's (128 without ``init``); with
+    ``init``, more than its own widens it (:func:`widen`), fewer are refused."""
     encoder: str = "tesauro198+f13"
     """Input encoding (ignored with ``init``)."""
     init: str = ""
@@ -77,7 +77,7 @@ class Settings:
     """Seeds the split, the initial weights and every epoch's shuffle."""
 
     def check(self) -> "Settings":
-        for name, lo in (("hidden", 1), ("epochs", 1), ("batch", 1), ("patience", 1)):
+        for name, lo in (("hidden", 0), ("epochs", 1), ("batch", 1), ("patience", 1)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise SupervisedError(f"{name} = {quote(v)}: expected an integer >= {lo}")
@@ -188,10 +188,14 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         if net.variant != data.variant:
             raise SupervisedError(f"init model plays {net.variant}, the data {data.variant}")
         encoder = net.encoder.name
+        if settings.hidden and settings.hidden < net.hidden:
+            raise SupervisedError(f"hidden = {settings.hidden}: the initial network has "
+                                  f"{net.hidden} hidden units; expected 0 (keep them) or "
+                                  f"more (widen it)")
         if settings.hidden > net.hidden:
             net = widen(net, settings.hidden, np.random.default_rng([settings.seed, 5]))
     else:
-        net = Network.create(data.variant, settings.hidden, settings.encoder,
+        net = Network.create(data.variant, settings.hidden or 128, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
         encoder = settings.encoder
     model = _Model(torch, net)
