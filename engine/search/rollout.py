@@ -403,11 +403,15 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
         if settings.variance_reduction and rolled.any():
             r_idx = np.flatnonzero(rolled)
             sr = s[r_idx]
-            kids, probs, _, pair = tree.expand(sr, _ROLLS, False, 1, 0.0, tree.net)
-            if len(pair) != sr.shape[0] * _ROLLS.shape[0]:
+            # trials that stand on one position (all of them at the root, a few
+            # hundred after the stratified first rolls) share its 21 rolls' plays
+            uniq, inv = np.unique(sr, axis=0, return_inverse=True)
+            inv = inv.reshape(-1)
+            kids, probs, _, pair = tree.expand(uniq, _ROLLS, False, 1, 0.0, tree.net)
+            if len(pair) != uniq.shape[0] * _ROLLS.shape[0]:
                 raise RuntimeError("a roll without a play: the move generator broke its "
                                    "promise of at least one successor")
-            after = flip_probs(probs).reshape(sr.shape[0], _ROLLS.shape[0], 5)
+            after = flip_probs(probs).reshape(uniq.shape[0], _ROLLS.shape[0], 5)[inv]
             before = np.einsum("srk,r->sk", after, _ROLLS[:, 2] / 36.0)
             ri = _roll_index(dice[r_idx, 0], dice[r_idx, 1])
             got = after[np.arange(sr.shape[0]), ri]
@@ -419,8 +423,7 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
                 for j, i in enumerate(who.tolist()):
                     cubes.luck[i] += cubes.scale(i) * (de[j] if me[i] else -de[j])
             if settings.ply == 0:
-                nxt[r_idx] = kids.reshape(sr.shape[0], _ROLLS.shape[0], -1)[
-                    np.arange(sr.shape[0]), ri]
+                nxt[r_idx] = kids.reshape(uniq.shape[0], _ROLLS.shape[0], -1)[inv, ri]
                 rest = pending
             else:
                 rest = np.ones(live.size, bool)
