@@ -8,8 +8,9 @@ Copies the run's latest weights (or those of ``--checkpoint``) to
 ``models/<variant>.json``: games trained, training wall time, the machine, the settings,
 and the strength measured here and now with the duplicate-dice duel of
 :mod:`engine.play.duel` (ppg with a 95% confidence interval and the number of games) against
-PubEval (backgammon and portes), random play and the hand-written player of
-:mod:`engine.eval.heuristic` (every game). (GNU Backgammon's 0-ply evaluator is
+PubEval (backgammon and portes), random play, the hand-written player of
+:mod:`engine.eval.heuristic` (every game) and, head to head, the released network it
+replaces (``--replaces``, read before it is overwritten). (GNU Backgammon's 0-ply evaluator is
 slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) Nothing
 in the card is typed in by hand.
 """
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from engine.cli._common import non_negative_int, run as run_cli
+from engine.errors import NardyError
 from engine.eval.network import Network, utc_now
 from engine.play.duel import duel
 from engine.rules.variants import HIT, OPPOSITE, get_rules
@@ -66,6 +68,10 @@ def main(argv=None) -> int:
     ap.add_argument("--init", help="the model the run was warm-started from (--init of "
                                    "training.selfplay), for the card's train command")
     ap.add_argument("--seed", type=non_negative_int, default=1)
+    ap.add_argument("--replaces", metavar="MODEL",
+                    help="the released model this one replaces (default: models/<variant>.npz "
+                         "when it exists): measured head to head before it is overwritten")
+    ap.add_argument("--replaces-games", type=non_negative_int, default=20_000)
     args = ap.parse_args(argv)
     try:
         state = (checkpoint.load(args.checkpoint) if args.checkpoint
@@ -87,6 +93,24 @@ def main(argv=None) -> int:
         if games:
             strength.append(_measure(net, opponent, games, args.seed))
             print(strength[-1], flush=True)
+    old_path = Path(args.replaces or Path(args.out) / f"{net.variant}.npz")
+    if args.replaces_games and old_path.exists():
+        try:
+            old = Network.load(old_path)
+        except NardyError as exc:
+            print(f"error: --replaces: {exc}", file=sys.stderr)
+            return 2
+        t0 = time.perf_counter()
+        r = duel(net, old, args.replaces_games, args.seed, net.variant)
+        strength.append({
+            "opponent": f"the network it replaces ({old_path}, {old.sizes}, released "
+                        f"{old.info.get('released', '?')})",
+            "games": r.games, "seed": args.seed, "ppg": round(r.ppg, 4),
+            "ci95": round(r.ci95(), 4), "win_rate": round(r.rate(0), 4),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "command": f"python benchmarks/strength.py --variant {net.variant} --a NEW "
+                       f"--b OLD --games {args.replaces_games} --seed {args.seed}"})
+        print(strength[-1], flush=True)
     defaults = TrainConfig(variant=net.variant).to_dict()
     changed = " ".join(f"--set {k}={v}" for k, v in state.config.to_dict().items()
                        if v != defaults[k] and k not in ("variant", "seed"))
