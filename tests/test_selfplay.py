@@ -329,3 +329,29 @@ def test_warm_start_keeps_the_trained_play_and_adds_zero_weight_inputs():
                                trained.probabilities(positions), rtol=1e-6, atol=1e-6)
     with pytest.raises(ConfigError, match="cannot seed"):
         warm_start(Network.create("backgammon", 11, encoder="tesauro198+f5"), trained)
+
+
+def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
+    """``training.release`` plays the run's network against the released one it is about
+    to overwrite and keeps the figure in the new card; a damaged old model is an error
+    that leaves it in place."""
+    import json
+
+    from training.release import main as release
+    new = Network.create("backgammon", 40, rng=np.random.default_rng(1))
+    checkpoint.save(tmp_path / "run", checkpoint.RunState(
+        TrainConfig(size="tiny"), new, games=5, rng=np.ones(1, np.uint64)))
+    models = tmp_path / "models"
+    Network.create("backgammon", 40, rng=np.random.default_rng(2)).save(
+        models / "backgammon.npz")
+    flags = ["--run", str(tmp_path / "run"), "--out", str(models), "--pubeval-games", "0",
+             "--random-games", "0", "--heuristic-games", "0", "--replaces-games", "200"]
+    assert release(flags) == 0
+    card = json.loads((models / "backgammon.json").read_text())
+    (h2h,) = card["info"]["strength_0ply"]
+    assert h2h["games"] == 200 and "replaces" in h2h["opponent"] and -3 < h2h["ppg"] < 3
+    (models / "backgammon.npz").write_bytes(b"not a model")
+    capsys.readouterr()
+    assert release(flags) == 2
+    assert "--replaces" in capsys.readouterr().err
+    assert (models / "backgammon.npz").read_bytes() == b"not a model"

@@ -98,7 +98,8 @@ def main(argv=None) -> int:
         try:
             old = Network.load(old_path)
         except NardyError as exc:
-            print(f"error: --replaces: {exc}", file=sys.stderr)
+            print(f"error: --replaces: {exc} (--replaces-games 0 releases without the match)",
+                  file=sys.stderr)
             return 2
         t0 = time.perf_counter()
         r = duel(net, old, args.replaces_games, args.seed, net.variant)
