@@ -37,10 +37,11 @@ CHUNK = 200
 _search: Search | None = None           # each worker's own
 
 
-def _init(model: str, variant: str) -> None:
+def _init(model: str, variant: str, worker: bool = True) -> None:
     global _search
-    for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[k] = "1"
+    if worker:                          # one thread per worker process
+        for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ[k] = "1"
     _search = Search.load(variant, model, threads=1)
 
 
@@ -91,7 +92,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
             progress(done)
 
     if workers == 1:
-        _init(model, positions.variant)
+        _init(model, positions.variant, worker=False)
         for job in todo:
             finished(*_label(job))
     elif todo:
