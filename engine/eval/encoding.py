@@ -30,14 +30,7 @@ import numpy as np
 
 from engine._jit import njit
 from engine.errors import NardyError, quote
-from engine.eval.features import (
-    FAMILY_INDEX,
-    N_FAMILY,
-    N_FEATURES,
-    family_features,
-    features,
-    uses_family,
-)
+from engine.eval.features import FAMILY_INDEX, N_FAMILY, N_FEATURES, feature_values
 from engine.rules import _layout as L
 
 N_SLOTS = 2 * L.SIDE
@@ -80,8 +73,9 @@ class Encoder:
     """``float32[k]``: their values."""
     feature_index: np.ndarray = field(default_factory=lambda: _read_only(np.zeros(0, np.int64)))
     """``int64[k]``: input indices of the first ``k`` hand-crafted features of
-    :func:`engine.eval.features.features`, or of all :data:`~engine.eval.features.N_FAMILY` of
-    :func:`engine.eval.features.family_features`, or empty for an encoder without them.
+    :func:`engine.eval.features.features`; ``int32`` (:data:`~engine.eval.features.FAMILY_INDEX`)
+    of all :data:`~engine.eval.features.N_FAMILY` of
+    :func:`engine.eval.features.family_features`; or empty for an encoder without them.
     Read-only, as all of an encoder's arrays: numba types a read-only array apart from
     a writable one, so one mixed in would compile every kernel that takes a network
     (the whole search with it) once more."""
@@ -93,8 +87,8 @@ class Encoder:
                self.const_value, x)
         k = self.feature_index.size
         if k:
-            f = family_features if uses_family(self.feature_index) else features
-            x[self.feature_index] = f(np.asarray(state))[:k]
+            x[self.feature_index] = feature_values(self.feature_index,
+                                                   np.asarray(state))[:k]
         return x
 
     def __repr__(self) -> str:
