@@ -329,18 +329,18 @@ def _replay(before, after, dice):
     (own checker there, landing point open, bearing off only when allowed) and that
     the dice go in the cascade's order; returns whether the board ends as ``after``."""
     from engine.movegen.generate import CascadeLayers
-    from engine.notation.movetext import _Game, _state
+    from engine.notation.movetext import StepRules, board_state
     from engine.rules.variants import get_rules
     walk = CascadeLayers(before, dice)
     target = after if dice is None else after.flip()
     steps = walk.steps((target.off[0], *target.me))
     assert [d for _, _, d in steps] == list(walk.seq[:len(steps)])
-    game, state = _Game(get_rules(before.variant)), _state(before)
+    game, state = StepRules(get_rules(before.variant)), board_state(before)
     for src, dest, die in steps:
         moved = game.step(state, src, die)
         assert moved is not None and max(src - die, 0) == dest, (src, dest, die)
         state = moved[0]
-    return state[0] == _state(target)[0]
+    return state[0] == board_state(target)[0]
 
 
 def test_cascade_text_is_found_backwards_through_the_layers():

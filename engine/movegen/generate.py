@@ -293,6 +293,13 @@ class CascadeLayers:
                 return [(a, b, d) for (a, b), d in zip(steps.tolist(), self.seq)]
         raise ValueError("the board is not reached by the turn's dice")
 
+    def holds(self, k: int, board) -> bool:
+        """Whether the board ``board`` (my counts of off and points 1..24) is reached
+        after the turn's first ``k`` dice."""
+        if not 0 <= k < len(self.layers):
+            return False
+        return self._has(k, int(core._cb_encode(np.array(board, np.int64))))
+
     def _has(self, k: int, x: int) -> bool:
         layer = self.layers[k]
         i = int(np.searchsorted(layer, x))

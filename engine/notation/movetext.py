@@ -173,23 +173,26 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
 # A state for the step search: (me, them, my pins, their pins); me and them are
 # 26-tuples in their owner's numbering: [0] borne off, [1..24] points, [25] bar.
 
-def _state(pos: Position) -> tuple:
+def board_state(pos: Position) -> tuple:
+    """The checkers of ``pos`` as the step search sees them: (my counts, their counts,
+    my pinned points, their pinned points), each side's counts indexed off 0, points
+    1..24 in its own numbering, bar 25."""
     return ((pos.off[0], *pos.me, pos.bar[0]), (pos.off[1], *pos.them, pos.bar[1]),
             frozenset(pos.pinned[0]), frozenset(pos.pinned[1]))
 
 
-def _game(rules: Rules) -> "_Game":
-    """The :class:`_Game` of ``rules``, made once per set of rules."""
+def step_rules(rules: Rules) -> "StepRules":
+    """The :class:`StepRules` of ``rules``, made once per set of rules."""
     game = _games.get(id(rules))
     if game is None or game.rules is not rules:
-        game = _games[id(rules)] = _Game(rules)
+        game = _games[id(rules)] = StepRules(rules)
     return game
 
 
 _games: dict = {}
 
 
-class _Game:
+class StepRules:
     """The few rule facts the step search needs, taken from :class:`Rules`."""
 
     def __init__(self, rules: Rules):
@@ -262,7 +265,7 @@ def _pips(side: tuple) -> int:
     return sum(k * n for k, n in enumerate(side))
 
 
-def _dice_orders(before: Position, dice, rules: Rules) -> list[tuple]:
+def dice_orders(before: Position, dice, rules: Rules) -> list[tuple]:
     """The orders in which the dice of this turn may be played (prefixes allowed)."""
     if dice is None:
         return [tuple(before.pending)]
@@ -283,7 +286,7 @@ def _cascades(before: Position, rules: Rules) -> bool:
     return False
 
 
-def _decompositions(game: _Game, start: tuple, target: tuple, orders: Sequence[tuple],
+def _decompositions(game: StepRules, start: tuple, target: tuple, orders: Sequence[tuple],
                     report: dict | None = None):
     """Yield step lists ``[(from, to, die, hit), ...]`` leading from start to target.
 
@@ -390,7 +393,7 @@ def _decompositions(game: _Game, start: tuple, target: tuple, orders: Sequence[t
 
 
 # ====================================================================== rendering
-def _render(steps: Iterable[tuple], game: _Game, final_hits: frozenset) -> tuple[MovePart, ...]:
+def _render(steps: Iterable[tuple], game: StepRules, final_hits: frozenset) -> tuple[MovePart, ...]:
     """gnubg's FormatMove over single-die steps ``(from, to, die, hit)``.
 
     ``final_hits``: points (mover's numbering) to mark ``*``: hit in backgammon and
@@ -454,12 +457,12 @@ def _text(parts: Sequence[MovePart]) -> str:
 
 
 # ====================================================================== turn semantics
-def _target(after: Position, dice) -> Position:
+def mover_view(after: Position, dice) -> Position:
     """``after`` seen from the mover (successors are flipped, a pending segment is not)."""
     return after if dice is None else after.flip()
 
 
-def _hit_set(game: _Game, before: Position, target: Position) -> frozenset:
+def _hit_set(game: StepRules, before: Position, target: Position) -> frozenset:
     """Points (mover's numbering) where the turn hit (backgammon) or left a new pin."""
     hits = set()
     if game.meet == HIT:
@@ -478,9 +481,9 @@ def _best(before: Position, after: Position, dice) -> tuple[list, tuple[MovePart
     in an order they can be played, and the parts of its text (see :func:`format_move`)."""
     rules = get_rules(before.variant)
     dice = check_dice(dice, before.pending)
-    game = _game(rules)
-    target = _target(after, dice)
-    walk = _cascade_walk(before, dice, rules)
+    game = step_rules(rules)
+    target = mover_view(after, dice)
+    walk = cascade_layers(before, dice, rules)
     if walk is not None:              # no hits, no pins: only my checkers move
         if target.me == before.me and target.off[0] == before.off[0]:
             return [], ()
@@ -492,7 +495,7 @@ def _best(before: Position, after: Position, dice) -> tuple[list, tuple[MovePart
                 f"{_literal(before)} into {_literal(target)} ({before.variant})") from None
         full = [(p, q, d, False) for p, q, d in steps]
         return full, _render(full, game, frozenset())
-    start, goal = _state(before), _state(target)
+    start, goal = board_state(before), board_state(target)
     if start == goal:
         return [], ()
     final_hits = _hit_set(game, before, target)
@@ -501,7 +504,7 @@ def _best(before: Position, after: Position, dice) -> tuple[list, tuple[MovePart
     best_key = None
     report: dict = {}
     for n, steps in enumerate(_decompositions(game, start, goal,
-                                              _dice_orders(before, dice, rules), report)):
+                                              dice_orders(before, dice, rules), report)):
         parts = _render(steps, game, final_hits)
         text = _text(parts)
         key = (len(parts), len(text), text)
@@ -540,7 +543,7 @@ _last_walk: list = [None]
 are asked for with the same position object, whose key need not be written again."""
 
 
-def _cascade_walk(before: Position, dice, rules: Rules):
+def cascade_layers(before: Position, dice, rules: Rules):
     """The layers of a gul bara cascade or pending segment
     (:class:`engine.movegen.generate.CascadeLayers`), kept for the last turn asked about (an
     analysis writes the text of many plays of one turn); None for other turns."""
@@ -619,7 +622,7 @@ def parse_move(text: str, before: Position, dice,
     """
     parts = parse_steps(text)
     rules = get_rules(before.variant)
-    game = _game(rules)
+    game = step_rules(rules)
     dice = check_dice(dice, before.pending)
     arrays = None
     if successors is None:
@@ -631,7 +634,7 @@ def parse_move(text: str, before: Position, dice,
     # what the text says: the mover's net change per point, and the hit marks
     delta = [0] * 26
     marked, landings = set(), set()
-    reachable = _subset_sums(max(_dice_orders(before, dice, rules), key=len))
+    reachable = _subset_sums(max(dice_orders(before, dice, rules), key=len))
     for part in parts:
         delta[part.source] -= part.count
         delta[part.destination] += part.count
@@ -649,13 +652,13 @@ def parse_move(text: str, before: Position, dice,
     if marked and game.meet == HOLD:
         raise IllegalMoveError(f"move {where}: '*' marks a hit, but {before.variant} has "
                                f"no hitting")
-    blots = {q for q in landings if game.capturable(_state(before), q)}
+    blots = {q for q in landings if game.capturable(board_state(before), q)}
     if marked - blots:
         raise IllegalMoveError(f"move {where}: '*' at {sorted(marked - blots)}, where "
                                f"there is no lone opposing checker to "
                                f"{'pin' if game.meet == PIN else 'hit'}")
 
-    start = _state(before)
+    start = board_state(before)
     want_me = tuple(n + dn for n, dn in zip(start[0], delta))
     if arrays is not None:
         successors = _successors_like(arrays, before, dice, want_me, game)
@@ -668,7 +671,7 @@ def parse_move(text: str, before: Position, dice,
         mine = (s.off[0], *s.me, s.bar[0]) if dice is None else (s.off[1], *s.them, s.bar[1])
         if mine != want_me:
             continue
-        target = _target(s, dice)
+        target = mover_view(s, dice)
         hits = _hit_set(game, before, target)
         if game.meet == HIT:
             required = marked | blots
@@ -696,7 +699,7 @@ def parse_move(text: str, before: Position, dice,
 
 
 def _successors_like(arrays, before: Position, dice, mine: tuple,
-                     game: _Game) -> list[Position]:
+                     game: StepRules) -> list[Position]:
     """The successors among ``arrays`` that can match a text: in a game without hits
     or pins (where a gul bara cascade has up to a million plays) only those that leave
     the mover's checkers as ``mine`` (off, points 1..24, bar), found on the arrays;

@@ -1,0 +1,111 @@
+"""A turn played die by die (engine.play.turn): the steps a board offers reach exactly
+the move generator's legal ends, in every game, and nothing else is accepted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.errors import IllegalMoveError
+from engine.movegen.generate import successors
+from engine.play.game import play_game
+from engine.play.players import RandomPlayer
+from engine.play.turn import TurnWalk
+from engine.rules.position import Position
+from engine.rules.variants import VARIANTS
+
+
+def _turns(variant: str, games: int, seed: int):
+    """(position, dice) of every turn of ``games`` random games (gul bara pending
+    segments with dice None)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        rec = play_game(RandomPlayer(rng), RandomPlayer(rng), rng, variant, record=True,
+                        max_turns=400)
+        yield from zip(rec.positions[:-1], rec.dice)
+
+
+def _ends_by_walking(walk: TurnWalk, played=(), seen=None, visited=None):
+    """Every end index reached by playing the offered steps in every order (each
+    partial board followed once)."""
+    seen = set() if seen is None else seen
+    visited = set() if visited is None else visited
+    turn = walk.walk(played)
+    node = (turn.board.key(), turn.dice_left)
+    if node in visited:
+        return seen
+    visited.add(node)
+    if turn.end is not None:
+        seen.add(turn.end)
+    for step in turn.steps:
+        _ends_by_walking(walk, (*played, step), seen, visited)
+    return seen
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_walking_the_offered_steps_reaches_every_legal_end_and_only_those(variant):
+    checked = 0
+    for pos, dice in _turns(variant, 2, seed=7):
+        succ = successors(pos, dice)
+        if len(succ) > 400:            # a big cascade: too many orders to walk them all
+            continue
+        walk = TurnWalk(pos, dice, succ)
+        assert _ends_by_walking(walk) == set(range(len(succ))), (pos, dice)
+        assert not walk.exhausted
+        checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_offered_step_can_be_finished(variant):
+    for pos, dice in list(_turns(variant, 1, seed=11))[:60]:
+        walk = TurnWalk(pos, dice)
+        turn, played = walk.walk(), []
+        while turn.steps:             # always the last offered step: an odd path
+            played.append(turn.steps[-1])
+            turn = walk.walk(played)
+        assert turn.end is not None, (pos, dice, played)
+        end = walk.finish(played)
+        assert end in walk.successors
+
+
+def test_opening_31_steps_and_text():
+    walk = TurnWalk(Position.start(), (3, 1))
+    turn = walk.walk()
+    assert turn.dice_left == (3, 1)
+    assert (8, 5, 3) in turn.steps and (6, 5, 1) in turn.steps and (24, 23, 1) in turn.steps
+    assert walk.move_text([(8, 5, 3), (6, 5, 1)]) == "8/5 6/5"
+    half = walk.walk([(8, 5)])
+    assert half.dice_left == (1,) and half.end is None
+    assert half.board.me[4] == 1 and half.board.me[7] == 2
+
+
+def test_illegal_steps_are_refused_with_the_legal_ones_named():
+    walk = TurnWalk(Position.start(), (6, 5))
+    with pytest.raises(IllegalMoveError, match=r"step 1 .*legal steps: .*24/18 \(6\)"):
+        walk.walk([(6, 2)])
+    with pytest.raises(IllegalMoveError, match="expected"):
+        walk.walk([("24", 18)])
+    with pytest.raises(IllegalMoveError, match="do not finish"):
+        walk.finish([(24, 18, 6)])
+
+
+def test_a_forced_bear_off_with_the_higher_die():
+    # checkers on my 2 and 1 points, dice 6-5: the higher one first (a die bears off
+    # from below its point only when no checker stands higher), then the other
+    pos = Position("backgammon", (1, 1) + (0,) * 22, (0,) * 18 + (2,) * 6, off=(13, 3))
+    walk = TurnWalk(pos, (6, 5))
+    turn = walk.walk()
+    assert {(s[0], s[1]) for s in turn.steps} == {(2, 0)}
+    second = walk.walk([turn.steps[0]])
+    assert {(s[0], s[1]) for s in second.steps} == {(1, 0)}
+    assert walk.finish([turn.steps[0], second.steps[0]]).off[1] == 15
+
+
+def test_head_rule_of_long_nardy_on_the_first_turn_only_66_takes_two():
+    start = Position.start("long_nardy")
+    walk = TurnWalk(start, (5, 3))
+    after_one = walk.walk([(24, 19, 5)])
+    assert all(s[0] != 24 for s in after_one.steps)        # one checker off the head
+    walk66 = TurnWalk(start, (6, 6))
+    assert walk66.walk([(24, 18, 6)]).steps                 # 6-6 opening: a second may go
