@@ -25,6 +25,8 @@ ALLOWED = {
                     "engine.search", "engine.cube"},
     "engine.cli": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
                    "engine.search", "engine.cube", "engine.play"},
+    "engine.web": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
+                   "engine.search", "engine.cube", "engine.play", "engine.cli"},
     "training": {"engine.rules", "engine.movegen", "engine.eval", "engine.search",
                  "engine.play", "engine.cli", "engine"},
 }

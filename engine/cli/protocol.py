@@ -73,7 +73,7 @@ def cmd_moves(req: dict) -> dict:
 _SEARCHES: dict = {}
 
 
-def _search(variant: str):
+def search_of(variant: str):
     """The :class:`engine.search.nply.Search` of ``variant``'s released model, loaded once
     per model file (raises ``no_model`` for a game without one)."""
     from engine.eval.evaluator import model_path
@@ -100,7 +100,7 @@ def cmd_best(req: dict) -> dict:
     dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
-    analysis = _search(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
+    analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
     best = analysis.best
     reply = {"best": best.position.to_json(), "move": best.move,
              "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
@@ -116,7 +116,7 @@ def cmd_evaluate(req: dict) -> dict:
     rolls (docs/protocol.md)."""
     pos = _position(req)
     ply = _ply(req)
-    return _search(pos.variant).evaluate(pos, ply).to_json()
+    return search_of(pos.variant).evaluate(pos, ply).to_json()
 
 
 def cmd_rollout(req: dict) -> dict:
@@ -132,7 +132,7 @@ def cmd_rollout(req: dict) -> dict:
     if not isinstance(cubeful, bool):
         raise RolloutError(f"cubeful = {quote(cubeful)}: expected true or false")
     cube = _cube_commands().state_from_request(req, info) if cubeful else None
-    engine = Rollout(_search(pos.variant), settings)
+    engine = Rollout(search_of(pos.variant), settings)
     if "dice" not in req:
         return engine.position(pos, settings, cube=cube).to_json()
     dice = check_dice(req["dice"], pos.pending)

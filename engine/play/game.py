@@ -168,7 +168,7 @@ def play_turn(player, pos: Position, dice, rules: Rules | None = None,
 def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
          roll: Callable[[], Dice], start: Position | None = None,
          cube: CubeRules | None = None, record: bool = False, max_turns: int = 20000,
-         cut: bool = False) -> GameRecord:
+         cut: bool = False, on_turn: Callable | None = None) -> GameRecord:
     """The one game loop in Python, which every Python game drives: :func:`play_game`,
     :func:`engine.play.match.play_cube_game` (and so matches),
     :func:`engine.play.duel.duel_players` and the terminal game (:mod:`engine.cli.play`).
@@ -179,7 +179,8 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
     them). With ``cube`` (backgammon), the side on roll may double before rolling, as
     its policy says, and the other side takes, passes or beavers. ``max_turns`` guards
     against a game that never ends: :class:`RuntimeError`, or with ``cut`` a record
-    with ``cut=True``.
+    with ``cut=True``. ``on_turn(mover, before, dice, after)``, when given, hears of
+    every turn and pending segment as it is played (a board showing the game).
     """
     variant = rules.variant
     first, dice = opening
@@ -206,7 +207,9 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                 return done(winner=None, points=0, kind=None, cut=True)
             raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
         if pos.pending:
-            pos = turn(mover, pos, None)
+            before, pos = pos, turn(mover, pos, None)
+            if on_turn is not None:
+                on_turn(mover, before, None, pos)
             if record:
                 seen.append(pos)
                 rolls.append(None)
@@ -229,7 +232,9 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                     doubles.append((1 - mover, value, True))
         if dice is None:
             dice = roll()
-        pos = turn(mover, pos, dice)
+        before, pos = pos, turn(mover, pos, dice)
+        if on_turn is not None:
+            on_turn(mover, before, dice, pos)
         if record:
             seen.append(pos)
             rolls.append(dice)

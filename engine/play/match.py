@@ -23,7 +23,7 @@ seen from the side on roll (:class:`engine.cube.decision.CubeState`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -115,7 +115,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                    jacoby: bool = True, beavers: bool | None = None,
                    starter: int | None = None,
                    start: Position | None = None, max_cube: int | None = None,
-                   max_turns: int = 20000) -> GameRecord:
+                   max_turns: int = 20000, on_turn: Callable | None = None) -> GameRecord:
     """Play one game (:func:`engine.play.game.play`), with the cube when
     ``cube_policies`` are given (backgammon only).
 
@@ -125,7 +125,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
     and ``crawford`` (this is the Crawford game: no cube) describe the match. With
     ``starter`` given that player starts and rolls both dice; otherwise the opening
     roll decides (and, in backgammon and portes, gives the first roll). ``max_cube``
-    caps the cube (no limit when None).
+    caps the cube (no limit when None); ``on_turn`` is :func:`engine.play.game.play`'s.
     """
     rules = rules or get_rules(variant)
     variant = rules.variant
@@ -142,7 +142,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
         (rules.beavers if beavers is None else beavers) and not match_length, max_cube)
     return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
                 rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
-                cube=cube, max_turns=max_turns)
+                cube=cube, max_turns=max_turns, on_turn=on_turn)
 
 
 def play_money_game(players: Sequence[Player], cube_policies: Sequence[CubePolicy],
@@ -192,14 +192,17 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
                variant: str = "backgammon", rules: Rules | None = None, *,
                cube_policies: Sequence[CubePolicy] | None = None,
                crawford_rule: bool = True, max_games: int = 10000,
-               max_turns: int = 20000) -> MatchRecord:
+               max_turns: int = 20000, on_turn: Callable | None = None,
+               on_game: Callable | None = None) -> MatchRecord:
     """Play a match to ``length`` points of one game.
 
     Backgammon: with the cube when ``cube_policies`` are given; the first game after a
     player reaches ``length - 1`` is the Crawford game (no cube) when ``crawford_rule``;
     every game opens with the opening roll. Other games: no cube; the first game opens
     with the opening roll, each later one is started by the previous game's winner
-    (after a draw, the opening roll again).
+    (after a draw, the opening roll again). ``on_turn`` hears of every turn
+    (:func:`engine.play.game.play`), ``on_game(game)`` of every :class:`MatchGame` when it
+    ends.
     """
     _check_length(length)
     rules = rules or get_rules(variant)
@@ -218,8 +221,10 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
         rec = play_cube_game(players, rng, variant, rules, cube_policies=cube_policies,
                              match_length=length, score=tuple(score), crawford=crawford,
                              starter=None if variant in ("backgammon", "portes") else starter,
-                             max_turns=max_turns)
+                             max_turns=max_turns, on_turn=on_turn)
         games.append(MatchGame(variant, tuple(score), crawford, rec))
+        if on_game is not None:
+            on_game(games[-1])
         if rec.winner is not None:
             score[rec.winner] += rec.points
             starter = rec.winner
@@ -232,10 +237,12 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
 
 def play_tavli_match(target: int, players: Sequence[Player], rng: np.random.Generator, *,
                      games: Sequence[str] = TAVLI_GAMES, max_games: int = 10000,
-                     max_turns: int = 20000) -> MatchRecord:
+                     max_turns: int = 20000, on_turn: Callable | None = None,
+                     on_game: Callable | None = None) -> MatchRecord:
     """A tavli match: ``games`` (portes, plakoto, fevga) in rotation until a player
     reaches ``target`` points. The first game opens with the opening roll; the winner
-    of each game starts the next, rolling both dice (after a draw, the opening roll)."""
+    of each game starts the next, rolling both dice (after a draw, the opening roll).
+    ``on_turn`` and ``on_game`` as for :func:`play_match`."""
     _check_length(target)
     for g in games:
         get_rules(g)
@@ -244,8 +251,11 @@ def play_tavli_match(target: int, players: Sequence[Player], rng: np.random.Gene
     starter: int | None = None
     for k in range(max_games):
         variant = games[k % len(games)]
-        rec = play_cube_game(players, rng, variant, starter=starter, max_turns=max_turns)
+        rec = play_cube_game(players, rng, variant, starter=starter, max_turns=max_turns,
+                             on_turn=on_turn)
         played.append(MatchGame(variant, tuple(score), False, rec))
+        if on_game is not None:
+            on_game(played[-1])
         if rec.winner is not None:
             score[rec.winner] += rec.points
             starter = rec.winner

@@ -1,0 +1,238 @@
+"""The web board's server: the page, and a JSON API over the protocol's own commands.
+
+Routes (all JSON bodies are strict JSON, as the protocol reads them):
+
+- ``GET /``: the board page; ``GET /static/...``: its script and style, served from the
+  package (nothing from a CDN).
+- ``GET /api/games``: the six games, their geometry and start positions.
+- ``POST /api/{cmd}``: a protocol command (``moves``, ``best``, ``evaluate``, ``cube``,
+  ``rollout``, ``met``; ``docs/protocol.md``), its request object as the body, its
+  reply as the answer.
+- ``POST /api/position``: ``{"position": text}`` read as Position JSON, a GNU Backgammon
+  ID or an XGID; the answer gives the position and its IDs.
+- ``POST /api/sessions``: a game or match against the engine (:mod:`engine.web.session`);
+  ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
+  ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
+  ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
+  ``DELETE /api/sessions/{id}`` ends it.
+
+A request the engine cannot serve gets a 4xx answer ``{"error": {"code", "message"}}``
+with the typed error's message (404 for an unknown command, session or model, 413 for
+a body over 1 MiB, 400 otherwise); a bug gets 500 with a one-line message, its traceback
+on standard error only.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from engine.cli import protocol
+from engine.cli._common import field
+from engine.errors import NardyError, describe, quote
+from engine.rules.position import Position
+from engine.rules.variants import HIT, OPPOSITE, PIN, VARIANTS, get_rules
+from engine.web.session import GameSession, SessionError
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY = 1 << 20
+MAX_SESSIONS = 32
+"""Sessions kept at once; a new one beyond it ends the one idle longest."""
+
+_NOT_FOUND = {"unknown_cmd", "no_model", "unknown_session"}
+
+
+class ApiError(NardyError):
+    def __init__(self, code: str, message: str, status: int = 400):
+        super().__init__(message)
+        self.code, self.status = code, status
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+    """Run ``handler(request, body)`` on a worker thread and turn its result or error
+    into a JSON answer."""
+    async def endpoint(request: Request):
+        try:
+            body = None
+            if request.method in ("POST", "PUT"):
+                raw = await request.body()
+                if len(raw) > MAX_BODY:
+                    raise ApiError("body_too_large", f"a request body of {len(raw):,} bytes "
+                                   f"is longer than the {MAX_BODY:,} read", 413)
+                body = _json_body(raw)
+            from starlette.concurrency import run_in_threadpool
+            return JSONResponse(await run_in_threadpool(handler, request, body))
+        except ApiError as exc:
+            return _error(exc.code, str(exc), exc.status)
+        except NardyError as exc:
+            return _error(exc.code, str(exc), 404 if exc.code in _NOT_FOUND else 400)
+        except Exception as exc:  # a bug: say so in one line, keep serving
+            traceback.print_exc(file=sys.stderr)
+            return _error("internal_error", describe(exc), 500)
+    return endpoint
+
+
+def _json_body(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError("bad_encoding", f"the body is not UTF-8: {exc.reason} at byte "
+                                       f"{exc.start}") from None
+    if not text.strip():
+        return {}
+    try:
+        return protocol.parse_request(text)
+    except (ValueError, RecursionError) as exc:
+        raise ApiError("bad_json", f"body {quote(text)} is not valid JSON: {exc}") from None
+
+
+def _object(body: Any) -> dict:
+    if not isinstance(body, dict):
+        raise ApiError("bad_request", f"body {quote(body)}: expected a JSON object")
+    return body
+
+
+# ------------------------------------------------------------------ engine state
+_SEARCH_LOCK = threading.Lock()
+"""One search at a time: the sessions' engines and the API's commands share the
+searches, whose kernels keep work buffers."""
+_SESSIONS: "OrderedDict[str, GameSession]" = OrderedDict()
+_SESSIONS_LOCK = threading.Lock()
+
+
+def _session(request: Request) -> GameSession:
+    sid = request.path_params["sid"]
+    with _SESSIONS_LOCK:
+        session = _SESSIONS.get(sid)
+        if session is None:
+            raise ApiError("unknown_session", f"session {quote(sid)} does not exist "
+                                              f"(ended, or the server restarted)", 404)
+        _SESSIONS.move_to_end(sid)
+    return session
+
+
+# ------------------------------------------------------------------ handlers
+def games(request: Request, body: Any) -> dict:
+    from engine.eval.evaluator import model_path
+    out = []
+    for v in VARIANTS:
+        rules = get_rules(v)
+        out.append({
+            "variant": v, "geometry": "opposite" if rules.geometry == OPPOSITE else "same",
+            "meet": "hit" if rules.meet == HIT else ("pin" if rules.meet == PIN else "hold"),
+            "bar": rules.meet == HIT, "cube": bool(rules.cube),
+            "opposite": [0] + [rules.opposite_point(p) for p in range(1, 25)],
+            "start": Position.start(v).to_json(), "model": model_path(v).exists()})
+    return {"games": out}
+
+
+def command(request: Request, body: Any) -> dict:
+    cmd = request.path_params["cmd"]
+    handler = protocol.COMMANDS.get(cmd)
+    if handler is None:
+        raise ApiError("unknown_cmd", f"command {quote(cmd)}: expected one of "
+                                      f"{sorted(protocol.COMMANDS)}", 404)
+    with _SEARCH_LOCK:
+        return handler(_object(body))
+
+
+def position(request: Request, body: Any) -> dict:
+    from engine.notation.parse import parse_position
+    req = _object(body)
+    pos, info = parse_position(field(req, "position"), req.get("variant"))
+    out: dict = {"position": pos.to_json()}
+    if pos.variant == "backgammon":
+        from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
+        from engine.notation.xgid import format_xgid
+        out["gnubg_id"] = position_id(pos)
+        out["xgid"] = format_xgid(pos, info if info is not None and not isinstance(
+            info, MatchInfo) else None)
+        if isinstance(info, MatchInfo):
+            out["gnubg_id"] = format_gnubg(pos, info)
+    if info is not None:
+        out["info"] = {k: v for k, v in vars(info).items()
+                       if isinstance(v, (int, str, bool, type(None)))}
+    return out
+
+
+def new_session(request: Request, body: Any) -> dict:
+    req = _object(body)
+    known = {"variant", "mode", "length", "ply", "cube", "seed"}
+    extra = set(req) - known
+    if extra:
+        raise SessionError(f"fields {sorted(extra)}: expected only {sorted(known)}")
+    session = GameSession(**req, search_of=protocol.search_of, lock=_SEARCH_LOCK)
+    with _SESSIONS_LOCK:
+        _SESSIONS[session.id] = session
+        while len(_SESSIONS) > MAX_SESSIONS:
+            _sid, old = _SESSIONS.popitem(last=False)
+            old.close()
+    session.wait(None, timeout=120.0)
+    return session.state()
+
+
+def session_state(request: Request, body: Any) -> dict:
+    session = _session(request)
+    after = request.query_params.get("after")
+    if after is not None:
+        try:
+            serial = int(after)
+        except ValueError:
+            raise ApiError("bad_request", f"after = {quote(after)}: expected an "
+                                          f"integer") from None
+        session.wait(serial, timeout=30.0)
+    return session.state()
+
+
+def session_walk(request: Request, body: Any) -> dict:
+    return _session(request).walk(field(_object(body), "steps"))
+
+
+def session_act(request: Request, body: Any) -> dict:
+    return _session(request).act(_object(body))
+
+
+def end_session(request: Request, body: Any) -> dict:
+    session = _session(request)
+    with _SESSIONS_LOCK:
+        _SESSIONS.pop(session.id, None)
+    session.close()
+    return {"ended": session.id}
+
+
+async def index(request: Request):
+    return FileResponse(STATIC / "index.html")
+
+
+def make_app() -> Starlette:
+    """The ASGI application."""
+    routes = [
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Route("/api/games", _guarded(games)),
+        Route("/api/position", _guarded(position), methods=["POST"]),
+        Route("/api/sessions", _guarded(new_session), methods=["POST"]),
+        Route("/api/sessions/{sid}", _guarded(session_state), methods=["GET"]),
+        Route("/api/sessions/{sid}", _guarded(end_session), methods=["DELETE"]),
+        Route("/api/sessions/{sid}/walk", _guarded(session_walk), methods=["POST"]),
+        Route("/api/sessions/{sid}/act", _guarded(session_act), methods=["POST"]),
+        Route("/api/{cmd}", _guarded(command), methods=["POST"]),
+    ]
+    return Starlette(routes=routes)
+
+
+app = make_app()

@@ -1,0 +1,395 @@
+"""A game or a match between a person and the engine, served to the web board.
+
+The game is played by the project's one game loop (:func:`engine.play.match.play_cube_game`,
+:func:`~engine.play.match.play_match`, :func:`~engine.play.match.play_tavli_match`) on a
+thread of its own. The person is player A: when the loop asks A for a play (or, with
+the cube, whether to double and whether to take), the thread waits until a request
+answers. A request that is not a legal answer gets a :class:`SessionError` and the game
+waits on: bad input never loses a session. The engine (player B) plays its released
+network at the session's ply through :class:`engine.search.nply.Search`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from engine.errors import NardyError, describe, quote
+from engine.notation.movetext import NO_MOVE, format_move
+from engine.play.match import DecisionCubePolicy, play_cube_game, play_match, play_tavli_match
+from engine.play.turn import TurnWalk
+from engine.rules.position import Position
+from engine.rules.variants import VARIANTS, get_rules
+
+MODES = ("game", "match", "tavli")
+"""``game``: one game (backgammon for money, with the cube when asked); ``match``: a
+match to ``length`` points of one game (backgammon with the cube and the Crawford rule);
+``tavli``: portes, plakoto and fevga in turn to ``length`` points."""
+MAX_PLY = 2
+"""The deepest search a session's engine plays at (3-ply takes seconds a move)."""
+MAX_LENGTH = 25
+
+
+class SessionError(NardyError):
+    """A request a session cannot take: a bad setting, or an answer it did not ask for."""
+
+    code = "invalid_session"
+
+
+class _Closed(Exception):
+    """The session was closed while its game waited for the person."""
+
+
+@dataclass
+class Need:
+    """What the game waits for from the person."""
+
+    kind: str
+    """``move`` (a play of ``dice``), ``double`` (double or roll) or ``take`` (take or
+    pass the engine's double)."""
+    position: Position
+    """The position, seen from the person."""
+    dice: tuple | None = None
+    """The roll to play (None: a gul bara pending segment)."""
+    walk: TurnWalk | None = None
+    """The turn's legal steps (``move``)."""
+    cube: Any = None
+    """The :class:`engine.cube.decision.CubeState` as the person sees it (``double``,
+    ``take``)."""
+    serial: int = 0
+
+
+class _Person:
+    """Player A: every decision is asked of the person through the session."""
+
+    def __init__(self, session: "GameSession"):
+        self.session = session
+
+    def choose(self, position, dice, successors) -> int:
+        rules = get_rules(position.variant)
+        walk = TurnWalk(position, None if dice is None else tuple(dice), successors, rules)
+        return self.session._ask(Need("move", position, walk.dice, walk))
+
+    def double(self, position, state) -> bool:
+        return self.session._ask(Need("double", position, cube=state))
+
+    def take(self, position, state) -> bool:
+        return self.session._ask(Need("take", position, cube=state))
+
+    def beaver(self, position, state) -> bool:
+        return False
+
+
+class _Engine:
+    """Player B: the released network at the session's ply."""
+
+    def __init__(self, session: "GameSession"):
+        self.session = session
+        self._cube = DecisionCubePolicy(self._probabilities, session.ply)
+
+    def _probabilities(self, position: Position, ply: int) -> np.ndarray:
+        with self.session.lock:
+            search = self.session.search_of(position.variant)
+            return np.asarray(search.evaluate(position, ply).probabilities, np.float64)
+
+    def choose(self, position, dice, successors) -> int:
+        with self.session.lock:
+            best = self.session.search_of(position.variant).best(position, dice,
+                                                                 self.session.ply)
+        key = best.position.key()
+        for i, s in enumerate(successors):
+            if s.key() == key:
+                return i
+        raise RuntimeError(f"the search's play {best.move!r} is not among the successors")
+
+    def double(self, position, state) -> bool:
+        doubles = self._cube.double(position, state)
+        if doubles:
+            self.session._note(None, "engine", f"doubles to {state.value * 2}")
+        return doubles
+
+    def take(self, position, state) -> bool:
+        takes = self._cube.take(position, state)
+        self.session._on_cube_answer("engine", takes, state.value * 2)
+        return takes
+
+    def beaver(self, position, state) -> bool:
+        return False
+
+
+class GameSession:
+    """One game or match against the engine. ``search_of(variant)`` gives the
+    :class:`engine.search.nply.Search` of a game; ``lock`` serialises the searches of
+    every session and request of a server."""
+
+    def __init__(self, variant: str = "backgammon", mode: str = "game", length: int = 0,
+                 ply: int = 0, cube: bool = False, seed: int | None = None, *,
+                 search_of: Callable, lock: threading.Lock | None = None):
+        if mode not in MODES:
+            raise SessionError(f"mode = {quote(mode)}: expected one of {list(MODES)}")
+        if mode == "tavli":
+            variant = "portes"
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            raise SessionError(f"variant = {quote(variant)}: expected one of {list(VARIANTS)}")
+        if mode == "game":
+            length = 0
+        elif isinstance(length, bool) or not isinstance(length, int) or not (
+                1 <= length <= MAX_LENGTH):
+            raise SessionError(f"length = {quote(length)}: expected an integer "
+                               f"1..{MAX_LENGTH} for a {mode}")
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+            raise SessionError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
+        if not isinstance(cube, bool):
+            raise SessionError(f"cube = {quote(cube)}: expected true or false")
+        if cube and variant != "backgammon":
+            raise SessionError(f"cube: {variant} has no doubling cube (backgammon only)")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not 0 <= seed < 2 ** 63):
+            raise SessionError(f"seed = {quote(seed)}: expected an integer 0..2^63-1")
+        self.id = secrets.token_hex(8)
+        self.variant, self.mode, self.length, self.ply = variant, mode, length, ply
+        self.cube_on = cube
+        self.search_of = search_of
+        self.lock = lock or threading.Lock()
+        self._rng = np.random.default_rng(seed)
+        self._cond = threading.Condition()
+        self._need: Need | None = None
+        self._answer: Any = None
+        self._serial = 0
+        self._closed = False
+        self.board = Position.start(variant)
+        """The position now, seen from the person."""
+        self.cube_value, self.cube_owner = 1, "centre"
+        self.score = [0, 0]
+        self.crawford = False
+        """This game is a match's Crawford game."""
+        self._crawford_done = False
+        self.game = 1
+        self.log: list[dict] = []
+        self.finished = False
+        self.result: str | None = None
+        self.winner: str | None = None
+        self.error: str | None = None
+        # the engine may think first (it can win the opening roll)
+        self._thread = threading.Thread(target=self._run, name=f"session-{self.id}",
+                                        daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ the game thread
+    def _run(self) -> None:
+        person, engine = _Person(self), _Engine(self)
+        players = (person, engine)
+        try:
+            if self.mode == "game":
+                rec = play_cube_game(players, self._rng, self.variant,
+                                     cube_policies=players if self.cube_on else None,
+                                     beavers=False, on_turn=self._on_turn)
+                self._on_result(rec)
+            elif self.mode == "match":
+                match = play_match(self.length, players, self._rng, self.variant,
+                                   cube_policies=players if self.cube_on else None,
+                                   on_turn=self._on_turn, on_game=self._on_game)
+                self._on_match(match)
+            else:
+                match = play_tavli_match(self.length, players, self._rng,
+                                         on_turn=self._on_turn, on_game=self._on_game)
+                self._on_match(match)
+        except _Closed:
+            pass
+        except Exception as exc:           # a bug: the session ends, the server goes on
+            traceback.print_exc(file=sys.stderr)
+            self.error = f"the game stopped on an internal error: {describe(exc)}"
+        finally:
+            with self._cond:
+                self.finished = True
+                self._need = None
+                self._cond.notify_all()
+
+    def _ask(self, need: Need):
+        with self._cond:
+            self._serial += 1
+            need.serial = self._serial
+            if need.kind == "move" or need.kind == "double":
+                self.board = need.position
+            self._need, self._answer = need, None
+            self._cond.notify_all()
+            while self._answer is None and not self._closed:
+                self._cond.wait()
+            if self._closed:
+                raise _Closed()
+            answer, self._answer, self._need = self._answer, None, None
+            self._cond.notify_all()
+            return answer[0]
+
+    def _note(self, dice, who: str, text: str) -> None:
+        with self._cond:
+            self.log.append({"game": self.game, "who": who, "dice": dice, "move": text})
+
+    def _on_turn(self, mover: int, before: Position, dice, after: Position) -> None:
+        text = format_move(before, after, dice)
+        roll = list(dice) if dice is not None else list(before.pending)
+        # a roll's successor is seen from the other side, a pending segment's from the mover
+        seen = after.flip() if (mover == 0) == (dice is not None) else after
+        with self._cond:
+            self.variant = before.variant
+            self.board = seen
+            self.log.append({"game": self.game, "variant": before.variant,
+                             "who": "you" if mover == 0 else "engine",
+                             "dice": roll, "pending": dice is None,
+                             "move": text if text else NO_MOVE})
+
+    def _on_cube_answer(self, who: str, takes: bool, value: int) -> None:
+        with self._cond:
+            if takes:
+                self.cube_value, self.cube_owner = value, who
+            self.log.append({"game": self.game, "who": who, "dice": None,
+                             "move": "takes" if takes else "passes"})
+
+    def _result_text(self, rec) -> str:
+        if rec.winner is None:
+            return "a draw"
+        who = "you win" if rec.winner == 0 else "the engine wins"
+        how = "the double passed" if rec.passed else (rec.kind.name.lower().replace("_", " ")
+                                                      if rec.kind is not None else "")
+        return f"{who} {rec.points} point{'s' if rec.points != 1 else ''}" + (
+            f" ({how})" if how else "")
+
+    def _on_result(self, rec) -> None:
+        with self._cond:
+            if rec.winner is not None:
+                self.score[rec.winner] += rec.points
+            self.result = self._result_text(rec)
+            self.winner = None if rec.winner is None else ("you", "engine")[rec.winner]
+            self.log.append({"game": self.game, "who": "result", "dice": None,
+                             "move": self.result})
+
+    def _on_game(self, game) -> None:
+        self._on_result(game.record)
+        with self._cond:
+            self.game += 1
+            self.cube_value, self.cube_owner = 1, "centre"
+            # play_match's Crawford rule, kept here for the cube advice the page asks for
+            self.crawford = (self.cube_on and not self._crawford_done
+                             and self.length - 1 in self.score
+                             and max(self.score) < self.length)
+            self._crawford_done |= self.crawford
+
+    def _on_match(self, match) -> None:
+        with self._cond:
+            self.score = list(match.score)
+            self.winner = ("you", "engine")[match.winner]
+            self.result = (f"{'you win' if match.winner == 0 else 'the engine wins'} the "
+                           f"match {match.score[0]}-{match.score[1]}")
+
+    # ------------------------------------------------------------ requests
+    def wait(self, serial: int | None = None, timeout: float = 120.0) -> None:
+        """Wait until the game asks the person something new (a need other than
+        ``serial``) or ends, at most ``timeout`` seconds."""
+        with self._cond:
+            self._cond.wait_for(lambda: self.finished or (
+                self._need is not None and self._need.serial != serial), timeout)
+
+    def _current(self, kind: str) -> Need:
+        need = self._need
+        if need is None:
+            raise SessionError("the game is not waiting for you now"
+                               + (" (it is over)" if self.finished else
+                                  " (the engine is playing)"))
+        if need.kind != kind:
+            raise SessionError(f"the game waits for {quote(need.kind)}, not {quote(kind)}")
+        return need
+
+    def walk(self, played) -> dict:
+        """The person's turn after the steps ``played`` (:meth:`TurnWalk.walk`)."""
+        with self._cond:
+            need = self._current("move")
+        assert need.walk is not None
+        return need.walk.walk(_steps(played)).to_json()
+
+    def act(self, action: Any, timeout: float = 120.0) -> dict:
+        """Answer what the game asks: ``{"move": [[from, to, die], ...]}`` for a play,
+        ``{"double": true|false}`` before a roll, ``{"take": true|false}`` after the
+        engine's double. Returns :meth:`state` once the game asks again or ends."""
+        if not isinstance(action, dict) or len(set(action) & {"move", "double", "take"}) != 1:
+            raise SessionError(f"action {quote(action)}: expected an object with one of "
+                               f"'move', 'double', 'take'")
+        kind = next(k for k in ("move", "double", "take") if k in action)
+        with self._cond:
+            need = self._current(kind)
+        if kind == "move":
+            assert need.walk is not None
+            turn = need.walk.walk(_steps(action["move"]))
+            end = turn.end
+            if end is None or turn.steps:
+                raise SessionError(f"move {quote(action['move'])} does not finish the turn"
+                                   + ("; steps are still open" if turn.steps else ""))
+            answer: Any = end
+        else:
+            value = action[kind]
+            if not isinstance(value, bool):
+                raise SessionError(f"{kind} = {quote(value)}: expected true or false")
+            answer = value
+        with self._cond:
+            if self._need is not need:
+                raise SessionError("the game has moved on; reload its state")
+            if kind == "double" and answer:
+                self.log.append({"game": self.game, "who": "you", "dice": None,
+                                 "move": f"double to {need.cube.value * 2}"})
+            if kind == "take":
+                self.log.append({"game": self.game, "who": "you", "dice": None,
+                                 "move": "take" if answer else "pass"})
+                if answer:
+                    self.cube_value, self.cube_owner = need.cube.value * 2, "you"
+            self._answer = (answer,)
+            self._cond.notify_all()
+        self.wait(need.serial, timeout)
+        return self.state()
+
+    def close(self) -> None:
+        """End the session; its thread stops at the game's next question."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def state(self) -> dict:
+        """The session as JSON: the board (seen from the person), what the game waits
+        for, the score, the cube and the game log."""
+        with self._cond:
+            need = self._need
+            out: dict = {
+                "id": self.id, "variant": self.variant, "mode": self.mode,
+                "length": self.length, "ply": self.ply, "game": self.game,
+                "score": {"you": self.score[0], "engine": self.score[1]},
+                "cube": ({"value": self.cube_value, "owner": self.cube_owner,
+                          "crawford": self.crawford} if self.cube_on else None),
+                "board": self.board.to_json(), "log": list(self.log),
+                "finished": self.finished, "result": self.result, "winner": self.winner,
+                "error": self.error,
+                "waiting": None if need is None else need.kind,
+            }
+            if need is not None:
+                out["serial"] = need.serial
+                out["board"] = need.position.to_json()
+                if need.kind == "move":
+                    assert need.walk is not None
+                    out["dice"] = None if need.dice is None else list(need.dice)
+                    out["pending"] = need.dice is None
+                    out["turn"] = need.walk.walk().to_json()
+                if need.cube is not None:
+                    out["cube_state"] = {"value": need.cube.value, "owner": need.cube.owner,
+                                         "match": need.cube.match_length,
+                                         "score": list(need.cube.score),
+                                         "crawford": need.cube.crawford}
+            return out
+
+
+def _steps(played: Any) -> list:
+    if not isinstance(played, list):
+        raise SessionError(f"steps {quote(played)}: expected a list of [from, to, die]")
+    return played

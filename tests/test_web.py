@@ -1,0 +1,159 @@
+"""The web board's server (engine.web.app): the page, the protocol's commands over
+HTTP, positions by ID, and sessions against the engine played through the API with
+every kind of bad request answered 4xx while the session lives on."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette) is not installed")
+pytest.importorskip("httpx", reason="starlette's test client needs httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from engine.cli.protocol import handle_line  # noqa: E402
+from engine.web.app import MAX_BODY, make_app  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("search")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(make_app()) as c:
+        yield c
+
+
+def test_the_page_and_its_files_are_served_locally(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<svg id=\"board\"" in page.text
+    assert "http" not in page.text.replace("http-equiv", "")       # nothing from a CDN
+    assert client.get("/static/board.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+    assert client.get("/static/nothing.js").status_code == 404
+
+
+def test_games_give_each_game_its_geometry(client):
+    games = {g["variant"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(games) == {"backgammon", "portes", "plakoto", "fevga", "long_nardy",
+                          "gul_bara"}
+    assert games["backgammon"]["opposite"][1] == 24 and games["backgammon"]["bar"]
+    assert games["long_nardy"]["opposite"][1] == 13 and not games["long_nardy"]["bar"]
+    assert games["plakoto"]["meet"] == "pin" and games["fevga"]["meet"] == "hold"
+    assert games["backgammon"]["cube"] and not games["portes"]["cube"]
+
+
+def test_protocol_commands_answer_as_the_protocol_does(client):
+    req = {"cmd": "best", "position": "start", "dice": [3, 1]}
+    over_http = client.post("/api/best", json=req).json()
+    assert over_http == handle_line(__import__("json").dumps(req))
+    assert over_http["move"] == "8/5 6/5"
+    moves = client.post("/api/moves", json={"position": "start", "dice": [6, 5]}).json()
+    assert moves["count"] == 7
+
+
+@pytest.mark.parametrize("path, body, status, code", [
+    ("/api/best", {"position": "start", "dice": [3, 9]}, 400, "invalid_dice"),
+    ("/api/best", {"dice": [3, 1]}, 400, "missing_field"),
+    ("/api/evaluate", {"position": "start", "ply": 7}, 400, "invalid_ply"),
+    ("/api/cube", {"position": {"variant": "portes", "me": [1]}}, 400, "invalid_position"),
+    ("/api/nothing", {}, 404, "unknown_cmd"),
+    ("/api/best", [1, 2], 400, "bad_request"),
+    ("/api/position", {"position": "not an id"}, 400, "invalid_notation"),
+    ("/api/sessions", {"variant": "chess"}, 400, "invalid_session"),
+    ("/api/sessions", {"mode": "match", "length": 0}, 400, "invalid_session"),
+    ("/api/sessions", {"variant": "fevga", "cube": True}, 400, "invalid_session"),
+    ("/api/sessions", {"ply": 3}, 400, "invalid_session"),
+    ("/api/sessions", {"colour": "white"}, 400, "invalid_session"),
+])
+def test_bad_requests_get_4xx_with_the_typed_error(client, path, body, status, code):
+    r = client.post(path, json=body)
+    assert r.status_code == status, r.text
+    err = r.json()["error"]
+    assert err["code"] == code and err["message"] and "Traceback" not in err["message"]
+
+
+def test_bodies_that_are_not_json_or_too_long(client):
+    r = client.post("/api/best", content=b'{"position": NaN}')
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"
+    r = client.post("/api/best", content=b"\xff\xfe")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_encoding"
+    r = client.post("/api/best", content=b" " * (MAX_BODY + 1))
+    assert r.status_code == 413
+
+
+def test_positions_by_id_and_back(client):
+    r = client.post("/api/position", json={"position": "4HPwATDgc/ABMA"}).json()
+    assert r["position"]["me"][5] == 5 and r["gnubg_id"] == "4HPwATDgc/ABMA"
+    again = client.post("/api/position", json={"position": r["xgid"]}).json()
+    assert again["position"] == r["position"]
+    nardy = client.post("/api/position", json={"position": "start",
+                                               "variant": "long_nardy"}).json()
+    assert nardy["position"]["me"][23] == 15 and "xgid" not in nardy
+
+
+def _play_out(client, state, rng, take=True, limit=2000):
+    """Answer every question of a session with random legal choices until it ends."""
+    for _ in range(limit):
+        if state["finished"]:
+            return state
+        sid = state["id"]
+        if state["waiting"] == "double":
+            state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
+        elif state["waiting"] == "take":
+            state = client.post(f"/api/sessions/{sid}/act", json={"take": take}).json()
+        elif state["waiting"] == "move":
+            steps, turn = [], state["turn"]
+            while turn["steps"]:
+                steps.append(rng.choice(turn["steps"]))
+                turn = client.post(f"/api/sessions/{sid}/walk", json={"steps": steps}).json()
+            assert turn["complete"]
+            state = client.post(f"/api/sessions/{sid}/act", json={"move": steps}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+        assert "id" in state, state
+    raise AssertionError("the session did not end")
+
+
+def test_a_backgammon_money_game_with_the_cube_played_through_the_api(client):
+    state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
+                                               "seed": 5}).json()
+    assert state["cube"] == {"value": 1, "owner": "centre", "crawford": False}
+    end = _play_out(client, state, random.Random(5))
+    assert end["result"] and end["winner"] in ("you", "engine")
+    points = end["score"]["you"] + end["score"]["engine"]
+    assert points >= 1 and points % end["cube"]["value"] == 0
+    moves = [e for e in end["log"] if e["who"] in ("you", "engine") and e["dice"]]
+    assert len(moves) >= 10 and all(e["move"] for e in moves)
+
+
+def test_a_session_survives_bad_answers(client):
+    state = client.post("/api/sessions", json={"variant": "plakoto", "seed": 2}).json()
+    while state["waiting"] != "move":
+        state = client.get(f"/api/sessions/{state['id']}?after={state.get('serial', 0)}").json()
+    sid = state["id"]
+    for body, code in [({"double": True}, "invalid_session"),
+                       ({"move": [[3, 1, 2]]}, "illegal_move"),
+                       ({"move": []}, "invalid_session"),
+                       ({"move": "13/7"}, "invalid_session"),
+                       ({"take": True, "move": []}, "invalid_session")]:
+        r = client.post(f"/api/sessions/{sid}/act", json=body)
+        assert r.status_code == 400 and r.json()["error"]["code"] == code, (body, r.text)
+    r = client.post(f"/api/sessions/{sid}/walk", json={"steps": [[25, 1, 6]]})
+    assert r.status_code == 400 and "legal steps" in r.json()["error"]["message"]
+    after = client.get(f"/api/sessions/{sid}").json()
+    assert after["serial"] == state["serial"] and after["turn"] == state["turn"]
+    assert client.get("/api/sessions/feedbeef").status_code == 404
+    assert client.delete(f"/api/sessions/{sid}").json() == {"ended": sid}
+    assert client.get(f"/api/sessions/{sid}").status_code == 404
+
+
+def test_a_tavli_match_rotates_the_games(client):
+    state = client.post("/api/sessions", json={"mode": "tavli", "length": 3,
+                                               "seed": 3}).json()
+    assert state["variant"] == "portes"
+    end = _play_out(client, state, random.Random(3))
+    assert max(end["score"].values()) >= 3 and "match" in end["result"]
+    games = {e["game"]: e["variant"] for e in end["log"] if "variant" in e}
+    assert games[1] == "portes" and games[2] == "plakoto" and len(games) >= 2

@@ -1,0 +1,199 @@
+"""The web board in a real browser: headless Chromium (Debian's ``chromium``) driven by
+Playwright against ``engine.web`` served on localhost. Full games of backgammon (with
+the cube) and long nardy are played by clicks on the board (the first turn by
+dragging); a hint, a position set up
+by its GNU Backgammon ID and cube advice are asked for. Screenshots of each game's
+board go to ``build/test-artifacts/`` (or ``$NARDY_ARTIFACTS``).
+
+Skipped, with the reason, where Playwright or a Chromium binary is missing
+(``apt-get install chromium``; ``.ci/run`` installs it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
+uvicorn = pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(os.environ.get("NARDY_ARTIFACTS", ROOT / "build" / "test-artifacts"))
+CHROMIUM = os.environ.get("NARDY_CHROMIUM") or shutil.which("chromium") or shutil.which(
+    "chromium-browser")
+if not CHROMIUM:
+    pytest.skip("no Chromium binary (apt-get install chromium, or set NARDY_CHROMIUM)",
+                allow_module_level=True)
+
+pytestmark = pytest.mark.xdist_group("search")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def server():
+    from engine.web.app import make_app
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(make_app(), host="127.0.0.1", port=port,
+                                        log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not srv.started:
+        assert time.time() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    pg = browser.new_page(viewport={"width": 1400, "height": 950})
+    errors: list = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.set_default_timeout(180_000)
+    pg.goto(server + "/")
+    pg.wait_for_selector("body[data-ready='1']")
+    yield pg
+    pg.close()
+    assert not errors, errors
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#board").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def _settle(page) -> None:
+    page.wait_for_function("document.body.dataset.busy !== '1' && "
+                           "document.getElementById('board').dataset.waiting !== ''")
+    status = page.locator("#status")
+    assert "error" not in (status.get_attribute("class") or ""), status.text_content()
+
+
+def _click_point(page, p: int) -> None:
+    page.click(f"#board [data-point='{p}']")
+
+
+def _play_game(page, variant: str, *, cube: bool = False, double_at: int = 8,
+               hint_at: int = 3, limit: int = 6000) -> dict:
+    """Start a game of ``variant`` and play it to the end by clicks on the board."""
+    page.select_option("#variant", variant)
+    page.select_option("#mode", "game")
+    if variant == "backgammon":
+        page.set_checked("#cube", cube)
+    page.click("#start")
+    _settle(page)
+    board = page.locator("#board")
+    turns = doubles = takes = hints = 0
+    for _ in range(limit):
+        waiting = board.get_attribute("data-waiting")
+        if waiting == "finished":
+            break
+        if waiting == "double":
+            doubles += 1
+            page.click("#double" if doubles == double_at else "#roll")
+        elif waiting == "take":
+            takes += 1
+            page.click("#take")
+        elif waiting == "move":
+            steps = json.loads(board.get_attribute("data-steps"))
+            if steps:
+                if turns + 1 == hint_at and not hints:
+                    page.click("#hint")
+                    _settle(page)
+                    assert page.locator("#hint-table tr").count() >= 2
+                    hints += 1
+                a, b, _die = steps[0]
+                if not turns:                   # the first turn's steps by dragging
+                    page.drag_and_drop(f"#board [data-point='{a}']",
+                                       f"#board [data-point='{b}']")
+                else:
+                    _click_point(page, a)
+                    _click_point(page, b)
+            else:
+                assert page.locator("#done").is_enabled()
+                page.click("#done")
+                turns += 1
+        else:
+            raise AssertionError(f"board waiting for {waiting!r}")
+        _settle(page)
+    else:
+        raise AssertionError(f"{variant}: the game did not end in {limit} actions")
+    _shot(page, f"game-{variant}")
+    status = page.locator("#status").text_content()
+    assert "win" in status, status
+    log = page.locator("#log li").all_text_contents()
+    assert any(line.startswith("you ") for line in log)
+    assert any(line.startswith("engine ") for line in log)
+    return {"turns": turns, "doubles": doubles, "takes": takes, "status": status,
+            "log": log}
+
+
+def test_each_game_is_drawn_at_its_start(page):
+    for variant in ("backgammon", "portes", "plakoto", "fevga", "long_nardy", "gul_bara"):
+        page.select_option("#variant", variant)
+        assert page.locator("#board").get_attribute("data-variant") == variant
+        checkers = page.locator("#board circle.checker")
+        assert checkers.count() >= 2 * 5          # stacks above five show a count
+        _shot(page, f"start-{variant}")
+
+
+def test_a_full_backgammon_game_with_the_cube_by_clicks(page):
+    game = _play_game(page, "backgammon", cube=True, double_at=6)
+    assert game["turns"] >= 5
+    cube_lines = [line for line in game["log"] if "doubles" in line or "takes" in line
+                  or "passes" in line]
+    assert game["doubles"] < 6 or cube_lines, game["log"]
+
+
+def test_a_full_long_nardy_game_by_clicks(page):
+    game = _play_game(page, "long_nardy")
+    assert game["turns"] >= 10
+
+
+def test_a_position_set_up_by_its_id_with_a_hint_and_cube_advice(page):
+    page.fill("#position-text", "XGID=-----aEaC---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
+    page.fill("#setup-dice", "")
+    page.click("#setup")
+    _wait_idle(page)
+    assert "Set-up position" in page.locator("#status").text_content()
+    page.click("#cube-advice")
+    _wait_idle(page)
+    assert "Proper action" in page.locator("#cube-action").text_content()
+    page.fill("#position-text", "4HPwATDgc/ABMA")
+    page.fill("#setup-dice", "31")
+    page.click("#setup")
+    _wait_idle(page)
+    page.click("#hint")
+    _wait_idle(page)
+    rows = page.locator("#hint-table tr").all_text_contents()
+    assert "8/5 6/5" in rows[1], rows
+    page.click("#copy")
+    _wait_idle(page)
+    assert "4HPwATDgc/ABMA" in page.locator("#ids").text_content()
+    _shot(page, "setup-hint")
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_function("document.body.dataset.busy !== '1'")
+    status = page.locator("#status")
+    assert "error" not in (status.get_attribute("class") or ""), status.text_content()
