@@ -336,6 +336,27 @@ function cubeAdvice() {
   });
 }
 
+function rollout() {
+  return guard(async () => {
+    const at = analysedPosition();
+    if (!at || !at.dice) throw new Error("A rollout needs a position with dice: your turn, or a set-up position with dice.");
+    const out = $("analysis");
+    out.textContent = "rolling out the best 3 plays (1296 trials each, truncated at 7 plies)...";
+    const r = await api("POST", "/api/rollout", {position: at.position, dice: at.dice, candidates: 3,
+                                                 trials: 1296, truncate: 7});
+    out.innerHTML = "";
+    const t = table(["#", "play", "equity", "se", "behind", "win", "gammon"],
+      r.candidates.map((c, i) => [i + 1, c.move, c.equity.toFixed(3), c.se.equity.toFixed(3),
+        i ? `${c.behind.toFixed(3)}${c.significant ? " *" : ""}` : "", pct(c.probabilities.win),
+        pct(c.probabilities.win_gammon)]));
+    t.id = "rollout-table";
+    out.appendChild(t);
+    const note = document.createElement("p");
+    note.textContent = `${r.trials} trials, 0-ply play, variance reduced; * behind by more than 1.96 standard errors`;
+    out.appendChild(note);
+  });
+}
+
 function evaluate() {
   return guard(async () => {
     const at = analysedPosition() || (S ? {position: S.board} : null);
@@ -416,6 +437,7 @@ async function init() {
   $("hint").onclick = hint;
   $("cube-advice").onclick = cubeAdvice;
   $("evaluate").onclick = evaluate;
+  $("rollout").onclick = rollout;
   $("setup").onclick = setup;
   $("copy").onclick = copyPosition;
   // a click picks a checker and then its destination; a drag does both at once
