@@ -157,3 +157,13 @@ def test_a_tavli_match_rotates_the_games(client):
     assert max(end["score"].values()) >= 3 and "match" in end["result"]
     games = {e["game"]: e["variant"] for e in end["log"] if "variant" in e}
     assert games[1] == "portes" and games[2] == "plakoto" and len(games) >= 2
+
+
+def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
+    state = client.post("/api/sessions", json={"mode": "match", "length": 3, "cube": True,
+                                               "ply": 0, "seed": 11}).json()
+    assert state["length"] == 3 and state["cube"]["value"] == 1
+    end = _play_out(client, state, random.Random(11))
+    assert max(end["score"].values()) >= 3 and "match" in end["result"]
+    results = [e for e in end["log"] if e["who"] == "result"]
+    assert len(results) == len({e["game"] for e in end["log"]})

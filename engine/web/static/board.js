@@ -379,6 +379,7 @@ function setup() {
     if (d.length === 2) dice = [Number(d[0]), Number(d[1])];
     else if (d.length) throw new Error(`dice ${JSON.stringify($("setup-dice").value)}: expected two digits 1-6, e.g. 31`);
     analysis = {position: r.position, dice};
+    $("variant").value = r.position.variant;
     turn = null;
     showIds(r);
     render();
