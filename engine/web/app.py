@@ -156,13 +156,10 @@ def position(request: Request, body: Any) -> dict:
     pos, info = parse_position(field(req, "position"), req.get("variant"))
     out: dict = {"position": pos.to_json()}
     if pos.variant == "backgammon":
-        from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
-        from engine.notation.xgid import format_xgid
-        out["gnubg_id"] = position_id(pos)
-        out["xgid"] = format_xgid(pos, info if info is not None and not isinstance(
-            info, MatchInfo) else None)
-        if isinstance(info, MatchInfo):
-            out["gnubg_id"] = format_gnubg(pos, info)
+        from engine.notation.gnubg_id import MatchInfo, format_gnubg
+        from engine.notation.xgid import XgidInfo, format_xgid
+        out["gnubg_id"] = format_gnubg(pos, info if isinstance(info, MatchInfo) else None)
+        out["xgid"] = format_xgid(pos, info if isinstance(info, XgidInfo) else None)
     if info is not None:
         out["info"] = {k: v for k, v in vars(info).items()
                        if isinstance(v, (int, str, bool, type(None)))}
