@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 from engine.eval.network import Network  # noqa: E402
 from training import checkpoint, td  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
-from training.selfplay import Trainer  # noqa: E402
+from training.trainer import Trainer  # noqa: E402
 
 
 def measure(net: Network, cfg: TrainConfig, workers: int, games: int) -> tuple[float, float]:

@@ -28,12 +28,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import numpy as np  # noqa: E402
 from reference_movegen import reference_successors  # noqa: E402
-from engine.rules.setups import setup_positions  # noqa: E402
 
 from engine import get_rules, successors  # noqa: E402
 from engine.movegen._core import _generate_by_rules, cascade_plan, new_scratch  # noqa: E402
 from engine.movegen.generate import CascadeLayers, successor_arrays  # noqa: E402
 from engine.rules._layout import STATE_LEN  # noqa: E402
+from engine.rules.setups import setup_positions  # noqa: E402
 from engine.rules.variants import VARIANTS  # noqa: E402
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(a, 7)]

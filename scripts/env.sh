@@ -5,7 +5,7 @@
 set -e
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
-extras="${NARDY_EXTRAS:-test,train,web}"
+extras="${NARDY_EXTRAS:-test,train,web,cluster}"
 if [ ! -x "$venv/bin/python" ]; then
   echo "setting up $venv (first run only)..." >&2
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then

@@ -23,12 +23,14 @@ ALLOWED = {
                       "engine.cube"},
     "engine.play": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
                     "engine.search", "engine.cube"},
+    "engine.cluster": {"engine.rules", "engine.movegen", "engine.eval", "engine.search",
+                       "engine.cube"},
     "engine.cli": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
-                   "engine.search", "engine.cube", "engine.play"},
+                   "engine.search", "engine.cube", "engine.play", "engine.cluster"},
     "engine.web": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
                    "engine.search", "engine.cube", "engine.play", "engine.cli"},
     "training": {"engine.rules", "engine.movegen", "engine.eval", "engine.search",
-                 "engine.play", "engine.cli", "engine"},
+                 "engine.play", "engine.cli", "engine.cluster", "engine"},
 }
 BASE = {"engine.errors", "engine._jit"}
 # the top-level public API and the thin ``python -m engine.<name>`` entry modules

@@ -262,7 +262,7 @@ def test_strength_in_chunks_plays_the_games_of_one_call(tmp_path):
     comes out as one kernel call over all its games would have it."""
     from engine.eval.heuristic import weights as heuristic_weights
     from engine.eval.pubeval import weights as pubeval_weights
-    from training.selfplay import EVAL_CHUNK, Trainer
+    from training.trainer import EVAL_CHUNK, Trainer
     state = checkpoint.RunState(TrainConfig(size="tiny", eval_games=2 * EVAL_CHUNK + 50),
                                 Network.create("backgammon", 40))
     ppg, _, n = Trainer(state, tmp_path, 1).strength()

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.network import atomic_savez, read_npz
 from engine.search.nply import MAX_PLY, Search
@@ -53,10 +54,13 @@ def _label(job):
 
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
           parts: Path | None = None, chunk: int = CHUNK,
-          progress=None) -> PositionSet:
+          progress=None, backend=None) -> PositionSet:
     """``positions`` with their ``ply``-ply targets by ``model`` (default: the game's
     released model). ``parts``: a folder for the finished chunks (resumable); None
-    keeps them in memory. ``progress(done)`` is called as chunks finish."""
+    keeps them in memory. ``progress(done)`` is called as chunks finish.
+    ``backend``: None labels here (``workers`` processes), a
+    :class:`engine.cluster.RayBackend` on its cluster (``workers`` is then unused); the
+    labels are the same."""
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
         raise PositionSetError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -91,7 +95,12 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         if progress is not None:
             progress(done)
 
-    if workers == 1:
+    if backend is not None:
+        if todo:
+            search = Search.load(positions.variant, model, threads=1)
+            for lo, got in backend.values(search, [(j[0], j[1]) for j in todo], ply):
+                finished(lo, got)
+    elif workers == 1:
         _init(model, positions.variant, worker=False)
         for job in todo:
             finished(*_label(job))
@@ -109,7 +118,8 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
                       "model": model or f"models/{positions.variant}.npz",
                       "filters": "default (SearchSettings)", "bearoff": True,
                       "positions": n, "labelled_now": int(sum(len(j[1]) for j in todo)),
-                      "workers": workers, "seconds": round(time.time() - t, 1),
+                      "workers": workers if backend is None else repr(backend),
+                      "seconds": round(time.time() - t, 1),
                       "made": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     return PositionSet(positions.variant, positions.states, positions.klass,
                        positions.source, targets, info)
@@ -122,12 +132,16 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", required=True, help="position set (.npz)")
     ap.add_argument("--model", default=None, help="model (default: the released one)")
     ap.add_argument("--ply", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="worker processes of --backend local (default: every core)")
     ap.add_argument("--out", required=True, help="labelled set (.npz)")
+    add_cluster_arguments(ap, "--workers processes here; the labels do not depend on it")
     args = ap.parse_args(argv)
     try:
         from tqdm import tqdm
+
         ps = PositionSet.load(args.positions)
+        backend = make_backend(args.backend, args.address)
         bar = tqdm(total=len(ps), unit="pos", desc=f"{args.ply}-ply labels",
                    file=sys.stderr, smoothing=0.05)
 
@@ -135,7 +149,8 @@ def main(argv=None) -> int:
             bar.update(done - bar.n)
 
         out = label(ps, args.model, args.ply, workers=args.workers,
-                    parts=Path(str(args.out) + ".parts"), progress=progress)
+                    parts=Path(str(args.out) + ".parts"), progress=progress,
+                    backend=backend)
         bar.close()
         out.save(args.out)
     except NardyError as exc:

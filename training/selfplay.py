@@ -12,10 +12,13 @@ running strength figure: points per game of the greedy (0-ply) network against P
 (backgammon, portes) or the hand-written heuristic of :mod:`engine.eval.heuristic` (the other
 games), over ``eval_games`` games.
 
+``--backend ray`` puts the workers on a Ray cluster (:mod:`training.cluster`: the
+driver is their parameter server) with the same checkpoints, resume and progress bar.
+
 SIGTERM (or Ctrl-C) stops the run: the workers stop, the final checkpoint is written,
 then the final strength figure is measured and the checkpoint written again with it. A
 second signal skips that figure; it cannot cost the final checkpoint, because signals
-are only noted while the workers stop and a checkpoint is written (:class:`HeldSignals`).
+are only noted while the workers stop and a checkpoint is written (:class:`training.trainer.HeldSignals`).
 
 Every game trains through the same code: the rules table drives move generation and
 :func:`engine.rules.scoring.score_table` the exact score of a finished game (backgammon 1/2/3;
@@ -32,12 +35,9 @@ network learns only from its own games.
 from __future__ import annotations
 
 import argparse
-import mmap
 import os
 import signal
 import sys
-import threading
-import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -45,293 +45,17 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from tqdm import tqdm  # noqa: E402
 
-from engine._jit import announce_compile  # noqa: E402
-from engine.cli._common import (
-    non_negative_int,  # noqa: E402
-    run as run_cli,
-)
-from engine.eval.heuristic import weights as heuristic_weights  # noqa: E402
-from engine.eval.network import Network, NetworkFileError, utc_now  # noqa: E402
-from engine.eval.pubeval import weights as pubeval_weights  # noqa: E402
-from engine.movegen._core import new_scratch  # noqa: E402
-from engine.play import loop  # noqa: E402
-from engine.rules.position import Position  # noqa: E402
-from engine.rules.scoring import score_table
-from engine.rules.variants import HIT, OPPOSITE, get_rules  # noqa: E402
+from engine.cli._common import non_negative_int, run as run_cli  # noqa: E402
+from engine.cluster import add_arguments as add_cluster_arguments  # noqa: E402
+from engine.eval.network import Network, NetworkFileError  # noqa: E402
 
-from . import checkpoint, td  # noqa: E402
+from . import checkpoint  # noqa: E402
 from .config import ConfigError, TrainConfig, describe, load_config, parse_set  # noqa: E402
+from .trainer import Trainer  # noqa: E402
 
 ARCH_KEYS = ("variant", "size", "hidden", "encoder")
 """Config keys a resumed run may not change."""
-BATCH = 50
-"""Games per kernel call of a worker (it checks for pause / stop between games)."""
-EVAL_CHUNK = 200
-"""Games per kernel call of a strength figure (even, so that the network's seat still
-alternates from game to game across calls): a signal stops the figure between two calls."""
-
-
-class HeldSignals:
-    """A ``with`` block in which SIGINT and SIGTERM are noted instead of raising:
-    stopping the workers and writing a checkpoint cannot be cut short by a second
-    signal; :attr:`signalled` says whether one came. Outside the main thread (where
-    handlers cannot be set) it does nothing."""
-
-    def __enter__(self) -> "HeldSignals":
-        self.signalled = False
-        self._old: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._note)
-        return self
-
-    def _note(self, signum, frame) -> None:
-        self.signalled = True
-
-    def __exit__(self, *exc) -> None:
-        for sig, old in self._old.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
-
-
-# --------------------------------------------------------------------- shared arrays
-def _shared(a: np.ndarray) -> np.ndarray:
-    """A copy of ``a`` in anonymous shared memory, inherited by forked workers."""
-    a = np.asarray(a)
-    buf = mmap.mmap(-1, max(a.nbytes, 1))
-    out = np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape)
-    out[...] = a
-    return out
-
-
-class Trainer:
-    """One training session: shared weights, worker processes, checkpoints."""
-
-    def __init__(self, state: checkpoint.RunState, run_dir: Path, workers: int):
-        self.state = state
-        self.cfg = state.config
-        self.run_dir = run_dir
-        self.workers = workers
-        self.rules = get_rules(self.cfg.variant)
-        net = state.net
-        self.w1t, self.b1, self.w2, self.b2 = (_shared(a) for a in net.arrays())
-        self.enc = net.encoder_arrays()
-        self.counts = _shared(np.zeros(workers, np.int64))
-        self.stats = _shared(np.zeros((workers, td.N_STATS), np.int64))
-        self.control = _shared(np.zeros(4, np.int64))
-        self.acks = _shared(np.zeros(workers, np.int64))
-        self.done = _shared(np.zeros(workers, np.int64))
-        self.claimed = _shared(np.zeros(1, np.int64))   # games the workers have taken on
-        self._claim_lock = None               # made in run(), before the fork
-        self._epoch = 0                       # pause epochs (see _pause)
-        self._procs: list = []                # the worker processes, once started
-        rng = np.asarray(state.rng, np.uint64)
-        if rng.shape != (workers,):          # fresh run, or another number of workers
-            seq = np.random.SeedSequence([self.cfg.seed, state.games, workers])
-            rng = np.array([c.generate_state(1, np.uint64)[0] for c in seq.spawn(workers)],
-                           dtype=np.uint64)
-        self.rng = _shared(rng)
-        self.base_games = state.games
-        self.base_stats = (state.stats if state.stats.shape == (td.N_STATS,)
-                           else np.zeros(td.N_STATS, np.int64))
-        self.start = Position.start(self.cfg.variant).to_array()
-        self.table = self.rules.table()
-        self.params = np.array([self.cfg.alpha, self.cfg.alpha_final,
-                                self.cfg.alpha_half_life, self.cfg.lam, self.cfg.epsilon])
-        self.pubeval_ok = self.rules.geometry == OPPOSITE and self.rules.meet == HIT
-        self.eval_rng = np.array([np.random.SeedSequence([self.cfg.seed, 7]).generate_state(
-            1, np.uint64)[0]], np.uint64)
-
-    # ----------------------------------------------------------------- kernels
-    def _net_args(self, w1t, b1, w2, b2):
-        return (self.start, self.table, new_scratch(),
-                score_table(self.rules),
-                self.rules.opening_rolls_both, w1t, b1, w2, b2, *self.enc)
-
-    def compile(self) -> None:
-        """Compile (or load from cache) the kernels before forking the workers: one
-        self-play game and one evaluation game on copies of the weights, with a dice
-        state of their own (the run's weights and dice are untouched)."""
-        announce_compile("the self-play kernels", [loop.play_games, td._selfplay],
-                         "a minute")
-        scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
-        st = np.zeros(1, np.uint64)
-        td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 1,
-                          st, np.zeros(1, np.int64), 0, np.zeros(4, np.int64),
-                          np.zeros((1, td.N_STATS), np.int64))
-        td.evaluate_games(*self._net_args(*scratch), td.OPP_RANDOM, pubeval_weights(),
-                          self.cfg.max_turns, 1, st, np.zeros(1, np.int64))
-
-    def _worker(self, w: int, target: int) -> None:
-        """Body of worker ``w``: play batches until the run reaches ``target`` games."""
-        signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent stops us cleanly
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        parent = os.getppid()
-        args = self._net_args(self.w1t, self.b1, self.w2, self.b2)
-        st = self.rng[w:w + 1]
-        try:
-            while self.control[td.C_STOP] == 0 and os.getppid() == parent:
-                epoch = self.control[td.C_PAUSE]
-                if epoch != 0:
-                    self.acks[w] = epoch
-                    time.sleep(0.002)
-                    continue
-                with self._claim_lock:        # claims keep the total exact
-                    left = target - self.base_games - int(self.claimed[0])
-                    if left <= 0:
-                        break
-                    n = min(BATCH, max(1, left // self.workers))
-                    self.claimed[0] += n
-                played = td.selfplay_games(*args, self.params, self.cfg.max_turns, n,
-                                           st, self.counts, w, self.control, self.stats)
-                if played < n:                # a pause or stop cut the batch short
-                    with self._claim_lock:
-                        self.claimed[0] -= n - played
-        finally:
-            self.done[w] = 1
-
-    # ----------------------------------------------------------------- snapshots
-    def games(self) -> int:
-        return self.base_games + int(self.counts.sum())
-
-    def _pause(self) -> None:
-        self._epoch += 1
-        self.control[td.C_PAUSE] = self._epoch
-        # a worker that died (killed from outside) never acknowledges: count it as done
-        while not all(self.acks[w] == self._epoch or self.done[w]
-                      or not (w < len(self._procs) and self._procs[w].is_alive())
-                      for w in range(self.workers)):
-            time.sleep(0.001)
-
-    def _resume(self) -> None:
-        self.control[td.C_PAUSE] = 0
-
-    def snapshot(self, elapsed: float) -> checkpoint.RunState:
-        """The run's state, taken while every worker waits between two games, so the
-        weights, game count and dice states agree."""
-        self._pause()
-        try:
-            net = Network(self.cfg.variant, self.state.net.encoder, self.w1t.copy(),
-                          self.b1.copy(), self.w2.copy(), self.b2.copy())
-            games = self.games()
-            rng = self.rng.copy()
-            stats = self.base_stats + self.stats.sum(axis=0)
-        finally:
-            self._resume()
-        net.info = self._info(games, elapsed)
-        return checkpoint.RunState(self.cfg, net, games, rng, elapsed,
-                                   list(self.state.history), stats,
-                                   list(self.state.resumes))
-
-    def _info(self, games: int, elapsed: float) -> dict:
-        info = {"trained_games": games, "training_seconds": round(elapsed, 1),
-                "method": "TD(lambda) self-play, offline lambda-returns, greedy 0-ply",
-                "config": self.cfg.to_dict(), "saved": utc_now(),
-                "strength": self.state.history[-1] if self.state.history else None}
-        if "warm_start" in self.state.net.info:       # --init: where the weights began
-            info["warm_start"] = self.state.net.info["warm_start"]
-        return info
-
-    def save(self, elapsed: float) -> Path:
-        snap = self.snapshot(elapsed)
-        path = checkpoint.save(self.run_dir, snap, self.cfg.keep_checkpoints)
-        snap.net.save(self.run_dir / "model.npz", card_file=True)
-        return path
-
-    def strength(self, n_games: int | None = None) -> tuple[float, str, int]:
-        """Points per game of the current weights against PubEval (backgammon boards)
-        or the heuristic (the other games)."""
-        n = self.cfg.eval_games if n_games is None else n_games
-        w = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
-        opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_HEURISTIC
-        pts = np.zeros(n, np.int64)
-        args = (*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns)
-        hw = heuristic_weights(self.rules)
-        for first in range(0, n, EVAL_CHUNK):       # the same games as one call would play
-            games = pts[first:first + EVAL_CHUNK]
-            td.evaluate_games(*args, len(games), self.eval_rng, games, hw=hw)
-        return (float(pts.mean()) if n else 0.0,
-                ("pubeval" if self.pubeval_ok else "heuristic"), n)
-
-    # ----------------------------------------------------------------- the run
-    def run(self, target: int, quiet: bool = False) -> checkpoint.RunState:
-        """Train until ``target`` games in all, checkpointing and measuring on the way."""
-        import multiprocessing as mp
-        ctx = mp.get_context("fork")
-        self.compile()
-        self._claim_lock = ctx.Lock()
-        self.claimed[0] = int(self.counts.sum())
-        t0 = time.time()
-        elapsed0 = self.state.elapsed
-        procs = [ctx.Process(target=self._worker, args=(w, target), daemon=True)
-                 for w in range(self.workers)]
-        self._procs = procs
-        for p in procs:
-            p.start()
-        tty = sys.stderr.isatty()
-        bar = tqdm(total=target, initial=self.games(), unit="game", disable=quiet,
-                   dynamic_ncols=True, mininterval=0.5 if tty else 30, smoothing=0.05)
-        last_ckpt = last_eval = time.time()
-        fig = ""
-        interrupted = False
-        try:
-            while any(p.is_alive() for p in procs):
-                time.sleep(0.25)
-                bar.update(self.games() - bar.n)
-                now = time.time()
-                if self.cfg.eval_games and now - last_eval >= 60 * self.cfg.eval_minutes:
-                    ppg, opp, n = self.strength()
-                    self.state.history.append([self.games(), round(ppg, 4), opp, n])
-                    fig = f"{ppg:+.3f} ppg vs {opp}"
-                    bar.set_postfix_str(fig)
-                    last_eval = time.time()
-                if now - last_ckpt >= 60 * self.cfg.checkpoint_minutes:
-                    path = self.save(elapsed0 + now - t0)
-                    if not tty and not quiet:
-                        bar.write(f"{utc_now()} games={self.games()} {fig} -> {path.name}")
-                    last_ckpt = time.time()
-            for p in procs:
-                p.join()
-            bad = [p.exitcode for p in procs if p.exitcode]
-            if bad:
-                raise RuntimeError(f"worker(s) failed with exit codes {bad}")
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            with HeldSignals() as stopping:
-                if interrupted:
-                    bar.write("interrupted: stopping workers and saving a checkpoint")
-                self.control[td.C_STOP] = 1
-                self.control[td.C_PAUSE] = -1
-                for p in procs:
-                    p.join()
-                bar.update(self.games() - bar.n)
-                bar.close()
-        with HeldSignals() as saving:       # the final checkpoint, before the figure
-            path = self.save(elapsed0 + time.time() - t0)
-        if self.cfg.eval_games and (stopping.signalled or saving.signalled):
-            bar.write("interrupted again: the final strength figure is skipped",
-                      file=sys.stderr)
-        elif self.cfg.eval_games:
-            try:
-                ppg, opp, n = self.strength()
-            except KeyboardInterrupt:
-                bar.write("interrupted again: the final strength figure is skipped",
-                          file=sys.stderr)
-            else:
-                self.state.history.append([self.games(), round(ppg, 4), opp, n])
-                with HeldSignals():
-                    path = self.save(elapsed0 + time.time() - t0)
-        final = checkpoint.load(path)
-        if not quiet:
-            s = final.stats
-            played = max(int(s[td.ST_GAMES]), 1)
-            print(f"{final.games} games; {path}; mean turns {s[td.ST_TURNS] / played:.1f}, "
-                  f"gammons {s[td.ST_GAMMONS] / played:.3f}, "
-                  f"backgammons {s[td.ST_BACKGAMMONS] / played:.3f}; "
-                  f"strength {final.history[-1] if final.history else 'n/a'}")
-        return final
 
 
 # --------------------------------------------------------------------- CLI
@@ -438,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="override one config field (repeatable)")
     ap.add_argument("--config-help", action="store_true", help="list the config fields")
     ap.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    cl = ap.add_argument_group("cluster (training.cluster)")
+    add_cluster_arguments(cl, "--workers processes forked here, sharing the weights")
+    cl.add_argument("--sync-games", type=int, default=None, metavar="K",
+                    help="with --backend ray: games a worker plays between two exchanges "
+                         "of weights (default 100)")
     args = ap.parse_args(argv)
     if args.config_help:
         print(describe())
@@ -446,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--out and --games are required")
     if args.workers < 1:
         ap.error("--workers must be at least 1")
+    if args.backend != "ray" and (args.address is not None or args.sync_games is not None):
+        ap.error("--address and --sync-games are for --backend ray")
+    if args.sync_games is not None and args.sync_games < 1:
+        ap.error("--sync-games must be at least 1")
     try:
         state = build_state(args)
     except (ConfigError, checkpoint.CheckpointError, NetworkFileError) as exc:
@@ -456,7 +189,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     run_dir = Path(args.out)
     run_dir.mkdir(parents=True, exist_ok=True)
-    trainer = Trainer(state, run_dir, args.workers)
+    if args.backend == "ray":
+        from engine.cluster import ClusterError
+
+        from .cluster import SYNC_GAMES, RayTrainer
+        try:
+            trainer: Trainer = RayTrainer(state, run_dir, args.workers, args.address,
+                                          args.sync_games or SYNC_GAMES)
+        except ClusterError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        trainer = Trainer(state, run_dir, args.workers)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         trainer.run(args.games, quiet=args.quiet)

@@ -16,7 +16,8 @@ its roll. ``--json`` prints the same as one JSON object.
 ``--candidates`` plays at 0-ply, each on the same dice, else the position before its
 roll; ``--trials``, ``--truncate``, ``--seed``, ``--no-vr``, ``--cubeful`` (backgammon:
 the cube and match score of a ``PositionID:MatchID`` or XGID, else a centred money
-cube), and ``--ply`` is then the checker play inside the rollout (0..2). Output in the
+cube), and ``--ply`` is then the checker play inside the rollout (0..2); ``--backend ray``
+(``--address``) plays the trials on a Ray cluster (:mod:`engine.cluster`). Output in the
 manner of GNU Backgammon's rollout: each play's equity, its standard error in brackets,
 and the win / gammon chances with theirs.
 """
@@ -29,6 +30,7 @@ import sys
 from dataclasses import dataclass
 
 from engine.cli._common import non_negative_int
+from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError
 from engine.eval.evaluator import NoModelError, model_path
 from engine.movegen.generate import successors
@@ -128,6 +130,7 @@ def main(argv=None) -> int:
     ro.add_argument("--stop", type=float, default=None, metavar="SIGMAS",
                     help="stop once the best play leads every other by SIGMAS standard "
                          "errors (checked every 1296 trials; cubeless)")
+    add_cluster_arguments(ro, "the search's threads here; the numbers do not depend on it")
     args = parser.parse_args(argv)
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
@@ -225,7 +228,7 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
     if args.cubeful:
         cube = (CubeState.from_info(info) if info is not None
                 and hasattr(info, "cube_value") else CubeState())
-    engine = Rollout(search, settings)
+    engine = Rollout(search, settings, make_backend(args.backend, args.address))
     bar = tqdm(total=settings.trials, unit="trial", file=sys.stderr, leave=False,
                disable=settings.trials <= BATCH or args.json)
 

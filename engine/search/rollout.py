@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -477,46 +477,118 @@ def _summary(plain: np.ndarray, luck: np.ndarray, vr: bool, evaluated: int,
                          cf, mwc, adjusted, cf_results)
 
 
-class Rollout:
-    """Rollouts with one :class:`~engine.search.nply.Search` (its evaluator and threads)."""
+class TrialChunk(NamedTuple):
+    """The trials ``lo .. hi - 1`` of every root of a rollout, played: what
+    :func:`play_chunk` returns and a backend gathers (a pure function of the roots, the
+    trial range, the settings and the model, so chunks played anywhere merge exactly)."""
 
-    def __init__(self, search: Search, settings: RolloutSettings = RolloutSettings()):
+    lo: int
+    hi: int
+    plain: np.ndarray
+    """``(roots, hi - lo, 5)`` results for each root's side to move."""
+    luck: np.ndarray
+    """The same shape: each trial's summed luck (zeros without variance reduction)."""
+    cube_result: np.ndarray | None
+    """Cubeful: ``(roots, hi - lo)`` cubeful results (units of :class:`_Cubes`)."""
+    cube_luck: np.ndarray | None
+    """Cubeful: their luck in the same units."""
+    evaluated: int
+    """Positions rated statically while playing them."""
+
+
+def play_chunk(search: Search, roots: np.ndarray, lo: int, hi: int,
+               settings: RolloutSettings, cube: CubeState | None = None,
+               table: MatchEquityTable | None = None) -> TrialChunk:
+    """Play trials ``lo .. hi - 1`` of the rollout of ``roots`` (state rows) with
+    ``search``: the unit of work every backend hands out."""
+    return play_chunks(search, roots, [(lo, hi)], settings, cube, table)[0]
+
+
+def play_chunks(search: Search, roots: np.ndarray, ranges, settings: RolloutSettings,
+                cube: CubeState | None = None, table: MatchEquityTable | None = None,
+                on_trials: Callable[[int], None] | None = None) -> list[TrialChunk]:
+    """:func:`play_chunk` of each ``(lo, hi)`` of ``ranges`` in turn, on one search
+    tree; ``on_trials(n)`` after each with the trials it played."""
+    inside = SearchSettings(ply=settings.ply, bearoff=settings.bearoff)
+    tree = search._tree(inside)
+    filters = inside.packed()[:2]
+    m = roots.shape[0]
+    out = []
+    try:
+        for lo, hi in ranges:
+            before = int(tree.ctx.stats[S_STATIC])
+            p, lk, cubes = _play_trials(tree, roots, np.arange(lo, hi), settings, filters,
+                                        cube, table)
+            cr = cl = None
+            if cubes is not None:
+                cr, cl = cubes.result.reshape(m, -1), cubes.luck.reshape(m, -1)
+            out.append(TrialChunk(lo, hi, p, lk, cr, cl,
+                                  int(tree.ctx.stats[S_STATIC]) - before))
+            if on_trials is not None:
+                on_trials(hi - lo)
+    finally:
+        tree.close()
+    return out
+
+
+class LocalBackend:
+    """Chunks played in this process, one after the other; the search's own threads
+    share each roll's work (the default backend)."""
+
+    def play(self, search: Search, roots: np.ndarray, ranges, settings: RolloutSettings,
+             cube: CubeState | None, table: MatchEquityTable | None,
+             on_trials: Callable[[int], None]) -> list[TrialChunk]:
+        """The chunks of ``ranges``, in their order."""
+        return play_chunks(search, roots, ranges, settings, cube, table, on_trials)
+
+
+class Rollout:
+    """Rollouts with one :class:`~engine.search.nply.Search` (its evaluator and threads).
+
+    ``backend`` plays the trials: :class:`LocalBackend` (default) or
+    :class:`engine.cluster.RayBackend`; a rollout's numbers do not depend on it."""
+
+    def __init__(self, search: Search, settings: RolloutSettings = RolloutSettings(),
+                 backend=None):
         self.search = search
         self.settings = settings
+        self.backend = backend if backend is not None else LocalBackend()
 
     def _run(self, roots: np.ndarray, settings: RolloutSettings,
              progress: Callable[[int], None] | None = None,
              stop: Callable[[np.ndarray, np.ndarray], bool] | None = None,
              cube: CubeState | None = None, table: MatchEquityTable | None = None):
-        inside = SearchSettings(ply=settings.ply, bearoff=settings.bearoff)
-        tree = self.search._tree(inside)
-        filters = inside.packed()[:2]
-        plains, lucks, cvals, clucks = [], [], [], []
+        if cube is not None and table is None:
+            table = default_table()
+        ranges = [(lo, min(settings.trials, lo + BATCH))
+                  for lo in range(0, settings.trials, BATCH)]
+        # with a stop rule, one batch at a time (checked after each); else all at once
+        rounds = [[r] for r in ranges] if stop is not None else [ranges]
+        chunks: list[TrialChunk] = []
         done = 0
-        m = roots.shape[0]
-        try:
-            while done < settings.trials:
-                hi = min(settings.trials, done + BATCH)
-                p, lk, cubes = _play_trials(tree, roots, np.arange(done, hi), settings,
-                                            filters, cube, table)
-                plains.append(p)
-                lucks.append(lk)
-                if cubes is not None:
-                    cvals.append(cubes.result.reshape(m, -1))
-                    clucks.append(cubes.luck.reshape(m, -1))
-                    table = cubes.table
-                done = hi
-                if progress is not None:
-                    progress(done)
-                if stop is not None and done < settings.trials and stop(
-                        np.concatenate(plains, axis=1), np.concatenate(lucks, axis=1)):
-                    break
-        finally:
-            tree.close()
-        cubeful = ((np.concatenate(cvals, axis=1), np.concatenate(clucks, axis=1), table)
-                   if cvals else None)
-        return (np.concatenate(plains, axis=1), np.concatenate(lucks, axis=1),
-                int(tree.ctx.stats[S_STATIC]), cubeful)
+
+        def on_trials(n: int) -> None:
+            nonlocal done
+            done += n
+            if progress is not None:
+                progress(done)
+
+        for batch in rounds:
+            chunks += self.backend.play(self.search, roots, batch, settings, cube, table,
+                                        on_trials)
+            if stop is not None and chunks[-1].hi < settings.trials and stop(
+                    np.concatenate([c.plain for c in chunks], axis=1),
+                    np.concatenate([c.luck for c in chunks], axis=1)):
+                break
+        if [(c.lo, c.hi) for c in chunks] != ranges[:len(chunks)]:
+            raise RuntimeError("a rollout backend returned its trials out of order")
+        cubeful = None
+        if cube is not None:
+            cubeful = (np.concatenate([c.cube_result for c in chunks], axis=1),
+                       np.concatenate([c.cube_luck for c in chunks], axis=1), table)
+        return (np.concatenate([c.plain for c in chunks], axis=1),
+                np.concatenate([c.luck for c in chunks], axis=1),
+                sum(c.evaluated for c in chunks), cubeful)
 
     def _check_cube(self, position: Position, cube: CubeState | None) -> None:
         if cube is None:
@@ -617,7 +689,7 @@ class Rollout:
 
 
 def rollout(search: Search, position: Position, dice=None, *, candidates: int = 5,
-            **settings) -> RolloutResult | list[RolloutCandidate]:
+            backend=None, **settings) -> RolloutResult | list[RolloutCandidate]:
     """One call: the rollout of ``position`` (``dice`` None) or of the best
     ``candidates`` plays of ``dice``; ``settings`` are :class:`RolloutSettings` fields.
 
@@ -627,7 +699,7 @@ def rollout(search: Search, position: Position, dice=None, *, candidates: int = 
     >>> r.trials, round(r.probabilities[0], 1)
     (36, 0.5)
     """
-    ro = Rollout(search, RolloutSettings(**settings))
+    ro = Rollout(search, RolloutSettings(**settings), backend)
     if dice is None:
         return ro.position(position)
     return ro.candidates(position, dice, candidates)
