@@ -7,10 +7,15 @@ The scheme is a parameter server in the driver (the process that runs the comman
   with the same kernel as a local worker (:func:`training.td.selfplay_games`), and
   returns what it learned as the difference of its weights, with its game statistics
   and its dice state;
-* the driver adds each returned difference to the run's weights as it arrives (the
-  update of every game is kept, as in the local trainer's shared-memory Hogwild), and
-  hands that worker the weights as they now stand for its next games. A worker's games
-  are therefore played on weights at most one round of the other workers old;
+* the driver adds each returned difference, divided by the number of workers, to the
+  run's weights as it arrives (asynchronous model averaging), and hands that worker the
+  weights as they now stand for its next games. A worker's games are therefore played
+  on weights at most one round of the other workers old. The division matters: a batch
+  fits the weights to its own games (thousands of updates), so the plain sum of ``W``
+  workers' changes from the same weights overshoots ``W`` times over (measured, two
+  workers summing fell to -1.75 ppg against PubEval in 200,000 games, where the local
+  run reached +0.33, and averaging +0.35; ``docs/cluster.md``). With one worker the
+  scheme is the local trainer exactly;
 * the learning rate follows the run's total games, as locally: a worker is told the
   total when it starts a batch.
 
@@ -121,8 +126,9 @@ class RayTrainer(Trainer):
         """Add a finished batch to the run; returns its worker."""
         w, _ = self._pending.pop(f)
         delta, played, stats, rng = self.ray.get(f)
+        share = 1.0 / self.workers
         for a, d in zip((self.w1t, self.b1, self.w2, self.b2), delta):
-            a += d
+            a += d if self.workers == 1 else share * d
         self.counts[w] += played
         self.stats[w] += stats
         self.rng[w] = np.uint64(rng)
@@ -132,7 +138,9 @@ class RayTrainer(Trainer):
 
     def _start(self, target: int) -> None:
         self._target = target
-        actor = self.ray.remote(num_cpus=1)(SelfPlayWorker)
+        # an actor holds no state of the run: a lost one (a node gone) is restarted and
+        # its batch played again from the same weights and dice, to the same result
+        actor = self.ray.remote(num_cpus=1, max_restarts=4, max_task_retries=4)(SelfPlayWorker)
         self._actors = [actor.remote(self.cfg.variant, self.enc, self.params,
                                      self.cfg.max_turns) for _ in range(self.workers)]
         for w in range(self.workers):

@@ -95,6 +95,8 @@ class Trainer:
         self._claim_lock = None               # made in run(), before the fork
         self._epoch = 0                       # pause epochs (see _pause)
         self._procs: list = []                # the worker processes, once started
+        self.trace: list[tuple[float, int]] = []
+        """``(perf_counter, games)`` each time the run loop looked (its speed, measured)."""
         rng = np.asarray(state.rng, np.uint64)
         if rng.shape != (workers,):          # fresh run, or another number of workers
             seq = np.random.SeedSequence([self.cfg.seed, state.games, workers])
@@ -270,6 +272,7 @@ class Trainer:
         interrupted = False
         try:
             while self._working():
+                self.trace.append((time.perf_counter(), self.games()))
                 bar.update(self.games() - bar.n)
                 now = time.time()
                 if self.cfg.eval_games and now - last_eval >= 60 * self.cfg.eval_minutes:

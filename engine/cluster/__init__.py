@@ -66,11 +66,12 @@ def connect(address: str | None = None, num_cpus: int | None = None):
         raise ClusterError(f"address = {quote(address)}: expected 'auto' or host:port")
     if ray.is_initialized():
         return ray
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")    # a local cluster: no token file
     kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "WARNING",
                               "configure_logging": True, "log_to_driver": True}
     try:
         if address is None:
+            # a cluster of this process alone, reached by nobody else: no token file
+            os.environ.setdefault("RAY_AUTH_MODE", "disabled")
             env = dict(WORKER_ENV)
             if "NUMBA_CACHE_DIR" in os.environ:            # the driver's kernel cache
                 env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
