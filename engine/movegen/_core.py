@@ -353,7 +353,10 @@ _TABLE = 4096           # end-position table slots of the direct strategy
 _KEYS = 4               # scratch: [best rank, count, stamp, -], keys, stamps
 _STAMPS = _KEYS + 2 * _TABLE
 _BOARDS = _STAMPS + _TABLE   # then my 26 counts and the opponent's 26, my numbering
-SCRATCH_LEN = _BOARDS + 52
+_STACK = _BOARDS + 52        # then the doubles walk's stack: a row of 5 per field
+# the stack's fields: row k of field F is at F + k
+_S_MASK, _S_SRC, _S_HIT, _S_OCC, _S_KA, _S_KB, _S_HEADS, _S_OUT, _S_MOVED = range(0, 45, 5)
+SCRATCH_LEN = _STACK + 9 * 5
 
 
 def new_scratch():
@@ -596,77 +599,52 @@ def _direct(s, d1, d2, head_limit, t, st, out):
                         out = _record(me, opp, s, rank1, st, out, t, k1a, k1b)
                 _undo(me, opp, s1, a, x1)
     else:
+        # a double: up to four steps of one die, each source no higher than the one
+        # before (the same checkers in another order make the same play), walked with
+        # an explicit stack (row k of each field: the step at depth k; depth 0 the
+        # board before the turn) rather than four nested copies of one loop
         d = d1
-        c1 = occ
-        while c1 != 0:
-            s1 = _highest(c1)
-            c1 ^= np.int64(1) << s1
-            if not _can(me, opp, s1, d, outside, 0, head_limit, t):
+        stk = st[_STACK:_STACK + 45]
+        stk[_S_OCC + 0] = occ
+        stk[_S_KA + 0] = k0a
+        stk[_S_KB + 0] = k0b
+        stk[_S_HEADS + 0] = 0
+        stk[_S_OUT + 0] = outside
+        stk[_S_MASK + 1] = occ
+        k = 1
+        while True:
+            if stk[_S_MASK + k] == 0:             # depth k exhausted: back to k - 1
+                if k == 1:
+                    break
+                k -= 1
+                if every or stk[_S_MOVED + k] == 0:
+                    out = _record(me, opp, s, k, st, out, t, stk[_S_KA + k], stk[_S_KB + k])
+                _undo(me, opp, stk[_S_SRC + k], d, stk[_S_HIT + k])
                 continue
-            x1 = _do(me, opp, s1, d)
-            occ1 = _occ_after(occ, me, s1, d)
-            k1a, k1b = _key_step(k0a, k0b, s1, d, x1)
-            h1 = 1 if s1 == 24 else 0
-            o1 = outside + _outside_delta(s1, d)
-            moved1 = False
-            if me[OFF] == 15:
-                out = _record(me, opp, s, 4, st, out, t, k1a, k1b)
-                moved1 = True
-            else:
-                c2 = occ1 & ((np.int64(2) << s1) - 1)          # sources s2 <= s1
-                while c2 != 0:
-                    s2 = _highest(c2)
-                    c2 ^= np.int64(1) << s2
-                    if not _can(me, opp, s2, d, o1, h1, head_limit, t):
-                        continue
-                    moved1 = True
-                    x2 = _do(me, opp, s2, d)
-                    occ2 = _occ_after(occ1, me, s2, d)
-                    k2a, k2b = _key_step(k1a, k1b, s2, d, x2)
-                    h2 = h1 + (1 if s2 == 24 else 0)
-                    o2 = o1 + _outside_delta(s2, d)
-                    moved2 = False
-                    if me[OFF] == 15:
-                        out = _record(me, opp, s, 4, st, out, t, k2a, k2b)
-                        moved2 = True
-                    else:
-                        c3 = occ2 & ((np.int64(2) << s2) - 1)
-                        while c3 != 0:
-                            s3 = _highest(c3)
-                            c3 ^= np.int64(1) << s3
-                            if not _can(me, opp, s3, d, o2, h2, head_limit, t):
-                                continue
-                            moved2 = True
-                            x3 = _do(me, opp, s3, d)
-                            occ3 = _occ_after(occ2, me, s3, d)
-                            k3a, k3b = _key_step(k2a, k2b, s3, d, x3)
-                            h3 = h2 + (1 if s3 == 24 else 0)
-                            o3 = o2 + _outside_delta(s3, d)
-                            moved3 = False
-                            if me[OFF] == 15:
-                                out = _record(me, opp, s, 4, st, out, t, k3a, k3b)
-                                moved3 = True
-                            else:
-                                c4 = occ3 & ((np.int64(2) << s3) - 1)
-                                while c4 != 0:
-                                    s4 = _highest(c4)
-                                    c4 ^= np.int64(1) << s4
-                                    if not _can(me, opp, s4, d, o3, h3, head_limit, t):
-                                        continue
-                                    moved3 = True
-                                    x4 = _do(me, opp, s4, d)
-                                    k4a, k4b = _key_step(k3a, k3b, s4, d, x4)
-                                    out = _record(me, opp, s, 4, st, out, t, k4a, k4b)
-                                    _undo(me, opp, s4, d, x4)
-                            if every or not moved3:
-                                out = _record(me, opp, s, 3, st, out, t, k3a, k3b)
-                            _undo(me, opp, s3, d, x3)
-                    if every or not moved2:
-                        out = _record(me, opp, s, 2, st, out, t, k2a, k2b)
-                    _undo(me, opp, s2, d, x2)
-            if every or not moved1:
-                out = _record(me, opp, s, 1, st, out, t, k1a, k1b)
-            _undo(me, opp, s1, d, x1)
+            src = _highest(stk[_S_MASK + k])
+            stk[_S_MASK + k] ^= np.int64(1) << src
+            if not _can(me, opp, src, d, stk[_S_OUT + k - 1], stk[_S_HEADS + k - 1],
+                        head_limit, t):
+                continue
+            stk[_S_MOVED + k - 1] = 1
+            x = _do(me, opp, src, d)
+            ka, kb = _key_step(stk[_S_KA + k - 1], stk[_S_KB + k - 1], src, d, x)
+            if k == 4 or me[OFF] == 15:
+                out = _record(me, opp, s, 4, st, out, t, ka, kb)
+                if k < 4 and every:              # the same board, a shorter prefix
+                    out = _record(me, opp, s, k, st, out, t, ka, kb)
+                _undo(me, opp, src, d, x)
+                continue
+            stk[_S_SRC + k] = src
+            stk[_S_HIT + k] = x
+            stk[_S_KA + k] = ka
+            stk[_S_KB + k] = kb
+            stk[_S_OCC + k] = _occ_after(stk[_S_OCC + k - 1], me, src, d)
+            stk[_S_HEADS + k] = stk[_S_HEADS + k - 1] + (1 if src == 24 else 0)
+            stk[_S_OUT + k] = stk[_S_OUT + k - 1] + _outside_delta(src, d)
+            stk[_S_MOVED + k] = 0
+            stk[_S_MASK + k + 1] = stk[_S_OCC + k] & ((np.int64(2) << src) - 1)
+            k += 1
     if st[1] == 0:                      # nothing playable: the turn is lost
         st[0] = -1
         out = _record(me, opp, s, 0, st, out, t, k0a, k0b)
