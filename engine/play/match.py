@@ -188,6 +188,13 @@ def _check_length(length) -> None:
         raise MatchError(f"match length {quote(length)}: expected a positive integer")
 
 
+def crawford_game(score, length: int, crawford_done: bool) -> bool:
+    """Whether the next game of a match to ``length`` at ``score`` is its Crawford
+    game: the first game after a player reaches ``length - 1`` (``crawford_done``: it
+    was played already)."""
+    return not crawford_done and length - 1 in score and max(score) < length
+
+
 def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
                variant: str = "backgammon", rules: Rules | None = None, *,
                cube_policies: Sequence[CubePolicy] | None = None,
@@ -214,8 +221,8 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
     games: list = []
     starter: int | None = None
     for _ in range(max_games):
-        crawford = (variant == "backgammon" and crawford_rule and not crawford_done
-                    and length - 1 in score and max(score) < length)
+        crawford = (variant == "backgammon" and crawford_rule
+                    and crawford_game(score, length, crawford_done))
         if crawford:
             crawford_done = True
         rec = play_cube_game(players, rng, variant, rules, cube_policies=cube_policies,

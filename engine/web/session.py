@@ -22,7 +22,13 @@ import numpy as np
 
 from engine.errors import NardyError, describe, quote
 from engine.notation.movetext import NO_MOVE, format_move
-from engine.play.match import DecisionCubePolicy, play_cube_game, play_match, play_tavli_match
+from engine.play.match import (
+    DecisionCubePolicy,
+    crawford_game,
+    play_cube_game,
+    play_match,
+    play_tavli_match,
+)
 from engine.play.turn import TurnWalk
 from engine.rules.position import Position
 from engine.rules.variants import VARIANTS, get_rules
@@ -274,10 +280,9 @@ class GameSession:
         with self._cond:
             self.game += 1
             self.cube_value, self.cube_owner = 1, "centre"
-            # play_match's Crawford rule, kept here for the cube advice the page asks for
-            self.crawford = (self.cube_on and not self._crawford_done
-                             and self.length - 1 in self.score
-                             and max(self.score) < self.length)
+            # the next game's Crawford flag, for the cube advice the page asks for
+            self.crawford = self.cube_on and crawford_game(self.score, self.length,
+                                                           self._crawford_done)
             self._crawford_done |= self.crawford
 
     def _on_match(self, match) -> None:
