@@ -148,3 +148,26 @@ def test_bad_cluster_settings_get_a_clear_error(backend, tmp_path, capsys):
                               variant=None, seed=None, init=None)
     with pytest.raises(ClusterError, match="sync_games"):
         RayTrainer(build_state(args), tmp_path / "y", 2, None, 0)
+
+
+def test_the_protocol_rolls_out_on_ray_when_started_so(backend, monkeypatch):
+    import io
+    import json
+
+    from engine.cli import protocol
+    req = json.dumps({"cmd": "rollout", "position": MIDDLE, "dice": [3, 1], "trials": 36,
+                      "truncate": 2, "candidates": 2}).encode() + b"\n"
+
+    def served():
+        out = io.BytesIO()
+        protocol.serve(io.BytesIO(req), out)
+        return json.loads(out.getvalue())
+
+    local = served()
+    monkeypatch.setattr(protocol, "_ROLLOUTS", {"backend": "ray", "address": None,
+                                                "made": None})
+    on_ray = served()
+    assert protocol._ROLLOUTS["made"] is not None and on_ray == local
+    assert "error" not in on_ray and len(on_ray["candidates"]) == 2
+    with pytest.raises(SystemExit):
+        protocol.main(["--address", "auto"])

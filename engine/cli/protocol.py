@@ -71,6 +71,20 @@ def cmd_moves(req: dict) -> dict:
 
 
 _SEARCHES: dict = {}
+_ROLLOUTS = {"backend": "local", "address": None, "made": None}
+"""Where ``rollout`` plays its trials (``python -m engine.protocol --backend ray``); the
+Ray backend is made at the first rollout, not when the server starts."""
+
+
+def rollout_backend():
+    """The backend of the ``rollout`` command: None (the local one) or the
+    :class:`engine.cluster.RayBackend` the server was started with."""
+    if _ROLLOUTS["backend"] == "local":
+        return None
+    if _ROLLOUTS["made"] is None:
+        from engine.cluster import make_backend
+        _ROLLOUTS["made"] = make_backend(_ROLLOUTS["backend"], _ROLLOUTS["address"])
+    return _ROLLOUTS["made"]
 
 
 def search_of(variant: str):
@@ -132,7 +146,7 @@ def cmd_rollout(req: dict) -> dict:
     if not isinstance(cubeful, bool):
         raise RolloutError(f"cubeful = {quote(cubeful)}: expected true or false")
     cube = _cube_commands().state_from_request(req, info) if cubeful else None
-    engine = Rollout(search_of(pos.variant), settings)
+    engine = Rollout(search_of(pos.variant), settings, rollout_backend())
     if "dice" not in req:
         return engine.position(pos, settings, cube=cube).to_json()
     dice = check_dice(req["dice"], pos.pending)
@@ -271,8 +285,19 @@ def serve(stdin=None, stdout=None) -> None:
         stdout.flush()
 
 
-def main() -> None:
-    """Entry point of ``python -m engine.protocol``."""
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``python -m engine.protocol [--backend ray [--address A]]``."""
+    import argparse
+
+    from engine.cluster import add_arguments
+    ap = argparse.ArgumentParser(prog="python -m engine.protocol",
+                                 description="The JSON-lines engine protocol on standard "
+                                             "input and output (docs/protocol.md).")
+    add_arguments(ap, "the rollout command's trials played here")
+    args = ap.parse_args(argv)
+    if args.backend != "ray" and args.address is not None:
+        ap.error("--address is for --backend ray")
+    _ROLLOUTS.update(backend=args.backend, address=args.address, made=None)
     serve()
 
 
