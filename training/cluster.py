@@ -149,8 +149,12 @@ class RayTrainer(Trainer):
     def _working(self) -> bool:
         if not self._pending:
             return False
-        ready, _ = self.ray.wait(list(self._pending), num_returns=len(self._pending),
-                                 timeout=0.25)
+        # the first batch to finish (or none within a quarter second), with every
+        # other one already finished: no worker waits for a slower one
+        ready, rest = self.ray.wait(list(self._pending), num_returns=1, timeout=0.25)
+        if ready and rest:
+            more, _ = self.ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready += more
         for f in ready:
             t = time.perf_counter()
             w = self._apply(f)
