@@ -126,9 +126,8 @@ class RayTrainer(Trainer):
         """Add a finished batch to the run; returns its worker."""
         w, _ = self._pending.pop(f)
         delta, played, stats, rng = self.ray.get(f)
-        share = 1.0 / self.workers
         for a, d in zip((self.w1t, self.b1, self.w2, self.b2), delta):
-            a += d if self.workers == 1 else share * d
+            a += d / self.workers              # d / 1 is d: one worker is the local run
         self.counts[w] += played
         self.stats[w] += stats
         self.rng[w] = np.uint64(rng)

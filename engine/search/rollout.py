@@ -514,16 +514,20 @@ def play_chunks(search: Search, roots: np.ndarray, ranges, settings: RolloutSett
     filters = inside.packed()[:2]
     m = roots.shape[0]
     out = []
+
+    def rated() -> int:                  # every thread's context counts its own
+        return sum(int(c.stats[S_STATIC]) for c in tree.ctxs)
+
     try:
         for lo, hi in ranges:
-            before = int(tree.ctx.stats[S_STATIC])
+            before = rated()
             p, lk, cubes = _play_trials(tree, roots, np.arange(lo, hi), settings, filters,
                                         cube, table)
             cr = cl = None
             if cubes is not None:
                 cr, cl = cubes.result.reshape(m, -1), cubes.luck.reshape(m, -1)
             out.append(TrialChunk(lo, hi, p, lk, cr, cl,
-                                  int(tree.ctx.stats[S_STATIC]) - before))
+                                  rated() - before))
             if on_trials is not None:
                 on_trials(hi - lo)
     finally:
