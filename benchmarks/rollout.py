@@ -1,5 +1,5 @@
 """Rollout speed: wall time and trials per second of a 1296-trial rollout, beside GNU
-Backgammon's own rollout (``gnubg_nn.rollout``) on the same positions.
+Backgammon's own rollout (Debian's ``gnubg`` program) on the same positions.
 
     python benchmarks/rollout.py                    # 1296 trials, threads 1 and 2
     python benchmarks/rollout.py --trials 324 --threads 1 --quick
@@ -12,10 +12,13 @@ game or a race the bear-off tables value), on each number of threads of ``--thre
 them). The first rollout of a run compiles the search kernels when the cache is cold
 and is not timed (a warm-up rollout of 36 trials goes first).
 
-When the PyPI package ``gnubg-nn`` is installed, ``gnubg_nn.rollout(board, 1296, 0,
-nt=7 or 500, std=1)`` (0-ply play, its own variance reduction and race / bear-off
-databases, one thread) is timed on the same positions beside ours, with its equity and
-standard error. A benchmark only: the tests never need ``gnubg_nn``.
+When Debian's ``gnubg`` is installed (``apt-get install gnubg``), its own rollout
+runs on the same positions with the same settings and on the same number of threads
+(:mod:`gnubg_rollout`: 1296 trials, seed 1, 0-ply play, variance reduction, quasi-random
+dice, cubeless, truncated after 7 rolls or played out; gnubg also ends a trial at its
+one-sided bear-off database), timed around its ``rollout`` command, with its equity and
+standard error. ``gnubg_nn.rollout`` of the PyPI package ends in a segmentation fault,
+so it is not used. A benchmark only: the tests never need gnubg.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from engine.rules.scoring import equities  # noqa: E402
 from engine.search.nply import Search  # noqa: E402
 from engine.search.rollout import Rollout, RolloutSettings  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from gnubg_rollout import gnubg_rollout  # noqa: E402
+
 POSITIONS = {
     "opening": "start",
     # a middle game, the side to move with two back checkers (tests/data/perft, contact)
@@ -47,32 +53,15 @@ POSITIONS = {
 }
 
 
-_GNUBG = """
-import json, sys, time
-import gnubg_nn
-key = gnubg_nn.key_of_board(gnubg_nn.board_from_position_id(sys.argv[1]))
-t0 = time.perf_counter()
-probs, se = gnubg_nn.rollout(key, int(sys.argv[2]), 0, gnubg_nn.ro_auto, int(sys.argv[3]), 1)
-print(json.dumps([time.perf_counter() - t0, list(probs), list(se)]))
-"""
-
-
-def _gnubg(pos: Position, trials: int, truncate: int) -> str:
-    """GNU Backgammon's rollout of ``pos`` in a child process (the binding has crashed
-    on some arguments): its time, equity and standard error, or why there are none."""
-    import json
-    import subprocess
+def _gnubg(pos: Position, trials: int, truncate: int, threads: int) -> str:
+    """GNU Backgammon's own rollout of ``pos`` (Debian's ``gnubg`` program through
+    :mod:`gnubg_rollout`, the same settings as ours, on ``threads`` threads): its time,
+    equity and standard error, or why there are none."""
     try:
-        import gnubg_nn  # noqa: F401
-    except ImportError:
-        return "gnubg_nn not installed"
-    proc = subprocess.run([sys.executable, "-c", _GNUBG, position_id(pos), str(trials),
-                           str(truncate or 500)], capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        return f"gnubg_nn.rollout failed (exit {proc.returncode})"
-    dt, probs, se = json.loads(proc.stdout.splitlines()[-1])
-    import numpy as np
-    return f"{dt:7.2f} {float(equities(np.array(probs))):+8.3f} {float(se[0]):8.4f}"
+        r = gnubg_rollout(position_id(pos), trials, truncate, seed=1, threads=threads)
+    except RuntimeError as e:
+        return str(e).splitlines()[0][:60]
+    return f"{r['seconds']:7.2f} {r['equity']:+8.3f} {r['se']:8.4f}"
 
 
 def main(argv=None) -> int:
@@ -81,6 +70,7 @@ def main(argv=None) -> int:
     ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
     ap.add_argument("--quick", action="store_true", help="truncated rollouts only")
+    ap.add_argument("--no-gnubg", action="store_true", help="leave GNU Backgammon out")
     args = ap.parse_args(argv)
     evaluator = Evaluator.load("backgammon", args.model)
     threads = [int(t) for t in args.threads.split(",")]
@@ -96,8 +86,8 @@ def main(argv=None) -> int:
         pos = parse_position(text)[0]
         for truncate in modes:
             settings = RolloutSettings(trials=args.trials, truncate=truncate)
-            gtext = _gnubg(pos, args.trials, truncate)
             for t in threads:
+                gtext = "-" if args.no_gnubg else _gnubg(pos, args.trials, truncate, t)
                 ro = Rollout(Search(evaluator, threads=t))
                 t0 = time.perf_counter()
                 r = ro.position(pos, settings)

@@ -26,7 +26,7 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.errors import NardyError
 from engine.eval import bearoff as _bo
-from engine.eval.network import NetArrays, Network, hidden_full, outputs
+from engine.eval.network import NetArrays, Network, hidden_full, output_probs
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules._layout import STATE_LEN
 from engine.rules.position import Position
@@ -130,13 +130,12 @@ def static_probs(states, n, net, ctx, probs):
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     o = np.empty(N_OUTPUTS)
     for r in range(n):
         if not exact_probs(states[r], ctx, o):
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
-            outputs(h, w2, b2, act, o32)
+            output_probs(h, w2, b2, o32)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]
         for k in range(N_OUTPUTS):

@@ -94,19 +94,68 @@ def _add_row(h, w1t, i, v):
 
 
 @njit(**FAST)
-def _add_rows(h, w1t, fidx, f):
-    for k in range(fidx.shape[0]):
-        if f[k] != 0:
-            _add_row(h, w1t, fidx[k], f[k])
+def _add_row2(h, w1t, i0, v0, i1, v1):
+    for j in range(h.shape[0]):
+        h[j] += v0 * w1t[i0, j] + v1 * w1t[i1, j]
+
+
+@njit(**FAST)
+def _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i3, v3):
+    for j in range(h.shape[0]):
+        h[j] += (v0 * w1t[i0, j] + v1 * w1t[i1, j]) + (v2 * w1t[i2, j] + v3 * w1t[i3, j])
+
+
+@njit(inline="always", **FAST)
+def _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2, i, v):
+    """Queue the row ``i`` (times ``v``) behind the ``m`` (0..3) rows held in
+    ``(i0, v0) .. (i2, v2)``; the fourth adds all four to ``h`` in one pass. Returns the
+    queue. A pass loads and stores ``h`` once, so four rows a pass store it a quarter
+    as often as a row a pass."""
+    if m == 0:
+        return 1, i, v, i1, v1, i2, v2
+    if m == 1:
+        return 2, i0, v0, i, v, i2, v2
+    if m == 2:
+        return 3, i0, v0, i1, v1, i, v
+    _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i, v)
+    return 0, i0, v0, i1, v1, i2, v2
+
+
+@njit(**FAST)
+def _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2):
+    """Add the ``m`` rows left in a :func:`_queue_row` queue."""
+    if m == 1:
+        _add_row(h, w1t, i0, v0)
+    elif m == 2:
+        _add_row2(h, w1t, i0, v0, i1, v1)
+    elif m == 3:
+        _add_row2(h, w1t, i0, v0, i1, v1)
+        _add_row(h, w1t, i2, v2)
 
 
 @njit(**FAST)
 def _add_features(h, w1t, fidx, s):
     """Add the hand-crafted features of state ``s`` (inputs ``fidx``, none when empty:
-    their dtype tells which set, :func:`engine.eval.features.feature_values`) to ``h``."""
-    if fidx.shape[0] == 0:
+    their dtype tells which set, :func:`engine.eval.features.feature_values`) to ``h``,
+    four rows a pass. The features come as a tuple, read at constant indices (a
+    tuple read at a variable index is spilled and switched on, which cost more than
+    the rows)."""
+    n = fidx.shape[0]
+    if n == 0:
         return
-    _add_rows(h, w1t, fidx, feature_values(fidx, s))
+    f = feature_values(fidx, s)
+    k = 0
+    if n >= 4:
+        _add_row4(h, w1t, fidx[0], f[0], fidx[1], f[1], fidx[2], f[2], fidx[3], f[3])
+        k = 4
+    if n >= 8:
+        _add_row4(h, w1t, fidx[4], f[4], fidx[5], f[5], fidx[6], f[6], fidx[7], f[7])
+        k = 8
+    if n >= 12:
+        _add_row4(h, w1t, fidx[8], f[8], fidx[9], f[9], fidx[10], f[10], fidx[11], f[11])
+        k = 12
+    for q in range(k, n):
+        _add_row(h, w1t, fidx[q], f[q])
 
 
 @njit(**FAST)
@@ -114,10 +163,13 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     """Hidden pre-activations of state ``s`` into ``h``."""
     for j in range(h.shape[0]):       # a loop: numba's slice copy is ~10x slower here
         h[j] = b1[j]
+    i0 = i1 = i2 = 0
+    v0 = v1 = v2 = np.float32(0.0)
+    m = 0
     for k in range(cidx.shape[0]):
         if cval[k] != 0:
-            _add_row(h, w1t, cidx[k], cval[k])
-    _add_features(h, w1t, fidx, s)
+            m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
+                                                   cidx[k], cval[k])
     for slot in range(uidx.shape[0]):
         n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
@@ -126,7 +178,10 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
                 break
             v = uval[slot, n, u]
             if v != 0:
-                _add_row(h, w1t, i, v)
+                m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
+                                                       i, v)
+    _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2)
+    _add_features(h, w1t, fidx, s)
 
 
 @njit(**FAST)
@@ -139,6 +194,9 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
     for j in range(h.shape[0]):
         h[j] = h_ref[j]
     _add_features(h, w1t, fidx, c)
+    i0 = i1 = i2 = 0
+    v0 = v1 = v2 = np.float32(0.0)
+    m = 0
     for slot in range(uidx.shape[0]):
         a = ref[slot]
         b = c[slot]
@@ -152,41 +210,46 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
                 break
             d = uval[slot, b, u] - uval[slot, a, u]
             if d != 0:
-                _add_row(h, w1t, i, d)
+                m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
+                                                       i, d)
+    _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2)
+
+
+@njit(**FAST)
+def output_probs(h, w2, b2, o):
+    """The five outputs ``o`` from hidden pre-activations ``h`` (left as they are), in
+    one pass: each activation goes into the five sums as it is made. Nothing is stored
+    inside the loop, so it vectorises (five accumulators) without alias checks."""
+    z0 = z1 = z2 = z3 = z4 = np.float32(0.0)
+    for j in range(h.shape[0]):
+        a = sigmoid(h[j])
+        z0 += w2[0, j] * a
+        z1 += w2[1, j] * a
+        z2 += w2[2, j] * a
+        z3 += w2[3, j] * a
+        z4 += w2[4, j] * a
+    o[0] = sigmoid(z0 + b2[0])
+    o[1] = sigmoid(z1 + b2[1])
+    o[2] = sigmoid(z2 + b2[2])
+    o[3] = sigmoid(z3 + b2[3])
+    o[4] = sigmoid(z4 + b2[4])
 
 
 @njit(**FAST)
 def outputs(h, w2, b2, act, o):
-    """The five outputs ``o`` from pre-activations ``h``; ``act`` gets the hidden
-    activations."""
-    nh = h.shape[0]
-    for j in range(nh):
+    """The five outputs ``o`` from pre-activations ``h``, and the hidden activations
+    in ``act``, which learning needs (a caller that needs only ``o`` calls
+    :func:`output_probs`)."""
+    for j in range(h.shape[0]):
         act[j] = sigmoid(h[j])
-    for k in range(N_OUTPUTS):
-        z = b2[k]
-        for j in range(nh):
-            z += w2[k, j] * act[j]
-        o[k] = sigmoid(z)
+    output_probs(h, w2, b2, o)
 
 
 @njit(**FAST)
 def outputs_batch(hs, n, w2, b2, o):
-    """:func:`outputs` of the rows ``hs[:n]`` (pre-activations; they become the hidden
-    activations in place) into ``o[:n]``: one flat loop of sigmoids, then the five sums
-    of each row, which vectorise better than one row at a time."""
-    nh = hs.shape[1]
+    """:func:`output_probs` of the rows ``hs[:n]`` (pre-activations) into ``o[:n]``."""
     for i in range(n):
-        row = hs[i]
-        for j in range(nh):
-            row[j] = sigmoid(row[j])
-    for i in range(n):
-        row = hs[i]
-        for k in range(N_OUTPUTS):
-            z = b2[k]
-            wk = w2[k]
-            for j in range(nh):
-                z += wk[j] * row[j]
-            o[i, k] = sigmoid(z)
+        output_probs(hs[i], w2, b2, o[i])
 
 
 @njit(**FAST)
@@ -195,13 +258,12 @@ def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, p
     their exact result (``sc``: the game's score table, :func:`engine.rules.scoring.score_table`)."""
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
-    act = np.empty(nh, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
     for r in range(states.shape[0]):
         s = states[r]
         if not result_probs(s, sc, o):
             hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h)
-            outputs(h, w2, b2, act, o)
+            output_probs(h, w2, b2, o)
         probs[r] = o
 
 
@@ -229,7 +291,7 @@ def kids_ref(s, segment, ref):
 
 @njit(**FAST)
 def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
-                     ref, h_ref, h, act, o, o_best):
+                     ref, h_ref, h, o, o_best):
     """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
     side to move in ``s`` (greedy 0-ply play, as in training); its outputs, for *its*
     side to move, go to ``o_best``. Finished successors are scored exactly by the
@@ -247,7 +309,7 @@ def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, 
         c = out[i]
         if not result_probs(c, sc, o):
             hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
-            outputs(h, w2, b2, act, o)
+            output_probs(h, w2, b2, o)
         e = sign * equity(o)
         if e < best_e:
             best_e = e

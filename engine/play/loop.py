@@ -34,7 +34,7 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.eval.features import FAMILY_INDEX
 from engine.eval.heuristic import N_WEIGHTS, best_successor as _heuristic_successor
-from engine.eval.network import choose_successor, hidden_full, outputs
+from engine.eval.network import choose_successor, hidden_full, output_probs
 from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_weights
 from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
 from engine.rules import _layout as L
@@ -235,11 +235,11 @@ def _valid_score(kind, points, sc, meet):
 
 
 @njit(**FAST)
-def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o):
+def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, o):
     """Outputs of state ``c`` for its side to move (exact when the game is over)."""
     if not result_probs(c, sc, o):
         hidden_full(c, w1t, b1, uidx, uval, cidx, cval, fidx, h)
-        outputs(h, w2, b2, act, o)
+        output_probs(h, w2, b2, o)
 
 
 # --------------------------------------------------------------------- the loop
@@ -294,10 +294,8 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
     nhb = net_b[1].shape[0]
     ha_ref = np.empty(nha, np.float32)
     ha = np.empty(nha, np.float32)
-    acta = np.empty(nha, np.float32)
     hb_ref = np.empty(nhb, np.float32)
     hb = np.empty(nhb, np.float32)
-    actb = np.empty(nhb, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)
     o_best = np.empty(N_OUTPUTS, np.float32)
     # the networks' arrays, unpacked once (not per call: each unpacking is reference
@@ -369,10 +367,10 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
             elif pk == KIND_NETWORK:
                 if player == 0:
                     i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
-                                         uva, cia, cva, fia, ref, ha_ref, ha, acta, o, o_best)
+                                         uva, cia, cva, fia, ref, ha_ref, ha, o, o_best)
                 else:
                     i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
-                                         uvb, cib, cvb, fib, ref, hb_ref, hb, actb, o, o_best)
+                                         uvb, cib, cvb, fib, ref, hb_ref, hb, o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)
@@ -387,10 +385,10 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
                 if not rated:
                     if player == 0:
                         _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia, ha,
-                              acta, o_best)
+                              o_best)
                     else:
                         _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib, hb,
-                              actb, o_best)
+                              o_best)
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
