@@ -83,19 +83,37 @@ def _arrays(records):
     return states, dice
 
 
-def time_numba(variant, records, seconds):
+def _timed(run, seconds, repeats):
+    """``(best, median)`` seconds of one call of ``run(reps)`` per rep: ``reps`` grows
+    until a call takes ``seconds``, then that call is timed ``repeats`` times. The best
+    is the code's speed (a shared machine only ever adds time; it drifts by up to 2x
+    within minutes here), the median what the hour gave."""
+    reps, elapsed = 1, 0.0
+    while elapsed < seconds:
+        reps *= 2
+        t0 = time.perf_counter()
+        run(reps)
+        elapsed = time.perf_counter() - t0
+    times = [elapsed]
+    for _ in range(repeats - 1):
+        t0 = time.perf_counter()
+        run(reps)
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[0] / reps, times[len(times) // 2] / reps
+
+
+def time_numba(variant, records, seconds, repeats=1):
+    """``(best, median, successors)``: seconds a position, best and median of
+    ``repeats`` timings (:func:`_timed`), and successors a position."""
     states, dice = _arrays(records)
     table = get_rules(variant).table()
     expected = sum(r["count"] for r in records)
     got = _run(states, dice, table, 1)
     assert got == expected, f"{variant}: {got} successors, golden says {expected}"
-    reps, elapsed = 1, 0.0
-    while elapsed < seconds:
-        reps *= 2
-        t0 = time.perf_counter()
-        _run(states, dice, table, reps)
-        elapsed = time.perf_counter() - t0
-    return elapsed / (reps * len(records)), expected / len(records)
+    best, median = _timed(lambda reps: _run(states, dice, table, reps), seconds, repeats)
+    n = len(records)
+    return best / n, median / n, expected / n
 
 
 def time_reference(records, seconds):
@@ -110,7 +128,9 @@ def time_reference(records, seconds):
     return (time.perf_counter() - t0) / n
 
 
-def time_gnubg(records, seconds):
+def time_gnubg(records, seconds, repeats=1):
+    """Best seconds a position of GNU Backgammon's generator (``gnubg_nn.moves``, a
+    Python call and the result's tuples included), or None without ``gnubg-nn``."""
     try:
         import gnubg_nn
     except ImportError:
@@ -120,15 +140,12 @@ def time_gnubg(records, seconds):
     for board, (d1, d2), count in boards:
         got = len(gnubg_nn.moves(board, d1, d2))
         assert got == max(count, 1) or count == 1, (got, count)
-    reps, elapsed = 1, 0.0
-    while elapsed < seconds:
-        reps *= 2
-        t0 = time.perf_counter()
+
+    def run(reps):
         for _ in range(reps):
             for board, (d1, d2), _ in boards:
                 gnubg_nn.moves(board, d1, d2)
-        elapsed = time.perf_counter() - t0
-    return elapsed / (reps * len(boards))
+    return _timed(run, seconds, repeats)[0] / len(boards)
 
 
 def slowest_cascade():
@@ -277,6 +294,8 @@ def protocol_startup():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="timings per set: the best and the median are printed")
     ap.add_argument("--make-cascades", action="store_true",
                     help="write benchmarks/data/gul_bara_cascades.jsonl anew and stop")
     ap.add_argument("--tail", action="store_true",
@@ -298,15 +317,18 @@ def main():
               f"successors_sha256) {moves:.2f} s, best at 0-ply with limit 10 "
               + (f"{best:.2f} s" if best is not None else "- (no gul bara model)"))
         return
+    print(f"best and median of {args.repeats} timings of {args.seconds} s; gnubg: best")
     print(f"{'set':<12} {'n':>5} {'succ/pos':>8} {'numba us/pos':>12} {'numba succ/s':>13} "
-          f"{'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")
+          f"{'median succ/s':>13} {'python us/pos':>13} {'x python':>8} {'gnubg us/pos':>12}")
     for name, (variant, records) in position_sets().items():
-        per_pos, succ = time_numba(variant, records, args.seconds)
+        per_pos, median, succ = time_numba(variant, records, args.seconds, args.repeats)
         ref = time_reference(records, args.seconds / 2)
-        gnubg = time_gnubg(records, args.seconds) if variant == "backgammon" else None
+        gnubg = (time_gnubg(records, args.seconds, args.repeats) if variant == "backgammon"
+                 else None)
         g = f"{gnubg * 1e6:12.2f}" if gnubg is not None else f"{'-':>12}"
         print(f"{name:<12} {len(records):>5} {succ:8.1f} {per_pos * 1e6:12.2f} "
-              f"{succ / per_pos:13,.0f} {ref * 1e6:13.0f} {ref / per_pos:8.0f} {g}")
+              f"{succ / per_pos:13,.0f} {succ / median:13,.0f} {ref * 1e6:13.0f} "
+              f"{ref / per_pos:8.0f} {g}")
     dt, rid, n = slowest_cascade()
     print(f"slowest gul bara cascade/pending record: {rid}, {n} successors, {dt * 1e3:.1f} ms")
     times = random_play_cascades()

@@ -479,11 +479,14 @@ def _key_step(k0, k1, src, die, hit):
 @njit(cache=True)
 def _key(me):
     """The packed key of board ``me`` before any step (no blot hit yet)."""
-    k = np.zeros(2, np.int64)
+    k0 = k1 = np.int64(0)             # two scalars: an array here was allocated per turn
     for p in range(26):
         w, b = _key_of(p)
-        k[w] += np.int64(me[p]) << b
-    return k[0], k[1]
+        if w == 0:
+            k0 += np.int64(me[p]) << b
+        else:
+            k1 += np.int64(me[p]) << b
+    return k0, k1
 
 
 @njit(cache=True)
