@@ -115,8 +115,6 @@ def _run_on_pty(argv: list[str], timeout: float) -> str:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                proc.kill()
-                proc.wait()
                 raise RuntimeError(f"gnubg did not finish within {timeout:.0f} s")
             ready, _, _ = select.select([master], [], [], min(left, 1.0))
             if ready:
@@ -127,8 +125,14 @@ def _run_on_pty(argv: list[str], timeout: float) -> str:
                 if not data:
                     break
                 chunks.append(data)
-        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        try:
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"gnubg did not exit within {timeout:.0f} s") from None
     finally:
+        if proc.poll() is None:          # a timeout, an error or Ctrl-C: no gnubg left behind
+            proc.kill()
+            proc.wait()
         os.close(master)
     return b"".join(chunks).decode("utf-8", "replace").replace("\r", "")
 
@@ -179,8 +183,12 @@ def gnubg_rollout(position_id: str, trials: int = 1296, truncate: int | None = 7
     probs, ses, games = _PROBS.search(final), _SES.search(final), _GAMES.search(final)
     if not (probs and ses and games):
         raise fail("no rollout figures after 'Rollout done.'")
-    p = [float(x) for x in probs.groups()[:6]]
-    s = [float(x) for x in ses.groups()[:6]]
+    try:
+        p = [float(x) for x in probs.groups()[:6]]
+        s = [float(x) for x in ses.groups()[:6]]
+        seconds = float(wall.group(1))
+    except ValueError as e:
+        raise fail(f"unreadable figures ({e})") from None
     cf, cf_se = probs.group(8), ses.group(8)
     settings = final[games.start():].split("Time elapsed")[0].strip()
     context = final[final.find("\n", ses.end()) + 1:games.start()].strip()
@@ -192,7 +200,7 @@ def gnubg_rollout(position_id: str, trials: int = 1296, truncate: int | None = 7
         "cubeful_equity": float(cf) if cf else None,
         "cubeful_se": float(cf_se) if cf_se else None,
         "trials": int(games.group(1)),
-        "seconds": float(wall.group(1)),
+        "seconds": seconds,
         "process_seconds": process_seconds,
         "settings": " | ".join(line.strip() for line in (context + "\n" + settings)
                                .splitlines() if line.strip()),
@@ -203,7 +211,7 @@ if __name__ == "__main__":
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("position_id", nargs="?", default="4HPwATDgc/ABMA")
-    ap.add_argument("--trials", type=int, default=144)
+    ap.add_argument("--trials", type=int, default=1296)
     ap.add_argument("--truncate", type=int, default=7, help="0: no truncation")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)

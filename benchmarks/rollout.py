@@ -37,7 +37,6 @@ from engine import Position  # noqa: E402
 from engine.eval.evaluator import Evaluator  # noqa: E402
 from engine.notation.gnubg_id import position_id  # noqa: E402
 from engine.notation.parse import parse_position  # noqa: E402
-from engine.rules.scoring import equities  # noqa: E402
 from engine.search.nply import Search  # noqa: E402
 from engine.search.rollout import Rollout, RolloutSettings  # noqa: E402
 
@@ -60,7 +59,7 @@ def _gnubg(pos: Position, trials: int, truncate: int, threads: int) -> str:
     try:
         r = gnubg_rollout(position_id(pos), trials, truncate, seed=1, threads=threads)
     except RuntimeError as e:
-        return str(e).splitlines()[0][:60]
+        return str(e).splitlines()[0]
     return f"{r['seconds']:7.2f} {r['equity']:+8.3f} {r['se']:8.4f}"
 
 

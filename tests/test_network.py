@@ -367,14 +367,33 @@ def test_probabilities_and_equity():
 
 
 def test_outputs_kernel_matches_numpy():
-    net = Network.create("backgammon", 12, rng=np.random.default_rng(6), scale=0.7)
-    h = np.random.default_rng(7).standard_normal(12).astype(np.float32)
-    act = np.empty(12, np.float32)
-    o = np.empty(5, np.float32)
-    outputs(h, net.w2, net.b2, act, o)
-    a = 1 / (1 + np.exp(-h.astype(np.float64)))
-    expect = 1 / (1 + np.exp(-(net.w2 @ a + net.b2)))
-    np.testing.assert_allclose(o, expect, atol=1e-5)
+    """The three output kernels against numpy: ``outputs`` (with the activations),
+    ``output_probs`` (one pass, no activations) and ``outputs_batch`` (rows in place)."""
+    net = Network.create("backgammon", 37, rng=np.random.default_rng(6), scale=0.7)
+    hs = np.random.default_rng(7).standard_normal((4, 37)).astype(np.float32) * 3
+    a = 1 / (1 + np.exp(-hs.astype(np.float64)))
+    expect = 1 / (1 + np.exp(-(a @ net.w2.T.astype(np.float64) + net.b2)))
+    for r in range(4):
+        h = hs[r].copy()
+        act = np.empty(37, np.float32)
+        o = np.empty(5, np.float32)
+        outputs(h, net.w2, net.b2, act, o)
+        np.testing.assert_allclose(act, a[r], atol=1e-6)
+        np.testing.assert_allclose(o, expect[r], atol=1e-5)
+        p = np.empty(5, np.float32)
+        network.output_probs(h, net.w2, net.b2, p)
+        np.testing.assert_array_equal(h, hs[r])          # left as it was
+        np.testing.assert_allclose(p, expect[r], atol=1e-5)
+        outputs(h, net.w2, net.b2, h, o)                  # act may be h itself
+        np.testing.assert_allclose(h, a[r], atol=1e-6)
+        np.testing.assert_allclose(o, expect[r], atol=1e-5)
+    rows = hs.copy()
+    ob = np.zeros((4, 5), np.float32)
+    network.outputs_batch(rows, 3, net.w2, net.b2, ob)   # the first three rows only
+    np.testing.assert_allclose(ob[:3], expect[:3], atol=1e-5)
+    np.testing.assert_allclose(rows[:3], a[:3], atol=1e-6)
+    np.testing.assert_array_equal(rows[3], hs[3])
+    np.testing.assert_array_equal(ob[3], 0)
 
 
 # ------------------------------------------------------------------ files

@@ -129,17 +129,19 @@ def _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2):
     elif m == 2:
         _add_row2(h, w1t, i0, v0, i1, v1)
     elif m == 3:
-        _add_row2(h, w1t, i0, v0, i1, v1)
-        _add_row(h, w1t, i2, v2)
+        _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i2, np.float32(0.0))
 
 
 @njit(**FAST)
 def _add_features(h, w1t, fidx, s):
     """Add the hand-crafted features of state ``s`` (inputs ``fidx``, none when empty:
     their dtype tells which set, :func:`engine.eval.features.feature_values`) to ``h``,
-    four rows a pass. The features come as a tuple, read at constant indices (a
-    tuple read at a variable index is spilled and switched on, which cost more than
-    the rows)."""
+    four rows a pass. The features come as a tuple, read at constant indices where
+    they fill a pass of four (a tuple read at a variable index is spilled and
+    switched on, which cost more than the rows); the last one or two (13 or 14
+    features) are read at a variable index. The passes read ``f[0..11]``, which every
+    feature set has (:data:`engine.eval.features.N_FEATURES`, ``N_FAMILY``); a shorter
+    tuple would fail to compile, not run wrong."""
     n = fidx.shape[0]
     if n == 0:
         return
@@ -218,8 +220,9 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
 @njit(**FAST)
 def output_probs(h, w2, b2, o):
     """The five outputs ``o`` from hidden pre-activations ``h`` (left as they are), in
-    one pass: each activation goes into the five sums as it is made. Nothing is stored
-    inside the loop, so it vectorises (five accumulators) without alias checks."""
+    one pass over ``h``: each activation goes into the five sums as it is made, and
+    nothing is stored inside the loop (the activations are not kept; a caller that
+    needs them calls :func:`outputs`)."""
     z0 = z1 = z2 = z3 = z4 = np.float32(0.0)
     for j in range(h.shape[0]):
         a = sigmoid(h[j])
@@ -237,19 +240,36 @@ def output_probs(h, w2, b2, o):
 
 @njit(**FAST)
 def outputs(h, w2, b2, act, o):
-    """The five outputs ``o`` from pre-activations ``h``, and the hidden activations
-    in ``act``, which learning needs (a caller that needs only ``o`` calls
-    :func:`output_probs`)."""
-    for j in range(h.shape[0]):
+    """The five outputs ``o`` from pre-activations ``h``; ``act`` gets the hidden
+    activations, which learning needs (``act`` may be ``h`` itself)."""
+    nh = h.shape[0]
+    for j in range(nh):
         act[j] = sigmoid(h[j])
-    output_probs(h, w2, b2, o)
+    for k in range(N_OUTPUTS):
+        z = b2[k]
+        for j in range(nh):
+            z += w2[k, j] * act[j]
+        o[k] = sigmoid(z)
 
 
 @njit(**FAST)
 def outputs_batch(hs, n, w2, b2, o):
-    """:func:`output_probs` of the rows ``hs[:n]`` (pre-activations) into ``o[:n]``."""
+    """:func:`outputs` of the rows ``hs[:n]`` (pre-activations; they become the hidden
+    activations in place) into ``o[:n]``: one flat loop of sigmoids, then the five sums
+    of each row, which vectorise better than one row at a time."""
+    nh = hs.shape[1]
     for i in range(n):
-        output_probs(hs[i], w2, b2, o[i])
+        row = hs[i]
+        for j in range(nh):
+            row[j] = sigmoid(row[j])
+    for i in range(n):
+        row = hs[i]
+        for k in range(N_OUTPUTS):
+            z = b2[k]
+            wk = w2[k]
+            for j in range(nh):
+                z += wk[j] * row[j]
+            o[i, k] = sigmoid(z)
 
 
 @njit(**FAST)
