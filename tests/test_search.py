@@ -44,20 +44,34 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
+def slow_ranking(rank, kids):
+    """Each kid's equity for its side to move as a choice among ``kids`` sees it: by
+    ``rank`` (an evaluator), except that when the network rates some of the kids, it
+    rates the home races among them too (the tables' value is kept for the kids of a
+    choice that are all home races or finished games)."""
+    values = np.asarray(rank.evaluate(kids), float)
+    tabled = [i for i, k in enumerate(kids)
+              if result(k, rank.rules) is None and _exact(rank, k)]
+    if tabled and any(not _exact(rank, k) for k in kids):
+        values[tabled] = rank.network.evaluate([kids[i] for i in tabled])
+    return values
+
+
 def slow_value(ev, pos, n, rank=None):
     """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply by
-    ``rank`` (an evaluator; default ``ev``) and valued by ``ev``."""
+    ``rank`` (an evaluator; default ``ev``; :func:`slow_ranking`) and valued by
+    ``ev``."""
     rank = rank or ev
     if n == 0 or _exact(ev, pos):
         return ev.probabilities([pos])[0]
     if pos.pending:
         kids = successors(pos, None, ev.rules)
-        best = kids[int(np.argmax(rank.evaluate(kids)))]
+        best = kids[int(np.argmax(slow_ranking(rank, kids)))]
         return slow_value(ev, best, n, rank)
     acc = np.zeros(5)
     for dice, w in ALL_21:
         kids = successors(pos, tuple(dice), ev.rules)
-        best = kids[int(np.argmin(rank.evaluate(kids)))]
+        best = kids[int(np.argmin(slow_ranking(rank, kids)))]
         acc += w * flip_probs(slow_value(ev, best, n - 1, rank))
     return acc
 
@@ -181,6 +195,30 @@ def test_bearoff_tables_value_home_races(search):
     for c in a.candidates:
         assert c.equity == pytest.approx(
             -float(equities(search.evaluator.bearoff.probabilities(c.position))), abs=1e-12)
+
+
+def test_one_scale_for_a_choice_at_the_tables_border(search):
+    """A roll whose plays mix home races (the tables' value) with plays the network
+    must rate is one choice on one scale: the network rates them all, finished games
+    keep their result, and a value one ply up takes the tables' value of the play
+    chosen (the slow reference does the same)."""
+    ev = search.evaluator
+    pos = Position.from_literal("x 9:1 6:3 5:6 4:2 3:2 2:1; o 6:6 5:5 4:3")
+    a = search.analyse(pos, (4, 4), ply=0)
+    kids = [c.position for c in a.candidates]
+    tabled = [k for k in kids if _exact(ev, k) and result(k, ev.rules) is None]
+    assert tabled and any(not _exact(ev, k) for k in kids)        # a mixed choice
+    mover = -ev.network.evaluate(kids)
+    for c, e in zip(a.candidates, mover):
+        assert c.equity == pytest.approx(float(e), abs=1e-5)
+    assert a.best.position.key() == kids[int(np.argmax(mover))].key()
+    # all plays home races: the tables rank and value them
+    home = Position.from_literal("x 6:2 5:3 3:1; o 4:2 2:3 1:4")
+    for c in search.analyse(home, (4, 4), ply=0).candidates:
+        assert c.equity == pytest.approx(
+            -float(equities(ev.bearoff.probabilities(c.position))), abs=1e-12)
+    got = search.evaluate(pos, 1)
+    assert np.allclose(got.probabilities, slow_value(ev, pos, 1), atol=2e-5)
 
 
 def test_deterministic(search):

@@ -5,7 +5,9 @@ the five outputs of :data:`engine.rules.scoring.OUTPUTS`:
 
 * a finished game gets its exact result (single, gammon, backgammon; the plakoto mother);
 * a race with both sides home gets the one-sided bear-off tables
-  (:mod:`engine.eval.bearoff`), where the game allows them;
+  (:mod:`engine.eval.bearoff`), where the game allows them (inside a search, a roll's
+  plays that mix such races with plays the network must rate are all rated by the
+  network, so that one choice is made on one scale: :mod:`engine.search.nply`);
 * anything else gets the network.
 
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
@@ -36,6 +38,8 @@ from engine.rules.variants import Rules, get_rules
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 """Where released models live: ``models/<variant>.npz`` with a ``.json`` card."""
 
+BY_RESULT = 1          # exact_probs: a finished game, valued by its result
+BY_TABLES = 2          # exact_probs: a home race, valued by the bear-off tables
 S_STATIC = 0           # Context.stats: positions rated statically (network, tables or exact result)
 N_STATS = 2
 
@@ -113,15 +117,16 @@ def load_network(variant: str, path: str | os.PathLike | None = None) -> Network
 @njit(cache=True)
 def exact_probs(s, ctx, o):
     """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
-    a home race the bear-off tables value. Returns whether it did."""
+    a home race the bear-off tables value. Returns what valued it: :data:`BY_RESULT`,
+    :data:`BY_TABLES`, or 0 (nothing: the network must)."""
     winner, points, kind = result_k(s, ctx.scores)
     if winner >= 0:
         points_probs(winner, points, o)
-        return True
+        return BY_RESULT
     if ctx.bearoff and _bo._home_race(s):
         _bo.race_probs(s, ctx.off, ctx.off_tail, ctx.first_tail, o)
-        return True
-    return False
+        return BY_TABLES
+    return 0
 
 
 @njit(**FAST)

@@ -46,7 +46,7 @@ import numpy as np
 
 from engine._jit import FAST, announce_compile, copy_items, copy_rows, njit
 from engine.errors import NardyError, quote
-from engine.eval.evaluator import S_STATIC, Evaluator, exact_probs, static_probs
+from engine.eval.evaluator import BY_TABLES, S_STATIC, Evaluator, exact_probs, static_probs
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads
@@ -182,13 +182,32 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     the mover's equity of each into ``eq``. ``segment``: the kids are the results of a
     pending segment (same side to move), else of a roll (flipped). Each hidden layer is
     ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; the kids the
-    network rates go through its outputs in one batch."""
+    network rates go through its outputs in one batch.
+
+    One scale for one choice: a finished game keeps its exact result, and home races
+    get the bear-off tables' value only when the network rates none of the other
+    plays; when the plays mix both, the network rates the home races too. Its ratings
+    of bear-ins are off the tables' by up to 0.1 (benchmarks/README.md, "Rollouts"),
+    so mixing the two scales made the player keep a checker out of home to stay on the
+    network's."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     hs = np.empty((n, h_ref.shape[0]), np.float32)
     rated = np.empty(n, np.int64)
+    tabled = np.empty(n, np.int64)
     m = 0
+    nt = 0
     for i in range(n):
-        if not exact_probs(kids[i], ctx, probs[i]):
+        how = exact_probs(kids[i], ctx, probs[i])
+        if how == 0:
+            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
+            rated[m] = i
+            m += 1
+        elif how == BY_TABLES:
+            tabled[nt] = i
+            nt += 1
+    if m > 0:
+        for t in range(nt):
+            i = tabled[t]
             hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
             rated[m] = i
             m += 1
@@ -333,6 +352,9 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
                 if pruning:
                     static_probs(gen[b:b + 1], 1, value, ctx, v)
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
+                elif exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
+                    # a home race the network ranked among others: valued by the tables
+                    _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
                 else:
                     _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
                 continue
@@ -376,7 +398,7 @@ def exact_batch(states, ctx, probs):
     n = states.shape[0]
     out = np.zeros(n, np.bool_)
     for i in range(n):
-        out[i] = exact_probs(states[i], ctx, probs[i])
+        out[i] = exact_probs(states[i], ctx, probs[i]) != 0
     return out
 
 
