@@ -94,42 +94,9 @@ def _add_row(h, w1t, i, v):
 
 
 @njit(**FAST)
-def _add_row2(h, w1t, i0, v0, i1, v1):
-    for j in range(h.shape[0]):
-        h[j] += v0 * w1t[i0, j] + v1 * w1t[i1, j]
-
-
-@njit(**FAST)
 def _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i3, v3):
     for j in range(h.shape[0]):
         h[j] += (v0 * w1t[i0, j] + v1 * w1t[i1, j]) + (v2 * w1t[i2, j] + v3 * w1t[i3, j])
-
-
-@njit(inline="always", **FAST)
-def _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2, i, v):
-    """Queue the row ``i`` (times ``v``) behind the ``m`` (0..3) rows held in
-    ``(i0, v0) .. (i2, v2)``; the fourth adds all four to ``h`` in one pass. Returns the
-    queue. A pass loads and stores ``h`` once, so four rows a pass store it a quarter
-    as often as a row a pass."""
-    if m == 0:
-        return 1, i, v, i1, v1, i2, v2
-    if m == 1:
-        return 2, i0, v0, i, v, i2, v2
-    if m == 2:
-        return 3, i0, v0, i1, v1, i, v
-    _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i, v)
-    return 0, i0, v0, i1, v1, i2, v2
-
-
-@njit(**FAST)
-def _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2):
-    """Add the ``m`` rows left in a :func:`_queue_row` queue."""
-    if m == 1:
-        _add_row(h, w1t, i0, v0)
-    elif m == 2:
-        _add_row2(h, w1t, i0, v0, i1, v1)
-    elif m == 3:
-        _add_row4(h, w1t, i0, v0, i1, v1, i2, v2, i2, np.float32(0.0))
 
 
 @njit(**FAST)
@@ -165,13 +132,10 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
     """Hidden pre-activations of state ``s`` into ``h``."""
     for j in range(h.shape[0]):       # a loop: numba's slice copy is ~10x slower here
         h[j] = b1[j]
-    i0 = i1 = i2 = 0
-    v0 = v1 = v2 = np.float32(0.0)
-    m = 0
     for k in range(cidx.shape[0]):
         if cval[k] != 0:
-            m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
-                                                   cidx[k], cval[k])
+            _add_row(h, w1t, cidx[k], cval[k])
+    _add_features(h, w1t, fidx, s)
     for slot in range(uidx.shape[0]):
         n = min(s[slot], MAX_COUNT - 1)
         for u in range(MAX_UNITS):
@@ -180,10 +144,7 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
                 break
             v = uval[slot, n, u]
             if v != 0:
-                m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
-                                                       i, v)
-    _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2)
-    _add_features(h, w1t, fidx, s)
+                _add_row(h, w1t, i, v)
 
 
 @njit(**FAST)
@@ -196,9 +157,6 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
     for j in range(h.shape[0]):
         h[j] = h_ref[j]
     _add_features(h, w1t, fidx, c)
-    i0 = i1 = i2 = 0
-    v0 = v1 = v2 = np.float32(0.0)
-    m = 0
     for slot in range(uidx.shape[0]):
         a = ref[slot]
         b = c[slot]
@@ -212,9 +170,7 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
                 break
             d = uval[slot, b, u] - uval[slot, a, u]
             if d != 0:
-                m, i0, v0, i1, v1, i2, v2 = _queue_row(h, w1t, m, i0, v0, i1, v1, i2, v2,
-                                                       i, d)
-    _flush_rows(h, w1t, m, i0, v0, i1, v1, i2, v2)
+                _add_row(h, w1t, i, d)
 
 
 @njit(**FAST)
