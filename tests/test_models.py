@@ -46,6 +46,25 @@ def test_backgammon_ships_its_pruning_network():
     assert Search.load("backgammon", model_path("backgammon")).evaluator.prune is None
 
 
+def test_backgammon_ships_its_race_network():
+    path = model_path("backgammon", "race")
+    assert path == ROOT / "models" / "backgammon.race.npz"
+    race = Network.load(path)
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["info"]["role"].startswith("race network") and card["info"]["train_commands"]
+    ev = Search.load("backgammon").evaluator
+    assert ev.race is not None and ev.race.sizes == race.sizes
+    # the races go to it, the rest to the network, home races to the tables
+    in_race = Position.from_literal("x 9:1 6:4 5:4 4:3 3:3; o 8:2 6:4 5:4 4:3 2:2")
+    contact = Position.start("backgammon")
+    assert ev.probabilities([in_race])[0] == pytest.approx(race.probabilities([in_race])[0],
+                                                           abs=1e-6)
+    assert ev.probabilities([contact])[0] == pytest.approx(
+        ev.network.probabilities([contact])[0], abs=1e-6)
+    # a model given by path, or race=False, goes without it
+    assert Search.load("backgammon", model_path("backgammon")).evaluator.race is None
+
+
 def _start_roll(variant):
     pos = Position.start(variant)
     return pos, (6, 4)

@@ -10,6 +10,7 @@ from engine import Position
 from engine.eval import bearoff
 from engine.eval.evaluator import Evaluator, NoModelError
 from engine.eval.network import Network
+from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result
@@ -44,34 +45,37 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
-def slow_ranking(rank, kids):
-    """Each kid's equity for its side to move as a choice among ``kids`` sees it: by
-    ``rank`` (an evaluator), except that when the network rates some of the kids, it
-    rates the home races among them too (the tables' value is kept for the kids of a
-    choice that are all home races or finished games)."""
+def slow_ranking(rank, kids, parent):
+    """Each kid's equity for its side to move as a choice among ``kids`` (the plays of
+    ``parent``) sees it: finished games by their result, and the rest by one network,
+    ``rank``'s race network when ``parent`` is a race and it has one, else its network;
+    home races get the bear-off tables' value only when every kid is a home race or a
+    finished game (else that network rates them too)."""
+    net = rank.race if rank.race is not None and is_race(parent) else rank.network
     values = np.asarray(rank.evaluate(kids), float)
+    rated = [i for i, k in enumerate(kids) if not _exact(rank, k)]
     tabled = [i for i, k in enumerate(kids)
               if result(k, rank.rules) is None and _exact(rank, k)]
-    if tabled and any(not _exact(rank, k) for k in kids):
-        values[tabled] = rank.network.evaluate([kids[i] for i in tabled])
+    if rated:
+        values[rated + tabled] = net.evaluate([kids[i] for i in rated + tabled])
     return values
 
 
 def slow_value(ev, pos, n, rank=None):
     """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply by
     ``rank`` (an evaluator; default ``ev``; :func:`slow_ranking`) and valued by
-    ``ev``."""
+    ``ev`` (its network, race network, bear-off tables or a finished game's result)."""
     rank = rank or ev
     if n == 0 or _exact(ev, pos):
         return ev.probabilities([pos])[0]
     if pos.pending:
         kids = successors(pos, None, ev.rules)
-        best = kids[int(np.argmax(slow_ranking(rank, kids)))]
+        best = kids[int(np.argmax(slow_ranking(rank, kids, pos)))]
         return slow_value(ev, best, n, rank)
     acc = np.zeros(5)
     for dice, w in ALL_21:
         kids = successors(pos, tuple(dice), ev.rules)
-        best = kids[int(np.argmin(slow_ranking(rank, kids)))]
+        best = kids[int(np.argmin(slow_ranking(rank, kids, pos)))]
         acc += w * flip_probs(slow_value(ev, best, n - 1, rank))
     return acc
 
@@ -109,8 +113,10 @@ def test_two_ply_evaluate_matches_the_slow_reference(search):
 
 
 def slow_pruned_value(ev, pos, n):
-    """:func:`slow_value` with plays ranked by the pruning network ``ev.prune``."""
-    small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False)
+    """:func:`slow_value` with plays ranked by the pruning network ``ev.prune`` (a
+    race's by the race network)."""
+    small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False,
+                      race=ev.race)
     return slow_value(ev, pos, n, small)
 
 
@@ -146,6 +152,64 @@ def test_pruning_network_must_fit_the_game():
     other = Network.create("portes", 8, rng=np.random.default_rng(1))
     with pytest.raises(NoModelError, match="pruning network for portes"):
         Evaluator(net, prune=other)
+
+
+@pytest.fixture(scope="module")
+def raced(search):
+    """The search's network with a race network of its own, and a pruning network."""
+    race = Network.create("backgammon", 8, rng=np.random.default_rng(13), scale=0.3)
+    small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
+    return Search(Evaluator(search.evaluator.network, bearoff=True, race=race, prune=small))
+
+
+def test_race_network_rates_the_races(search, raced):
+    ev = raced.evaluator
+    race = [p for p, _ in _golden("race", 3)]
+    contact = [p for p, _ in _golden("contact", 3)]
+    home = [Position.from_literal("x 6:3 5:2 4:2; o 6:2 5:3 3:1")]
+    assert all(is_race(p) for p in race + home) and not any(is_race(p) for p in contact)
+    assert bearoff.applies(home[0]) and not any(bearoff.applies(p) for p in race)
+    assert np.allclose(ev.probabilities(race), ev.race.probabilities(race), atol=1e-6)
+    assert np.allclose(ev.probabilities(contact), ev.network.probabilities(contact), atol=1e-6)
+    assert np.allclose(ev.probabilities(home), search.evaluator.probabilities(home))
+    # inside the search: replies to a race ranked and valued by the race network, a
+    # contact position's plays by the network (a play that leaves a race is valued by
+    # the race network one ply up), home races by the tables, as the slow reference
+    unpruned = Search(ev, SearchSettings(prune=False))
+    near = Position.from_literal("x 9:1 6:3 5:2 4:2; o 6:2 5:3 3:1")   # one checker out
+    for pos in race + contact[:2] + home + [near]:
+        got = unpruned.evaluate(pos, 1).probabilities
+        assert np.allclose(got, slow_value(ev, pos, 1), atol=2e-5), pos
+    assert np.allclose(unpruned.evaluate(race[0], 2).probabilities,
+                       slow_value(ev, race[0], 2), atol=2e-5)
+    for pos in (race[0], contact[0]):
+        assert np.allclose(raced.evaluate(pos, 1).probabilities,
+                           slow_pruned_value(ev, pos, 1), atol=2e-5)
+    # the race's plays at the root are rated by the race network
+    pos, dice = _golden("race", 1)[0]
+    got = {c.position.key(): c.equity for c in raced.analyse(pos, dice, ply=0).candidates}
+    kids = successors(pos, dice)
+    want = -slow_ranking(ev, kids, pos)
+    assert np.allclose([got[k.key()] for k in kids], want, atol=1e-5)
+
+
+def test_a_race_network_equal_to_the_network_changes_nothing(search):
+    ev = search.evaluator
+    same = Search(Evaluator(ev.network, bearoff=True, race=ev.network))
+    for pos in [p for p, _ in _golden("race", 2) + _golden("contact", 2)]:
+        for ply in (0, 1, 2):
+            assert np.allclose(same.evaluate(pos, ply).probabilities,
+                               search.evaluate(pos, ply).probabilities, atol=1e-5)
+
+
+def test_race_network_must_fit_the_game():
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(1))
+    other = Network.create("portes", 8, rng=np.random.default_rng(1))
+    with pytest.raises(NoModelError, match="race network for portes"):
+        Evaluator(net, race=other)
+    nardy = Network.create("long_nardy", 8, "nardy255", rng=np.random.default_rng(1))
+    with pytest.raises(NoModelError, match="needs backgammon's geometry"):
+        Evaluator(nardy, race=nardy)
 
 
 def test_three_ply_is_the_roll_average_of_two_ply_replies(search):

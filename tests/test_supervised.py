@@ -66,6 +66,18 @@ def test_selfplay_and_setup_sets_are_reproducible_and_round_trip(tmp_path):
     assert back.targets is None and back.info["parts"][0]["epsilon"] == 0.2
 
 
+def test_a_set_keeps_the_classes_asked_for(tmp_path):
+    s = setup_positions_set("backgammon", 200, seed=5)
+    races = s.of_classes(["race", "bearoff"])
+    assert 0 < len(races) < len(s)
+    assert set(races.klass.tolist()) <= {RACE, BEAROFF}
+    np.testing.assert_array_equal(races.states, s.states[np.isin(s.klass, [RACE, BEAROFF])])
+    back = PositionSet.load(races.save(tmp_path / "r.npz"))
+    assert back.info["classes"] == ["race", "bearoff"]
+    with pytest.raises(PositionSetError, match="class 'races': expected one of contact"):
+        s.of_classes(["races"])
+
+
 def test_bad_position_files_get_a_typed_error(tmp_path):
     with pytest.raises(PositionSetError, match="no such file"):
         PositionSet.load(tmp_path / "none.npz")

@@ -29,6 +29,7 @@ import numpy as np
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.network import atomic_savez, read_npz
+from engine.eval.evaluator import Evaluator, model_path
 from engine.search.nply import MAX_PLY, Search
 from training.positions import PositionSet, PositionSetError
 
@@ -38,12 +39,24 @@ CHUNK = 200
 _search: Search | None = None           # each worker's own
 
 
-def _init(model: str, variant: str, worker: bool = True) -> None:
+def _search_of(model: str | None, variant: str, race: bool) -> Search:
+    """The labelling search: ``model`` (None: the released one, with the game's pruning
+    and race networks; ``race`` False leaves the race network out)."""
+    return Search(Evaluator.load(variant, model, race=None if race else False), threads=1)
+
+
+def _race_file(model: str | None, variant: str, race: bool) -> str | None:
+    """The race network file the labelling search uses (:func:`_search_of`), or None."""
+    path = model_path(variant, "race")
+    return f"models/{path.name}" if race and model is None and path.exists() else None
+
+
+def _init(model: str | None, variant: str, worker: bool = True, race: bool = True) -> None:
     global _search
     if worker:                          # one thread per worker process
         for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ[k] = "1"
-    _search = Search.load(variant, model, threads=1)
+    _search = _search_of(model, variant, race)
 
 
 def _label(job):
@@ -54,9 +67,10 @@ def _label(job):
 
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
           parts: Path | None = None, chunk: int = CHUNK,
-          progress=None, backend=None) -> PositionSet:
+          progress=None, backend=None, race: bool = True) -> PositionSet:
     """``positions`` with their ``ply``-ply targets by ``model`` (default: the game's
-    released model). ``parts``: a folder for the finished chunks (resumable); None
+    released model, with its pruning and race networks; ``race`` False: without the
+    race network). ``parts``: a folder for the finished chunks (resumable); None
     keeps them in memory. ``progress(done)`` is called as chunks finish.
     ``backend``: None labels here (``workers`` processes), a
     :class:`engine.cluster.RayBackend` on its cluster (``workers`` is then unused); the
@@ -97,11 +111,11 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
 
     if backend is not None:
         if todo:
-            search = Search.load(positions.variant, model, threads=1)
+            search = _search_of(model, positions.variant, race)
             for lo, got in backend.values(search, [(j[0], j[1]) for j in todo], ply):
                 finished(lo, got)
     elif workers == 1:
-        _init(model, positions.variant, worker=False)
+        _init(model, positions.variant, worker=False, race=race)
         for job in todo:
             finished(*_label(job))
     elif todo:
@@ -110,13 +124,14 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         # instead of leaving the run waiting
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
                                  initializer=_init,
-                                 initargs=(model, positions.variant)) as pool:
+                                 initargs=(model, positions.variant, True, race)) as pool:
             for fut in as_completed([pool.submit(_label, job) for job in todo]):
                 finished(*fut.result())
     info = dict(positions.info)
     info["labels"] = {"by": "engine.search.nply.Search.values_of", "ply": ply,
                       "model": model or f"models/{positions.variant}.npz",
                       "filters": "default (SearchSettings)", "bearoff": True,
+                      "race_network": _race_file(model, positions.variant, race),
                       "positions": n, "labelled_now": int(sum(len(j[1]) for j in todo)),
                       "workers": workers if backend is None else repr(backend),
                       "seconds": round(time.time() - t, 1),
@@ -134,6 +149,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ply", type=int, default=2)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes of --backend local (default: every core)")
+    ap.add_argument("--no-race", action="store_true",
+                    help="search without the released race network")
     ap.add_argument("--out", required=True, help="labelled set (.npz)")
     add_cluster_arguments(ap, "--workers processes here; the labels do not depend on it")
     args = ap.parse_args(argv)
@@ -150,7 +167,7 @@ def main(argv=None) -> int:
 
         out = label(ps, args.model, args.ply, workers=args.workers,
                     parts=Path(str(args.out) + ".parts"), progress=progress,
-                    backend=backend)
+                    backend=backend, race=not args.no_race)
         bar.close()
         out.save(args.out)
     except NardyError as exc:

@@ -115,6 +115,19 @@ class PositionSet:
         """Positions per class name."""
         return {name: int((self.klass == k).sum()) for k, name in enumerate(CLASSES)}
 
+    def of_classes(self, names) -> "PositionSet":
+        """The positions of the classes ``names`` (:data:`CLASSES`); an unknown name
+        raises :class:`PositionSetError` naming it and the classes there are."""
+        codes = []
+        for name in names:
+            if name not in CLASSES:
+                raise PositionSetError(f"class {quote(name)}: expected one of "
+                                       f"{', '.join(CLASSES)}")
+            codes.append(CLASSES.index(name))
+        out = self.subset(np.isin(self.klass, codes))
+        out.info["classes"] = list(names)
+        return out
+
     def subset(self, rows: np.ndarray) -> "PositionSet":
         """The positions ``rows`` (indices or a mask), provenance kept."""
         return PositionSet(self.variant, self.states[rows], self.klass[rows],
@@ -269,6 +282,9 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", type=float, default=0.25,
                     help="share of the met positions kept")
     ap.add_argument("--setups", type=int, default=0, help="random set-ups added")
+    ap.add_argument("--classes", default="",
+                    help="keep only these classes, comma-separated (" + ", ".join(CLASSES)
+                    + "); default: all")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True, help="position-set file (.npz)")
     args = ap.parse_args(argv)
@@ -280,6 +296,8 @@ def main(argv=None) -> int:
         if args.setups > 0:
             parts.append(setup_positions_set(net.variant, args.setups, args.seed))
         ps = PositionSet.join(parts)
+        if args.classes:
+            ps = ps.of_classes([c.strip() for c in args.classes.split(",") if c.strip()])
         ps.save(args.out)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)

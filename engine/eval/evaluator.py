@@ -8,6 +8,9 @@ the five outputs of :data:`engine.rules.scoring.OUTPUTS`:
   (:mod:`engine.eval.bearoff`), where the game allows them (inside a search, a roll's
   plays that mix such races with plays the network must rate are all rated by the
   network, so that one choice is made on one scale: :mod:`engine.search.nply`);
+* any other race (no contact left; backgammon geometry) gets the game's *race network*
+  where it has one (``models/<variant>.race.npz``), trained on races alone against the
+  engine's own search over the bear-off tables (training/README.md);
 * anything else gets the network.
 
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
@@ -29,11 +32,12 @@ from engine._jit import FAST, njit
 from engine.errors import NardyError
 from engine.eval import bearoff as _bo
 from engine.eval.network import NetArrays, Network, hidden_full, output_probs
+from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules._layout import STATE_LEN
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
-from engine.rules.variants import Rules, get_rules
+from engine.rules.variants import HIT, OPPOSITE, Rules, get_rules
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 """Where released models live: ``models/<variant>.npz`` with a ``.json`` card."""
@@ -73,6 +77,10 @@ class Context(NamedTuple):
     """... and each within this equity of the best."""
     rank: NetArrays
     """The network that ranks plays inside a search."""
+    race: NetArrays
+    """The race network (the network itself when ``racing`` is off)."""
+    racing: bool
+    """Whether races (no contact, not a home race the tables value) get ``race``."""
     walk: AnyWalk | DirectWalk
     """The move generator's marker (:func:`engine.movegen._core.walk_for`): a search of
     backgammon compiles the direct walk alone."""
@@ -88,9 +96,14 @@ class NoModelError(NardyError):
     code = "no_model"
 
 
+ROLES = ("prune", "race")
+"""Networks a game may have beside its main one (:func:`model_path`)."""
+
+
 def model_path(variant: str, role: str = "") -> Path:
     """``models/<variant>.npz`` of the project (``$NARDY_MODELS`` overrides the folder);
-    with ``role="prune"`` the game's pruning network, ``models/<variant>.prune.npz``."""
+    with ``role="prune"`` the game's pruning network, ``models/<variant>.prune.npz``;
+    with ``role="race"`` its race network, ``models/<variant>.race.npz``."""
     get_rules(variant)
     folder = Path(os.environ.get("NARDY_MODELS") or MODELS_DIR)
     return folder / (f"{variant}.{role}.npz" if role else f"{variant}.npz")
@@ -129,16 +142,26 @@ def exact_probs(s, ctx, o):
     return 0
 
 
+@njit(cache=True)
+def races(s, ctx):
+    """Whether ``ctx``'s race network rates ``s`` (a race, with a race network on;
+    ``s`` not valued exactly, :func:`exact_probs`)."""
+    return ctx.racing and _is_race(s)
+
+
 @njit(**FAST)
 def static_probs(states, n, net, ctx, probs):
-    """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``."""
-    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
-    nh = b1.shape[0]
-    h = np.empty(nh, np.float32)
+    """Outputs of rows ``states[:n]`` for each one's side to move, into ``probs``: the
+    exact result, the bear-off tables, the race network (:func:`races`) or ``net``."""
+    h_net = np.empty(net.b1.shape[0], np.float32)
+    h_race = np.empty(ctx.race.b1.shape[0], np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     o = np.empty(N_OUTPUTS)
     for r in range(n):
         if not exact_probs(states[r], ctx, o):
+            raced = races(states[r], ctx)
+            w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = ctx.race if raced else net
+            h = h_race if raced else h_net
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             output_probs(h, w2, b2, o32)
             for k in range(N_OUTPUTS):
@@ -158,7 +181,7 @@ class Evaluator:
 
     def __init__(self, network: Network, rules: Rules | None = None,
                  bearoff: "_bo.BearoffDB | bool | None" = True,
-                 prune: Network | None = None):
+                 prune: Network | None = None, race: Network | None = None):
         self.network = network
         """The value network (its ``variant`` names the game)."""
         self.rules = rules or get_rules(network.variant)
@@ -166,9 +189,14 @@ class Evaluator:
         if self.rules.variant != network.variant:
             raise NoModelError(f"network for {network.variant} cannot rate "
                                f"{self.rules.variant}")
-        if prune is not None and prune.variant != network.variant:
-            raise NoModelError(f"pruning network for {prune.variant} cannot serve a "
-                               f"{network.variant} network")
+        for role, other in (("pruning", prune), ("race", race)):
+            if other is not None and other.variant != network.variant:
+                raise NoModelError(f"{role} network for {other.variant} cannot serve a "
+                                   f"{network.variant} network")
+        if race is not None and not _race_geometry(self.rules):
+            raise NoModelError(f"a race network needs backgammon's geometry (sides moving "
+                               f"in opposite directions, hitting); {self.rules.variant} "
+                               f"has none")
         if bearoff is True:
             bearoff = _bo.load() if _bo.covers(self.rules) else None
         elif bearoff is False:
@@ -179,28 +207,36 @@ class Evaluator:
         """A cheaper network that picks the plays inside an n-ply search (GNU
         Backgammon's pruning nets): each roll's plays are ranked by it and only the one
         picked is rated by :attr:`network`. None: the search ranks with the network."""
+        self.race = race
+        """The race network that rates races (no contact; home races excepted, which
+        the bear-off tables value) in place of :attr:`network`, or None."""
         self._net = NetArrays.of(network)
         self._prune_net = self._net if prune is None else NetArrays.of(prune)
+        self._race_net = self._net if race is None else NetArrays.of(race)
         self._ctx: dict[tuple, Context] = {}
 
     @classmethod
     def load(cls, variant: str, path: str | os.PathLike | None = None,
              bearoff: bool = True, rules: Rules | None = None,
-             prune: str | os.PathLike | bool | None = None) -> "Evaluator":
+             prune: str | os.PathLike | bool | None = None,
+             race: str | os.PathLike | bool | None = None) -> "Evaluator":
         """The evaluator of ``variant`` from ``models/<variant>.npz`` (or ``path``);
         raises :class:`NoModelError` for a game without a trained model.
 
-        ``prune``: a pruning network's file; True or None (the default) take the
-        game's released one, ``models/<variant>.prune.npz``, when the released model
-        is loaded and that file exists; False: none."""
-        if prune is None or prune is True:
-            released = model_path(variant, "prune")
-            wanted = prune is True or path is None
-            prune = released if wanted and released.exists() else None
-        elif prune is False:
-            prune = None
-        return cls(load_network(variant, path), rules, bearoff,
-                   load_network(variant, prune) if prune is not None else None)
+        ``prune``, ``race``: a pruning network's file, a race network's file; True or
+        None (the default) take the game's released one, ``models/<variant>.prune.npz``
+        or ``models/<variant>.race.npz``, when the released model is loaded and that
+        file exists; False: none."""
+        extra = {}
+        for role, given in (("prune", prune), ("race", race)):
+            if given is None or given is True:
+                released = model_path(variant, role)
+                wanted = given is True or path is None
+                given = released if wanted and released.exists() else None
+            elif given is False:
+                given = None
+            extra[role] = load_network(variant, given) if given is not None else None
+        return cls(load_network(variant, path), rules, bearoff, extra["prune"], extra["race"])
 
     @property
     def variant(self) -> str:
@@ -233,7 +269,7 @@ class Evaluator:
         ctx = Context(self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
                       db is not None, pruning, np.zeros(N_STATS, np.int64), new_scratch(),
                       rkeep, rwithin, self._prune_net if pruning else self._net,
-                      walk_for(self.rules.table()))
+                      self._race_net, self.race is not None, walk_for(self.rules.table()))
         self._ctx[key] = ctx
         return self._net, ctx
 
@@ -259,4 +295,11 @@ class Evaluator:
     def __repr__(self) -> str:
         db = "bear-off tables" if self.bearoff is not None else "no bear-off tables"
         pr = f", pruning {self.prune.sizes}" if self.prune is not None else ""
-        return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}>"
+        rc = f", race {self.race.sizes}" if self.race is not None else ""
+        return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}{rc}>"
+
+
+def _race_geometry(rules: Rules) -> bool:
+    """Whether the game's races are backgammon's, which :func:`races` tells apart: the
+    sides move in opposite directions and hit (backgammon, portes)."""
+    return rules.geometry == OPPOSITE and rules.meet == HIT

@@ -3,7 +3,8 @@
 Plies are counted as GNU Backgammon counts them:
 
 * **0-ply**: a position is rated statically (:mod:`engine.eval.evaluator`: the network, the
-  exact result of a finished game, or the bear-off tables of a home race);
+  exact result of a finished game, the bear-off tables of a home race, or the race
+  network of any other race where the game has one);
 * **n-ply** value of a position before its side to move rolls: the average over the 21
   rolls (doubles 1/36, others 2/36) of the mover's best play for that roll, each play
   valued at (n - 1)-ply;
@@ -46,7 +47,14 @@ import numpy as np
 
 from engine._jit import FAST, announce_compile, copy_items, copy_rows, njit
 from engine.errors import NardyError, quote
-from engine.eval.evaluator import BY_TABLES, S_STATIC, Evaluator, exact_probs, static_probs
+from engine.eval.evaluator import (
+    BY_TABLES,
+    S_STATIC,
+    Evaluator,
+    exact_probs,
+    races,
+    static_probs,
+)
 from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads
@@ -313,6 +321,11 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     seen from the player who rolled and weighted by the roll's chance. This is the last
     level of every search, where most of the work is, so it is done in one pass.
 
+    A state that is a race (:func:`engine.eval.evaluator.races`: no contact, a race
+    network on) has its plays ranked and rated by ``ctx.race`` instead of ``net``
+    (every play of a race is a race); a play that breaks contact is ranked among its
+    roll's others by ``net``, and valued one ply up by the race network.
+
     Runs without the GIL: :class:`Search` gives each thread its own ``ctx`` statistics
     and move-generator work space."""
     ns = states.shape[0]
@@ -321,6 +334,7 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     nh = net.b1.shape[0]
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
+    h_race = np.empty(ctx.race.b1.shape[0], np.float32)
     gen = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
@@ -341,19 +355,24 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
         s = states[i]
         first = i if paired else 0
         segment = rolls[first, 0] == 0
-        _node_ref(s, segment, net, ref, h_ref)
+        raced = races(s, ctx)            # a race: every play is one, the race network's
+        here = ctx.race if raced else net
+        h_here = h_race if raced else h_ref
+        _node_ref(s, segment, here, ref, h_here)
         for r in range(first, first + nr):
             n, gen = turn(ctx.walk, s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
                           beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
-            _rate_children(ref, h_ref, segment, gen, n, net, ctx, probs, eq)
+            _rate_children(ref, h_here, segment, gen, n, here, ctx, probs, eq)
             if average:
                 b = _argmax(eq, n)
-                if pruning:
-                    static_probs(gen[b:b + 1], 1, value, ctx, v)
+                if exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
+                    # a home race ranked among others: valued by the tables
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
-                elif exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
-                    # a home race the network ranked among others: valued by the tables
+                elif (pruning and not raced) or (not raced and races(gen[b], ctx)):
+                    # the pruning network's pick, or a play that leaves a race: valued
+                    # by the network, or the race network (static_probs picks)
+                    static_probs(gen[b:b + 1], 1, value, ctx, v)
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
                 else:
                     _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
