@@ -73,9 +73,26 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text):,} chars)"
 
 
+def _json_spelling(value: object) -> str | None:
+    """``value`` as JSON writes it when that differs from Python's spelling and the
+    value is plain: ``null``, ``true``, ``false``, and a list or tuple of numbers and
+    those (``[true, 1]``); None for anything else (left to ``repr``)."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, (list, tuple)) and len(value) <= 64 and all(
+            v is None or isinstance(v, (bool, int, float)) for v in value) and any(
+            v is None or isinstance(v, bool) for v in value):
+        return "[" + ", ".join(_json_spelling(v) or repr(v) for v in value) + "]"
+    return None
+
+
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """``repr(value)`` for an error message, cut by :func:`clip`. Every error that
-    quotes its input quotes it through here."""
+    """``repr(value)`` for an error message, cut by :func:`clip`, with JSON's spelling
+    of null and booleans (the protocol and the CLI read JSON; Python callers read
+    both). Every error that quotes its input quotes it through here."""
+    plain = _json_spelling(value)
+    if plain is not None:
+        return plain
     try:
         text = repr(value)
     except RecursionError:               # a list nested thousands deep

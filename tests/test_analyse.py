@@ -88,6 +88,27 @@ def test_bad_input_is_an_error(models, capsys):
     assert code == 2 and "71" in err
 
 
+def test_a_model_asked_for_must_exist(models, capsys):
+    code, out, err = run(capsys, "--position", "start", "--dice", "31", "--model",
+                         str(models / "none.npz"))
+    assert code == 2 and out == "" and "none.npz' does not exist" in err
+
+
+def test_a_finished_game_has_no_plays(models, capsys):
+    over = Position.start().to_json()
+    over["them"], over["bar"], over["off"] = [0] * 24, [0, 0], [0, 15]
+    for extra in ((), ("--ply", "2"), ("--rollout", "--trials", "36")):
+        code, out, err = run(capsys, "--position", json.dumps(over), "--dice", "31", *extra)
+        assert code == 2 and out == "", extra
+        assert "the game is over (won by the opponent, backgammon, 3 point(s))" in err
+    for cmd in ("moves", "best"):
+        reply = ask(cmd=cmd, position=over, dice=[3, 1])
+        assert reply["error"]["code"] == "invalid_position", reply
+        assert "the game is over" in reply["error"]["message"]
+    # its value before a roll is its result
+    assert ask(cmd="evaluate", position=over)["equity"] == -3.0
+
+
 def test_dice_with_a_stray_sign_are_an_error(models, capsys):
     """Regression: ``--dice -31`` was read as 3-1."""
     for text in ("-31", "3-1-", "3--1"):

@@ -150,6 +150,23 @@ def test_bad_cluster_settings_get_a_clear_error(backend, tmp_path, capsys):
         RayTrainer(build_state(args), tmp_path / "y", 2, None, 0)
 
 
+def test_an_address_that_does_not_answer_is_an_error_at_once():
+    import socket
+    import time
+
+    from engine.cluster import _reachable
+    with socket.socket() as sock:                 # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    t = time.time()
+    with pytest.raises(ConnectionError, match=f"no answer from 127.0.0.1:{port}"):
+        _reachable(f"127.0.0.1:{port}")
+    with pytest.raises(ValueError, match="expected 'auto' or host:port"):
+        _reachable("nonsense")
+    assert time.time() - t < 10
+    _reachable("auto")                            # left to Ray
+
+
 def test_the_protocol_rolls_out_on_ray_when_started_so(backend, monkeypatch):
     import io
     import json

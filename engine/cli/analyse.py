@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from engine.cli._common import non_negative_int
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
-from engine.errors import NardyError
+from engine.errors import DiceError, NardyError
 from engine.eval.evaluator import NoModelError, model_path
 from engine.movegen.generate import successors
 from engine.notation.board import render
@@ -39,6 +39,7 @@ from engine.notation.movetext import format_move
 from engine.notation.parse import parse_position
 from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
+from engine.rules.scoring import check_game_on
 from engine.rules.variants import VARIANTS
 from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search, check_ply
 from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
@@ -135,9 +136,16 @@ def main(argv=None) -> int:
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
+    if args.stop is not None and not 0 < args.stop < 100:       # also catches nan
+        parser.error(f"--stop {args.stop}: expected a number of standard errors between 0 "
+                     f"and 100")
     try:
         check_ply(args.ply)
         pos, info = parse_position(args.position, args.variant)
+        if args.dice is not None and pos.pending:
+            raise DiceError(f"--dice {args.dice}: the position has pending dice "
+                            f"{'-'.join(map(str, pos.pending))} to play first; leave out "
+                            f"--dice")
         if args.dice is not None:
             dice = parse_dice(args.dice)
         elif pos.pending:
@@ -147,16 +155,19 @@ def main(argv=None) -> int:
         else:
             dice = "evaluate"
         if dice != "evaluate":
+            check_game_on(pos)
             dice = check_dice(dice, pos.pending)
         try:
             search = Search.load(pos.variant, args.model)
             note = None
         except NoModelError as exc:
+            if args.model is not None:        # a model asked for by name must be there
+                raise
             search, note = None, str(exc)
         if args.rollout:
             if search is None:
                 raise NoModelError(f"{note}: a rollout needs one")
-            return _rollout(args, pos, info, None if dice == "evaluate" else dice, search)
+            return _rollout(args, pos, info, dice, search)
         if search is None:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
@@ -217,8 +228,9 @@ def format_rollout(r: RolloutResult, label: str = "") -> list[str]:
 
 
 def _rollout(args, pos: Position, info, dice, search: Search) -> int:
-    """``--rollout``: print (or write as JSON) the rollout of the position or of the
-    roll's candidates."""
+    """``--rollout``: print (or write as JSON) the rollout of the position before its
+    roll (``dice`` ``"evaluate"``) or of the candidates of a roll (``dice``; None: a
+    pending segment's)."""
     from tqdm import tqdm
 
     from engine.cube.decision import CubeState
@@ -236,14 +248,14 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
         bar.update(done - bar.n)
 
     try:
-        if dice is None:
+        if dice == "evaluate":
             result = engine.position(pos, settings, progress, cube=cube)
         else:
             result = engine.candidates(pos, dice, args.candidates, settings, progress,
                                        cube=cube)
     finally:
         bar.close()
-    done = result.trials if dice is None else result[0].result.trials
+    done = result.trials if dice == "evaluate" else result[0].result.trials
     how = (f"{done} trials" + (f" (stopped early of {settings.trials})"
                                if done < settings.trials else "") + ", "
            + (f"truncated after {settings.truncate} rolls" if settings.truncate
@@ -256,7 +268,7 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
                "truncate": settings.truncate, "ply": settings.ply, "seed": settings.seed,
                "variance_reduction": settings.variance_reduction,
                "cubeful": cube is not None}}
-        if dice is None:
+        if dice == "evaluate":
             out.update(result.to_json())
         else:
             out["dice"] = list(dice) if dice else None
@@ -266,7 +278,7 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
     if args.board:
         print(render(pos))
         print()
-    if dice is None:
+    if dice == "evaluate":
         print(f"{pos.variant}, rollout before the roll: {how}")
         print("\n".join(format_rollout(result, "       ")))
         return 0

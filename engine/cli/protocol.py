@@ -25,6 +25,7 @@ from engine.movegen.keys import key_order, keys_sha256
 from engine.notation.parse import parse_position
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
+from engine.rules.scoring import check_game_on
 
 DEFAULT_LIMIT = 100_000
 """``limit`` of ``moves`` and ``best`` when the request has none."""
@@ -53,6 +54,7 @@ def _limit(req: dict) -> int:
 def cmd_moves(req: dict) -> dict:
     """``moves``: every distinct legal successor, with its move text."""
     pos = _position(req)
+    check_game_on(pos)
     dice = check_dice(field(req, "dice"), pos.pending)
     limit = _limit(req)
     arrays = successor_arrays(pos, dice)

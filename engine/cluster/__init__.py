@@ -53,6 +53,28 @@ def ray_module():
     return ray
 
 
+REACH_SECONDS = 5.0
+"""How long :func:`connect` waits for a cluster's address to answer before it gives up
+(Ray's own client retries for minutes)."""
+
+
+def _reachable(address: str) -> None:
+    """Raise :class:`ConnectionError` unless ``host:port`` (``ray://`` allowed) takes a
+    TCP connection within :data:`REACH_SECONDS`; ``auto`` is left to Ray."""
+    import socket
+    if address == "auto":
+        return
+    where = address.split("://", 1)[-1]
+    host, sep, port = where.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected 'auto' or host:port, got {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), REACH_SECONDS).close()
+    except OSError as exc:
+        raise ConnectionError(f"no answer from {where} within {REACH_SECONDS:g} s "
+                              f"({exc.strerror or type(exc).__name__})") from None
+
+
 def connect(address: str | None = None, num_cpus: int | None = None):
     """Ray, initialised once per process: joined to the cluster at ``address``
     (``"auto"``: the one ``ray start`` runs on this machine; ``"host:port"``), or with
@@ -77,6 +99,7 @@ def connect(address: str | None = None, num_cpus: int | None = None):
                 env["NUMBA_CACHE_DIR"] = os.environ["NUMBA_CACHE_DIR"]
             ray.init(num_cpus=num_cpus, runtime_env={"env_vars": env}, **kwargs)
         else:
+            _reachable(address)
             ray.init(address=address, runtime_env={"env_vars": dict(WORKER_ENV)}, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ClusterError(f"cannot reach a Ray cluster at {address!r}: "
@@ -90,9 +113,9 @@ _searches: dict[str, Any] = {}          # token -> Search, in each worker proces
 
 
 class ModelSpec:
-    """What a worker needs to build the driver's search: the networks' arrays, the
-    rules and whether the bear-off tables are on; ``token`` names it in the workers'
-    caches."""
+    """What a worker needs to build the driver's search: the networks' arrays (the
+    network, its pruning and race networks), the rules and whether the bear-off tables
+    are on; ``token`` names it in the workers' caches."""
 
     def __init__(self, search) -> None:
         ev = search.evaluator
@@ -100,6 +123,7 @@ class ModelSpec:
         self.rules = ev.rules
         self.network = ev.network.file_arrays()
         self.prune = ev.prune.file_arrays() if ev.prune is not None else None
+        self.race = ev.race.file_arrays() if ev.race is not None else None
         self.bearoff = ev.bearoff is not None
 
     def search(self):
@@ -111,8 +135,10 @@ class ModelSpec:
             from engine.search.nply import Search
             prune = (Network.from_arrays(self.prune, "pruning network")
                      if self.prune is not None else None)
+            race = (Network.from_arrays(self.race, "race network")
+                    if getattr(self, "race", None) is not None else None)
             ev = Evaluator(Network.from_arrays(self.network, "network"), self.rules,
-                           self.bearoff, prune)
+                           self.bearoff, prune, race)
             got = Search(ev, threads=1)
             while len(_searches) >= KEPT:
                 _searches.pop(next(iter(_searches)))

@@ -110,13 +110,13 @@ def check_dice(dice: object, pending: Sequence[int] | None = None) -> tuple[int,
                   for d in dice)):
         roll = (int(dice[0]), int(dice[1]))
     elif dice is None and pending is not None:
-        raise DiceError("dice = None (JSON null) plays a gul bara pending segment, but the "
+        raise DiceError("dice = null plays a gul bara pending segment, but the "
                         "position has no pending dice; expected two integers 1..6")
     else:
         raise DiceError(f"dice = {quote(dice)}: expected two integers 1..6")
     if pending:
         raise DiceError(f"dice = {list(roll)}: the position has pending dice "
-                        f"{list(pending)} to play first; expected None (JSON null)")
+                        f"{list(pending)} to play first; expected null (no dice)")
     return roll
 
 

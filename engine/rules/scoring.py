@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine._jit import njit
+from engine.errors import PositionError
 from engine.rules import _layout as L
 from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import MOTHER_DEFERRED, MOTHER_IMMEDIATE, Rules, get_rules
@@ -120,6 +121,18 @@ def result(position: Position, rules: Rules | None = None) -> GameResult | None:
         if rules.home_mars and bar == 0 and not any(board[6:24]):
             kind = Kind.HOME_MARS
     return GameResult(winner, _POINTS[kind], kind)
+
+
+def check_game_on(position: Position, rules: Rules | None = None) -> None:
+    """Raise :class:`engine.errors.PositionError` when ``position`` is a finished game
+    (:func:`result`): it has no plays to list or rate, and no roll to play."""
+    done = result(position, rules)
+    if done is None:
+        return
+    who = ("drawn" if done.winner is None else
+           "won by the side to move" if done.winner == 0 else "won by the opponent")
+    raise PositionError(f"the game is over ({who}, {done.kind.name.lower()}, {done.points} "
+                        f"point(s)): a finished position has no plays")
 
 
 @njit(cache=True)

@@ -61,7 +61,7 @@ from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equities, equity, flip_probs
+from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
 
 MAX_PLY = 3
 """Deepest search offered (:func:`check_ply`)."""
@@ -753,6 +753,7 @@ class Search:
         candidates get move text and objects (all are still rated)."""
         from engine.notation.movetext import format_move
         self._check(position)
+        check_game_on(position, self.evaluator.rules)
         settings = self._settings(ply, settings)
         d = check_dice(dice, position.pending)
         kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)

@@ -618,8 +618,11 @@ class Rollout:
         self.search._check(position)
         self._check_cube(position, cube)
         if position.pending:
-            raise RolloutError("position has pending dice: roll out the plays of its "
-                               "segment with candidates(position, None)")
+            raise RolloutError(f"position has pending dice "
+                               f"{'-'.join(map(str, position.pending))}: no roll comes "
+                               f"before them; roll out the plays of its segment instead "
+                               f"(protocol: \"dice\": null; Python: "
+                               f"candidates(position, None))")
         plain, luck, evaluated, cf = self._run(position.to_array()[None, :], settings,
                                                progress, None, cube, table)
         cubeful = (cf[0][0], cf[1][0], cube, cf[2]) if cf is not None else None
