@@ -175,7 +175,15 @@ def test_the_protocol_rollout_command():
     bad = _ask({"id": 2, "cmd": "rollout", "position": "start", "trials": 0})
     assert bad["error"]["code"] == "invalid" and "trials" in bad["error"]["message"]
     bad = _ask({"cmd": "rollout", "position": "start", "ply": 3})
-    assert "ply" in bad["error"]["message"]
+    assert bad["error"]["code"] == "invalid_ply" and "ply" in bad["error"]["message"]
+    bad = _ask({"cmd": "rollout", "position": Position.start("plakoto").to_json(),
+                "cubeful": True})
+    assert bad["error"]["code"] == "invalid_cube", bad
+    pending = {"variant": "gul_bara", "me": [5, 0, 3] + [0] * 14 + [1, 0, 0, 0, 0, 0, 6],
+               "them": [11, 1, 1, 1, 0, 0, 0, 0, 0, 1] + [0] * 14, "turns": [23, 24],
+               "pending": [4, 5, 5, 5, 5, 6, 6, 6, 6]}
+    bad = _ask({"cmd": "rollout", "position": pending, "trials": 36})
+    assert '"dice": null' in bad["error"]["message"]
 
 
 def test_the_analyse_rollout_command_line(capsys):

@@ -39,6 +39,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from engine.cube.decision import (
+    CubeError,
     CubeState,
     cube_decision,
     cube_efficiency,
@@ -69,6 +70,19 @@ Z95 = 1.959964
 
 class RolloutError(NardyError):
     """Bad rollout settings (which field, what was expected)."""
+
+
+class RolloutPlyError(RolloutError):
+    """The checker play's depth inside a rollout out of range (the code every ``ply``
+    error has)."""
+
+    code = "invalid_ply"
+
+
+class RolloutCubeError(RolloutError, CubeError):
+    """A cubeful rollout the cube rules do not allow (a game without a cube)."""
+
+    code = "invalid_cube"
 
 
 def _whole(name: str, value, lo: int, hi: int) -> int:
@@ -102,7 +116,10 @@ class RolloutSettings:
     def __post_init__(self) -> None:
         _whole("trials", self.trials, 1, MAX_TRIALS)
         _whole("truncate", self.truncate, 0, 10_000)
-        _whole("ply", self.ply, 0, MAX_PLY_INSIDE)
+        try:
+            _whole("ply", self.ply, 0, MAX_PLY_INSIDE)
+        except RolloutError as exc:
+            raise RolloutPlyError(str(exc)) from None
         _whole("seed", self.seed, 0, 2**63 - 1)
         for name in ("variance_reduction", "bearoff"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
@@ -598,8 +615,8 @@ class Rollout:
         if cube is None:
             return
         if position.variant != "backgammon":
-            raise RolloutError(f"a cubeful rollout of {position.variant}: only backgammon "
-                               f"has a cube")
+            raise RolloutCubeError(f"a cubeful rollout of {position.variant}: only "
+                                   f"backgammon has a cube")
         if not isinstance(cube, CubeState):
             raise RolloutError(f"cube = {quote(cube)}: expected a CubeState")
 
