@@ -321,6 +321,19 @@ def test_cli_text_and_json(capsys):
     assert j["action"] == "no_double" and not j["cube_available"]
     assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0,0,0,0",
                  "--score", "1,2"]) == 2
+    capsys.readouterr()
+    # options that would be ignored are errors that name them
+    probs = ["--probabilities", "0.6,0.1,0,0.05,0"]
+    for extra, said in ((["--match", "5", "--jacoby"], "the Jacoby rule is a money-play"),
+                        (["--match", "0", "--score", "1,1"], "--score / --crawford need a"),
+                        (["--match", "0", "--crawford"], "--score / --crawford need a"),
+                        (["--ply", "2"], "--ply 2 with --probabilities")):
+        assert main(["--position", "4HPwATDgc/ABMA", *probs, *extra]) == 2, extra
+        assert said in capsys.readouterr().err
+    # a new match length keeps the score the ID holds
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:1:0:5:10"
+    assert main(["--position", xgid, *probs, "--match", "7"]) == 0
+    assert "Match to 7, score 2-1" in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------- beavers

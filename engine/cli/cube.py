@@ -115,6 +115,8 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
         raise CubeError(f"beavers {quote(beavers)}: expected true or false")
     if beavers and length:
         raise MatchError("beavers: true in match play: beavers are a money-play option")
+    if "jacoby" in req and jacoby and length:
+        raise MatchError("jacoby: true in match play: the Jacoby rule is a money-play option")
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
@@ -225,7 +227,8 @@ def main(argv=None) -> int:
                          "Position JSON")
     ap.add_argument("--cube-value", type=int, help="cube value (default: from the ID, else 1)")
     ap.add_argument("--cube-owner", choices=("me", "them", "centre", "center"),
-                    help="who owns the cube (default: from the ID, else centre)")
+                    help="who owns the cube (default: from the ID; else centre for a cube "
+                         "at 1, and the side on roll for --cube-value above 1)")
     ap.add_argument("--match", type=int, help="match length (0 or absent: money)")
     ap.add_argument("--score", default=None, help="score as me,them (match play)")
     ap.add_argument("--crawford", action="store_true", help="this is the Crawford game")
@@ -260,21 +263,26 @@ def main(argv=None) -> int:
             if value is None:
                 value = 1 if owner.startswith("cent") else max(base.value, 2)
             req["cube"] = {"value": value, "owner": owner}
-        if args.match is not None:
-            if args.match == 0:
-                req["match"] = None
-            else:
-                score = _parse_score(args.score) if args.score else (0, 0)
-                req["match"] = {"length": args.match, "score": list(score),
-                                "crawford": args.crawford}
+        if args.match is not None and args.match != 0:
+            if args.score:
+                score = _parse_score(args.score)
+            else:                           # the ID's score, where it holds a match
+                score = base.score if base.match_length else (0, 0)
+            req["match"] = {"length": args.match, "score": list(score),
+                            "crawford": args.crawford}
         elif args.score or args.crawford:
-            raise MatchError("--score / --crawford need --match LENGTH")
+            raise MatchError("--score / --crawford need a match: --match LENGTH (1 or more)")
+        elif args.match == 0:
+            req["match"] = None
         if args.jacoby is not None:
             req["jacoby"] = args.jacoby
         if args.beavers is not None:
             req["beavers"] = args.beavers
         state = state_from_request(req, info)
         ply = check_ply(args.ply)
+        if args.probabilities is not None and ply != 0:
+            raise CubeError(f"--ply {ply} with --probabilities: the probabilities are given, "
+                            f"no search runs; leave out --ply")
         if args.probabilities is not None:
             probs = _parse_probs(args.probabilities)
             fn: ProbabilityFn = lambda position, p: probs  # noqa: E731
