@@ -37,15 +37,15 @@ def test_check_dice_takes_a_roll_in_the_order_given():
 @pytest.mark.parametrize("dice, pending, message", [
     ((0, 1), None, "dice = (0, 1): expected two integers 1..6"),
     ([3, 7], (), "dice = [3, 7]: expected two integers 1..6"),
-    ((True, 1), (), "dice = (True, 1): expected two integers 1..6"),
+    ((True, 1), (), "dice = [true, 1]: expected two integers 1..6"),
     ((3.0, 1), (), "dice = (3.0, 1): expected two integers 1..6"),
     ("31", (), "dice = '31': expected two integers 1..6"),
     ((3, 1, 2), (), "dice = (3, 1, 2): expected two integers 1..6"),
-    (None, None, "dice = None: expected two integers 1..6"),
-    (None, (), "dice = None (JSON null) plays a gul bara pending segment, but the position "
+    (None, None, "dice = null: expected two integers 1..6"),
+    (None, (), "dice = null plays a gul bara pending segment, but the position "
                "has no pending dice; expected two integers 1..6"),
     ((3, 1), (4, 5), "dice = [3, 1]: the position has pending dice [4, 5] to play first; "
-                     "expected None (JSON null)"),
+                     "expected null (no dice)"),
 ])
 def test_check_dice_refuses(dice, pending, message):
     with pytest.raises(DiceError) as exc:

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from engine import DiceError, Position, get_rules, successors
+from engine.errors import quote
 from engine.movegen._core import _cascade_turn
 from engine.play.game import ERRORS, opening_roll, play, play_game, playouts
 from engine.play.players import GreedyPlayer, Player, PubEvalPlayer, RandomPlayer
@@ -68,7 +69,7 @@ def test_dice_value_type():
     assert Dice(4, 4).moves() == (4, 4, 4, 4) and Dice(2, 6).moves() == (6, 2)
     assert Dice.of("31") == Dice.of("1-3") == Dice.of([3, 1]) == Dice.of(Dice(3, 1))
     for bad in [(0, 1), (7, 2), (True, 1), (1.5, 2)]:
-        with pytest.raises(DiceError, match=repr(bad[0])):
+        with pytest.raises(DiceError, match=quote(bad[0])):       # True as JSON: true
             Dice(*bad)
     for bad in ["71", "3", "abc", (1, 2, 3), None]:
         with pytest.raises(DiceError):

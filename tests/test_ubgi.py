@@ -337,6 +337,7 @@ BAD = [
     ("hello", "bad_command"), ("UBGI", "bad_command"), ("ubgi now", "bad_command"),
     ("go", "bad_state"), ("go cube", "bad_state"), ("go sideways", "bad_command"),
     ("go depth 9", "bad_value"), ("go depth", "bad_command"), ("go role dance", "bad_command"),
+    ("go depth 1 depth 2", "bad_command"),
     ("dice 0 3", "bad_value"), ("dice 3", "bad_command"), ("dice a b", "bad_value"),
     ("position", "bad_command"), ("position fen x", "bad_command"),
     ("position gnubgid", "bad_command"), ("position gnubgid not-an-id", "bad_value"),
@@ -366,6 +367,7 @@ def test_every_bad_line_gets_one_error_and_the_session_goes_on():
         assert len(out) == 1 and ERROR.fullmatch(out[0]), (line, out)
         assert out[0].split()[1] == code, (line, out)
         assert len(out[0]) < 600
+    assert "expected an integer 0 or more" in s.handle("setscore -1 0")[0]
     silent(s, "position start", "dice 3 1")
     assert answer(s, "go", "bestmove") == "8/5 6/5"
     assert s.handle("") == [] and s.handle("   ") == []

@@ -151,7 +151,8 @@ _V01_OPTIONS = {"Threads": "engine.threads", "Seed": "engine.seed",
 def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
     digits = text[1:] if text.startswith("+") else text
     if not (digits.isascii() and digits.isdigit()):
-        raise _bad("bad_value", f"{what} {quote(text)}: expected an integer")
+        span = (f" {lo}..{hi}" if hi is not None else f" {lo} or more")
+        raise _bad("bad_value", f"{what} {quote(text)}: expected an integer{span}")
     n = int(digits)
     if n < lo or (hi is not None and n > hi):
         raise _bad("bad_value", f"{what} {n}: expected {lo}..{hi}" if hi is not None
@@ -547,7 +548,11 @@ class Session:
         if len(words) % 2:
             raise _bad("bad_command", "expected: go [chequer|cube|turn|take] [depth <n>]")
         ply = self.values["engine.ply"]
+        seen: set[str] = set()
         for k, v in zip(words[::2], words[1::2]):
+            if k in seen:
+                raise _bad("bad_command", f"go: field {k} given twice")
+            seen.add(k)
             if k == "depth":
                 ply = _int(v, "go depth", 1, MAX_PLY + 1)
             elif k in ("movetime", "nodes", "trials"):
