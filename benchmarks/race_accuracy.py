@@ -11,7 +11,8 @@ alone, no bear-off tables) are compared with GNU Backgammon's evaluation
 database), a judge independent of the engine; so are the engine's bear-off tables on the
 ``bearoff`` class, where the engine uses them, and with ``--search-plies`` the shipped
 search's n-ply values of the races, with its race network (``models/backgammon.race.npz``)
-and without it. Reported per class: the mean absolute
+and without it; with ``--labels`` the targets of labelled position sets on their races
+(a labelling's own error). Reported per class: the mean absolute
 and the mean signed cubeless equity difference (engine minus judge), and the share of
 positions off by more than 0.05.
 
@@ -68,6 +69,9 @@ def main(argv=None) -> int:
                     help="also the shipped search at these depths (released network, "
                          "pruning network, bear-off tables), with and without the race "
                          "network")
+    ap.add_argument("--labels", nargs="*", default=[], metavar="SET",
+                    help="also judge the targets of labelled position sets "
+                         "(training.label) on their races")
     ap.add_argument("--gnubg-ply", type=int, default=0,
                     help="GNU Backgammon's evaluation depth (its race network is 0-ply)")
     args = ap.parse_args(argv)
@@ -103,6 +107,17 @@ def main(argv=None) -> int:
             m = ps.klass == RACE
             who = "shipped" if race else "no race net"
             print(line(f"{who} {ply}-ply race", eq[m], ref[m]))
+    for path in args.labels:
+        lab = PositionSet.load(path)
+        m = lab.klass == RACE
+        if lab.targets is None or not m.any():
+            print(f"{path}: no labelled races")
+            continue
+        how = lab.info.get("labels", {})
+        name = (f"{how.get('trials')}-trial rollout" if "trials" in how
+                else f"{how.get('ply')}-ply search")
+        print(line(f"labels: {name}", equities(lab.targets[m].astype(np.float64)),
+                   equities(judge(gnubg_nn, lab.states[m], args.gnubg_ply))))
     tables = Evaluator.load("backgammon", prune=False)
     m = ps.klass == BEAROFF
     eq = equities(tables.probabilities_of_arrays(ps.states[m]))

@@ -115,6 +115,20 @@ def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
     assert PositionSet.join([one]).info["labels"]["ply"] == 1
 
 
+def test_rollout_labels_are_the_positions_rollouts(tmp_path):
+    from engine.search.rollout import Rollout, RolloutSettings
+    ps = setup_positions_set("backgammon", 6, seed=8)
+    search = Search.load("backgammon")
+    settings = RolloutSettings(trials=36, truncate=2, seed=3)
+    got = label(ps, None, 0, workers=1, chunk=4, rollout=settings)
+    for row, t in zip(ps.states, got.targets):
+        r = Rollout(search, settings).position(Position.from_array(row, "backgammon"))
+        np.testing.assert_allclose(t, r.probabilities, atol=1e-6)
+    assert got.info["labels"]["trials"] == 36 and got.info["labels"]["truncate"] == 2
+    two = label(ps, None, 0, workers=2, chunk=4, rollout=settings)
+    np.testing.assert_array_equal(got.targets, two.targets)
+
+
 def test_supervised_training_learns_and_exports_the_same_network(tmp_path):
     torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
     from training.supervised import Settings, _Model, encode_all, train

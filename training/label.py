@@ -23,6 +23,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from engine.errors import NardyError, quote
 from engine.eval.network import atomic_savez, read_npz
 from engine.eval.evaluator import Evaluator, model_path
 from engine.search.nply import MAX_PLY, Search
+
+if TYPE_CHECKING:
+    from engine.search.rollout import RolloutSettings
 from training.positions import PositionSet, PositionSetError
 
 CHUNK = 200
@@ -60,17 +64,25 @@ def _init(model: str | None, variant: str, worker: bool = True, race: bool = Tru
 
 
 def _label(job):
-    lo, states, ply = job
+    lo, states, ply, rollout = job
     assert _search is not None
-    return lo, _search.values_of(states, ply).astype(np.float32)
+    if rollout is None:
+        return lo, _search.values_of(states, ply).astype(np.float32)
+    from engine.search.rollout import play_chunk
+    got = play_chunk(_search, states, 0, rollout.trials, rollout)
+    adjusted = got.plain - got.luck if rollout.variance_reduction else got.plain
+    return lo, adjusted.mean(axis=1).astype(np.float32)
 
 
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
           parts: Path | None = None, chunk: int = CHUNK,
-          progress=None, backend=None, race: bool = True) -> PositionSet:
+          progress=None, backend=None, race: bool = True,
+          rollout: "RolloutSettings | None" = None) -> PositionSet:
     """``positions`` with their ``ply``-ply targets by ``model`` (default: the game's
     released model, with its pruning and race networks; ``race`` False: without the
-    race network). ``parts``: a folder for the finished chunks (resumable); None
+    race network); with ``rollout`` (:class:`engine.search.rollout.RolloutSettings`)
+    each target is instead the position's rollout by that search (luck-adjusted mean
+    of the five outputs; ``ply`` unused), trials seeded by the settings. ``parts``: a folder for the finished chunks (resumable); None
     keeps them in memory. ``progress(done)`` is called as chunks finish.
     ``backend``: None labels here (``workers`` processes), a
     :class:`engine.cluster.RayBackend` on its cluster (``workers`` is then unused); the
@@ -93,7 +105,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
                     and np.array_equal(got.get("states"), positions.states[lo:hi])):
                 targets[lo:hi] = got["targets"]
                 continue
-        todo.append((lo, positions.states[lo:hi], ply))
+        todo.append((lo, positions.states[lo:hi], ply, rollout))
     t = time.time()
     done = n - sum(len(j[1]) for j in todo)
     if progress is not None:
@@ -109,6 +121,8 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         if progress is not None:
             progress(done)
 
+    if backend is not None and rollout is not None:
+        raise PositionSetError("rollout labels run here (--workers), not on a cluster backend")
     if backend is not None:
         if todo:
             search = _search_of(model, positions.variant, race)
@@ -128,7 +142,11 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
             for fut in as_completed([pool.submit(_label, job) for job in todo]):
                 finished(*fut.result())
     info = dict(positions.info)
-    info["labels"] = {"by": "engine.search.nply.Search.values_of", "ply": ply,
+    how = ({"by": "engine.search.nply.Search.values_of", "ply": ply} if rollout is None
+           else {"by": "engine.search.rollout.play_chunk", "trials": rollout.trials,
+                 "truncate": rollout.truncate, "ply_inside": rollout.ply,
+                 "seed": rollout.seed, "variance_reduction": rollout.variance_reduction})
+    info["labels"] = {**how,
                       "model": model or f"models/{positions.variant}.npz",
                       "filters": "default (SearchSettings)", "bearoff": True,
                       "race_network": _race_file(model, positions.variant, race),
@@ -149,6 +167,13 @@ def main(argv=None) -> int:
     ap.add_argument("--ply", type=int, default=2)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="worker processes of --backend local (default: every core)")
+    ap.add_argument("--rollout", type=int, default=0, metavar="TRIALS",
+                    help="label by a rollout of TRIALS trials (0-ply play, variance "
+                         "reduction) instead of the n-ply value; 0: off")
+    ap.add_argument("--truncate", type=int, default=0,
+                    help="with --rollout: rolls before the network ends a trial (0: "
+                         "played out)")
+    ap.add_argument("--seed", type=int, default=1, help="with --rollout: the dice's seed")
     ap.add_argument("--no-race", action="store_true",
                     help="search without the released race network")
     ap.add_argument("--out", required=True, help="labelled set (.npz)")
@@ -159,22 +184,27 @@ def main(argv=None) -> int:
 
         ps = PositionSet.load(args.positions)
         backend = make_backend(args.backend, args.address)
-        bar = tqdm(total=len(ps), unit="pos", desc=f"{args.ply}-ply labels",
+        what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
+        bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
                    file=sys.stderr, smoothing=0.05)
 
         def progress(done):
             bar.update(done - bar.n)
 
+        rollout = None
+        if args.rollout:
+            from engine.search.rollout import RolloutSettings
+            rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
         out = label(ps, args.model, args.ply, workers=args.workers,
                     parts=Path(str(args.out) + ".parts"), progress=progress,
-                    backend=backend, race=not args.no_race)
+                    backend=backend, race=not args.no_race, rollout=rollout)
         bar.close()
         out.save(args.out)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     lab = out.info["labels"]
-    print(f"{len(out):,} positions labelled at {args.ply}-ply in {lab['seconds']} s "
+    print(f"{len(out):,} positions labelled by {what} in {lab['seconds']} s "
           f"({lab['labelled_now']:,} now) -> {args.out}")
     return 0
 
