@@ -1,6 +1,7 @@
 """The figures behind the notes under "Rollouts" in benchmarks/README.md, one command.
 
     python benchmarks/rollout_notes.py
+    python benchmarks/rollout_notes.py --only race [--no-race]
 
 1. Where a rollout's time goes: a 1296-trial rollout of the middle-game position of
    ``rollout.py`` truncated at 7, on one thread, profiled by ``cProfile`` (the share of
@@ -87,10 +88,12 @@ def race(search: Search) -> None:
               f"{r.se['equity']:.4f} (plain {r.equity_plain:+.4f} +- "
               f"{r.se_plain['equity']:.4f})")
     best = search.analyse(pos, (4, 4), ply=0).best
-    net = -float(ev.network.evaluate([best.position])[0])
+    rater = ev.race if ev.race is not None else ev.network     # what rates the race
+    net = -float(rater.evaluate([best.position])[0])
     table = (f"{-float(equities(ev.bearoff.probabilities(best.position))):+.4f}"
              if bearoff.applies(best.position, ev.rules) else "- (not a home race)")
-    print(f"race, 4-4 at 0-ply: {best.move}; that play by the network {net:+.4f}, "
+    who = "race network" if ev.race is not None else "network"
+    print(f"race, 4-4 at 0-ply: {best.move}; that play by the {who} {net:+.4f}, "
           f"by the tables {table}")
     out = [d for d, _ in ALL_21
            if not bearoff.applies(search.analyse(pos, tuple(d), ply=0).best.position,
@@ -99,12 +102,23 @@ def race(search: Search) -> None:
           f"{[tuple(int(x) for x in d) for d in out]}")
 
 
-def main() -> int:
-    search = Search(Evaluator.load("backgammon"), threads=1)
-    print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-    profile(search)
-    distinct()
-    race(search)
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="+", choices=("profile", "distinct", "race"),
+                    default=["profile", "distinct", "race"], help="the parts to run")
+    ap.add_argument("--no-race", action="store_true",
+                    help="without the race network (models/backgammon.race.npz)")
+    args = ap.parse_args(argv)
+    search = Search(Evaluator.load("backgammon", race=False if args.no_race else None),
+                    threads=1)
+    print(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), search.evaluator)
+    if "profile" in args.only:
+        profile(search)
+    if "distinct" in args.only:
+        distinct()
+    if "race" in args.only:
+        race(search)
     return 0
 
 

@@ -29,13 +29,13 @@ import numpy as np
 
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
-from engine.eval.network import atomic_savez, read_npz
 from engine.eval.evaluator import Evaluator, model_path
+from engine.eval.network import atomic_savez, read_npz
 from engine.search.nply import MAX_PLY, Search
+from training.positions import PositionSet, PositionSetError
 
 if TYPE_CHECKING:
     from engine.search.rollout import RolloutSettings
-from training.positions import PositionSet, PositionSetError
 
 CHUNK = 200
 """Positions a worker labels at a time (and a part file holds)."""
@@ -82,8 +82,10 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     released model, with its pruning and race networks; ``race`` False: without the
     race network); with ``rollout`` (:class:`engine.search.rollout.RolloutSettings`)
     each target is instead the position's rollout by that search (luck-adjusted mean
-    of the five outputs; ``ply`` unused), trials seeded by the settings. ``parts``: a folder for the finished chunks (resumable); None
-    keeps them in memory. ``progress(done)`` is called as chunks finish.
+    of the five outputs; ``ply`` unused), trials seeded by the settings. ``parts``: a
+    folder for the finished chunks (resumable: a chunk whose states match is read, not
+    labelled again, whatever labelled it, so give each labelling its own); None keeps
+    them in memory. ``progress(done)`` is called as chunks finish.
     ``backend``: None labels here (``workers`` processes), a
     :class:`engine.cluster.RayBackend` on its cluster (``workers`` is then unused); the
     labels are the same."""

@@ -136,7 +136,7 @@ class ModelSpec:
             prune = (Network.from_arrays(self.prune, "pruning network")
                      if self.prune is not None else None)
             race = (Network.from_arrays(self.race, "race network")
-                    if getattr(self, "race", None) is not None else None)
+                    if self.race is not None else None)
             ev = Evaluator(Network.from_arrays(self.network, "network"), self.rules,
                            self.bearoff, prune, race)
             got = Search(ev, threads=1)

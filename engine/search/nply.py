@@ -366,13 +366,13 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
             _rate_children(ref, h_here, segment, gen, n, here, ctx, probs, eq)
             if average:
                 b = _argmax(eq, n)
-                if exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
-                    # a home race ranked among others: valued by the tables
-                    _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
-                elif (pruning and not raced) or (not raced and races(gen[b], ctx)):
-                    # the pruning network's pick, or a play that leaves a race: valued
-                    # by the network, or the race network (static_probs picks)
+                if not raced and (pruning or races(gen[b], ctx)):
+                    # the pruning network's pick, or a play that makes a race: valued
+                    # statically (the tables, the race network or ``value``)
                     static_probs(gen[b:b + 1], 1, value, ctx, v)
+                    _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
+                elif exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
+                    # a home race ranked among others: valued by the tables
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
                 else:
                     _add_flipped(kprobs[i], probs[b], rolls[r, 2] / 36.0)
