@@ -47,11 +47,37 @@ from engine.search.rollout import Rollout, RolloutSettings  # noqa: E402
 from training.positions import CLASSES, selfplay_positions  # noqa: E402
 
 
-def _judge(gnubg_nn, after: Position) -> float:
-    """GNU Backgammon's 2-ply cubeless equity of the mover after his play (``after`` is
-    seen from the opponent, who is to roll)."""
+def judge(gnubg_nn, after: Position, ply: int = 2) -> float:
+    """GNU Backgammon's ``ply`` cubeless equity of the mover after his play (``after``
+    is seen from the opponent, who is to roll)."""
     board = gnubg_nn.board_from_position_id(position_id(after))
-    return -float(equities(np.array(gnubg_nn.probabilities(board, 2))))
+    return -float(equities(np.array(gnubg_nn.probabilities(board, ply))))
+
+
+def the_judge():
+    """The ``gnubg_nn`` module, or None after saying on standard error that it is needed."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        print("needs the PyPI package gnubg-nn (the judge)", file=sys.stderr)
+        return None
+    return gnubg_nn
+
+
+def decisions(seed: int):
+    """``(position, dice)`` decisions, endlessly: contact positions from the released
+    network's own self-play (0-ply, no exploration, ``seed``), in a seeded random
+    order, each with a random roll that has at least two legal plays."""
+    rng = np.random.default_rng(seed)
+    pset = selfplay_positions(Network.load(model_path("backgammon")), 200, seed,
+                              epsilon=0.0, keep=0.2)
+    pool = pset.states[pset.klass == CLASSES.index("contact")]
+    pool = pool[rng.permutation(len(pool))]
+    for row in pool:
+        pos = Position.from_array(row, "backgammon")
+        dice = tuple(int(x) for x in rng.integers(1, 7, 2))
+        if len(successors(pos, dice)) >= 2:
+            yield pos, dice
 
 
 def main(argv=None) -> int:
@@ -63,27 +89,16 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    try:
-        import gnubg_nn
-    except ImportError:
-        print("needs the PyPI package gnubg-nn (the judge)", file=sys.stderr)
+    gnubg_nn = the_judge()
+    if gnubg_nn is None:
         return 2
-    rng = np.random.default_rng(args.seed)
-    pset = selfplay_positions(Network.load(model_path("backgammon")), 200, args.seed,
-                              epsilon=0.0, keep=0.2)
-    pool = pset.states[pset.klass == CLASSES.index("contact")]
-    pool = pool[rng.permutation(len(pool))]
     search = Search.load("backgammon", threads=args.threads)
     roller = Rollout(search, RolloutSettings(trials=args.trials, truncate=args.truncate,
                                              seed=args.seed))
     losses, t0, n, differ = [], time.time(), 0, 0
-    for row in pool:
+    for pos, dice in decisions(args.seed):
         if n >= args.decisions:
             break
-        pos = Position.from_array(row, "backgammon")
-        dice = tuple(int(x) for x in rng.integers(1, 7, 2))
-        if len(successors(pos, dice)) < 2:
-            continue
         n += 1
         two = search.best(pos, dice, 2).position
         ro = roller.candidates(pos, dice, args.candidates)[0].position
@@ -91,7 +106,7 @@ def main(argv=None) -> int:
             losses.append((0.0, 0.0))
         else:
             differ += 1
-            e2, er = _judge(gnubg_nn, two), _judge(gnubg_nn, ro)
+            e2, er = judge(gnubg_nn, two), judge(gnubg_nn, ro)
             best = max(e2, er)
             losses.append((best - e2, best - er))
         if n % 10 == 0:

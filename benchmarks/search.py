@@ -143,14 +143,14 @@ def main(argv=None) -> None:
                     help="strength games, an even number (default 200; 0 skips)")
     ap.add_argument("--strength-ply", type=int, default=2, help="deep player's ply")
     ap.add_argument("--seed", type=int, default=1, help="dice seed of the strength match")
-    ap.add_argument("--prune", default=None,
-                    help="pruning network file (default: the released one with the released "
-                         "model, none with --model)")
-    ap.add_argument("--no-prune", action="store_true", help="search without a pruning network")
+    ap.add_argument("--prune", nargs="?", const=True, default=False, metavar="FILE",
+                    help="inside the search, pick each roll's play with a pruning network "
+                         "(FILE, or the released one) and rate only that play with the "
+                         "model (default: the model rates every play)")
     args = ap.parse_args(argv)
     path = Path(args.model) if args.model else model_path("backgammon")
-    prune = False if args.no_prune else args.prune
-    search = Search(Evaluator.load("backgammon", args.model, prune=prune))
+    search = Search(Evaluator.load("backgammon", args.model, prune=args.prune),
+                    SearchSettings(prune=bool(args.prune)))
     plies = [int(p) for p in args.plies.split(",")]
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3

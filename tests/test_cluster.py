@@ -77,6 +77,11 @@ def test_labels_on_ray_are_the_local_labels(backend, tmp_path):
     np.testing.assert_array_equal(local.targets, on_ray.targets)
     assert len(list(parts.glob("part-*.npz"))) == 3
     assert "RayBackend" in on_ray.info["labels"]["workers"]
+    # the workers search with the driver's settings: pruned labels are pruned there too
+    pruned = label(ps, None, 1, chunk=4, backend=backend, prune=True)
+    np.testing.assert_array_equal(pruned.targets, label(ps, None, 1, workers=1, chunk=4,
+                                                        prune=True).targets)
+    assert not np.array_equal(pruned.targets, local.targets)
 
 
 def test_the_analyse_command_rolls_out_on_ray(backend, capsys):

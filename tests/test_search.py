@@ -124,7 +124,8 @@ def slow_pruned_value(ev, pos, n):
 def pruned(search):
     """The search's network with a smaller, different network to prune with."""
     small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
-    return Search(Evaluator(search.evaluator.network, bearoff=True, prune=small))
+    return Search(Evaluator(search.evaluator.network, bearoff=True, prune=small),
+                  SearchSettings(prune=True))
 
 
 def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
@@ -135,8 +136,8 @@ def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
         # the pruning network changes some picks, so the values differ from unpruned ones
         assert not np.allclose(got.probabilities, search.evaluate(pos, 1).probabilities,
                                atol=1e-6)
-        # switched off in the settings, the search is the unpruned one
-        off = Search(ev, SearchSettings(prune=False)).evaluate(pos, 1)
+        # off in the settings (their default), the search is the unpruned one
+        off = Search(ev).evaluate(pos, 1)
         assert np.allclose(off.probabilities, search.evaluate(pos, 1).probabilities, atol=1e-12)
     pos = _golden("race", 1)[0][0]
     assert np.allclose(pruned.evaluate(pos, 2).probabilities, slow_pruned_value(ev, pos, 2),
@@ -159,7 +160,8 @@ def raced(search):
     """The search's network with a race network of its own, and a pruning network."""
     race = Network.create("backgammon", 8, rng=np.random.default_rng(13), scale=0.3)
     small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
-    return Search(Evaluator(search.evaluator.network, bearoff=True, race=race, prune=small))
+    return Search(Evaluator(search.evaluator.network, bearoff=True, race=race, prune=small),
+                  SearchSettings(prune=True))
 
 
 def test_race_network_rates_the_races(search, raced):

@@ -108,6 +108,12 @@ def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
     np.testing.assert_array_equal(again.targets, one.targets)
     with pytest.raises(PositionSetError, match="ply"):
         label(ps, None, 9)
+    # --prune: the values of the search that picks its plays with the pruning network
+    pruned = label(ps, None, 1, workers=1, chunk=5, prune=True)
+    np.testing.assert_allclose(pruned.targets, Search.load("backgammon", prune=True)
+                               .values_of(ps.states, 1), atol=1e-6)
+    assert pruned.info["labels"]["prune"] and not one.info["labels"]["prune"]
+    assert not np.allclose(pruned.targets, one.targets, atol=1e-4)
     # the held-out measure: 0-ply against the 1-ply labels, overall and by class
     from training.supervised import errors
     err = errors(Network.load("models/backgammon.npz"), one)

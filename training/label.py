@@ -31,7 +31,7 @@ from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
 from engine.eval.network import atomic_savez, read_npz
-from engine.search.nply import MAX_PLY, Search
+from engine.search.nply import MAX_PLY, Search, SearchSettings
 from training.positions import PositionSet, PositionSetError
 
 if TYPE_CHECKING:
@@ -43,10 +43,12 @@ CHUNK = 200
 _search: Search | None = None           # each worker's own
 
 
-def _search_of(model: str | None, variant: str, race: bool) -> Search:
+def _search_of(model: str | None, variant: str, race: bool, prune: bool = False) -> Search:
     """The labelling search: ``model`` (None: the released one, with the game's pruning
-    and race networks; ``race`` False leaves the race network out)."""
-    return Search(Evaluator.load(variant, model, race=None if race else False), threads=1)
+    and race networks; ``race`` False leaves the race network out; ``prune``: each
+    roll's play inside the search picked by the pruning network)."""
+    return Search(Evaluator.load(variant, model, race=None if race else False),
+                  SearchSettings(prune=prune), threads=1)
 
 
 def _race_file(model: str | None, variant: str, race: bool) -> str | None:
@@ -55,12 +57,13 @@ def _race_file(model: str | None, variant: str, race: bool) -> str | None:
     return f"models/{path.name}" if race and model is None and path.exists() else None
 
 
-def _init(model: str | None, variant: str, worker: bool = True, race: bool = True) -> None:
+def _init(model: str | None, variant: str, worker: bool = True, race: bool = True,
+          prune: bool = False) -> None:
     global _search
     if worker:                          # one thread per worker process
         for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ[k] = "1"
-    _search = _search_of(model, variant, race)
+    _search = _search_of(model, variant, race, prune)
 
 
 def _label(job):
@@ -76,12 +79,13 @@ def _label(job):
 
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
           parts: Path | None = None, chunk: int = CHUNK,
-          progress=None, backend=None, race: bool = True,
+          progress=None, backend=None, race: bool = True, prune: bool = False,
           rollout: "RolloutSettings | None" = None) -> PositionSet:
     """``positions`` with their ``ply``-ply targets by ``model`` (default: the game's
     released model, with its pruning and race networks; ``race`` False: without the
-    race network); with ``rollout`` (:class:`engine.search.rollout.RolloutSettings`)
-    each target is instead the position's rollout by that search (luck-adjusted mean
+    race network; ``prune``: the search's plays picked by the pruning network,
+    ``SearchSettings.prune``); with ``rollout``
+    (:class:`engine.search.rollout.RolloutSettings`) each target is instead the position's rollout by that search (luck-adjusted mean
     of the five outputs; ``ply`` unused), trials seeded by the settings. ``parts``: a
     folder for the finished chunks (resumable: a chunk whose states match is read, not
     labelled again, whatever labelled it, so give each labelling its own); None keeps
@@ -127,11 +131,11 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         raise PositionSetError("rollout labels run here (--workers), not on a cluster backend")
     if backend is not None:
         if todo:
-            search = _search_of(model, positions.variant, race)
+            search = _search_of(model, positions.variant, race, prune)
             for lo, got in backend.values(search, [(j[0], j[1]) for j in todo], ply):
                 finished(lo, got)
     elif workers == 1:
-        _init(model, positions.variant, worker=False, race=race)
+        _init(model, positions.variant, worker=False, race=race, prune=prune)
         for job in todo:
             finished(*_label(job))
     elif todo:
@@ -140,7 +144,8 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         # instead of leaving the run waiting
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
                                  initializer=_init,
-                                 initargs=(model, positions.variant, True, race)) as pool:
+                                 initargs=(model, positions.variant, True, race,
+                                           prune)) as pool:
             for fut in as_completed([pool.submit(_label, job) for job in todo]):
                 finished(*fut.result())
     info = dict(positions.info)
@@ -151,6 +156,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     info["labels"] = {**how,
                       "model": model or f"models/{positions.variant}.npz",
                       "filters": "default (SearchSettings)", "bearoff": True,
+                      "prune": bool(prune),
                       "race_network": _race_file(model, positions.variant, race),
                       "positions": n, "labelled_now": int(sum(len(j[1]) for j in todo)),
                       "workers": workers if backend is None else repr(backend),
@@ -178,6 +184,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="with --rollout: the dice's seed")
     ap.add_argument("--no-race", action="store_true",
                     help="search without the released race network")
+    ap.add_argument("--prune", action="store_true",
+                    help="inside the search, pick each roll's play with the pruning network "
+                         "(how the race network's labels in training/README.md were made)")
     ap.add_argument("--out", required=True, help="labelled set (.npz)")
     add_cluster_arguments(ap, "--workers processes here; the labels do not depend on it")
     args = ap.parse_args(argv)
@@ -199,7 +208,8 @@ def main(argv=None) -> int:
             rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
         out = label(ps, args.model, args.ply, workers=args.workers,
                     parts=Path(str(args.out) + ".parts"), progress=progress,
-                    backend=backend, race=not args.no_race, rollout=rollout)
+                    backend=backend, race=not args.no_race, prune=args.prune,
+                    rollout=rollout)
         bar.close()
         out.save(args.out)
     except NardyError as exc:

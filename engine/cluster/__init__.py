@@ -114,8 +114,8 @@ _searches: dict[str, Any] = {}          # token -> Search, in each worker proces
 
 class ModelSpec:
     """What a worker needs to build the driver's search: the networks' arrays (the
-    network, its pruning and race networks), the rules and whether the bear-off tables
-    are on; ``token`` names it in the workers' caches."""
+    network, its pruning and race networks), the rules, whether the bear-off tables
+    are on and the search's settings; ``token`` names it in the workers' caches."""
 
     def __init__(self, search) -> None:
         ev = search.evaluator
@@ -125,6 +125,7 @@ class ModelSpec:
         self.prune = ev.prune.file_arrays() if ev.prune is not None else None
         self.race = ev.race.file_arrays() if ev.race is not None else None
         self.bearoff = ev.bearoff is not None
+        self.settings = search.settings
 
     def search(self):
         """The search this spec describes, built once per worker process."""
@@ -139,7 +140,7 @@ class ModelSpec:
                     if self.race is not None else None)
             ev = Evaluator(Network.from_arrays(self.network, "network"), self.rules,
                            self.bearoff, prune, race)
-            got = Search(ev, threads=1)
+            got = Search(ev, self.settings, threads=1)
             while len(_searches) >= KEPT:
                 _searches.pop(next(iter(_searches)))
             _searches[self.token] = got

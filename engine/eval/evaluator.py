@@ -177,7 +177,8 @@ _NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
 
 class Evaluator:
     """Network + exact results + bear-off tables for one game's rules, and optionally a
-    smaller *pruning network* that the search uses to pick plays deep inside its tree."""
+    smaller *pruning network* that the search can pick plays deep inside its tree with
+    (:attr:`engine.search.nply.SearchSettings.prune`), and a race network."""
 
     def __init__(self, network: Network, rules: Rules | None = None,
                  bearoff: "_bo.BearoffDB | bool | None" = True,
@@ -206,7 +207,8 @@ class Evaluator:
         self.prune = prune
         """A cheaper network that picks the plays inside an n-ply search (GNU
         Backgammon's pruning nets): each roll's plays are ranked by it and only the one
-        picked is rated by :attr:`network`. None: the search ranks with the network."""
+        picked is rated by :attr:`network`, where the search's settings ask for it
+        (``SearchSettings.prune``). None: the search ranks with the network."""
         self.race = race
         """The race network that rates races (no contact; home races excepted, which
         the bear-off tables value) in place of :attr:`network`, or None."""

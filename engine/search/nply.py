@@ -124,10 +124,13 @@ class SearchSettings:
     (one: pick at 0-ply, then value at the remaining depth)."""
     bearoff: bool = True
     """Value home races with the bear-off tables (where the evaluator has them)."""
-    prune: bool = True
+    prune: bool = False
     """Inside the search, rank each roll's plays with the evaluator's pruning network
     (where it has one) and rate only the play picked with the full network, as GNU
-    Backgammon's pruning nets do; the root's plays are always rated by the network."""
+    Backgammon's pruning nets do; the root's plays are always rated by the network.
+    Off by default: the released 198-80 pruning network picks the network's own best
+    play in only about 3 rolls of 10, and a 2-ply search that prunes with it chooses
+    worse plays for about a sixth less time (benchmarks/README.md, "Search")."""
 
     def __post_init__(self):
         check_ply(self.ply)

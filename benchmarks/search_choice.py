@@ -1,0 +1,118 @@
+"""How well each search setting chooses its play: the same decisions, each chooser's play
+judged by GNU Backgammon's 2-ply evaluation.
+
+    python benchmarks/search_choice.py --decisions 1000 --choosers 2 2:prune
+    python benchmarks/search_choice.py --decisions 200 --choosers 0 1 1:noprune 2 --seed 3
+
+Decisions: the contact decisions of :func:`rollout_choice.decisions` (positions from the
+released network's own self-play, a random roll with at least two legal plays). A chooser
+is ``PLY`` (:meth:`engine.search.nply.Search.best` at that depth with the released
+search's defaults) with options after colons: ``noprune`` (every play inside the search
+rated by the network, ``SearchSettings(prune=False)``), ``prune`` (each roll's play
+inside the search picked by the pruning network, ``prune=True``).
+
+Every distinct play the choosers make is valued by GNU Backgammon's evaluator at
+``--judge-ply`` (``gnubg_nn.probabilities``, cubeless money equity for the mover); a
+chooser's loss in a decision is the best judged value among the choosers' plays less its
+own (mEMG: thousandths of a point). Reported: each chooser's mean loss and time per
+decision, and each chooser's loss less the first chooser's with its 95% interval (the
+decisions are paired). GNU Backgammon only judges: none of it goes into the engine or
+its training. Needs the PyPI package ``gnubg-nn``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import numpy as np  # noqa: E402
+
+from engine.search.nply import Search, check_ply  # noqa: E402
+from rollout_choice import decisions, judge, the_judge  # noqa: E402
+
+OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
+
+
+def chooser(spec: str, threads: int):
+    """``(name, choose)`` of a chooser spec (module docstring): ``choose(pos, dice)``
+    returns the position after the play it picks."""
+    ply_text, *opts = spec.split(":")
+    try:
+        ply = check_ply(int(ply_text))
+    except ValueError:
+        raise SystemExit(f"chooser {spec!r}: expected PLY[:option...], PLY an integer 0..3")
+    settings = {}
+    for o in opts:
+        if o not in OPTIONS:
+            raise SystemExit(f"chooser {spec!r}: unknown option {o!r}; expected one of "
+                             f"{', '.join(OPTIONS)}")
+        settings.update(OPTIONS[o])
+    search = Search.load("backgammon", threads=threads, **settings)
+    return spec, lambda pos, dice: search.best(pos, dice, ply).position
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--decisions", type=int, default=500)
+    ap.add_argument("--choosers", nargs="+", default=["2", "2:prune"])
+    ap.add_argument("--judge-ply", type=int, default=2, choices=(0, 1, 2))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    gnubg_nn = the_judge()
+    if gnubg_nn is None:
+        return 2
+    choosers = [chooser(s, args.threads) for s in args.choosers]
+    names = [c[0] for c in choosers]
+    loss = np.zeros((args.decisions, len(choosers)))
+    secs = np.zeros(len(choosers))
+    stream = decisions(args.seed)
+    first = next(stream)
+    for _, choose in choosers:           # compiles the kernels (a cold cache) untimed
+        choose(*first)
+    t0, n, differ = time.time(), 0, 0
+    for pos, dice in itertools.chain([first], stream):
+        if n >= args.decisions:
+            break
+        picks = []
+        for j, (_, choose) in enumerate(choosers):
+            a = time.perf_counter()
+            picks.append(choose(pos, dice))
+            secs[j] += time.perf_counter() - a
+        keys = [p.key() for p in picks]
+        if len(set(keys)) > 1:
+            differ += 1
+            judged = {k: judge(gnubg_nn, p, args.judge_ply) for k, p in zip(keys, picks)}
+            best = max(judged.values())
+            loss[n] = [best - judged[k] for k in keys]
+        n += 1
+        if n % 50 == 0:
+            print(f"{n:5d} decisions, {time.time() - t0:6.0f} s: mEMG lost "
+                  + ", ".join(f"{s} {1000 * loss[:n, j].mean():.2f}"
+                              for j, s in enumerate(names)), file=sys.stderr, flush=True)
+    loss = loss[:n]
+    print(f"decisions: {n} (contact, self-play of the released network, seed {args.seed});"
+          f" judge GNU Backgammon {args.judge_ply}-ply; choices not all equal in {differ};"
+          f" wall {time.time() - t0:.0f} s")
+    print(f"{'chooser':12s} {'mEMG lost':>10s} {'ms/dec':>8s} {'vs ' + names[0]:>24s}")
+    for j, s in enumerate(names):
+        d = loss[:, j] - loss[:, 0]
+        half = 1.96 * d.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+        vs = "" if j == 0 else (f"{1000 * d.mean():+.2f} ({1000 * (d.mean() - half):+.2f} .. "
+                                f"{1000 * (d.mean() + half):+.2f})")
+        print(f"{s:12s} {1000 * loss[:, j].mean():10.2f} {1000 * secs[j] / max(n, 1):8.1f} "
+              f"{vs:>24s}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
