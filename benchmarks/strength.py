@@ -12,7 +12,11 @@ folder means its ``model.npz``), ``pubeval``, ``random``, ``heuristic`` (the
 hand-written player of :mod:`engine.eval.heuristic`, every game) or, when the PyPI package
 ``gnubg-nn`` is installed, ``gnubg0``: GNU Backgammon's 0-ply evaluator, asked once per
 decision through ``gnubg_nn.best_move(board, d1, d2, n=0)`` (backgammon only; slow, so
-use a few hundred games). Networks play greedy 0-ply, as in training.
+use a few hundred games). Networks play greedy 0-ply, as in training. ``--a-race`` /
+``--b-race`` give a network player a race network, which then plays its races
+(positions without contact, home races included: the bear-off tables play no part
+here); the released backgammon player is ``--a models/backgammon.npz --a-race
+models/backgammon.race.npz``.
 
 Games come in pairs on the same dice with the players' seats swapped
 (:mod:`engine.play.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
@@ -112,10 +116,10 @@ def describe(spec: str, player) -> str:
     return {"gnubg0": "gnubg0 (GNU Backgammon 0-ply, gnubg_nn)"}.get(spec, spec)
 
 
-def python_player(player, seed: int, label: int, variant: str):
+def python_player(player, seed: int, label: int, variant: str, race: Network | None = None):
     """The :class:`~engine.play.players.Player` object for the Python (gnubg) path."""
     if isinstance(player, Network):
-        return GreedyPlayer(player, get_rules(variant))
+        return GreedyPlayer(player, get_rules(variant), race)
     if player == "pubeval":
         return PubEvalPlayer()
     if player == "heuristic":
@@ -161,27 +165,31 @@ def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
 
 
 # --------------------------------------------------------------------- the match
-def play(a, b, games: int, seed: int, variant: str, max_turns: int) -> tuple[DuelResult, float]:
+def play(a, b, games: int, seed: int, variant: str, max_turns: int,
+         races=(None, None)) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
-    the result and the seconds it took (numba compilation excluded)."""
+    the result and the seconds it took (numba compilation excluded). ``races``: the
+    players' race networks (None: none)."""
     from tqdm import tqdm
     kernel = all(p != "gnubg0" for p in (a, b))
     bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
     try:
         if not kernel:
-            pa, pb = (python_player(p, seed, i, variant) for i, p in enumerate((a, b)))
+            pa, pb = (python_player(p, seed, i, variant, races[i])
+                      for i, p in enumerate((a, b)))
             t = time.perf_counter()
             r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
                              progress=lambda n: bar.update(n - bar.n))
             return r, time.perf_counter() - t
-        duel(a, b, 2, seed, variant, max_turns=max_turns)          # compile outside timing
+        rn = {"race_a": races[0], "race_b": races[1]}
+        duel(a, b, 2, seed, variant, max_turns=max_turns, **rn)    # compile outside timing
         t = time.perf_counter()
         parts = []
         pairs = games // 2
         for first in range(0, pairs, CHUNK_PAIRS):
             n = min(CHUNK_PAIRS, pairs - first)
             parts.append(duel(a, b, 2 * n, seed, variant, max_turns=max_turns,
-                              first_pair=first))
+                              first_pair=first, **rn))
             bar.update(2 * n)
         return DuelResult.join(parts), time.perf_counter() - t
     finally:
@@ -261,6 +269,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--a", help="player A: model .npz / checkpoint / run folder, pubeval, "
                                 "heuristic, random, gnubg0")
     ap.add_argument("--b", default="pubeval", help="player B (default pubeval)")
+    ap.add_argument("--a-race", metavar="FILE",
+                    help="race network of network player A (plays its races)")
+    ap.add_argument("--b-race", metavar="FILE", help="race network of network player B")
     ap.add_argument("--games", type=int, default=2000, help="games, even (default 2000)")
     ap.add_argument("--variant", choices=VARIANTS,
                     help="game (default: the network's, else backgammon)")
@@ -283,6 +294,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.games < 2 or args.games % 2:
         ap.error(f"--games {args.games}: expected an even number >= 2 (pairs)")
     a, b = load_player(args.a), load_player(args.b)
+    races = tuple(None if f is None else load_player(f) for f in (args.a_race, args.b_race))
+    for label, race in zip("ab", races):
+        if race is not None and not isinstance(race, Network):
+            ap.error(f"--{label}-race: expected a model file")
+    name_a, name_b = describe(args.a, a), describe(args.b, b)
+    if races[0] is not None:
+        name_a += f" + race network {describe(args.a_race, races[0])}"
+    if races[1] is not None:
+        name_b += f" + race network {describe(args.b_race, races[1])}"
     nets = [p for p in (a, b) if isinstance(p, Network)]
     variant = args.variant or (nets[0].variant if nets else "backgammon")
     if "gnubg0" in (a, b) and variant != "backgammon":
@@ -290,8 +310,9 @@ def main(argv: list[str] | None = None) -> None:
     command = "python benchmarks/strength.py " + " ".join(
         shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
     if args.cube:
-        if variant != "backgammon" or "gnubg0" in (a, b):
-            sys.exit("--cube: backgammon between networks, pubeval or random")
+        if variant != "backgammon" or "gnubg0" in (a, b) or races != (None, None):
+            sys.exit("--cube: backgammon between networks (without race networks), "
+                     "pubeval or random")
         pts, seconds, st = play_cubeful(a, b, args.games, args.seed)
         ppg, ci = pair_stats(pts)
         print(f"$ {command}\nA = {describe(args.a, a)}\nB = {describe(args.b, b)}\n"
@@ -302,10 +323,10 @@ def main(argv: list[str] | None = None) -> None:
               f"highest cube {st['max_cube']}")
         return
     try:
-        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns)
+        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races)
     except DuelError as exc:
         sys.exit(str(exc))
-    print(report(r, describe(args.a, a), describe(args.b, b), args.seed, command, seconds))
+    print(report(r, name_a, name_b, args.seed, command, seconds))
 
 
 if __name__ == "__main__":

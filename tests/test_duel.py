@@ -72,6 +72,36 @@ def test_kernel_plays_the_python_reference_games(net):
         assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
 
 
+def test_race_networks_play_the_races(net):
+    """A race network plays a network player's races (no contact) in the kernel as in
+    its Python twin; its own network as race network changes nothing."""
+    race = Network.create("backgammon", 6, rng=np.random.default_rng(5), scale=0.5)
+    plain = duel(net, "pubeval", 40, seed=3)
+    fast = duel(net, "pubeval", 40, seed=3, race_a=race)
+    slow = duel_players(GreedyPlayer(net, race=race), PubEvalPlayer(), 40, seed=3)
+    for field in ("points", "winner", "kind", "turns", "starter"):
+        assert np.array_equal(getattr(fast, field), getattr(slow, field)), field
+    assert not np.array_equal(fast.points, plain.points)    # races played otherwise
+    same = duel(net, "pubeval", 40, seed=3, race_a=net)
+    assert np.array_equal(same.points, plain.points) and np.array_equal(same.turns, plain.turns)
+    mirrored = duel("pubeval", net, 40, seed=3, race_b=race)
+    assert np.array_equal(pair_sums(mirrored), -pair_sums(fast))     # seats swapped
+
+
+def test_bad_race_networks_are_refused(net):
+    race = Network.create("backgammon", 6, rng=np.random.default_rng(5))
+    with pytest.raises(DuelError, match="needs a network player"):
+        duel("pubeval", net, 2, seed=1, race_a=race)
+    with pytest.raises(DuelError, match="expected a backgammon Network"):
+        duel(net, "pubeval", 2, seed=1, race_a="pubeval")
+    with pytest.raises(DuelError, match="inputs"):
+        duel(net, "pubeval", 2, seed=1,
+             race_a=Network.create("backgammon", 6, "tesauro198+f13"))
+    plakoto = Network.create("plakoto", 6, rng=np.random.default_rng(1))
+    with pytest.raises(DuelError, match="geometry"):
+        duel(plakoto, plakoto, 2, seed=1, variant="plakoto", race_b=plakoto)
+
+
 def test_chunks_make_the_same_match_and_the_seed_decides():
     whole = duel("random", "pubeval", 40, seed=9)
     parts = DuelResult.join([duel("random", "pubeval", 10, seed=9, first_pair=k)

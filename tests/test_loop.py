@@ -109,7 +109,8 @@ def test_arguments_keep_the_types_the_helpers_get_elsewhere():
                           False, [loop.KIND_NETWORK, loop.KIND_HEURISTIC], net,
                           games=loop.new_games(1), st=np.ones(1, np.uint64),
                           pw=np.zeros((2, 122), np.float32), hw=heuristic_weights(rules))
-    table, sc, net_a, pw, hw = args[1], args[2], args[5], args[7], args[8]
+    table, sc, net_a, race_a, pw, hw = args[1], args[2], args[5], args[7], args[10], args[11]
+    assert race_a is net_a and not args[9].any()      # no race network: its own plays races
     assert typeof(table) == typeof(rules.table()) and typeof(sc) == typeof(score_table(rules))
     assert typeof(pw) == typeof(pubeval_weights())
     assert typeof(hw) == typeof(heuristic_weights(rules))

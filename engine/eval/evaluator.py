@@ -194,7 +194,7 @@ class Evaluator:
             if other is not None and other.variant != network.variant:
                 raise NoModelError(f"{role} network for {other.variant} cannot serve a "
                                    f"{network.variant} network")
-        if race is not None and not _race_geometry(self.rules):
+        if race is not None and not race_geometry(self.rules):
             raise NoModelError(f"a race network needs backgammon's geometry (sides moving "
                                f"in opposite directions, hitting); {self.rules.variant} "
                                f"has none")
@@ -301,7 +301,7 @@ class Evaluator:
         return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}{rc}>"
 
 
-def _race_geometry(rules: Rules) -> bool:
+def race_geometry(rules: Rules) -> bool:
     """Whether the game's races are backgammon's, which :func:`races` tells apart: the
     sides move in opposite directions and hit (backgammon, portes)."""
     return rules.geometry == OPPOSITE and rules.meet == HIT

@@ -40,6 +40,7 @@ import numpy as np
 
 from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
+from engine.eval.evaluator import race_geometry
 from engine.eval.heuristic import weights as heuristic_weights
 from engine.eval.network import Network
 from engine.eval.pubeval import check_supported
@@ -215,25 +216,51 @@ def _check_games(n_games: int) -> int:
     return int(n_games)
 
 
+def _race_network(race: Network | None, net: Network | None, rules: Rules,
+                  label: str) -> Network | None:
+    """``race`` checked as the race network of network player ``label`` (``net``)."""
+    if race is None:
+        return None
+    if net is None:
+        raise DuelError(f"player {label}: a race network needs a network player")
+    if not isinstance(race, Network) or race.variant != rules.variant:
+        raise DuelError(f"player {label}: race network = {quote(race)}: expected a "
+                        f"{rules.variant} Network")
+    if not race_geometry(rules):
+        raise DuelError(f"player {label}: a race network needs backgammon's geometry "
+                        f"(sides moving in opposite directions, hitting); "
+                        f"{rules.variant} has none")
+    if race.encoder.name != net.encoder.name:
+        raise DuelError(f"player {label}: race network inputs {race.encoder.name!r}, "
+                        f"expected its network's {net.encoder.name!r}")
+    return race
+
+
 def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
          variant: str = "backgammon", *, rules: Rules | None = None,
          start: Position | None = None, max_turns: int = 10_000,
-         first_pair: int = 0) -> DuelResult:
+         first_pair: int = 0, race_a: Network | None = None,
+         race_b: Network | None = None) -> DuelResult:
     """Play ``n_games`` (even) duplicate-dice games between ``a`` and ``b`` in one
     call of the game loop; see the module docstring. ``first_pair`` numbers the first pair, so
     that a long match played in chunks (``first_pair = 0, c, 2c, ...``) is the same
-    match as one played at once. ``start`` replaces the starting position."""
+    match as one played at once. ``start`` replaces the starting position. ``race_a`` /
+    ``race_b``: a network player's race network, which then plays its races (positions
+    without contact; as :class:`engine.eval.evaluator.Evaluator` rates them, but with
+    no bear-off tables: the race network plays home races too)."""
     rules = rules or get_rules(variant)
     n = _check_games(n_games)
     kind_a, net_a = _kernel_player(a, rules, "A")
     kind_b, net_b = _kernel_player(b, rules, "B")
+    race_a = _race_network(race_a, net_a, rules, "A")
+    race_b = _race_network(race_b, net_b, rules, "B")
     start_pos = start if start is not None else Position.start(rules.variant)
     games = loop.new_games(n)
     announce_compile("the game loop", [loop.play_games], "a minute")
     loop.play_games(*loop.game_args(
         start_pos.to_array(), rules.table(), score_table(rules), rules.opening_rolls_both,
         [kind_a, kind_b], net_a, net_b, games=games, st=np.zeros(1, np.uint64),
-        cst=np.zeros(1, np.uint64), hw=heuristic_weights(rules), max_turns=max_turns,
+        race_a=race_a, race_b=race_b, cst=np.zeros(1, np.uint64), hw=heuristic_weights(rules), max_turns=max_turns,
         dice_seeds=stream_states(seed, DICE_STREAM, first_pair, n // 2),
         choice_seeds=stream_states(seed, CHOICE_STREAM, 2 * first_pair, n), swap=True))
     return DuelResult.from_games(rules.variant, games)

@@ -244,9 +244,9 @@ def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, o):
 
 # --------------------------------------------------------------------- the loop
 @njit(cache=True)
-def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilon,
-               max_turns, st, cst, dice_seeds, choice_seeds, swap, check, scratch,
-               games, rec, rec_meta, rec_vals, rec_games):
+def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b, raced,
+               pw, hw, epsilon, max_turns, st, cst, dice_seeds, choice_seeds, swap, check,
+               scratch, games, rec, rec_meta, rec_vals, rec_games):
     """Play ``games.shape[0]`` games from state ``start``; row ``g`` of ``games`` gets
     the G_* columns of game ``g``. Returns the number of recorded rows.
 
@@ -254,8 +254,12 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
     ``rolls_both`` (``Rules.opening_rolls_both``). Players: ``kinds[p]`` is the KIND_*
     of player ``p`` (0 = A, 1 = B); ``net_a`` / ``net_b`` are its network's
     ``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` (read only for a network
-    player), ``pw`` PubEval's weights, ``hw`` the heuristic's. A network mover with two
-    or more successors plays a random one with probability ``epsilon`` (exploration).
+    player), ``pw`` PubEval's weights, ``hw`` the heuristic's. Where ``raced[p]`` is
+    true, network player ``p`` rates the plays of a race (a position without contact,
+    :func:`engine.eval.pubeval._is_race`) with ``race_a`` / ``race_b``, a network of
+    the same types, instead (game phases; the bear-off tables play no part here). A
+    network mover with two or more successors plays a random one with probability
+    ``epsilon`` (exploration).
 
     Seats: player ``seat ^ h`` sits in seat ``seat``, where ``h = g & 1`` when ``swap``
     (the players change seats every game) and 0 otherwise; seat 0 throws the first
@@ -290,8 +294,8 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
     out = np.empty((64, L.STATE_LEN), np.int16)
     s = np.empty(L.STATE_LEN, np.int16)
     ref = np.zeros(L.STATE_LEN, np.int16)
-    nha = net_a[1].shape[0]
-    nhb = net_b[1].shape[0]
+    nha = max(net_a[1].shape[0], race_a[1].shape[0])
+    nhb = max(net_b[1].shape[0], race_b[1].shape[0])
     ha_ref = np.empty(nha, np.float32)
     ha = np.empty(nha, np.float32)
     hb_ref = np.empty(nhb, np.float32)
@@ -365,12 +369,23 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
             if n == 1:
                 i = 0
             elif pk == KIND_NETWORK:
+                phase = raced[player] and _is_race(s)
                 if player == 0:
+                    if phase:
+                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = race_a
+                    else:
+                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
                     i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
-                                         uva, cia, cva, fia, ref, ha_ref, ha, o, o_best)
+                                         uva, cia, cva, fia, ref, ha_ref[:b1a.shape[0]],
+                                         ha[:b1a.shape[0]], o, o_best)
                 else:
+                    if phase:
+                        w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = race_b
+                    else:
+                        w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
                     i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
-                                         uvb, cib, cvb, fib, ref, hb_ref, hb, o, o_best)
+                                         uvb, cib, cvb, fib, ref, hb_ref[:b1b.shape[0]],
+                                         hb[:b1b.shape[0]], o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)
@@ -384,11 +399,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, pw, hw, epsilo
             if recorded and keep_vals and pk == KIND_NETWORK:
                 if not rated:
                     if player == 0:
-                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia, ha,
-                              o_best)
+                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia,
+                              ha[:b1a.shape[0]], o_best)
                     else:
-                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib, hb,
-                              o_best)
+                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib,
+                              hb[:b1b.shape[0]], o_best)
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
@@ -483,13 +498,15 @@ _KINDS = (KIND_RANDOM, KIND_PUBEVAL, KIND_NETWORK, KIND_HEURISTIC)
 
 
 def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, games,
-              st, cst=None, pw=None, hw=None, epsilon: float = 0.0,
+              st, race_a=None, race_b=None, cst=None, pw=None, hw=None, epsilon: float = 0.0,
               max_turns: int = 10_000, dice_seeds=None, choice_seeds=None,
               swap: bool = False, check: bool = False, scratch=None, rec=None,
               rec_meta=None, rec_vals=None, rec_games: int = 0) -> tuple:
     """The argument tuple of :func:`play_games` (see there), with one set of types for
     every caller. ``net_a`` / ``net_b``: a Network, its 9-array tuple or None (a
     placeholder: the other player's arrays when it has some, else :func:`no_network`);
+    ``race_a`` / ``race_b``: a network player's race network (None: its network plays
+    races too), of its network's kind of inputs;
     ``pw`` / ``hw`` default to PubEval's weights and zeros; ``cst`` and the seeds to
     empty (choices from ``st``, no reseeding); no recording by default. Raises
     ValueError for arguments the kernel would misread (it checks no bounds): a network
@@ -520,9 +537,17 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
         na = nb if nb is not None else network_arrays(no_network())
     if nb is None:
         nb = na
+    ra = network_arrays(race_a) if race_a is not None else na
+    rb = network_arrays(race_b) if race_b is not None else nb
+    for p, net, race in ((0, na, ra), (1, nb, rb)):
+        if race[8].dtype != net[8].dtype:
+            raise ValueError(f"player {p}'s race network reads another kind of inputs "
+                             f"than its network (feature index {race[8].dtype}, expected "
+                             f"{net[8].dtype})")
+    raced = np.array([race_a is not None, race_b is not None])
     empty_u64 = np.zeros(0, np.uint64)
     return (_array(start, np.int16), _array(table, np.int64), _array(sc, np.int64),
-            bool(rolls_both), kinds, na, nb,
+            bool(rolls_both), kinds, na, nb, ra, rb, raced,
             _array(pubeval_weights() if pw is None else pw, np.float32, readonly=True),
             _array(np.zeros(N_WEIGHTS) if hw is None else hw, np.float64),
             float(epsilon), int(max_turns), st, empty_u64 if cst is None else cst,

@@ -19,7 +19,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from engine.eval.pubeval import score_successors
+from engine.eval.pubeval import is_race, score_successors
 from engine.rules.dice import Dice
 from engine.rules.position import Position
 from engine.rules.scoring import result
@@ -94,11 +94,15 @@ class GreedyPlayer:
     scored exactly by :func:`engine.rules.scoring.result` instead of by the evaluator.
     """
 
-    def __init__(self, evaluator: Evaluator, rules: Rules | None = None):
+    def __init__(self, evaluator: Evaluator, rules: Rules | None = None,
+                 race: Evaluator | None = None):
         self.evaluator = evaluator
         """Rates positions for their side to move; a network, or a hand-made heuristic."""
         self.rules = rules
         """Rules that score finished successors (None: the game's defaults)."""
+        self.race = race
+        """Rates the plays of a race (no contact; backgammon's geometry) in place of
+        :attr:`evaluator`, as the game loop's race networks do; None: it rates all."""
 
     def choose(self, position, dice, successors) -> int:
         values = np.empty(len(successors), dtype=np.float64)
@@ -110,7 +114,10 @@ class GreedyPlayer:
             else:
                 values[i] = over.points_for(0)
         if live:
-            values[live] = np.asarray(self.evaluator.evaluate([successors[i] for i in live]),
+            rater = self.evaluator
+            if self.race is not None and is_race(position):
+                rater = self.race
+            values[live] = np.asarray(rater.evaluate([successors[i] for i in live]),
                                       dtype=np.float64)
         # values are for each successor's side to move: the opponent after a roll
         return int(np.argmax(values) if dice is None else np.argmin(values))
