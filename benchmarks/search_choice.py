@@ -2,14 +2,16 @@
 judged by GNU Backgammon's 2-ply evaluation.
 
     python benchmarks/search_choice.py --decisions 1000 --choosers 2 2:prune
-    python benchmarks/search_choice.py --decisions 200 --choosers 0 1 1:noprune 2 --seed 3
+    python benchmarks/search_choice.py --decisions 200 --choosers 0 1 1:prune 2 --seed 3
+    python benchmarks/search_choice.py --choosers 0:model=models/backgammon.npz 0:model=new.npz
 
 Decisions: the contact decisions of :func:`rollout_choice.decisions` (positions from the
 released network's own self-play, a random roll with at least two legal plays). A chooser
 is ``PLY`` (:meth:`engine.search.nply.Search.best` at that depth with the released
 search's defaults) with options after colons: ``noprune`` (every play inside the search
 rated by the network, ``SearchSettings(prune=False)``), ``prune`` (each roll's play
-inside the search picked by the pruning network, ``prune=True``).
+inside the search picked by the pruning network, ``prune=True``), ``model=FILE`` (that
+network instead of the released one, without the released pruning and race networks).
 
 Every distinct play the choosers make is valued by GNU Backgammon's evaluator at
 ``--judge-ply`` (``gnubg_nn.probabilities``, cubeless money equity for the mover); a
@@ -50,13 +52,16 @@ def chooser(spec: str, threads: int):
         ply = check_ply(int(ply_text))
     except ValueError:
         raise SystemExit(f"chooser {spec!r}: expected PLY[:option...], PLY an integer 0..3")
-    settings = {}
+    settings, model = {}, None
     for o in opts:
-        if o not in OPTIONS:
+        if o.startswith("model="):
+            model = o[len("model="):]
+        elif o in OPTIONS:
+            settings.update(OPTIONS[o])
+        else:
             raise SystemExit(f"chooser {spec!r}: unknown option {o!r}; expected one of "
-                             f"{', '.join(OPTIONS)}")
-        settings.update(OPTIONS[o])
-    search = Search.load("backgammon", threads=threads, **settings)
+                             f"{', '.join(OPTIONS)} or model=FILE")
+    search = Search.load("backgammon", model, threads=threads, **settings)
     return spec, lambda pos, dice: search.best(pos, dice, ply).position
 
 

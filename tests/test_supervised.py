@@ -9,7 +9,9 @@ import pytest
 from engine.errors import NardyError
 from engine.eval.network import Network
 from engine.rules import _layout as L
+from engine.movegen.generate import successors
 from engine.rules.position import Position
+from engine.rules.scoring import equities, result
 from engine.search.nply import Search
 from training.label import label
 from training.positions import (
@@ -17,6 +19,7 @@ from training.positions import (
     CONTACT,
     CRASHED,
     RACE,
+    SOURCES,
     PositionSet,
     PositionSetError,
     classify,
@@ -64,6 +67,27 @@ def test_selfplay_and_setup_sets_are_reproducible_and_round_trip(tmp_path):
     np.testing.assert_array_equal(back.states, both.states)
     np.testing.assert_array_equal(back.klass, classify(both.states))
     assert back.targets is None and back.info["parts"][0]["epsilon"] == 0.2
+
+
+def test_candidates_are_the_networks_best_plays_of_the_roll_thrown():
+    net = Network.load("models/backgammon.npz")
+    plain = selfplay_positions(net, 6, seed=4, keep=0.5)
+    cand = selfplay_positions(net, 6, seed=4, keep=0.5, candidates=3)
+    assert cand.info["parts"][0]["source"] == "candidate"
+    assert (cand.source == SOURCES.index("candidate")).all()
+    assert len(plain) < len(cand) <= 3 * len(plain)
+    assert all(result(Position.from_array(r, "backgammon")) is None for r in cand.states)
+    # the first kept position's candidates are its best plays for one of the rolls
+    pos = Position.from_array(plain.states[0], "backgammon")
+    keys = [Position.from_array(r, "backgammon").key() for r in cand.states]
+    found = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            kids = [k for k in successors(pos, (d1, d2)) if result(k) is None]
+            mover = -equities(net.probabilities(kids))
+            top = [kids[i].key() for i in np.argsort(-mover, kind="stable")[:3]]
+            found += keys[:len(top)] == top
+    assert found >= 1
 
 
 def test_a_set_keeps_the_classes_asked_for(tmp_path):

@@ -11,7 +11,11 @@ Sources, each a code in :data:`SOURCES`:
 * ``setup`` -- random legal set-ups (:mod:`engine.rules.setups`: spreads, runs, races,
   bear-offs, six-blocks), the positions far from a network's own play (back games,
   crashed boards, containment, bear-offs against contact) on which a network trained
-  only on its own games goes wrong.
+  only on its own games goes wrong;
+* ``candidate`` -- the plays a network chooses between: for a self-play position and
+  the roll thrown there, the positions after the network's best few plays at 0-ply
+  (seen by the opponent, before his roll). Self-play visits only the play chosen; the
+  ones passed over are what a network must rank below it, and TD never trains them.
 
 Classes (:data:`CLASSES`, backgammon and portes geometry), after GNU Backgammon's:
 ``race`` (the sides have passed each other), ``bearoff`` (a race with every checker of
@@ -41,12 +45,13 @@ from engine.eval.network import Network, NetworkFileError, atomic_savez, read_np
 from engine.play import loop
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
-from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, result, score_table
+from engine.movegen.generate import successor_arrays
+from engine.rules.position import CHECKERS, Position
+from engine.rules.scoring import N_OUTPUTS, equities, result, score_table
 from engine.rules.setups import setup_position
 from engine.rules.variants import get_rules
 
-SOURCES = ("selfplay", "setup")
+SOURCES = ("selfplay", "setup", "candidate")
 """Where a position came from (the ``source`` code is the index)."""
 CLASSES = ("contact", "crashed", "race", "bearoff")
 """Position classes (the ``klass`` code is the index)."""
@@ -212,11 +217,14 @@ def _check_game(variant: str) -> None:
 
 def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: float = 0.1,
                        keep: float = 0.25, max_turns: int = 2000,
-                       model: str = "") -> PositionSet:
+                       model: str = "", candidates: int = 0) -> PositionSet:
     """Positions before a roll from ``games`` self-play games of ``network`` (both
     sides greedy at 0-ply, each choice random with probability ``epsilon``), each met
     position kept with probability ``keep`` (neighbours of one game are alike);
-    ``model`` names the network in the provenance."""
+    ``model`` names the network in the provenance. ``candidates`` > 0: instead of each
+    kept position, the positions after the ``candidates`` plays of the roll thrown
+    there that the network rates best (source ``candidate``; plays that end the game
+    left out, their value being exact)."""
     variant = network.variant
     _check_game(variant)
     if not 0.0 <= epsilon <= 1.0 or not 0.0 < keep <= 1.0:
@@ -239,16 +247,38 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
             network, games=out, st=st, epsilon=epsilon, max_turns=max_turns, rec=rec,
             rec_meta=meta, rec_games=n))
         rolled = meta[:got, 1] > 0                   # played from, with a roll
-        states = rec[:got][rolled]
-        chunks.append(states[rng.random(len(states)) < keep])
+        kept = rng.random(int(rolled.sum())) < keep
+        states = rec[:got][rolled][kept]
+        if candidates > 0:
+            dice = meta[:got][rolled][kept][:, 1:3]
+            states = _candidates(network, rules, states, dice, candidates)
+        chunks.append(states)
     states = np.concatenate(chunks) if chunks else np.zeros((0, L.STATE_LEN), np.int16)
-    part = {"source": "selfplay", "model": model or repr(network),
+    source = "candidate" if candidates > 0 else "selfplay"
+    part = {"source": source, "model": model or repr(network),
             "games": games, "seed": seed, "epsilon": epsilon, "keep": keep,
+            **({"candidates": candidates} if candidates > 0 else {}),
             "positions": int(len(states)), "made": time.strftime("%Y-%m-%d %H:%M UTC",
                                                                    time.gmtime())}
     return PositionSet(variant, states, classify(states),
-                       np.full(len(states), SOURCES.index("selfplay"), np.int8), None,
+                       np.full(len(states), SOURCES.index(source), np.int8), None,
                        {"parts": [part]})
+
+
+def _candidates(network: Network, rules, states: np.ndarray, dice: np.ndarray,
+                k: int) -> np.ndarray:
+    """The positions after the ``k`` plays of each state's roll (``dice`` rows) that
+    ``network`` rates best for the mover at 0-ply, plays that end the game left out."""
+    out = []
+    for s, (d1, d2) in zip(states, dice):
+        kids = successor_arrays(Position.from_array(s, rules.variant), (int(d1), int(d2)),
+                                rules, play=True)
+        live = kids[(kids[:, L.ME + L.OFF] < CHECKERS) & (kids[:, L.THEM + L.OFF] < CHECKERS)]
+        if len(live) == 0:
+            continue
+        mover = -equities(network.probabilities_of_arrays(live))   # kids are flipped
+        out.append(live[np.argsort(-mover, kind="stable")[:k]])
+    return np.concatenate(out) if out else np.zeros((0, L.STATE_LEN), np.int16)
 
 
 def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
@@ -282,6 +312,9 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", type=float, default=0.25,
                     help="share of the met positions kept")
     ap.add_argument("--setups", type=int, default=0, help="random set-ups added")
+    ap.add_argument("--candidates", type=int, default=0, metavar="K",
+                    help="instead of each kept self-play position, the positions after "
+                         "the K plays of its roll the network rates best (default 0: off)")
     ap.add_argument("--classes", default="",
                     help="keep only these classes, comma-separated (" + ", ".join(CLASSES)
                     + "); default: all")
@@ -292,7 +325,8 @@ def main(argv=None) -> int:
         net = Network.load(args.model)
         t = time.time()
         parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,
-                                    keep=args.keep, model=args.model)] if args.games > 0 else []
+                                    keep=args.keep, model=args.model,
+                                    candidates=args.candidates)] if args.games > 0 else []
         if args.setups > 0:
             parts.append(setup_positions_set(net.variant, args.setups, args.seed))
         ps = PositionSet.join(parts)
