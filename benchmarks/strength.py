@@ -16,7 +16,12 @@ use a few hundred games). Networks play greedy 0-ply, as in training. ``--a-race
 ``--b-race`` give a network player a race network, which then plays its races
 (positions without contact, home races included: the bear-off tables play no part
 here); the released backgammon player is ``--a models/backgammon.npz --a-race
-models/backgammon.race.npz``.
+models/backgammon.race.npz``. ``--a-ply`` / ``--b-ply`` N > 0 make a network player
+choose by the engine's N-ply search instead (:class:`engine.search.nply.SearchPlayer`:
+its race network if given, the bear-off tables, the default move filters), in Python,
+a few decisions a second at 2-ply:
+
+    python benchmarks/strength.py --a models/backgammon.npz --a-race models/backgammon.race.npz --a-ply 2 --b gnubg0 --games 1000
 
 Games come in pairs on the same dice with the players' seats swapped
 (:mod:`engine.play.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
@@ -116,8 +121,14 @@ def describe(spec: str, player) -> str:
     return {"gnubg0": "gnubg0 (GNU Backgammon 0-ply, gnubg_nn)"}.get(spec, spec)
 
 
-def python_player(player, seed: int, label: int, variant: str, race: Network | None = None):
-    """The :class:`~engine.play.players.Player` object for the Python (gnubg) path."""
+def python_player(player, seed: int, label: int, variant: str, race: Network | None = None,
+                  ply: int = 0):
+    """The :class:`~engine.play.players.Player` object for the Python path (gnubg, or a
+    network searched ``ply`` deep)."""
+    if isinstance(player, Network) and ply > 0:
+        from engine.eval.evaluator import Evaluator
+        from engine.search.nply import Search, SearchPlayer
+        return SearchPlayer(Search(Evaluator(player, get_rules(variant), race=race)), ply)
     if isinstance(player, Network):
         return GreedyPlayer(player, get_rules(variant), race)
     if player == "pubeval":
@@ -166,16 +177,16 @@ def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
 
 # --------------------------------------------------------------------- the match
 def play(a, b, games: int, seed: int, variant: str, max_turns: int,
-         races=(None, None)) -> tuple[DuelResult, float]:
+         races=(None, None), plies=(0, 0)) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
     the result and the seconds it took (numba compilation excluded). ``races``: the
-    players' race networks (None: none)."""
+    players' race networks (None: none); ``plies``: their search depths."""
     from tqdm import tqdm
-    kernel = all(p != "gnubg0" for p in (a, b))
+    kernel = all(p != "gnubg0" for p in (a, b)) and plies == (0, 0)
     bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
     try:
         if not kernel:
-            pa, pb = (python_player(p, seed, i, variant, races[i])
+            pa, pb = (python_player(p, seed, i, variant, races[i], plies[i])
                       for i, p in enumerate((a, b)))
             t = time.perf_counter()
             r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
@@ -272,6 +283,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--a-race", metavar="FILE",
                     help="race network of network player A (plays its races)")
     ap.add_argument("--b-race", metavar="FILE", help="race network of network player B")
+    ap.add_argument("--a-ply", type=int, default=0, choices=(0, 1, 2, 3),
+                    help="network player A chooses by an N-ply search (default 0: greedy)")
+    ap.add_argument("--b-ply", type=int, default=0, choices=(0, 1, 2, 3),
+                    help="the same for player B")
     ap.add_argument("--games", type=int, default=2000, help="games, even (default 2000)")
     ap.add_argument("--variant", choices=VARIANTS,
                     help="game (default: the network's, else backgammon)")
@@ -303,6 +318,12 @@ def main(argv: list[str] | None = None) -> None:
         name_a += f" + race network {describe(args.a_race, races[0])}"
     if races[1] is not None:
         name_b += f" + race network {describe(args.b_race, races[1])}"
+    plies = (args.a_ply, args.b_ply)
+    for label, p, ply in (("a", a, args.a_ply), ("b", b, args.b_ply)):
+        if ply and not isinstance(p, Network):
+            ap.error(f"--{label}-ply: only a network player searches")
+    name_a += f", {args.a_ply}-ply search" if args.a_ply else ""
+    name_b += f", {args.b_ply}-ply search" if args.b_ply else ""
     nets = [p for p in (a, b) if isinstance(p, Network)]
     variant = args.variant or (nets[0].variant if nets else "backgammon")
     if "gnubg0" in (a, b) and variant != "backgammon":
@@ -310,8 +331,9 @@ def main(argv: list[str] | None = None) -> None:
     command = "python benchmarks/strength.py " + " ".join(
         shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
     if args.cube:
-        if variant != "backgammon" or "gnubg0" in (a, b) or races != (None, None):
-            sys.exit("--cube: backgammon between networks (without race networks), "
+        if (variant != "backgammon" or "gnubg0" in (a, b) or races != (None, None)
+                or plies != (0, 0)):
+            sys.exit("--cube: backgammon between 0-ply networks (without race networks), "
                      "pubeval or random")
         pts, seconds, st = play_cubeful(a, b, args.games, args.seed)
         ppg, ci = pair_stats(pts)
@@ -323,7 +345,7 @@ def main(argv: list[str] | None = None) -> None:
               f"highest cube {st['max_cube']}")
         return
     try:
-        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races)
+        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races, plies)
     except DuelError as exc:
         sys.exit(str(exc))
     print(report(r, name_a, name_b, args.seed, command, seconds))
