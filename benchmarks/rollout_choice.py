@@ -65,9 +65,10 @@ def the_judge():
 
 
 def decisions(seed: int):
-    """``(position, dice)`` decisions, endlessly: contact positions from the released
-    network's own self-play (0-ply, no exploration, ``seed``), in a seeded random
-    order, each with a random roll that has at least two legal plays."""
+    """``(position, dice)`` decisions until the pool runs out: contact positions from
+    the released network's own self-play (200 games at 0-ply, no exploration, ``seed``),
+    in a seeded random order, each with a random roll that has at least two legal
+    plays."""
     rng = np.random.default_rng(seed)
     pset = selfplay_positions(Network.load(model_path("backgammon")), 200, seed,
                               epsilon=0.0, keep=0.2)

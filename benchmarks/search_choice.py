@@ -16,7 +16,9 @@ network instead of the released one, without the released pruning and race netwo
 Every distinct play the choosers make is valued by GNU Backgammon's evaluator at
 ``--judge-ply`` (``gnubg_nn.probabilities``, cubeless money equity for the mover); a
 chooser's loss in a decision is the best judged value among the choosers' plays less its
-own (mEMG: thousandths of a point). Reported: each chooser's mean loss and time per
+own (mEMG: thousandths of a point). The pool of decisions is finite (200 self-play
+games), so a run may end with fewer than ``--decisions``; the report gives the count.
+Reported: each chooser's mean loss and time per
 decision, and each chooser's loss less the first chooser's with its 95% interval (the
 decisions are paired). GNU Backgammon only judges: none of it goes into the engine or
 its training. Needs the PyPI package ``gnubg-nn``.
@@ -61,6 +63,9 @@ def chooser(spec: str, threads: int):
         else:
             raise SystemExit(f"chooser {spec!r}: unknown option {o!r}; expected one of "
                              f"{', '.join(OPTIONS)} or model=FILE")
+    if model is not None and settings.get("prune"):
+        raise SystemExit(f"chooser {spec!r}: prune needs the released model's pruning "
+                         f"network (a model given by file has none)")
     search = Search.load("backgammon", model, threads=threads, **settings)
     return spec, lambda pos, dice: search.best(pos, dice, ply).position
 

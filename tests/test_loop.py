@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engine.eval.network import Network
+from engine.eval.pubeval import _is_race
 from engine.movegen._core import new_scratch
 from engine.play import loop
 from engine.rules import _layout as L
@@ -18,8 +19,9 @@ from engine.rules.variants import get_rules
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _selfplay_game(variant, net, seed, epsilon):
-    """One recorded network-against-itself game: (its row, rec, rec_meta, rec_vals)."""
+def _selfplay_game(variant, net, seed, epsilon, race=None):
+    """One recorded network-against-itself game: (its row, rec, rec_meta, rec_vals);
+    ``race``: both sides' race network."""
     rules = get_rules(variant)
     games = loop.new_games(1)
     rows = 2 * 3000 + 1
@@ -30,7 +32,8 @@ def _selfplay_game(variant, net, seed, epsilon):
         Position.start(variant).to_array(), rules.table(), score_table(rules),
         rules.opening_rolls_both, [loop.KIND_NETWORK, loop.KIND_NETWORK], net, net,
         games=games, st=np.array([seed], np.uint64), epsilon=epsilon, max_turns=3000,
-        rec=rec, rec_meta=rec_meta, rec_vals=rec_vals, rec_games=1, check=True))
+        rec=rec, rec_meta=rec_meta, rec_vals=rec_vals, rec_games=1, check=True,
+        race_a=race, race_b=race))
     return games[0], rec[:nrec], rec_meta[:nrec], rec_vals[:nrec]
 
 
@@ -60,6 +63,22 @@ def test_recording_holds_what_learning_needs(variant, epsilon):
     if epsilon:     # exploration plays other successors than the greedy choice
         _, greedy, _, _ = _selfplay_game(variant, net, 11, 0.0)
         assert not np.array_equal(greedy[:10], rec[:10])
+
+
+def test_race_networks_rate_the_races_they_play():
+    """With a race network, each recorded rating is by the network of the position
+    played from: the race network in a race (forced and explored plays too), the
+    network in contact."""
+    net = Network.load("models/backgammon.npz")
+    race = Network.load("models/backgammon.race.npz")
+    game, rec, meta, vals = _selfplay_game("backgammon", net, 5, 0.3, race)
+    steps = int(game[loop.G_STEPS])
+    raced = np.array([bool(_is_race(s)) for s in rec[:steps]])
+    assert raced.any() and not raced.all()
+    assert (meta[:steps, loop.R_COUNT][raced] == 1).any()          # a forced race play
+    want = np.where(raced[:, None], race.probabilities_of_arrays(rec[1:]),
+                    net.probabilities_of_arrays(rec[1:]))
+    np.testing.assert_allclose(vals[:steps], want, rtol=1e-4, atol=1e-5)
 
 
 def test_every_driver_shares_one_compiled_loop():

@@ -230,6 +230,9 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
     if not 0.0 <= epsilon <= 1.0 or not 0.0 < keep <= 1.0:
         raise PositionSetError(f"epsilon = {quote(epsilon)}, keep = {quote(keep)}: "
                                f"expected 0 <= epsilon <= 1 and 0 < keep <= 1")
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 0:
+        raise PositionSetError(f"candidates = {quote(candidates)}: expected an integer "
+                               f">= 0 (0: the positions themselves)")
     rules = get_rules(variant)
     rng = np.random.default_rng([seed, 7])
     st = rng_state(rng)

@@ -365,24 +365,27 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
             if n > maxsucc:
                 maxsucc = n
             pk = kinds[player]
+            if pk == KIND_NETWORK and raced[player]:
+                # the game phase picks the network (only where a race network is given:
+                # the arrays stay unpacked once on the hot path of self-play)
+                if player == 0:
+                    if _is_race(s):
+                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = race_a
+                    else:
+                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
+                elif _is_race(s):
+                    w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = race_b
+                else:
+                    w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
             rated = False
             if n == 1:
                 i = 0
             elif pk == KIND_NETWORK:
-                phase = raced[player] and _is_race(s)
                 if player == 0:
-                    if phase:
-                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = race_a
-                    else:
-                        w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
                     i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
                                          uva, cia, cva, fia, ref, ha_ref[:b1a.shape[0]],
                                          ha[:b1a.shape[0]], o, o_best)
                 else:
-                    if phase:
-                        w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = race_b
-                    else:
-                        w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
                     i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
                                          uvb, cib, cvb, fib, ref, hb_ref[:b1b.shape[0]],
                                          hb[:b1b.shape[0]], o, o_best)

@@ -130,7 +130,7 @@ class SearchSettings:
     Backgammon's pruning nets do; the root's plays are always rated by the network.
     Off by default: the released 198-80 pruning network picks the network's own best
     play in only about 3 rolls of 10, and a 2-ply search that prunes with it chooses
-    worse plays for about a sixth less time (benchmarks/README.md, "Search")."""
+    worse plays for 5-16% less time (benchmarks/README.md, "Search")."""
 
     def __post_init__(self):
         check_ply(self.ply)
