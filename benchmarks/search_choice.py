@@ -4,6 +4,7 @@ judged by GNU Backgammon's 2-ply evaluation.
     python benchmarks/search_choice.py --decisions 1000 --choosers 2 2:prune
     python benchmarks/search_choice.py --decisions 200 --choosers 0 1 1:prune 2 --seed 3
     python benchmarks/search_choice.py --choosers 0:model=models/backgammon.npz 0:model=new.npz
+    python benchmarks/search_choice.py --agreement     # the pruning network against the network
 
 Decisions: the contact decisions of :func:`rollout_choice.decisions` (positions from the
 released network's own self-play, a random roll with at least two legal plays). A chooser
@@ -70,6 +71,46 @@ def chooser(spec: str, threads: int):
     return spec, lambda pos, dice: search.best(pos, dice, ply).position
 
 
+def prune_agreement(threads: int = 1) -> None:
+    """How well the pruning network stands in for the network inside the search: on 300
+    contact positions two rolls on from the middle game of ``rollout.py`` (every play of
+    its 21 rolls, the network's best reply to each, 300 of them drawn with seed 1), how
+    often the pruning network's first play of a roll is the network's best, the equity
+    its pick loses by the network's rating, how often the network's best is among its
+    first k, and the time of one :func:`engine.search.nply.expand` pass of each."""
+    from engine.notation.parse import parse_position
+    from engine.rules.scoring import equities
+    from engine.search.nply import _ROLLS, SearchSettings
+    search = Search.load("backgammon", threads=threads)
+    tree = search._tree(SearchSettings(ply=0, prune=True))       # tree.rank: the pruning net
+    root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]
+    kids = tree.expand(root, _ROLLS, False, -1, 0.0, tree.net)[0]
+    replies = tree.expand(kids, _ROLLS, False, 1, 0.0, tree.net)[0]
+    states = replies[np.random.default_rng(1).choice(len(replies), 300, replace=False)]
+    for net, name in ((tree.net, "network"), (tree.rank, "pruning network")):
+        tree.expand(states, _ROLLS, False, 1, 0.0, net)           # compiled, untimed
+        t0 = time.perf_counter()
+        tree.expand(states, _ROLLS, False, 1, 0.0, net)
+        print(f"expand, best play of each roll by the {name}: "
+              f"{time.perf_counter() - t0:.3f} s ({threads} thread(s))")
+    _, probs, eq_main, pair = tree.expand(states, _ROLLS, False, -1, 0.0, tree.net)
+    eq_rank = tree.expand(states, _ROLLS, False, -1, 0.0, tree.rank)[2]
+    starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+    ends = np.r_[starts[1:], len(pair)]
+    print(f"{len(states)} positions, {len(starts)} rolls, {len(pair) / len(starts):.1f} "
+          f"plays a roll")
+    for k in (1, 2, 3, 5, 8):
+        loss, same = [], 0
+        for a, b in zip(starts, ends):
+            em, top = eq_main[a:b], np.argsort(-eq_rank[a:b], kind="stable")[:k]
+            pick = top[np.argmax(em[top])]
+            loss.append(em.max() - em[pick])
+            same += em[pick] == em.max()
+        print(f"best of the pruning network's first {k} by the network: the network's "
+              f"own best in {same / len(starts):.0%} of rolls, {np.mean(loss):.4f} equity "
+              f"lost")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--decisions", type=int, default=500)
@@ -77,7 +118,13 @@ def main(argv=None) -> int:
     ap.add_argument("--judge-ply", type=int, default=2, choices=(0, 1, 2))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--agreement", action="store_true",
+                    help="instead: how well the pruning network stands in for the network "
+                         "(no judge needed)")
     args = ap.parse_args(argv)
+    if args.agreement:
+        prune_agreement()
+        return 0
     gnubg_nn = the_judge()
     if gnubg_nn is None:
         return 2

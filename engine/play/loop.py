@@ -242,6 +242,13 @@ def _rate(c, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, o):
         output_probs(h, w2, b2, o)
 
 
+@njit(**FAST)
+def _hidden_pair(net):
+    """Two hidden-layer buffers of ``net``'s size (a parent's and a kid's)."""
+    nh = net[1].shape[0]
+    return np.empty(nh, np.float32), np.empty(nh, np.float32)
+
+
 # --------------------------------------------------------------------- the loop
 @njit(cache=True)
 def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b, raced,
@@ -294,12 +301,12 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
     out = np.empty((64, L.STATE_LEN), np.int16)
     s = np.empty(L.STATE_LEN, np.int16)
     ref = np.zeros(L.STATE_LEN, np.int16)
-    nha = max(net_a[1].shape[0], race_a[1].shape[0])
-    nhb = max(net_b[1].shape[0], race_b[1].shape[0])
-    ha_ref = np.empty(nha, np.float32)
-    ha = np.empty(nha, np.float32)
-    hb_ref = np.empty(nhb, np.float32)
-    hb = np.empty(nhb, np.float32)
+    # hidden layers (the parent's and a kid's) of each network and each race network
+    na_ref, na_h = _hidden_pair(net_a)
+    nb_ref, nb_h = _hidden_pair(net_b)
+    ra_ref, ra_h = _hidden_pair(race_a)
+    rb_ref, rb_h = _hidden_pair(race_b)
+    ha_ref, ha, hb_ref, hb = na_ref, na_h, nb_ref, nb_h
     o = np.empty(N_OUTPUTS, np.float32)
     o_best = np.empty(N_OUTPUTS, np.float32)
     # the networks' arrays, unpacked once (not per call: each unpacking is reference
@@ -371,24 +378,26 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
                 if player == 0:
                     if _is_race(s):
                         w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = race_a
+                        ha_ref, ha = ra_ref, ra_h
                     else:
                         w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia = net_a
+                        ha_ref, ha = na_ref, na_h
                 elif _is_race(s):
                     w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = race_b
+                    hb_ref, hb = rb_ref, rb_h
                 else:
                     w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib = net_b
+                    hb_ref, hb = nb_ref, nb_h
             rated = False
             if n == 1:
                 i = 0
             elif pk == KIND_NETWORK:
                 if player == 0:
                     i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
-                                         uva, cia, cva, fia, ref, ha_ref[:b1a.shape[0]],
-                                         ha[:b1a.shape[0]], o, o_best)
+                                         uva, cia, cva, fia, ref, ha_ref, ha, o, o_best)
                 else:
                     i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
-                                         uvb, cib, cvb, fib, ref, hb_ref[:b1b.shape[0]],
-                                         hb[:b1b.shape[0]], o, o_best)
+                                         uvb, cib, cvb, fib, ref, hb_ref, hb, o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)
@@ -402,11 +411,11 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
             if recorded and keep_vals and pk == KIND_NETWORK:
                 if not rated:
                     if player == 0:
-                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia,
-                              ha[:b1a.shape[0]], o_best)
+                        _rate(out[i], sc, w1a, b1a, w2a, b2a, uia, uva, cia, cva, fia, ha,
+                              o_best)
                     else:
-                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib,
-                              hb[:b1b.shape[0]], o_best)
+                        _rate(out[i], sc, w1b, b1b, w2b, b2b, uib, uvb, cib, cvb, fib, hb,
+                              o_best)
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
