@@ -143,6 +143,16 @@ def exact_probs(s, ctx, o):
 
 
 @njit(cache=True)
+def may_be_exact(s, scores, tables):
+    """Whether :func:`exact_probs` might value ``s`` (a finished game by the score table
+    ``scores``, or, with ``tables``, a home race): the test the hot loops make first.
+    A call that passes the whole context costs about 0.3 us (its tuple holds some 27
+    arrays), a fifth of a play's rating inside the search; this one, given two arrays
+    and a flag, about 0.05 us."""
+    return result_k(s, scores)[0] >= 0 or (tables and _bo._home_race(s))
+
+
+@njit(cache=True)
 def races(s, ctx):
     """Whether ``ctx``'s race network rates ``s`` (a race, with a race network on;
     ``s`` not valued exactly, :func:`exact_probs`)."""
@@ -157,8 +167,10 @@ def static_probs(states, n, net, ctx, probs):
     h_race = np.empty(ctx.race.b1.shape[0], np.float32)
     o32 = np.empty(N_OUTPUTS, np.float32)
     o = np.empty(N_OUTPUTS)
+    scores = ctx.scores
+    tables = ctx.bearoff
     for r in range(n):
-        if not exact_probs(states[r], ctx, o):
+        if not (may_be_exact(states[r], scores, tables) and exact_probs(states[r], ctx, o)):
             raced = races(states[r], ctx)
             w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = ctx.race if raced else net
             h = h_race if raced else h_net

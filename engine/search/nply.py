@@ -52,6 +52,7 @@ from engine.eval.evaluator import (
     S_STATIC,
     Evaluator,
     exact_probs,
+    may_be_exact,
     races,
     static_probs,
 )
@@ -207,8 +208,12 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     tabled = np.empty(n, np.int64)
     m = 0
     nt = 0
+    scores = ctx.scores
+    tables = ctx.bearoff
     for i in range(n):
-        how = exact_probs(kids[i], ctx, probs[i])
+        how = 0
+        if may_be_exact(kids[i], scores, tables):
+            how = exact_probs(kids[i], ctx, probs[i])
         if how == 0:
             hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
             rated[m] = i
@@ -374,7 +379,8 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
                     # statically (the tables, the race network or ``value``)
                     static_probs(gen[b:b + 1], 1, value, ctx, v)
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
-                elif exact_probs(gen[b], ctx, v[0]) == BY_TABLES:
+                elif (may_be_exact(gen[b], ctx.scores, ctx.bearoff)
+                      and exact_probs(gen[b], ctx, v[0]) == BY_TABLES):
                     # a home race ranked among others: valued by the tables
                     _add_flipped(kprobs[i], v[0], rolls[r, 2] / 36.0)
                 else:
