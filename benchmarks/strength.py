@@ -177,10 +177,12 @@ def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
 
 # --------------------------------------------------------------------- the match
 def play(a, b, games: int, seed: int, variant: str, max_turns: int,
-         races=(None, None), plies=(0, 0)) -> tuple[DuelResult, float]:
+         races=(None, None), plies=(0, 0), first_pair: int = 0) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
     the result and the seconds it took (numba compilation excluded). ``races``: the
-    players' race networks (None: none); ``plies``: their search depths."""
+    players' race networks (None: none); ``plies``: their search depths;
+    ``first_pair``: the seed's dice pair the match starts at (a later part of the same
+    match: games ``2 * first_pair ..``)."""
     from tqdm import tqdm
     kernel = all(p != "gnubg0" for p in (a, b)) and plies == (0, 0)
     bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
@@ -190,15 +192,15 @@ def play(a, b, games: int, seed: int, variant: str, max_turns: int,
                       for i, p in enumerate((a, b)))
             t = time.perf_counter()
             r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
-                             progress=lambda n: bar.update(n - bar.n))
+                             first_pair=first_pair, progress=lambda n: bar.update(n - bar.n))
             return r, time.perf_counter() - t
         rn = {"race_a": races[0], "race_b": races[1]}
         duel(a, b, 2, seed, variant, max_turns=max_turns, **rn)    # compile outside timing
         t = time.perf_counter()
         parts = []
         pairs = games // 2
-        for first in range(0, pairs, CHUNK_PAIRS):
-            n = min(CHUNK_PAIRS, pairs - first)
+        for first in range(first_pair, first_pair + pairs, CHUNK_PAIRS):
+            n = min(CHUNK_PAIRS, first_pair + pairs - first)
             parts.append(duel(a, b, 2 * n, seed, variant, max_turns=max_turns,
                               first_pair=first, **rn))
             bar.update(2 * n)
@@ -208,7 +210,7 @@ def play(a, b, games: int, seed: int, variant: str, max_turns: int,
 
 
 def report(r: DuelResult, name_a: str, name_b: str, seed: int, command: str,
-           seconds: float) -> str:
+           seconds: float, first_pair: int = 0) -> str:
     """The results as text ready to paste into benchmarks/README.md."""
     ppg, half = r.ppg, r.ci95()
     gam = (Kind.GAMMON, Kind.BACKGAMMON, Kind.KOKS, Kind.HOME_MARS)
@@ -217,7 +219,8 @@ def report(r: DuelResult, name_a: str, name_b: str, seed: int, command: str,
         f"$ {command}",
         f"A = {name_a}",
         f"B = {name_b}",
-        f"{r.variant}, {r.games} games ({r.games // 2} duplicate-dice pairs), seed {seed}, "
+        f"{r.variant}, {r.games} games ({r.games // 2} duplicate-dice pairs"
+        + (f" from pair {first_pair}" if first_pair else "") + f"), seed {seed}, "
         f"{seconds:.1f} s ({r.games / seconds:,.0f} games/s)",
         f"A: {ppg:+.3f} ppg +- {half:.3f} (95% CI over pair sums: "
         f"{ppg - half:+.3f} .. {ppg + half:+.3f})",
@@ -291,6 +294,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--variant", choices=VARIANTS,
                     help="game (default: the network's, else backgammon)")
     ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    ap.add_argument("--first-pair", type=int, default=0, metavar="K",
+                    help="start at the seed's dice pair K (games 2K, 2K+1, ...): a later "
+                         "part of the same match (default 0)")
+    ap.add_argument("--points", type=Path, metavar="FILE",
+                    help="also write player A's points per game (int64 .npy, in game order) "
+                         "to FILE, to pool the parts of a match")
     ap.add_argument("--max-turns", type=int, default=10_000,
                     help="a game still going after this many rolls scores 0")
     ap.add_argument("--plot", type=Path, metavar="RUN",
@@ -308,6 +317,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.games < 2 or args.games % 2:
         ap.error(f"--games {args.games}: expected an even number >= 2 (pairs)")
+    if args.first_pair < 0:
+        ap.error(f"--first-pair {args.first_pair}: expected an integer >= 0")
+    if args.points is not None and args.cube:
+        ap.error("--points: for cubeless matches (not with --cube)")
     a, b = load_player(args.a), load_player(args.b)
     races = tuple(None if f is None else load_player(f) for f in (args.a_race, args.b_race))
     for label, race in zip("ab", races):
@@ -345,10 +358,13 @@ def main(argv: list[str] | None = None) -> None:
               f"highest cube {st['max_cube']}")
         return
     try:
-        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races, plies)
+        r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races, plies,
+                          args.first_pair)
     except DuelError as exc:
         sys.exit(str(exc))
-    print(report(r, name_a, name_b, args.seed, command, seconds))
+    if args.points is not None:
+        np.save(args.points, r.points.astype(np.int64))
+    print(report(r, name_a, name_b, args.seed, command, seconds, args.first_pair))
 
 
 if __name__ == "__main__":
