@@ -12,7 +12,10 @@ is ``PLY`` (:meth:`engine.search.nply.Search.best` at that depth with the releas
 search's defaults) with options after colons: ``noprune`` (every play inside the search
 rated by the network, ``SearchSettings(prune=False)``), ``prune`` (each roll's play
 inside the search picked by the pruning network, ``prune=True``), ``model=FILE`` (that
-network instead of the released one, without the released pruning and race networks).
+network instead of the released one, without the released pruning and race networks),
+``filters=K/W,...`` (the root's move filters, one per level 0 .. PLY-1: keep at most K
+plays within W equity of the best, ``-`` to skip a level; e.g. ``2:filters=8/0.16,3/0.08``
+rates the 0-ply survivors at 1-ply and searches the best three of them at 2-ply).
 
 Every distinct play the choosers make is valued by GNU Backgammon's evaluator at
 ``--judge-ply`` (``gnubg_nn.probabilities``, cubeless money equity for the mover); a
@@ -41,10 +44,29 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
-from engine.search.nply import Search, check_ply  # noqa: E402
+from engine.search.nply import MoveFilter, Search, SearchError, check_ply  # noqa: E402
 from rollout_choice import decisions, judge, the_judge  # noqa: E402
 
 OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
+
+
+def parse_filters(spec: str, text: str, ply: int) -> tuple:
+    """The root filters of ``filters=K/W,...`` (``-``: a level skipped)."""
+    levels = []
+    for part in text.split(","):
+        if part == "-":
+            levels.append(None)
+            continue
+        try:
+            keep, within = part.split("/")
+            levels.append(MoveFilter(int(keep), float(within)))
+        except (ValueError, SearchError) as exc:
+            raise SystemExit(f"chooser {spec!r}: filter {part!r}: expected K/W (K an "
+                             f"integer >= 1, W a number >= 0) or -: {exc}")
+    if len(levels) != ply:
+        raise SystemExit(f"chooser {spec!r}: {len(levels)} filter level(s), expected {ply} "
+                         f"(one per level 0 .. {ply - 1})")
+    return tuple(levels)
 
 
 def chooser(spec: str, threads: int):
@@ -59,16 +81,18 @@ def chooser(spec: str, threads: int):
     for o in opts:
         if o.startswith("model="):
             model = o[len("model="):]
+        elif o.startswith("filters="):
+            settings["filters"] = parse_filters(spec, o[len("filters="):], ply)
         elif o in OPTIONS:
             settings.update(OPTIONS[o])
         else:
             raise SystemExit(f"chooser {spec!r}: unknown option {o!r}; expected one of "
-                             f"{', '.join(OPTIONS)} or model=FILE")
+                             f"{', '.join(OPTIONS)}, model=FILE or filters=K/W,...")
     if model is not None and settings.get("prune"):
         raise SystemExit(f"chooser {spec!r}: prune needs the released model's pruning "
                          f"network (a model given by file has none)")
-    search = Search.load("backgammon", model, threads=threads, **settings)
-    return spec, lambda pos, dice: search.best(pos, dice, ply).position
+    search = Search.load("backgammon", model, threads=threads, ply=ply, **settings)
+    return spec, lambda pos, dice: search.best(pos, dice).position
 
 
 def prune_agreement(threads: int = 1) -> None:
