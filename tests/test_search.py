@@ -14,6 +14,7 @@ from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result
+from engine.rules.variants import VARIANTS, get_rules
 from engine.search.nply import MoveFilter, Search, SearchError, SearchSettings, _filter
 
 # the search kernels take minutes to compile cold: every module that runs them
@@ -250,6 +251,36 @@ def test_exact_races(search, plain):
     assert e.probabilities == pytest.approx((1, 1, 1, 0, 0)) and e.equity == pytest.approx(3)
     best = plain.analyse(bg, (2, 1), ply=0).best
     assert best.equity == pytest.approx(3) and best.move == "2/off"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_cheap_exact_test_flags_every_position_the_exact_values_take(variant):
+    """The search asks ``may_be_exact`` (the score table and a flag) before
+    ``exact_probs`` (the whole context) of every play it rates: over every position of
+    random games, finished ones included, it must hold exactly where ``exact_probs``
+    values the position, with the bear-off tables on and off."""
+    from engine.eval.evaluator import exact_probs, may_be_exact
+    rules = get_rules(variant)
+    rng = np.random.default_rng(VARIANTS.index(variant))
+    net = Network.create(variant, 8, rng=rng)
+    seen = {True: 0, False: 0}
+    for tables in (True, False):
+        _, ctx = Evaluator(net, rules, bearoff=tables).kernel_args()
+        o = np.zeros(5)
+        for _ in range(6):
+            pos = Position.start(variant)
+            while True:
+                dice = None if pos.pending else tuple(int(d) for d in rng.integers(1, 7, 2))
+                kids = successors(pos, dice, rules)
+                for k in kids:
+                    s = k.to_array()
+                    cheap = bool(may_be_exact(s, ctx.scores, ctx.bearoff))
+                    assert cheap == (exact_probs(s, ctx, o) != 0), (k, tables)
+                    seen[cheap] += 1
+                pos = kids[int(rng.integers(len(kids)))]
+                if result(pos, rules) is not None:
+                    break
+    assert seen[True] > 0 and seen[False] > 0
 
 
 def test_bearoff_tables_value_home_races(search):
