@@ -1,0 +1,107 @@
+"""Where a search expansion's time goes: microseconds a play for each part of rating
+every play of a position's 21 rolls, as :func:`engine.search.nply.expand` does.
+
+    python benchmarks/expand_parts.py            # 300 contact positions, one thread
+
+Positions: 300 contact positions two rolls on from the middle game of ``rollout.py``
+(those of ``search_choice.py --agreement``). Each loop runs over the same 6,300 rolls:
+
+- ``move generation``: the successors of each roll (:func:`engine.movegen._core.turn`);
+- ``+ exact test, whole context``: that and ``exact_probs`` of every play, given the
+  search's context (a tuple of some 27 arrays);
+- ``+ exact test, may_be_exact``: move generation and the cheap test the search makes
+  instead, given the score table and one flag;
+- ``+ rating``: move generation and the search's ``_rate_children`` (that cheap test,
+  the hidden layer from the node's by the inputs that changed, the output layer in one
+  batch).
+
+Reported: each loop's microseconds a play and what it adds: the two exact tests to
+move generation alone, the rating to move generation with the cheap test.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from engine._jit import njit  # noqa: E402
+from engine.eval.evaluator import exact_probs, may_be_exact  # noqa: E402
+from engine.movegen._core import turn  # noqa: E402
+from engine.notation.parse import parse_position  # noqa: E402
+from engine.rules import _layout as L  # noqa: E402
+from engine.rules.scoring import N_OUTPUTS  # noqa: E402
+from engine.search.nply import _ROLLS, Search, SearchSettings, _grow, _node_ref, _rate_children  # noqa: E402
+
+PARTS = ("move generation", "+ exact test, whole context", "+ exact test, may_be_exact",
+         "+ rating (_rate_children)")
+
+
+@njit(nogil=True)
+def _loop(states, rolls, net, ctx, part):
+    """Plays generated over ``states`` x ``rolls`` with the work of ``part`` (index into
+    :data:`PARTS`) done on each; returns the plays and a checksum."""
+    gen = np.empty((64, L.STATE_LEN), np.int16)
+    probs = np.empty((64, N_OUTPUTS))
+    eq = np.empty(64)
+    idx = np.empty(64, np.int64)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h_ref = np.empty(net.b1.shape[0], np.float32)
+    scores = ctx.scores
+    tables = ctx.bearoff
+    plays = 0
+    check = 0.0
+    for i in range(states.shape[0]):
+        if part == 3:
+            _node_ref(states[i], False, net, ref, h_ref)
+        for r in range(rolls.shape[0]):
+            n, gen = turn(ctx.walk, states[i], rolls[r, 0], rolls[r, 1], ctx.table,
+                          ctx.scratch, gen, 0)
+            probs, eq, idx = _grow(n, probs, eq, idx)
+            if part == 1:
+                for k in range(n):
+                    check += exact_probs(gen[k], ctx, probs[k])
+            elif part == 2:
+                for k in range(n):
+                    check += may_be_exact(gen[k], scores, tables)
+            elif part == 3:
+                _rate_children(ref, h_ref, False, gen, n, net, ctx, probs, eq)
+                check += eq[0]
+            plays += n
+    return plays, check
+
+
+def positions() -> np.ndarray:
+    """The 300 contact positions (seed 1), as ``search_choice.py --agreement`` draws them."""
+    search = Search.load("backgammon", threads=1)
+    tree = search._tree(SearchSettings(ply=0))
+    root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]
+    kids = tree.expand(root, _ROLLS, False, -1, 0.0, tree.net)[0]
+    replies = tree.expand(kids, _ROLLS, False, 1, 0.0, tree.net)[0]
+    pick = np.random.default_rng(1).choice(len(replies), 300, replace=False)
+    return np.ascontiguousarray(replies[pick]), tree
+
+
+def main() -> int:
+    states, tree = positions()
+    before = 0.0
+    print(f"{'part':32s} {'us a play':>10s} {'added':>8s}")
+    for part, name in enumerate(PARTS):
+        _loop(states[:2], _ROLLS, tree.net, tree.ctx, part)          # compiled, untimed
+        t0 = time.perf_counter()
+        plays, _ = _loop(states, _ROLLS, tree.net, tree.ctx, part)
+        us = 1e6 * (time.perf_counter() - t0) / plays
+        print(f"{name:32s} {us:10.3f} {us - before if part else us:+8.3f}")
+        before = us if part != 1 else before           # the two exact tests add to the same base
+    print(f"{plays:,} plays of {states.shape[0] * _ROLLS.shape[0]:,} rolls, one thread")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
