@@ -77,8 +77,9 @@ def _loop(states, rolls, net, ctx, part):
     return plays, check
 
 
-def positions() -> np.ndarray:
-    """The 300 contact positions (seed 1), as ``search_choice.py --agreement`` draws them."""
+def positions() -> tuple:
+    """The 300 contact positions (seed 1), as ``search_choice.py --agreement`` draws them,
+    and the search tree (network and context) of the released model."""
     search = Search.load("backgammon", threads=1)
     tree = search._tree(SearchSettings(ply=0))
     root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]

@@ -296,10 +296,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     ap.add_argument("--first-pair", type=int, default=0, metavar="K",
                     help="start at the seed's dice pair K (games 2K, 2K+1, ...): a later "
-                         "part of the same match (default 0)")
+                         "part of the same match (default 0; a random player's own choices "
+                         "start afresh where the match runs in Python)")
     ap.add_argument("--points", type=Path, metavar="FILE",
-                    help="also write player A's points per game (int64 .npy, in game order) "
-                         "to FILE, to pool the parts of a match")
+                    help="also write player A's points per game (int64, in game order) to "
+                         "FILE with numpy.save (which adds .npy to a name without it), to "
+                         "pool the parts of a match")
     ap.add_argument("--max-turns", type=int, default=10_000,
                     help="a game still going after this many rolls scores 0")
     ap.add_argument("--plot", type=Path, metavar="RUN",
@@ -319,8 +321,8 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--games {args.games}: expected an even number >= 2 (pairs)")
     if args.first_pair < 0:
         ap.error(f"--first-pair {args.first_pair}: expected an integer >= 0")
-    if args.points is not None and args.cube:
-        ap.error("--points: for cubeless matches (not with --cube)")
+    if args.cube and (args.points is not None or args.first_pair):
+        ap.error("--points and --first-pair: for cubeless matches (not with --cube)")
     a, b = load_player(args.a), load_player(args.b)
     races = tuple(None if f is None else load_player(f) for f in (args.a_race, args.b_race))
     for label, race in zip("ab", races):

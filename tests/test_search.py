@@ -259,11 +259,11 @@ def test_the_cheap_exact_test_flags_every_position_the_exact_values_take(variant
     ``exact_probs`` (the whole context) of every play it rates: over every position of
     random games, finished ones included, it must hold exactly where ``exact_probs``
     values the position, with the bear-off tables on and off."""
-    from engine.eval.evaluator import exact_probs, may_be_exact
+    from engine.eval.evaluator import BY_TABLES, exact_probs, may_be_exact
     rules = get_rules(variant)
     rng = np.random.default_rng(VARIANTS.index(variant))
     net = Network.create(variant, 8, rng=rng)
-    seen = {True: 0, False: 0}
+    seen = {"network": 0, "exact": 0, "tables": 0}
     for tables in (True, False):
         _, ctx = Evaluator(net, rules, bearoff=tables).kernel_args()
         o = np.zeros(5)
@@ -275,12 +275,14 @@ def test_the_cheap_exact_test_flags_every_position_the_exact_values_take(variant
                 for k in kids:
                     s = k.to_array()
                     cheap = bool(may_be_exact(s, ctx.scores, ctx.bearoff))
-                    assert cheap == (exact_probs(s, ctx, o) != 0), (k, tables)
-                    seen[cheap] += 1
+                    how = exact_probs(s, ctx, o)
+                    assert cheap == (how != 0), (k, tables)
+                    seen["tables" if how == BY_TABLES else "exact" if how else "network"] += 1
                 pos = kids[int(rng.integers(len(kids)))]
                 if result(pos, rules) is not None:
                     break
-    assert seen[True] > 0 and seen[False] > 0
+    assert seen["network"] > 0 and seen["exact"] > 0
+    assert (seen["tables"] > 0) == bearoff.covers(rules), seen
 
 
 def test_bearoff_tables_value_home_races(search):
