@@ -4,7 +4,7 @@ every play of a position's 21 rolls, as :func:`engine.search.nply.expand` does.
     python benchmarks/expand_parts.py            # 300 contact positions, one thread
 
 Positions: 300 contact positions two rolls on from the middle game of ``rollout.py``
-(those of ``search_choice.py --agreement``). Each loop runs over the same 6,300 rolls:
+(``search_choice.contact_positions``, those of ``--agreement``). Each loop runs over the same 6,300 rolls:
 
 - ``move generation``: the successors of each roll (:func:`engine.movegen._core.turn`);
 - ``+ exact test, whole context``: that and ``exact_probs`` of every play, given the
@@ -27,17 +27,19 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
 from engine._jit import njit  # noqa: E402
 from engine.eval.evaluator import exact_probs, may_be_exact  # noqa: E402
 from engine.movegen._core import turn  # noqa: E402
-from engine.notation.parse import parse_position  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS  # noqa: E402
 from engine.search.nply import _ROLLS, Search, SearchSettings, _grow, _node_ref, _rate_children  # noqa: E402
+from search_choice import contact_positions  # noqa: E402
 
 PARTS = ("move generation", "+ exact test, whole context", "+ exact test, may_be_exact",
          "+ rating (_rate_children)")
@@ -77,20 +79,9 @@ def _loop(states, rolls, net, ctx, part):
     return plays, check
 
 
-def positions() -> tuple:
-    """The 300 contact positions (seed 1), as ``search_choice.py --agreement`` draws them,
-    and the search tree (network and context) of the released model."""
-    search = Search.load("backgammon", threads=1)
-    tree = search._tree(SearchSettings(ply=0))
-    root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]
-    kids = tree.expand(root, _ROLLS, False, -1, 0.0, tree.net)[0]
-    replies = tree.expand(kids, _ROLLS, False, 1, 0.0, tree.net)[0]
-    pick = np.random.default_rng(1).choice(len(replies), 300, replace=False)
-    return np.ascontiguousarray(replies[pick]), tree
-
-
 def main() -> int:
-    states, tree = positions()
+    tree = Search.load("backgammon", threads=1)._tree(SearchSettings(ply=0))
+    states = contact_positions(tree)
     before = 0.0
     print(f"{'part':32s} {'us a play':>10s} {'added':>8s}")
     for part, name in enumerate(PARTS):

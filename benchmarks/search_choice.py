@@ -95,22 +95,30 @@ def chooser(spec: str, threads: int):
     return spec, lambda pos, dice: search.best(pos, dice).position
 
 
+def contact_positions(tree) -> np.ndarray:
+    """300 contact positions two rolls on from the middle game of ``rollout.py``: every
+    play of its 21 rolls, ``tree``'s network's best reply to each, 300 of them drawn
+    with seed 1 (``tree``: a search's :class:`engine.search.nply._Tree`)."""
+    from engine.notation.parse import parse_position
+    from engine.search.nply import _ROLLS
+    root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]
+    kids = tree.expand(root, _ROLLS, False, -1, 0.0, tree.net)[0]
+    replies = tree.expand(kids, _ROLLS, False, 1, 0.0, tree.net)[0]
+    pick = np.random.default_rng(1).choice(len(replies), 300, replace=False)
+    return np.ascontiguousarray(replies[pick])
+
+
 def prune_agreement(threads: int = 1) -> None:
-    """How well the pruning network stands in for the network inside the search: on 300
-    contact positions two rolls on from the middle game of ``rollout.py`` (every play of
-    its 21 rolls, the network's best reply to each, 300 of them drawn with seed 1), how
+    """How well the pruning network stands in for the network inside the search: on the
+    300 positions of :func:`contact_positions`, how
     often the pruning network's first play of a roll is the network's best, the equity
     its pick loses by the network's rating, how often the network's best is among its
     first k, and the time of one :func:`engine.search.nply.expand` pass of each."""
-    from engine.notation.parse import parse_position
     from engine.rules.scoring import equities
     from engine.search.nply import _ROLLS, SearchSettings
     search = Search.load("backgammon", threads=threads)
     tree = search._tree(SearchSettings(ply=0, prune=True))       # tree.rank: the pruning net
-    root = parse_position("mPvNAAC1dcABAw", "backgammon")[0].to_array()[None]
-    kids = tree.expand(root, _ROLLS, False, -1, 0.0, tree.net)[0]
-    replies = tree.expand(kids, _ROLLS, False, 1, 0.0, tree.net)[0]
-    states = replies[np.random.default_rng(1).choice(len(replies), 300, replace=False)]
+    states = contact_positions(tree)
     for net, name in ((tree.net, "network"), (tree.rank, "pruning network")):
         tree.expand(states, _ROLLS, False, 1, 0.0, net)           # compiled, untimed
         t0 = time.perf_counter()

@@ -46,8 +46,8 @@ from engine.play import loop
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
 from engine.movegen.generate import successor_arrays
-from engine.rules.position import CHECKERS, Position
-from engine.rules.scoring import N_OUTPUTS, equities, result, score_table
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS, equities, result, result_k, score_table
 from engine.rules.setups import setup_position
 from engine.rules.variants import get_rules
 
@@ -273,10 +273,11 @@ def _candidates(network: Network, rules, states: np.ndarray, dice: np.ndarray,
     """The positions after the ``k`` plays of each state's roll (``dice`` rows) that
     ``network`` rates best for the mover at 0-ply, plays that end the game left out."""
     out = []
+    sc = score_table(rules)
     for s, (d1, d2) in zip(states, dice):
         kids = successor_arrays(Position.from_array(s, rules.variant), (int(d1), int(d2)),
                                 rules, play=True)
-        live = kids[(kids[:, L.ME + L.OFF] < CHECKERS) & (kids[:, L.THEM + L.OFF] < CHECKERS)]
+        live = kids[[result_k(k, sc)[0] < 0 for k in kids]]
         if len(live) == 0:
             continue
         mover = -equities(network.probabilities_of_arrays(live))   # kids are flipped
