@@ -4,7 +4,9 @@ judged by GNU Backgammon's 2-ply evaluation.
     python benchmarks/search_choice.py --decisions 1000 --choosers 2 2:prune
     python benchmarks/search_choice.py --decisions 200 --choosers 0 1 1:prune 2 --seed 3
     python benchmarks/search_choice.py --choosers 0:model=models/backgammon.npz 0:model=new.npz
-    python benchmarks/search_choice.py --agreement     # the pruning network against the network
+    python benchmarks/search_choice.py --agreement     # the pruning network and the network's
+                                                       # tangent against the network
+    python benchmarks/search_choice.py --agreement --rank-model runs/prune/t32/model.npz
 
 Decisions: the contact decisions of :func:`rollout_choice.decisions` (positions from the
 released network's own self-play, a random roll with at least two legal plays). A chooser
@@ -44,6 +46,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
+from engine._jit import njit  # noqa: E402
+from engine.eval.encoding import MAX_COUNT, MAX_UNITS  # noqa: E402
+from engine.eval.features import feature_values  # noqa: E402
+from engine.eval.network import hidden_full, kids_ref, output_probs  # noqa: E402
+from engine.movegen._core import turn  # noqa: E402
+from engine.rules import _layout as L  # noqa: E402
+from engine.rules.scoring import N_OUTPUTS, equity  # noqa: E402
 from engine.search.nply import MoveFilter, Search, SearchError, check_ply  # noqa: E402
 from rollout_choice import decisions, judge, the_judge  # noqa: E402
 
@@ -108,7 +117,70 @@ def contact_positions(tree) -> np.ndarray:
     return np.ascontiguousarray(replies[pick])
 
 
-def prune_agreement(threads: int = 1) -> None:
+@njit
+def _tangent_equities(states, rolls, net, ctx, out):
+    """The mover's equity of every play of every roll of ``states`` (in the order of
+    ``expand(..., keep=-1)``) by the network's tangent at the node: the equity of the
+    parent as its kids' side sees it, plus the gradient there times the change of each
+    kid's inputs (a sum over the few inputs that changed, no hidden layer). Returns the
+    number of plays."""
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    nh = b1.shape[0]
+    gen = np.empty((64, L.STATE_LEN), np.int16)
+    ref = np.empty(L.STATE_LEN, np.int16)
+    h0 = np.empty(nh, np.float32)
+    a = np.empty(nh)
+    grad = np.empty(nh)
+    z = np.empty(N_OUTPUTS)
+    o = np.empty(N_OUTPUTS, np.float32)
+    slope = np.array([2.0, 1.0, 1.0, -1.0, -1.0])    # d equity / d outputs
+    c = np.empty(w1t.shape[0])
+    k = 0
+    for i in range(states.shape[0]):
+        kids_ref(states[i], False, ref)
+        hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h0)
+        output_probs(h0, w2, b2, o)
+        e0 = equity(o)
+        for j in range(nh):
+            a[j] = 1.0 / (1.0 + np.exp(-h0[j]))
+        for q in range(N_OUTPUTS):
+            z[q] = o[q]
+        for j in range(nh):
+            g = 0.0
+            for q in range(N_OUTPUTS):
+                g += slope[q] * z[q] * (1.0 - z[q]) * w2[q, j]
+            grad[j] = g * a[j] * (1.0 - a[j])
+        for r in range(w1t.shape[0]):
+            t = 0.0
+            for j in range(nh):
+                t += w1t[r, j] * grad[j]
+            c[r] = t
+        fr = feature_values(fidx, ref)
+        for r in range(rolls.shape[0]):
+            n, gen = turn(ctx.walk, states[i], rolls[r, 0], rolls[r, 1], ctx.table,
+                          ctx.scratch, gen, 0)
+            for m in range(n):
+                kid = gen[m]
+                t = e0
+                f = feature_values(fidx, kid)
+                for q in range(fidx.shape[0]):
+                    t += (f[q] - fr[q]) * c[fidx[q]]
+                for slot in range(uidx.shape[0]):
+                    x, y = ref[slot], kid[slot]
+                    if x == y:
+                        continue
+                    x, y = min(x, MAX_COUNT - 1), min(y, MAX_COUNT - 1)
+                    for u in range(MAX_UNITS):
+                        idx = uidx[slot, u]
+                        if idx < 0:
+                            break
+                        t += (uval[slot, y, u] - uval[slot, x, u]) * c[idx]
+                out[k] = -t                  # the kid's side's equity, flipped
+                k += 1
+    return k
+
+
+def prune_agreement(threads: int = 1, rank_model: str | None = None) -> None:
     """How well the pruning network stands in for the network inside the search: on the
     300 positions of :func:`contact_positions`, how
     often the pruning network's first play of a roll is the network's best, the equity
@@ -118,29 +190,41 @@ def prune_agreement(threads: int = 1) -> None:
     from engine.search.nply import _ROLLS, SearchSettings
     search = Search.load("backgammon", threads=threads)
     tree = search._tree(SearchSettings(ply=0, prune=True))       # tree.rank: the pruning net
+    rank = tree.rank
+    if rank_model:
+        from engine.eval.network import NetArrays, Network
+        rank = NetArrays.of(Network.load(rank_model))
     states = contact_positions(tree)
-    for net, name in ((tree.net, "network"), (tree.rank, "pruning network")):
+    for net, name in ((tree.net, "network"), (rank, "pruning network")):
         tree.expand(states, _ROLLS, False, 1, 0.0, net)           # compiled, untimed
         t0 = time.perf_counter()
         tree.expand(states, _ROLLS, False, 1, 0.0, net)
         print(f"expand, best play of each roll by the {name}: "
               f"{time.perf_counter() - t0:.3f} s ({threads} thread(s))")
     _, probs, eq_main, pair = tree.expand(states, _ROLLS, False, -1, 0.0, tree.net)
-    eq_rank = tree.expand(states, _ROLLS, False, -1, 0.0, tree.rank)[2]
+    eq_rank = tree.expand(states, _ROLLS, False, -1, 0.0, rank)[2]
+    eq_tangent = np.empty(len(pair))
+    _tangent_equities(states[:1], _ROLLS, tree.net, tree.ctx, eq_tangent)   # compiled
+    t0 = time.perf_counter()
+    if _tangent_equities(states, _ROLLS, tree.net, tree.ctx, eq_tangent) != len(pair):
+        raise RuntimeError("the tangent ranked other plays than expand")
+    print(f"every play of each roll by the network's tangent: "
+          f"{time.perf_counter() - t0:.3f} s (one thread)")
     starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
     ends = np.r_[starts[1:], len(pair)]
     print(f"{len(states)} positions, {len(starts)} rolls, {len(pair) / len(starts):.1f} "
           f"plays a roll")
-    for k in (1, 2, 3, 5, 8):
-        loss, same = [], 0
-        for a, b in zip(starts, ends):
-            em, top = eq_main[a:b], np.argsort(-eq_rank[a:b], kind="stable")[:k]
-            pick = top[np.argmax(em[top])]
-            loss.append(em.max() - em[pick])
-            same += em[pick] == em.max()
-        print(f"best of the pruning network's first {k} by the network: the network's "
-              f"own best in {same / len(starts):.0%} of rolls, {np.mean(loss):.4f} equity "
-              f"lost")
+    for eq_by, name in ((eq_rank, "pruning network"), (eq_tangent, "network's tangent")):
+        for k in (1, 2, 3, 5, 8):
+            loss, same = [], 0
+            for a, b in zip(starts, ends):
+                em, top = eq_main[a:b], np.argsort(-eq_by[a:b], kind="stable")[:k]
+                pick = top[np.argmax(em[top])]
+                loss.append(em.max() - em[pick])
+                same += em[pick] == em.max()
+            print(f"best of the {name}'s first {k} by the network: the network's own "
+                  f"best in {same / len(starts):.0%} of rolls, {np.mean(loss):.4f} "
+                  f"equity lost")
 
 
 def main(argv=None) -> int:
@@ -153,9 +237,11 @@ def main(argv=None) -> int:
     ap.add_argument("--agreement", action="store_true",
                     help="instead: how well the pruning network stands in for the network "
                          "(no judge needed)")
+    ap.add_argument("--rank-model", metavar="FILE",
+                    help="with --agreement: this network in the pruning network's place")
     args = ap.parse_args(argv)
     if args.agreement:
-        prune_agreement()
+        prune_agreement(rank_model=args.rank_model)
         return 0
     gnubg_nn = the_judge()
     if gnubg_nn is None:
