@@ -13,10 +13,12 @@ Positions: 300 contact positions two rolls on from the middle game of ``rollout.
   instead, given the score table and one flag;
 - ``+ rating``: move generation and the search's ``_rate_children`` (that cheap test,
   the hidden layer from the node's by the inputs that changed, the output layer in one
-  batch).
+  batch);
+- ``+ features only``: move generation and the network's hand-crafted features of each
+  play (:func:`engine.eval.features.features`), a part of the rating.
 
-Reported: each loop's microseconds a play and what it adds: the two exact tests to
-move generation alone, the rating to move generation with the cheap test.
+Reported: each loop's microseconds a play and what it adds: the two exact tests and the
+features to move generation alone, the rating to move generation with the cheap test.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np  # noqa: E402
 
 from engine._jit import njit  # noqa: E402
 from engine.eval.evaluator import exact_probs, may_be_exact  # noqa: E402
+from engine.eval.features import feature_values  # noqa: E402
 from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS  # noqa: E402
@@ -42,7 +45,7 @@ from engine.search.nply import _ROLLS, Search, SearchSettings, _grow, _node_ref,
 from search_choice import contact_positions  # noqa: E402
 
 PARTS = ("move generation", "+ exact test, whole context", "+ exact test, may_be_exact",
-         "+ rating (_rate_children)")
+         "+ rating (_rate_children)", "+ features only")
 
 
 @njit(nogil=True)
@@ -75,6 +78,10 @@ def _loop(states, rolls, net, ctx, part):
             elif part == 3:
                 _rate_children(ref, h_ref, False, gen, n, net, ctx, probs, eq)
                 check += eq[0]
+            elif part == 4:
+                for k in range(n):
+                    for x in feature_values(net.fidx, gen[k]):
+                        check += x             # every feature used, none optimised away
             plays += n
     return plays, check
 
@@ -82,14 +89,16 @@ def _loop(states, rolls, net, ctx, part):
 def main() -> int:
     tree = Search.load("backgammon", threads=1)._tree(SearchSettings(ply=0))
     states = contact_positions(tree)
-    before = 0.0
+    before = base = 0.0
     print(f"{'part':32s} {'us a play':>10s} {'added':>8s}")
     for part, name in enumerate(PARTS):
         _loop(states[:2], _ROLLS, tree.net, tree.ctx, part)          # compiled, untimed
         t0 = time.perf_counter()
         plays, _ = _loop(states, _ROLLS, tree.net, tree.ctx, part)
         us = 1e6 * (time.perf_counter() - t0) / plays
-        print(f"{name:32s} {us:10.3f} {us - before if part else us:+8.3f}")
+        added = us - (base if part == 4 else before) if part else us
+        print(f"{name:32s} {us:10.3f} {added:+8.3f}")
+        base = us if part == 0 else base
         before = us if part != 1 else before           # the two exact tests add to the same base
     print(f"{plays:,} plays of {states.shape[0] * _ROLLS.shape[0]:,} rolls, one thread")
     return 0

@@ -116,21 +116,19 @@ def _masks(s, side):
     """Bit masks of ``side``'s points: occupied, made (2+), blots, in its own numbering
     (bit ``p``; the bar is bit 25), and occupied and made in the other side's (bit
     ``25 - p``; the bar is bit 0, where an entering checker starts)."""
-    one = np.int64(1)
-    occ = made = blots = occ_x = made_x = np.int64(0)
-    for p in range(1, 25):
+    occ = made = occ_x = made_x = np.int64(0)
+    for p in range(1, 25):               # no branches: which points hold what is data
         n = s[side + p]
-        if n > 0:
-            occ |= one << p
-            occ_x |= one << (25 - p)
-            if n >= 2:
-                made |= one << p
-                made_x |= one << (25 - p)
-            else:
-                blots |= one << p
-    if s[side + L.BAR] > 0:
-        occ |= one << 25
-        occ_x |= one
+        o = np.int64(n > 0)
+        m = np.int64(n > 1)
+        occ |= o << p
+        made |= m << p
+        occ_x |= o << (25 - p)
+        made_x |= m << (25 - p)
+    blots = occ & ~made
+    bar = np.int64(s[side + L.BAR] > 0)
+    occ |= bar << 25
+    occ_x |= bar
     return occ, made, blots, occ_x, made_x
 
 
