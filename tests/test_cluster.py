@@ -193,3 +193,15 @@ def test_the_protocol_rolls_out_on_ray_when_started_so(backend, monkeypatch):
     assert "error" not in on_ray and len(on_ray["candidates"]) == 2
     with pytest.raises(SystemExit):
         protocol.main(["--address", "auto"])
+
+
+def test_a_self_play_actor_copies_its_read_only_settings():
+    """Ray's object store hands an actor read-only arrays, which numba types apart from
+    writable ones: an actor that kept its settings read-only compiled the self-play
+    kernels again in each actor process, where the local run's cache would serve."""
+    from training.cluster import SelfPlayWorker
+    params = np.arange(6, dtype=np.float64)
+    params.setflags(write=False)
+    worker = SelfPlayWorker("backgammon", (), params, 100)
+    assert worker.params.flags.writeable
+    np.testing.assert_array_equal(worker.params, params)

@@ -61,7 +61,9 @@ class SelfPlayWorker:
         self.fixed = (Position.start(variant).to_array(), rules.table(), new_scratch(),
                       score_table(rules), rules.opening_rolls_both)
         self.enc = encoder
-        self.params = np.asarray(params, np.float64)
+        # a copy: the object store's arrays are read-only, and a read-only array is
+        # another numba type (the kernels would compile again, here and in every actor)
+        self.params = np.array(params, np.float64)
         self.max_turns = int(max_turns)
 
     def play(self, weights: tuple, n_games: int, total: int, rng: int) -> tuple:
