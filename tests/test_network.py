@@ -412,6 +412,20 @@ def test_save_load_round_trip(tmp_path):
         assert z["W1"].shape == (8, 198)       # hidden x inputs in the file
 
 
+def test_a_network_from_read_only_arrays_owns_writable_ones():
+    """Arrays handed over read-only (a Ray worker's, from the object store) make a
+    network with the same numba types as a loaded one: writable weights, so every
+    kernel a loaded network compiled serves it from the cache."""
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(8))
+    arrays = net.file_arrays()
+    for a in arrays.values():
+        a.setflags(write=False)
+    back = Network.from_arrays(arrays)
+    for a, b in zip(net.arrays(), back.arrays()):
+        np.testing.assert_array_equal(a, b)
+        assert b.flags.writeable and b.flags.c_contiguous
+
+
 def _rewrite(path, **changes):
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}

@@ -507,7 +507,9 @@ class Network:
                 raise bad(f"{key} has dtype {a.dtype}; expected float32")
             if not np.all(np.isfinite(a)):
                 raise bad(f"{key} holds non-finite values")
-            got[key] = np.ascontiguousarray(a, dtype=np.float32)
+            # always a writable copy: arrays handed over read-only (Ray's object store)
+            # are another numba type, and every kernel would compile again for them
+            got[key] = np.array(a, dtype=np.float32, order="C")
         return cls(variant, enc, np.ascontiguousarray(got["W1"].T), got["b1"], got["W2"],
                    got["b2"], info)
 
