@@ -32,7 +32,8 @@ opposite directions of play (backgammon, portes):
 The first five are the encoder ``tesauro198+f5``; all thirteen ``tesauro198+f13``.
 One pass over the points builds bit masks of each side's occupied, made and blot
 points, in both sides' numberings; the rest is bit operations and table lookups
-(about 60 ns for all thirteen), returned as a tuple so the hot kernels allocate nothing.
+(``benchmarks/expand_parts.py`` times all thirteen: its row ``+ features only``), returned
+as a tuple so the hot kernels allocate nothing.
 
 :func:`family_features` serves gul bara (``nardy255+m14``), where a double from the 4th
 turn on is a cascade of up to 24 single moves and the dice a player cannot play pass to
