@@ -65,19 +65,32 @@ def _my_point(rules, q):
     return rules.opposite_point(q)
 
 
+_POINT_MAPS: dict = {}
+
+
+def _point_map(rules):
+    """``[_my_point(rules, q) for q]`` for q = 0..24 (index 0 unused), made once per
+    geometry: the reference asks it millions of times."""
+    m = _POINT_MAPS.get(rules.geometry)
+    if m is None:
+        m = _POINT_MAPS[rules.geometry] = [0] + [_my_point(rules, q) for q in range(1, 25)]
+    return m
+
+
 def _to_position(b, pos, rules, turns, pending):
+    opp = _point_map(rules)
     them = [0] * 24
     for p in range(1, 25):
-        them[_my_point(rules, p) - 1] = b.theirs[p]
+        them[opp[p] - 1] = b.theirs[p]
     return Position(pos.variant, tuple(b.mine[1:25]), tuple(them), (b.my_bar, b.their_bar),
                     (b.my_off, b.their_off),
-                    (tuple(sorted(b.my_pins)),
-                     tuple(sorted(_my_point(rules, p) for p in b.their_pins))),
+                    (tuple(sorted(b.my_pins)), tuple(sorted(opp[p] for p in b.their_pins))),
                     turns, tuple(pending))
 
 
 def _move(b, rules, src, die, head_limit):
     """The board after one checker steps from src (25 = bar) by die, or None."""
+    # may it step? (all on ``b``, before a copy is made)
     if src == 25:
         if b.my_bar == 0:
             return None
@@ -91,6 +104,21 @@ def _move(b, rules, src, die, head_limit):
         if left and b.my_off == 0 and not any(b.mine[1:13]):
             return None
     dest = src - die
+    theirs = b.theirs[dest] if dest > 0 else 0
+    if dest <= 0:
+        if b.my_bar or any(b.mine[7:25]) or b.my_pins:
+            return None
+        if dest < 0 and any(b.mine[src + 1:7]):
+            return None
+    elif theirs:
+        if rules.meet == HOLD:
+            return None
+        if rules.meet == HIT and theirs > 1:
+            return None
+        if rules.meet == PIN and dest not in b.their_pins and not (
+                theirs == 1 and b.mine[dest] == 0):
+            return None
+    # the step
     n = b.copy()
     if src == 25:
         n.my_bar -= 1
@@ -101,32 +129,18 @@ def _move(b, rules, src, die, head_limit):
     if src == 24:
         n.heads += 1
     if dest <= 0:
-        if b.my_bar or any(b.mine[7:25]) or b.my_pins:
-            return None
-        if dest < 0 and any(b.mine[src + 1:7]):
-            return None
         n.my_off += 1
         n.over = n.my_off == 15
         _deferred_mother(n, rules)
         return n
-    theirs = b.theirs[dest]
     if theirs:
-        if rules.meet == HOLD:
-            return None
-        if rules.meet == HIT:
-            if theirs > 1:
-                return None
+        if rules.meet == HIT:                   # a blot: hit
             n.theirs[dest] = 0
             n.their_bar += 1
-        elif rules.meet == PIN:
-            if dest in b.their_pins:
-                pass
-            elif theirs == 1 and b.mine[dest] == 0:
-                n.their_pins.add(dest)
-                if _my_point(rules, dest) == 24 and rules.mother == MOTHER_IMMEDIATE:
-                    n.over = True
-            else:
-                return None
+        elif rules.meet == PIN and dest not in b.their_pins:   # a lone checker: pinned
+            n.their_pins.add(dest)
+            if _my_point(rules, dest) == 24 and rules.mother == MOTHER_IMMEDIATE:
+                n.over = True
     n.mine[dest] += 1
     _deferred_mother(n, rules)
     return n
@@ -145,12 +159,21 @@ def _block_legal(b, rules):
         return True
     if rules.block == BLOCK_QUARTER:
         return not all(b.mine[p] for p in range(19, 25))
-    held = {_my_point(rules, p) for p in range(1, 25) if b.mine[p]}  # opponent numbering
-    their_points = [_my_point(rules, p) for p in range(1, 25) if b.theirs[p]]
-    lowest = min(their_points, default=25)
-    for lo in range(1, 20):
-        if all(q in held for q in range(lo, lo + 6)) and not lowest < lo:
-            return False
+    opp = _point_map(rules)
+    held = [False] * 25          # my points, in the opponent's numbering
+    lowest = 25                  # the opponent's checker nearest his home, his numbering
+    for p in range(1, 25):
+        if b.mine[p]:
+            held[opp[p]] = True
+        if b.theirs[p]:
+            lowest = min(lowest, opp[p])
+    run = 0
+    for q in range(1, 25):
+        run = run + 1 if held[q] else 0
+        if run == 6:
+            # the first six-block, q - 5 .. q: illegal unless an opposing checker has
+            # passed it (any later block starts higher, so this one decides)
+            return lowest < q - 5
     return True
 
 
@@ -158,6 +181,13 @@ def reference_successors(pos: Position, dice, rules=None, fallback=True):
     """The set of canonical keys of every legal successor of ``pos`` for ``dice``.
     ``fallback=False``: the plays the six-block rule allows as it stands, none at all
     when every play breaks it (the generator then drops the rule for the turn)."""
+    return {p.key() for p in reference_positions(pos, dice, rules, fallback)}
+
+
+def reference_positions(pos: Position, dice, rules=None, fallback=True):
+    """:func:`reference_successors` as a set of positions, canonical as the keys are
+    (points as tuples of ints, each side's pins ascending): two of them are equal
+    exactly when their keys are, and comparing them costs no JSON."""
     rules = rules or get_rules(pos.variant)
     segment = dice is None
     cascade = False
@@ -220,7 +250,7 @@ def reference_successors(pos: Position, dice, rules=None, fallback=True):
         big = max(dice)
         if any(first == big for _, _, first in chosen):
             chosen = [e for e in chosen if e[2] == big]
-    keys = set()
+    found = set()
     for b, used, _ in chosen:
         if segment:
             p = _to_position(b, pos, rules, pos.turns, ())
@@ -229,5 +259,5 @@ def reference_successors(pos: Position, dice, rules=None, fallback=True):
             p = _to_position(b, pos, rules, pos.turns, ()).flip()
             p = Position(p.variant, p.me, p.them, p.bar, p.off, p.pinned,
                          (pos.turns[1], pos.turns[0] + 1), tuple(rest))
-        keys.add(p.key())
-    return keys
+        found.add(p)
+    return found
