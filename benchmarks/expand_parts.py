@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 from engine._jit import njit  # noqa: E402
 from engine.eval.evaluator import exact_probs, may_be_exact  # noqa: E402
 from engine.eval.features import feature_values  # noqa: E402
+from engine.eval.network import delta_work  # noqa: E402
 from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS  # noqa: E402
@@ -58,13 +59,14 @@ def _loop(states, rolls, net, ctx, part):
     idx = np.empty(64, np.int64)
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(net.b1.shape[0], np.float32)
+    work = delta_work()
     scores = ctx.scores
     tables = ctx.bearoff
     plays = 0
     check = 0.0
     for i in range(states.shape[0]):
         if part == 3:
-            _node_ref(states[i], False, net, ref, h_ref)
+            _node_ref(states[i], False, net, ref, h_ref, work)
         for r in range(rolls.shape[0]):
             n, gen = turn(ctx.walk, states[i], rolls[r, 0], rolls[r, 1], ctx.table,
                           ctx.scratch, gen, 0)
@@ -76,7 +78,7 @@ def _loop(states, rolls, net, ctx, part):
                 for k in range(n):
                     check += may_be_exact(gen[k], scores, tables)
             elif part == 3:
-                _rate_children(ref, h_ref, False, gen, n, net, ctx, probs, eq)
+                _rate_children(ref, h_ref, work, False, gen, n, net, ctx, probs, eq)
                 check += eq[0]
             elif part == 4:
                 for k in range(n):

@@ -20,8 +20,10 @@ from engine.eval.network import (
     FORMAT_VERSION,
     Network,
     NetworkFileError,
+    delta_work,
     hidden_delta,
     hidden_full,
+    hidden_ref,
     kids_ref,
     outputs,
     sigmoid,
@@ -176,18 +178,20 @@ def test_hidden_full_is_the_matrix_product():
 
 @pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5", "tesauro198+f13"])
 def test_incremental_hidden_matches_full(encoder):
+    """A successor's hidden layer built from its parent's (the units and features that
+    changed) equals the one computed from scratch."""
     net = Network.create("backgammon", 24, encoder=encoder, rng=np.random.default_rng(4),
                          scale=0.5)
     w1t, b1, _, _ = net.arrays()
     enc = net.encoder_arrays()
     href, h, hf = (np.empty(24, np.float32) for _ in range(3))
     ref = np.empty(L.STATE_LEN, np.int16)
+    work = delta_work()
     for s, succ in playout_states(200):
-        ref[:] = s
-        ref[L.ME:L.ME + 26], ref[L.THEM:L.THEM + 26] = s[L.THEM:L.THEM + 26], s[L.ME:L.ME + 26]
-        hidden_full(ref, w1t, b1, *enc[:4], enc[4][:0], href)   # less the features
+        kids_ref(s, False, ref)
+        hidden_ref(ref, w1t, b1, *enc, href, work)
         for c in succ:
-            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
+            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h, work)
             hidden_full(c, w1t, b1, *enc, hf)
             np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
 
@@ -246,11 +250,12 @@ def test_incremental_hidden_matches_full_in_family_games(variant, encoder):
     enc = net.encoder_arrays()
     href, h, hf = (np.empty(16, np.float32) for _ in range(3))
     ref = np.empty(L.STATE_LEN, np.int16)
+    work = delta_work()
     for s, segment, succ in family_playouts(variant, 300, seed=3):
         kids_ref(s, segment, ref)
-        hidden_full(ref, w1t, b1, *enc[:4], enc[4][:0], href)   # less the features
+        hidden_ref(ref, w1t, b1, *enc, href, work)
         for c in succ[:50]:
-            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h)
+            hidden_delta(ref, href, c, w1t, enc[0], enc[1], enc[4], h, work)
             hidden_full(c, w1t, b1, *enc, hf)
             np.testing.assert_allclose(h, hf, rtol=1e-4, atol=1e-4)
 

@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, describe, quote
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
-from engine.eval.features import feature_values
+from engine.eval.features import N_FAMILY, N_FEATURES, feature_values
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
@@ -147,30 +148,114 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
                 _add_row(h, w1t, i, v)
 
 
+MAX_DELTA_ROWS = L.STATE_LEN * MAX_UNITS + max(N_FEATURES, N_FAMILY)
+"""Most weight rows one :func:`hidden_delta` can add: every unit of every slot and
+every hand-crafted feature."""
+
+
+@njit(cache=True)
+def delta_work():
+    """Work space of :func:`hidden_ref` / :func:`hidden_delta` for a network of any
+    encoder: the reference state's features, and the rows to add with their
+    multipliers. One per thread; a kernel allocates it once, not per node."""
+    return (np.zeros(max(N_FEATURES, N_FAMILY), np.float32),
+            np.empty(MAX_DELTA_ROWS, np.int64), np.empty(MAX_DELTA_ROWS, np.float32))
+
+
 @njit(**FAST)
-def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h):
-    """Hidden pre-activations of state ``c`` from those of ``ref`` *without* its
-    hand-crafted features (``h_ref``: :func:`hidden_full` given ``fidx[:0]``): only the
-    inputs of slots whose counts differ are touched, and ``c``'s features (``fidx``:
-    their input indices, empty when the encoder has none) are added whole, so the
-    parent's features are never computed again for each child."""
-    for j in range(h.shape[0]):
+def hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work):
+    """The hidden pre-activations of the reference state ``ref`` into ``h_ref``
+    (:func:`hidden_full`) and its hand-crafted features into ``work[0]``: what
+    :func:`hidden_delta` computes each successor's hidden layer from."""
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
+    n = fidx.shape[0]
+    if n > 0:
+        f = feature_values(fidx, ref)
+        f_ref = work[0]
+        for k in range(n):             # once per node: a tuple read at a variable index
+            f_ref[k] = f[k]
+
+
+@njit(inline="always", **FAST)
+def _gather(rows, vals, m, i, d):
+    """Append row ``i`` with multiplier ``d`` when ``d`` is not zero; the new count."""
+    if d != 0:
+        rows[m] = i
+        vals[m] = d
+        return m + 1
+    return m
+
+
+@njit(**FAST)
+def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
+    """Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref`` and the
+    features in ``work``, both from :func:`hidden_ref`): only the inputs that differ
+    are touched, the units of slots whose counts differ and the features whose values
+    differ (about 2.5 of the 13 between a position and a successor), and the parent's
+    features are never computed again for each child.
+
+    The rows to add are listed first and then added in one loop: written as one call
+    per row, the adds were inlined a dozen times over with their alias checks and
+    took about a third longer (benchmarks/README.md, "Search")."""
+    f_ref, rows, vals = work
+    m = 0
+    n = fidx.shape[0]
+    if n > 0:
+        # the features at constant indices (a tuple read at a variable index is
+        # spilled and switched on); every feature set has at least 12, a shorter
+        # encoder stops early, and the 13th and 14th go by index
+        f = feature_values(fidx, c)
+        m = _gather(rows, vals, m, fidx[0], f[0] - f_ref[0])
+        if n > 1:
+            m = _gather(rows, vals, m, fidx[1], f[1] - f_ref[1])
+        if n > 2:
+            m = _gather(rows, vals, m, fidx[2], f[2] - f_ref[2])
+        if n > 3:
+            m = _gather(rows, vals, m, fidx[3], f[3] - f_ref[3])
+        if n > 4:
+            m = _gather(rows, vals, m, fidx[4], f[4] - f_ref[4])
+        if n > 5:
+            m = _gather(rows, vals, m, fidx[5], f[5] - f_ref[5])
+        if n > 6:
+            m = _gather(rows, vals, m, fidx[6], f[6] - f_ref[6])
+        if n > 7:
+            m = _gather(rows, vals, m, fidx[7], f[7] - f_ref[7])
+        if n > 8:
+            m = _gather(rows, vals, m, fidx[8], f[8] - f_ref[8])
+        if n > 9:
+            m = _gather(rows, vals, m, fidx[9], f[9] - f_ref[9])
+        if n > 10:
+            m = _gather(rows, vals, m, fidx[10], f[10] - f_ref[10])
+        if n > 11:
+            m = _gather(rows, vals, m, fidx[11], f[11] - f_ref[11])
+        for q in range(12, n):
+            m = _gather(rows, vals, m, fidx[q], f[q] - f_ref[q])
+    ns = uidx.shape[0]
+    for base in range(0, ns, 64):
+        # the slots that differ as bits of a mask (a loop that vectorises), then
+        # only those visited
+        top = min(base + 64, ns)
+        diff = np.int64(0)
+        for slot in range(base, top):
+            diff |= np.int64(ref[slot] != c[slot]) << (slot - base)
+        while diff != 0:
+            slot = base + trailing_zeros(diff)
+            diff &= diff - 1
+            a = min(ref[slot], MAX_COUNT - 1)
+            b = min(c[slot], MAX_COUNT - 1)
+            for u in range(MAX_UNITS):
+                i = uidx[slot, u]
+                if i < 0:
+                    break
+                m = _gather(rows, vals, m, i, uval[slot, b, u] - uval[slot, a, u])
+    nh = h.shape[0]
+    for j in range(nh):
         h[j] = h_ref[j]
-    _add_features(h, w1t, fidx, c)
-    for slot in range(uidx.shape[0]):
-        a = ref[slot]
-        b = c[slot]
-        if a == b:
-            continue
-        a = min(a, MAX_COUNT - 1)
-        b = min(b, MAX_COUNT - 1)
-        for u in range(MAX_UNITS):
-            i = uidx[slot, u]
-            if i < 0:
-                break
-            d = uval[slot, b, u] - uval[slot, a, u]
-            if d != 0:
-                _add_row(h, w1t, i, d)
+    for q in range(m):
+        i = rows[q]
+        v = vals[q]
+        for j in range(nh):
+            h[j] += v * w1t[i, j]
 
 
 @njit(**FAST)
@@ -267,7 +352,7 @@ def kids_ref(s, segment, ref):
 
 @njit(**FAST)
 def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
-                     ref, h_ref, h, o, o_best):
+                     ref, h_ref, h, work, o, o_best):
     """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
     side to move in ``s`` (greedy 0-ply play, as in training); its outputs, for *its*
     side to move, go to ``o_best``. Finished successors are scored exactly by the
@@ -275,16 +360,17 @@ def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, 
 
     After a roll the successors are flipped, so the mover wants the lowest equity for
     the successor's side to move; after a gul bara pending segment, the highest. Each
-    successor's hidden layer is the (flipped) parent's plus the inputs that changed."""
+    successor's hidden layer is the (flipped) parent's plus the inputs that changed
+    (``work``: :func:`delta_work`)."""
     kids_ref(s, segment, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
+    hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work)
     best = 0
     best_e = 1e9
     sign = -1.0 if segment else 1.0
     for i in range(n):
         c = out[i]
         if not result_probs(c, sc, o):
-            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h)
+            hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work)
             output_probs(h, w2, b2, o)
         e = sign * equity(o)
         if e < best_e:

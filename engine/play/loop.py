@@ -34,7 +34,7 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.eval.features import FAMILY_INDEX
 from engine.eval.heuristic import N_WEIGHTS, best_successor as _heuristic_successor
-from engine.eval.network import choose_successor, hidden_full, output_probs
+from engine.eval.network import choose_successor, delta_work, hidden_full, output_probs
 from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_weights
 from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
 from engine.rules import _layout as L
@@ -307,6 +307,7 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
     ra_ref, ra_h = _hidden_pair(race_a)
     rb_ref, rb_h = _hidden_pair(race_b)
     ha_ref, ha, hb_ref, hb = na_ref, na_h, nb_ref, nb_h
+    work = delta_work()              # shared: each choice sets it up afresh
     o = np.empty(N_OUTPUTS, np.float32)
     o_best = np.empty(N_OUTPUTS, np.float32)
     # the networks' arrays, unpacked once (not per call: each unpacking is reference
@@ -394,10 +395,10 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
             elif pk == KIND_NETWORK:
                 if player == 0:
                     i = choose_successor(s, out, n, segment, sc, w1a, b1a, w2a, b2a, uia,
-                                         uva, cia, cva, fia, ref, ha_ref, ha, o, o_best)
+                                         uva, cia, cva, fia, ref, ha_ref, ha, work, o, o_best)
                 else:
                     i = choose_successor(s, out, n, segment, sc, w1b, b1b, w2b, b2b, uib,
-                                         uvb, cib, cvb, fib, ref, hb_ref, hb, o, o_best)
+                                         uvb, cib, cvb, fib, ref, hb_ref, hb, work, o, o_best)
                 rated = True
                 if epsilon > 0.0 and uniform(ch) < epsilon:
                     i = below(ch, n)

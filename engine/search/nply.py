@@ -56,7 +56,7 @@ from engine.eval.evaluator import (
     races,
     static_probs,
 )
-from engine.eval.network import hidden_delta, hidden_full, kids_ref, outputs_batch
+from engine.eval.network import delta_work, hidden_delta, hidden_ref, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
@@ -178,23 +178,23 @@ def _add_flipped(acc, v, wgt):
 
 
 @njit(**FAST)
-def _node_ref(parent, segment, net, ref, h_ref):
+def _node_ref(parent, segment, net, ref, h_ref, work):
     """The parent's checker slots seen from its kids' side to move into ``ref`` (as
-    they are after a pending segment, flipped after a roll) and their hidden
-    pre-activations, less the hand-crafted features, into ``h_ref``: the base every
+    they are after a pending segment, flipped after a roll), their hidden
+    pre-activations into ``h_ref`` and their features into ``work``: the base every
     kid's hidden layer is computed from (:func:`engine.eval.network.hidden_delta`)."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
     kids_ref(parent, segment, ref)
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)
+    hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work)
 
 
 @njit(**FAST)
-def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
+def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
     """0-ply outputs of ``kids[:n]`` (for each kid's side to move) into ``probs``, and
     the mover's equity of each into ``eq``. ``segment``: the kids are the results of a
     pending segment (same side to move), else of a roll (flipped). Each hidden layer is
-    ``h_ref`` (:func:`_node_ref`) plus the few inputs that changed; the kids the
-    network rates go through its outputs in one batch.
+    ``h_ref`` (:func:`_node_ref`, with ``work``) plus the few inputs that changed; the
+    kids the network rates go through its outputs in one batch.
 
     One scale for one choice: a finished game keeps its exact result, and home races
     get the bear-off tables' value only when the network rates none of the other
@@ -215,7 +215,7 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
         if may_be_exact(kids[i], scores, tables):
             how = exact_probs(kids[i], ctx, probs[i])
         if how == 0:
-            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
+            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m], work)
             rated[m] = i
             m += 1
         elif how == BY_TABLES:
@@ -224,7 +224,7 @@ def _rate_children(ref, h_ref, segment, kids, n, net, ctx, probs, eq):
     if m > 0:
         for t in range(nt):
             i = tabled[t]
-            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m])
+            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m], work)
             rated[m] = i
             m += 1
     o32 = np.empty((m, N_OUTPUTS), np.float32)
@@ -343,6 +343,7 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     h_race = np.empty(ctx.race.b1.shape[0], np.float32)
+    work = delta_work()
     gen = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
     eq = np.empty(64)
@@ -366,12 +367,12 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
         raced = races(s, ctx)            # a race: every play is one, the race network's
         here = ctx.race if raced else net
         h_here = h_race if raced else h_ref
-        _node_ref(s, segment, here, ref, h_here)
+        _node_ref(s, segment, here, ref, h_here, work)
         for r in range(first, first + nr):
             n, gen = turn(ctx.walk, s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
                           beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
-            _rate_children(ref, h_here, segment, gen, n, here, ctx, probs, eq)
+            _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq)
             if average:
                 b = _argmax(eq, n)
                 if not raced and (pruning or races(gen[b], ctx)):
