@@ -8,7 +8,16 @@ from engine import Position
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.search.nply import Search
-from engine.search.rollout import Rollout, RolloutError, RolloutSettings, rollout, trial_dice
+from engine.rules import _layout as L
+from engine.search import rollout as rollout_module
+from engine.search.rollout import (
+    Rollout,
+    RolloutError,
+    RolloutSettings,
+    distinct_rows,
+    rollout,
+    trial_dice,
+)
 
 pytestmark = pytest.mark.xdist_group("search")
 
@@ -39,6 +48,28 @@ def test_dice_depend_on_seed_trial_and_roll_only():
         assert np.array_equal(trial_dice(3, some, k), trial_dice(3, np.arange(1300), k)[some])
     d = trial_dice(3, np.arange(5000), 9)
     assert d.min() == 1 and d.max() == 6
+
+
+def _same_grouping(rows, uniq, inv):
+    ref, ref_inv = np.unique(rows, axis=0, return_inverse=True)
+    assert uniq.shape == ref.shape and (uniq[inv] == rows).all()
+    assert sorted(map(bytes, uniq)) == sorted(map(bytes, ref))
+    # two rows share a group exactly when np.unique puts them together
+    assert (ref_inv.reshape(-1)[:, None] == ref_inv.reshape(-1)[None, :]).tolist() == \
+        (inv[:, None] == inv[None, :]).tolist()
+
+
+def test_distinct_rows_groups_equal_rows_only(monkeypatch):
+    """The rollout's dedupe of trial positions: the rows np.unique finds, each row
+    mapped to its own; and when every row hashes alike (a collision forced) the
+    fallback still keeps different rows apart."""
+    rng = np.random.default_rng(5)
+    base = rng.integers(0, 3, (40, L.STATE_LEN)).astype(np.int16)
+    rows = base[rng.integers(0, 40, 300)]
+    rows[7, 100] += 1                               # a row differing in one slot
+    _same_grouping(rows, *distinct_rows(rows))
+    monkeypatch.setattr(rollout_module, "_ROW_MIX", np.zeros_like(rollout_module._ROW_MIX))
+    _same_grouping(rows, *distinct_rows(rows))
 
 
 def test_bad_settings_are_errors_that_name_the_field():

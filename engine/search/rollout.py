@@ -358,6 +358,35 @@ class _Cubes:
         return passed
 
 
+_ROW_MIX = np.random.default_rng(20261203).integers(1, 2**63, L.STATE_LEN // 4,
+                                                    dtype=np.int64) | 1
+"""Odd multipliers of the 64-bit words of a state row for :func:`distinct_rows`."""
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(uniq, inverse)`` of the state rows ``rows`` as ``np.unique(rows, axis=0,
+    return_inverse=True)`` gives them, but in an order of its own (by a 64-bit hash of
+    each row) and about ten times faster: numpy compares whole rows as one opaque
+    value in its sort, which was a tenth of a rollout's time. Rows are grouped by
+    hash and the rows of a group compared in full, so two rows are merged only when
+    they are equal; a group that holds different rows (a hash collision) sends the
+    whole call to ``np.unique``."""
+    words = np.ascontiguousarray(rows).view(np.int64)
+    h = (words * _ROW_MIX).sum(axis=1)           # wraps around: a hash, not a number
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    same_hash = hs[1:] == hs[:-1]
+    same_row = (rows[order[1:]] == rows[order[:-1]]).all(axis=1)
+    if (same_hash & ~same_row).any():
+        uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+        return uniq, inv.reshape(-1)
+    group = np.concatenate(([0], np.cumsum(~same_hash)))
+    inv = np.empty(rows.shape[0], np.int64)
+    inv[order] = group
+    first = order[np.concatenate(([True], ~same_hash))]
+    return rows[first], inv
+
+
 def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutSettings,
                  filters, cube: CubeState | None = None,
                  table: MatchEquityTable | None = None):
@@ -422,8 +451,7 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
             sr = s[r_idx]
             # trials that stand on one position (all of them at the root, a few
             # hundred after the stratified first rolls) share its 21 rolls' plays
-            uniq, inv = np.unique(sr, axis=0, return_inverse=True)
-            inv = inv.reshape(-1)
+            uniq, inv = distinct_rows(sr)
             kids, probs, _, pair = tree.expand(uniq, _ROLLS, False, 1, 0.0, tree.net)
             if len(pair) != uniq.shape[0] * _ROLLS.shape[0]:
                 raise RuntimeError("a roll without a play: the move generator broke its "
