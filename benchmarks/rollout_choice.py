@@ -89,6 +89,9 @@ def main(argv=None) -> int:
     ap.add_argument("--candidates", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--save", metavar="FILE.npy",
+                    help="keep each decision's two losses (equity; columns 2-ply, rollout) in "
+                         "FILE.npy, rewritten every 10 decisions, for pooling runs")
     args = ap.parse_args(argv)
     gnubg_nn = the_judge()
     if gnubg_nn is None:
@@ -112,10 +115,14 @@ def main(argv=None) -> int:
             losses.append((best - e2, best - er))
         if n % 10 == 0:
             a = np.array(losses)
+            if args.save:
+                np.save(args.save, a)
             print(f"{n:4d} decisions, {time.time() - t0:6.0f} s: 2-ply loses "
                   f"{1000 * a[:, 0].mean():.1f}, rollout {1000 * a[:, 1].mean():.1f} mEMG",
                   file=sys.stderr)
     a = np.array(losses)
+    if args.save:
+        np.save(args.save, a)
     diff = a[:, 0] - a[:, 1]                    # > 0: the rollout chose better
     half = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
     print(f"decisions: {len(a)} (contact, self-play of the released network, seed "
