@@ -376,8 +376,8 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(h, kind="stable")
     hs = h[order]
     same_hash = hs[1:] == hs[:-1]
-    same_row = (rows[order[1:]] == rows[order[:-1]]).all(axis=1)
-    if (same_hash & ~same_row).any():
+    at = np.flatnonzero(same_hash)               # neighbours by hash: equal rows?
+    if not (rows[order[at + 1]] == rows[order[at]]).all():
         uniq, inv = np.unique(rows, axis=0, return_inverse=True)
         return uniq, inv.reshape(-1)
     group = np.concatenate(([0], np.cumsum(~same_hash)))
