@@ -167,13 +167,14 @@ def hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work):
     """The hidden pre-activations of the reference state ``ref`` into ``h_ref``
     (:func:`hidden_full`) and its hand-crafted features into ``work[0]``: what
     :func:`hidden_delta` computes each successor's hidden layer from."""
-    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref)
+    hidden_full(ref, w1t, b1, uidx, uval, cidx, cval, fidx[:0], h_ref)   # less the features
     n = fidx.shape[0]
     if n > 0:
-        f = feature_values(fidx, ref)
+        f = feature_values(fidx, ref)  # computed once, kept and added here
         f_ref = work[0]
         for k in range(n):             # once per node: a tuple read at a variable index
             f_ref[k] = f[k]
+            _add_row(h_ref, w1t, fidx[k], f_ref[k])
 
 
 @njit(inline="always", **FAST)
