@@ -151,6 +151,70 @@ def test_escape_containment_behind_and_dance_features():
     assert start[11] == start[12] == pytest.approx(1 / 36)     # one home point made
 
 
+def slow_exposure(s, side, other):
+    """Hit, double hit and pip loss of ``side``'s blots (see
+    :func:`engine.eval.features._exposure`), by walking each shooter's paths."""
+    def mine(t):                    # side's checkers on its point t
+        return s[side + t] if 1 <= t <= 24 else 0
+
+    bar = s[other + L.BAR]
+    shooters = [0] if bar else [25 - p for p in range(1, 25) if s[other + p]]
+    two_shooters = bar != 1
+    hit = two = loss = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                reached = set()
+                for q in shooters:
+                    t = q
+                    for _ in range(4):
+                        t += a
+                        if mine(t) >= 2:
+                            break
+                        reached.add(t)
+                hits = {t for t in reached if mine(t) == 1}
+                pair = len(hits) >= 2
+            else:
+                def one(d):
+                    return {q + d for q in shooters if mine(q + d) < 2}
+                ha = {t for t in one(a) if mine(t) == 1}
+                hb = {t for t in one(b) if mine(t) == 1}
+                both = {q + a + b for q in shooters if mine(q + a + b) < 2
+                        and (mine(q + a) < 2 or mine(q + b) < 2)}
+                hits = ha | hb | {t for t in both if mine(t) == 1}
+                on = any(mine(t + b) == 1 for t in ha) or any(mine(t + a) == 1 for t in hb)
+                pair = on or (two_shooters and any(x != y for x in ha for y in hb))
+            if hits:
+                hit += 1
+                loss += 25 - min(hits)
+                two += pair
+    return hit / 36, two / 36, loss / (36 * 24)
+
+
+def test_extended_features_match_their_definition():
+    from engine.eval.features import N_EXTENDED, extended_features
+    rng = np.random.default_rng(21)
+    states = ([random_state(rng) for _ in range(200)] + [Position.start().to_array()]
+              + [s for s, _ in playout_states(100, seed=4)])
+    for s in states:
+        f = extended_features(s)
+        assert len(f) == N_EXTENDED
+        np.testing.assert_allclose(f[:13], features(s), rtol=1e-6, atol=1e-6)
+        mine, theirs = slow_exposure(s, L.ME, L.THEM), slow_exposure(s, L.THEM, L.ME)
+        np.testing.assert_allclose(f[13:19], [mine[0], theirs[0], mine[1], theirs[1],
+                                              mine[2], theirs[2]], rtol=1e-6, atol=1e-6)
+        for side, got in ((L.ME, f[19]), (L.THEM, f[20])):
+            anchors = sum(s[side + p] >= 2 for p in range(19, 25))
+            assert got == (1.0 if anchors >= 2 else 0.0)
+    # my blot on my 4 point, their checkers 1 and 3 pips from it: every roll with a 1
+    # or a 3 hits (20); their blot on their 22, my checkers 1, 3, 5 and 10 pips from it:
+    # every roll with a 1, 3 or 5 (27) and 6-4 by way of an open point (2)
+    blot = Position.from_literal("x 4:1 6:5 8:3 13:6; o 24:2 22:1 13:5 8:2 6:5").to_array()
+    f = extended_features(blot)
+    np.testing.assert_allclose(f[13:], [20 / 36, 29 / 36, 0, 0, 20 * 21 / 864,
+                                        29 * 3 / 864, 0, 0], rtol=1e-6)
+
+
 def test_f13_encoder_extends_f5():
     f5, f13 = get_encoder("tesauro198+f5"), get_encoder("tesauro198+f13")
     rng = np.random.default_rng(13)
@@ -158,6 +222,29 @@ def test_f13_encoder_extends_f5():
         x5, x13 = f5.encode(s), f13.encode(s)
         assert x13.shape == (211,)
         np.testing.assert_array_equal(x13[:203], x5)
+
+
+def test_reencoded_network_keeps_its_values():
+    from engine.eval.encoding import extends
+    names = ["tesauro198", "tesauro198+f5", "tesauro198+f13", "tesauro198+f21", "nardy255",
+             "nardy255+m14"]
+    grows = {("tesauro198", b) for b in names} | {
+        ("tesauro198+f5", "tesauro198+f13"), ("tesauro198+f5", "tesauro198+f21"),
+        ("tesauro198+f13", "tesauro198+f21"), ("nardy255", "nardy255+m14")}
+    for a in names:
+        for b in names:
+            want = a == b or (a, b) in grows
+            assert extends(get_encoder(b), get_encoder(a)) == want, (a, b)
+    net = Network.create("backgammon", 12, "tesauro198+f13", rng=np.random.default_rng(8),
+                         scale=0.4)
+    wide = net.reencoded("tesauro198+f21")
+    assert wide.sizes == "219-12-5"
+    rng = np.random.default_rng(9)
+    states = [random_state(rng) for _ in range(20)]
+    np.testing.assert_allclose(wide.probabilities_of_arrays(np.array(states)),
+                               net.probabilities_of_arrays(np.array(states)), atol=1e-6)
+    with pytest.raises(NetworkFileError, match="cannot read nardy255"):
+        net.reencoded("nardy255")
 
 
 def test_unknown_encoder():
@@ -176,7 +263,8 @@ def test_hidden_full_is_the_matrix_product():
         np.testing.assert_allclose(h, expect, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5", "tesauro198+f13"])
+@pytest.mark.parametrize("encoder", ["tesauro198", "tesauro198+f5", "tesauro198+f13",
+                                     "tesauro198+f21"])
 def test_incremental_hidden_matches_full(encoder):
     """A successor's hidden layer built from its parent's (the units and features that
     changed) equals the one computed from scratch."""
@@ -318,15 +406,20 @@ def test_nardy255m14_is_nardy255_plus_family_features():
 
 @pytest.mark.parametrize("variant, encoder", [
     ("backgammon", "tesauro198+f5"), ("backgammon", "tesauro198+f13"),
-    ("gul_bara", "nardy255+m14")])
+    ("backgammon", "tesauro198+f21"), ("gul_bara", "nardy255+m14")])
 def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     """The forward chooses the hand-crafted feature set by the type of the encoder's
     feature index (when it is compiled); a full forward equals the encoding by its
-    definition: the raw inputs, then ``features`` or ``family_features`` by name."""
-    from engine.eval.features import FAMILY_INDEX, N_FAMILY
+    definition: the raw inputs, then ``features``, ``extended_features`` or
+    ``family_features`` by name."""
+    from engine.eval.features import (EXTENDED_INDEX, FAMILY_INDEX, N_EXTENDED, N_FAMILY,
+                                      extended_features)
     enc = get_encoder(encoder)
     family = encoder.endswith("+m14")
+    extended = encoder.endswith("+f21")
     assert (enc.feature_index.dtype == FAMILY_INDEX) == family
+    assert (enc.feature_index.dtype == EXTENDED_INDEX) == extended
+    assert not extended or enc.n_inputs == 198 + N_EXTENDED
     net = Network.create(variant, 8, encoder=encoder, rng=np.random.default_rng(5),
                          scale=0.5)
     w1t, b1, _, _ = net.arrays()
@@ -337,7 +430,8 @@ def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     for s in states:
         x = np.zeros(enc.n_inputs)
         x[:base] = (slow_nardy255(s) if family else slow_tesauro(s))[:base]
-        x[base:] = (slow_family_features(s) if family else features(s))[:enc.n_inputs - base]
+        x[base:] = (slow_family_features(s) if family else extended_features(s) if extended
+                    else features(s))[:enc.n_inputs - base]
         hidden_full(s, w1t, b1, *net.encoder_arrays(), h)
         np.testing.assert_allclose(h, b1 + x @ w1t, rtol=1e-4, atol=1e-4)
     assert not family or enc.n_inputs - base == N_FAMILY

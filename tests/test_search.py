@@ -9,7 +9,7 @@ from conftest import perft_records
 from engine import Position
 from engine.eval import bearoff
 from engine.eval.evaluator import Evaluator, NoModelError
-from engine.eval.network import Network
+from engine.eval.network import Network, NetworkFileError
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules.dice import ALL_21
@@ -194,6 +194,25 @@ def test_race_network_rates_the_races(search, raced):
     kids = successors(pos, dice)
     want = -slow_ranking(ev, kids, pos)
     assert np.allclose([got[k.key()] for k in kids], want, atol=1e-5)
+
+
+def test_helper_networks_of_fewer_feature_inputs_are_reencoded():
+    """A race network of ``tesauro198+f13`` beside a main network of ``tesauro198+f21``
+    (the kernels take one kind of feature inputs) reads the main network's inputs with
+    zero weights on the eight it lacks: its values stay its own."""
+    main = Network.create("backgammon", 8, "tesauro198+f21", rng=np.random.default_rng(3),
+                          scale=0.3)
+    race = Network.create("backgammon", 8, "tesauro198+f13", rng=np.random.default_rng(4),
+                          scale=0.3)
+    ev = Evaluator(main, bearoff=True, race=race, prune=race)
+    assert ev.race.encoder.name == ev.prune.encoder.name == "tesauro198+f21"
+    races = [p for p, _ in _golden("race", 3)]
+    contact = [p for p, _ in _golden("contact", 3)]
+    assert np.allclose(ev.probabilities(races), race.probabilities(races), atol=1e-6)
+    assert np.allclose(ev.probabilities(contact), main.probabilities(contact), atol=1e-6)
+    # the other way round cannot be: an f21 network cannot read fewer inputs
+    with pytest.raises(NetworkFileError, match="cannot read tesauro198's inputs"):
+        Evaluator(Network.create("backgammon", 8, rng=np.random.default_rng(1)), race=main)
 
 
 def test_a_race_network_equal_to_the_network_changes_nothing(search):

@@ -48,6 +48,7 @@ import numpy as np  # noqa: E402
 
 from engine.cli._common import non_negative_int, run as run_cli  # noqa: E402
 from engine.cluster import add_arguments as add_cluster_arguments  # noqa: E402
+from engine.eval.encoding import extends  # noqa: E402
 from engine.eval.network import Network, NetworkFileError  # noqa: E402
 
 from . import checkpoint  # noqa: E402
@@ -119,12 +120,7 @@ def warm_start(fresh: Network, trained: Network) -> Network:
     the new run then learns its own game's scoring."""
     n = trained.n_inputs
     h = trained.hidden
-    te, fe = trained.encoder, fresh.encoder
-    k = te.unit_index.shape[0]
-    if (h > fresh.hidden or n > fresh.n_inputs
-            or k > fe.unit_index.shape[0]
-            or not np.array_equal(te.unit_index, fe.unit_index[:k])
-            or not np.array_equal(te.const_index, fe.const_index)):
+    if h > fresh.hidden or not extends(fresh.encoder, trained.encoder):
         raise ConfigError(f"--init: {trained!r} cannot seed {fresh!r} (the shared inputs "
                           f"must agree and the hidden layer may only grow)")
     net = fresh.copy()

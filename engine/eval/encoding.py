@@ -30,7 +30,8 @@ import numpy as np
 
 from engine._jit import njit
 from engine.errors import NardyError, quote
-from engine.eval.features import FAMILY_INDEX, N_FAMILY, N_FEATURES, feature_values
+from engine.eval.features import (EXTENDED_INDEX, FAMILY_INDEX, N_EXTENDED, N_FAMILY,
+                                  N_FEATURES, feature_values)
 from engine.rules import _layout as L
 
 N_SLOTS = 2 * L.SIDE
@@ -75,7 +76,10 @@ class Encoder:
     """``int64[k]``: input indices of the first ``k`` hand-crafted features of
     :func:`engine.eval.features.features`; ``int32`` (:data:`~engine.eval.features.FAMILY_INDEX`)
     of all :data:`~engine.eval.features.N_FAMILY` of
-    :func:`engine.eval.features.family_features`; or empty for an encoder without them.
+    :func:`engine.eval.features.family_features`; ``int16``
+    (:data:`~engine.eval.features.EXTENDED_INDEX`) of all
+    :data:`~engine.eval.features.N_EXTENDED` of
+    :func:`engine.eval.features.extended_features`; or empty for an encoder without them.
     Read-only, as all of an encoder's arrays: numba types a read-only array apart from
     a writable one, so one mixed in would compile every kernel that takes a network
     (the whole search with it) once more."""
@@ -140,6 +144,22 @@ TESAURO198F13 = _with_features(TESAURO198, N_FEATURES)
 rearmost checker and chance to dance): 211 inputs."""
 
 
+def _tesauro198f21() -> Encoder:
+    base = TESAURO198
+    fidx = np.arange(base.n_inputs, base.n_inputs + N_EXTENDED, dtype=EXTENDED_INDEX)
+    fidx.setflags(write=False)
+    return Encoder(f"{base.name}+f{N_EXTENDED}", base.n_inputs + N_EXTENDED,
+                   base.unit_index, base.unit_value, base.const_index, base.const_value,
+                   fidx)
+
+
+TESAURO198F21 = _tesauro198f21()
+"""Tesauro's 198 inputs plus the 21 of :func:`engine.eval.features.extended_features`:
+``tesauro198+f13``'s, then each side's exposure to hits with the points in between
+checked (hit, double hit, pip loss) and back game: 219 inputs. Its first 211 are
+``tesauro198+f13``'s, so such a network seeds it (``--init``)."""
+
+
 def _nardy255() -> Encoder:
     base = TESAURO198
     slots = L.PEND + 1
@@ -193,9 +213,32 @@ side's moves of each number, capped at a double's four, and whether it may bear 
 for gul bara, whose cascades pass the dice a player cannot play to the opponent: 269
 inputs. Its first 255 are :data:`NARDY255`'s, so a ``nardy255`` network can seed it."""
 
-ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, NARDY255,
-                                NARDY255M14)}
+ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, TESAURO198F21,
+                                NARDY255, NARDY255M14)}
 """Every encoder by name."""
+
+
+def extends(big: Encoder, small: Encoder) -> bool:
+    """Whether ``big``'s first ``small.n_inputs`` inputs are ``small``'s, one for one:
+    the same units of the same slots, the same constant inputs, and ``small``'s
+    hand-crafted features the first of ``big``'s (the first ``k`` of
+    :func:`~engine.eval.features.features` are also the first of
+    :func:`~engine.eval.features.extended_features`). A network of ``small`` then
+    carries over to ``big`` with zero weights on the inputs it lacks
+    (:meth:`engine.eval.network.Network.reencoded`)."""
+    k = small.unit_index.shape[0]
+    if (small.n_inputs > big.n_inputs or k > big.unit_index.shape[0]
+            or not np.array_equal(small.unit_index, big.unit_index[:k])
+            or not np.array_equal(small.unit_value, big.unit_value[:k])
+            or not np.array_equal(small.const_index, big.const_index)
+            or not np.array_equal(small.const_value, big.const_value)):
+        return False
+    a, b = small.feature_index, big.feature_index
+    if a.size == 0:
+        return True
+    same_kind = (a.dtype == b.dtype
+                 or (a.dtype == np.int64 and b.dtype == EXTENDED_INDEX))
+    return same_kind and a.size <= b.size and np.array_equal(a, b[:a.size])
 
 
 def default_encoder(variant: str) -> str:

@@ -216,6 +216,14 @@ class Evaluator:
             bearoff = None
         self.bearoff = bearoff if (bearoff is not None and _bo.covers(self.rules)) else None
         """The bear-off tables, or None where they are off or do not apply."""
+        # the kernels take networks of one kind of feature inputs: a helper network
+        # of another kind reads the main network's inputs, with zero weights on those
+        # it lacks (the same values; NetworkFileError where it cannot)
+        kind = network.encoder.feature_index.dtype
+        if prune is not None and prune.encoder.feature_index.dtype != kind:
+            prune = prune.reencoded(network.encoder.name)
+        if race is not None and race.encoder.feature_index.dtype != kind:
+            race = race.reencoded(network.encoder.name)
         self.prune = prune
         """A cheaper network that picks the plays inside an n-ply search (GNU
         Backgammon's pruning nets): each roll's plays are ranked by it and only the one

@@ -30,6 +30,27 @@ opposite directions of play (backgammon, portes):
 12. ``their_dance``: the same against my home board.
 
 The first five are the encoder ``tesauro198+f5``; all thirteen ``tesauro198+f13``.
+
+:func:`extended_features` adds eight (``tesauro198+f21``): shots counted the way they
+are played, where ``my_shots`` approximates (the opponent's checker may not land on my
+made points on its way, and a double moves one checker up to four steps), and the back
+game:
+
+13. ``my_hit``: share of the 36 rolls on which the opponent can hit a blot of mine;
+14. ``their_hit``: the same for the opponent's blots;
+15. ``my_double_hit``: share of the rolls on which it can hit two (one checker hitting
+    with each die in turn, or two checkers one die each; a double: two of the blots it
+    reaches);
+16. ``their_double_hit``;
+17. ``my_pip_loss``: the pips the most costly hit would send back (a blot on my point
+    ``p`` loses ``25 - p``), summed over the rolls that hit, / (36 * 24);
+18. ``their_pip_loss``;
+19. ``my_back_game``: 1 when I hold two or more points in the opponent's home board;
+20. ``their_back_game``.
+
+An opponent with checkers on the bar shoots only with an entering checker (as for
+``my_shots``), and with two dice only if two are on the bar.
+
 One pass over the points builds bit masks of each side's occupied, made and blot
 points, in both sides' numberings; the rest is bit operations and table lookups
 (``benchmarks/expand_parts.py`` times all thirteen: its row ``+ features only``), returned
@@ -49,8 +70,9 @@ of a cascade it keeps. For each side, from its own point of view:
 
 Mine first, then the opponent's: 14 inputs. The opponent's point ``q`` is my point
 ``q + 12`` or ``q - 12`` (both sides move the same way, as in long nardy, gul bara and
-fevga). An encoder's feature inputs are the first ``k`` (up to 13) of :func:`features`
-or, when it has :data:`N_FAMILY` of them, these (:func:`uses_family`).
+fevga). An encoder's feature inputs are the first ``k`` (up to 13) of :func:`features`,
+all of :func:`extended_features` or all of these, as the dtype of its feature index
+says (``int64``, :data:`EXTENDED_INDEX`, :data:`FAMILY_INDEX`).
 """
 
 import numba
@@ -66,6 +88,9 @@ N_FEATURES = 13
 
 N_FAMILY = 14
 """Inputs :func:`family_features` gives (an encoder uses all of them)."""
+
+N_EXTENDED = 21
+"""Inputs :func:`extended_features` gives (an encoder uses all of them)."""
 
 
 def _hit_table() -> np.ndarray:
@@ -194,11 +219,10 @@ def _side(s, side, occ, rear, closed, their_rear, their_made):
             np.float32(behind / 152.0), np.float32(home * home / 36.0))
 
 
-@njit(cache=True)
-def features(s):
-    """The :data:`N_FEATURES` features of state ``s`` (from its side to move)."""
-    my_occ, my_made, my_blots, my_occ_x, my_made_x = _masks(s, L.ME)
-    th_occ, th_made, th_blots, th_occ_x, th_made_x = _masks(s, L.THEM)
+@njit(cache=True, inline="always")
+def _base_features(s, my_occ, my_made, my_blots, my_occ_x, my_made_x,
+                   th_occ, th_made, th_blots, th_occ_x, th_made_x):
+    """:func:`features` from both sides' masks (:func:`_masks`)."""
     my_rear = _highest(my_occ)
     th_rear = _highest(th_occ)
     contact = np.float32(1.0) if my_rear + th_rear > 25 else np.float32(0.0)
@@ -211,10 +235,98 @@ def features(s):
             me_behind, th_behind, me_dance, th_dance)
 
 
+@njit(cache=True)
+def features(s):
+    """The :data:`N_FEATURES` features of state ``s`` (from its side to move)."""
+    my_occ, my_made, my_blots, my_occ_x, my_made_x = _masks(s, L.ME)
+    th_occ, th_made, th_blots, th_occ_x, th_made_x = _masks(s, L.THEM)
+    return _base_features(s, my_occ, my_made, my_blots, my_occ_x, my_made_x,
+                          th_occ, th_made, th_blots, th_occ_x, th_made_x)
+
+
+@njit(cache=True, inline="always")
+def _exposure(shooters, made, blots, two_shooters):
+    """``(hit, double_hit, pip_loss)`` of the blots ``blots`` against checkers on the
+    points ``shooters`` (both in the blots' side's numbering, the shooters moving up:
+    bit 0 is their bar), whose landing points may not be ``made``: shares of the 36
+    rolls on which a blot can be hit, on which two can, and the pips the hit that costs
+    most loses, averaged over the 36 rolls and divided by 24. ``two_shooters``: whether
+    two different checkers may hit (false with a single checker on the bar)."""
+    if blots == 0:
+        return np.float32(0.0), np.float32(0.0), np.float32(0.0)
+    free = ~made
+    r = ((shooters << 1) & free, (shooters << 2) & free, (shooters << 3) & free,
+         (shooters << 4) & free, (shooters << 5) & free, (shooters << 6) & free)
+    hit = 0
+    two = 0
+    loss = 0
+    for a in range(1, 7):
+        ra = r[a - 1]
+        for b in range(a, 7):
+            if a == b:               # a double: one checker's steps of a, up to four
+                x2 = (ra << a) & free
+                x3 = (x2 << a) & free
+                h = (ra | x2 | x3 | ((x3 << a) & free)) & blots
+                w = 1
+                pair = (h & (h - 1)) != 0
+            else:                    # a die, the other, or both by one checker
+                rb = r[b - 1]
+                ha = ra & blots
+                hb = rb & blots
+                h = (ra | rb | (((ra << b) | (rb << a)) & free)) & blots
+                w = 2
+                # one checker hits with one die and goes on to hit with the other, or
+                # two checkers hit two blots, one die each
+                both = ha | hb
+                pair = (((ha << b) | (hb << a)) & blots) != 0 or (
+                    two_shooters and ha != 0 and hb != 0 and (both & (both - 1)) != 0)
+            if h != 0:
+                hit += w
+                loss += w * (25 - trailing_zeros(h))
+                if pair:
+                    two += w
+    return (np.float32(hit / 36.0), np.float32(two / 36.0),
+            np.float32(loss / (36.0 * 24.0)))
+
+
+@njit(cache=True, inline="always")
+def _back_game(made):
+    """1 when a side holds two or more points in the opponent's home board (its points
+    19..24): the back game, whose play (timing, keeping the anchors) no count of
+    checkers on single points says."""
+    m = made & (np.int64(63) << 19)
+    return np.float32(1.0) if (m & (m - 1)) != 0 else np.float32(0.0)
+
+
+@njit(cache=True)
+def extended_features(s):
+    """The :data:`N_EXTENDED` features of state ``s``: :func:`features`, then for each
+    side (mine first) the exposure of its blots to hits with the points in between
+    checked (:func:`_exposure`: hit, double hit, pip loss), then each side's back game.
+    An opponent with checkers on the bar shoots only with an entering checker (the other
+    die's play by another checker is not counted)."""
+    my_occ, my_made, my_blots, my_occ_x, my_made_x = _masks(s, L.ME)
+    th_occ, th_made, th_blots, th_occ_x, th_made_x = _masks(s, L.THEM)
+    base = _base_features(s, my_occ, my_made, my_blots, my_occ_x, my_made_x,
+                          th_occ, th_made, th_blots, th_occ_x, th_made_x)
+    th_bar = s[L.THEM + L.BAR]
+    my_bar = s[L.ME + L.BAR]
+    me = _exposure(np.int64(1) if th_bar > 0 else th_occ_x, my_made, my_blots,
+                   th_bar != 1)
+    th = _exposure(np.int64(1) if my_bar > 0 else my_occ_x, th_made, th_blots,
+                   my_bar != 1)
+    return base + (me[0], th[0], me[1], th[1], me[2], th[2],
+                   _back_game(my_made), _back_game(th_made))
+
+
 FAMILY_INDEX = np.int32
 """The dtype of an encoder's feature inputs when they are :func:`family_features`'s
-(:func:`features`' are ``int64``): the set is told by the index array's *type*, so a
-kernel compiled for one set does not compile the other."""
+(:func:`features`' are ``int64``, :func:`extended_features`' :data:`EXTENDED_INDEX`):
+the set is told by the index array's *type*, so a kernel compiled for one set does not
+compile the others."""
+
+EXTENDED_INDEX = np.int16
+"""The dtype of an encoder's feature inputs when they are :func:`extended_features`'s."""
 
 
 def uses_family(fidx) -> bool:
@@ -224,15 +336,20 @@ def uses_family(fidx) -> bool:
 
 def feature_values(fidx, s):
     """The hand-crafted features of state ``s`` that an encoder with feature inputs
-    ``fidx`` reads: :func:`family_features` or :func:`features`, chosen by ``fidx``'s
-    dtype (:data:`FAMILY_INDEX`) when a kernel is compiled, not at run time."""
-    return family_features(s) if uses_family(fidx) else features(s)
+    ``fidx`` reads: :func:`family_features`, :func:`extended_features` or
+    :func:`features`, chosen by ``fidx``'s dtype (:data:`FAMILY_INDEX`,
+    :data:`EXTENDED_INDEX`, else) when a kernel is compiled, not at run time."""
+    if uses_family(fidx):
+        return family_features(s)
+    return extended_features(s) if fidx.dtype == EXTENDED_INDEX else features(s)
 
 
 @overload(feature_values)
 def _feature_values(fidx, s):
     if fidx.dtype == numba.from_dtype(FAMILY_INDEX):
         return lambda fidx, s: family_features(s)
+    if fidx.dtype == numba.from_dtype(EXTENDED_INDEX):
+        return lambda fidx, s: extended_features(s)
     return lambda fidx, s: features(s)
 
 

@@ -38,8 +38,9 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, describe, quote
-from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, get_encoder
-from engine.eval.features import N_FAMILY, N_FEATURES, feature_values
+from engine.eval.encoding import (MAX_COUNT, MAX_UNITS, Encoder, EncodingError, extends,
+                                  get_encoder)
+from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
@@ -148,7 +149,7 @@ def hidden_full(s, w1t, b1, uidx, uval, cidx, cval, fidx, h):
                 _add_row(h, w1t, i, v)
 
 
-MAX_DELTA_ROWS = L.STATE_LEN * MAX_UNITS + max(N_FEATURES, N_FAMILY)
+MAX_DELTA_ROWS = L.STATE_LEN * MAX_UNITS + max(N_FEATURES, N_FAMILY, N_EXTENDED)
 """Most weight rows one :func:`hidden_delta` can add: every unit of every slot and
 every hand-crafted feature."""
 
@@ -158,7 +159,7 @@ def delta_work():
     """Work space of :func:`hidden_ref` / :func:`hidden_delta` for a network of any
     encoder: the reference state's features, and the rows to add with their
     multipliers. One per thread; a kernel allocates it once, not per node."""
-    return (np.zeros(max(N_FEATURES, N_FAMILY), np.float32),
+    return (np.zeros(max(N_FEATURES, N_FAMILY, N_EXTENDED), np.float32),
             np.empty(MAX_DELTA_ROWS, np.int64), np.empty(MAX_DELTA_ROWS, np.float32))
 
 
@@ -466,6 +467,21 @@ class Network:
     def copy(self) -> "Network":
         return Network(self.variant, self.encoder, self.w1t.copy(), self.b1.copy(),
                        self.w2.copy(), self.b2.copy(), dict(self.info))
+
+    def reencoded(self, encoder: str) -> "Network":
+        """This network reading the inputs of ``encoder``, which must extend its own
+        (:func:`engine.eval.encoding.extends`): the inputs it lacks get zero weights,
+        so every evaluation stays the same. Lets a race network of ``tesauro198+f13``
+        serve beside a main network of ``tesauro198+f21`` (the kernels take networks of
+        one kind of feature inputs)."""
+        enc = get_encoder(encoder)
+        if not extends(enc, self.encoder):
+            raise NetworkFileError(f"a {self.encoder.name} network cannot read {enc.name}'s "
+                                   f"inputs (its inputs must be the first of them)")
+        w1t = np.zeros((enc.n_inputs, self.hidden), np.float32)
+        w1t[:self.n_inputs] = self.w1t
+        return Network(self.variant, enc, w1t, self.b1.copy(), self.w2.copy(),
+                       self.b2.copy(), dict(self.info))
 
     def __repr__(self) -> str:
         return f"<Network {self.variant} {self.encoder.name} {self.sizes}>"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine._jit import FAST, njit
-from engine.eval.features import FAMILY_INDEX
+from engine.eval.features import EXTENDED_INDEX, FAMILY_INDEX
 from engine.eval.heuristic import N_WEIGHTS, best_successor as _heuristic_successor
 from engine.eval.network import choose_successor, delta_work, hidden_full, output_probs
 from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_weights
@@ -501,8 +501,9 @@ def network_arrays(net) -> tuple:
     if len(arrays) != 9:
         raise ValueError(f"{len(arrays)} network arrays: expected (w1t, b1, w2, b2, uidx, "
                          f"uval, cidx, cval, fidx)")
-    fidx = arrays[8]            # its dtype names the feature set (features.FAMILY_INDEX)
-    types = _NET_TYPES[:8] + (fidx.dtype if fidx.dtype == FAMILY_INDEX else np.int64,)
+    fidx = arrays[8]            # its dtype names the feature set (features.FAMILY_INDEX, ..)
+    types = _NET_TYPES[:8] + (fidx.dtype if fidx.dtype in (FAMILY_INDEX, EXTENDED_INDEX)
+                              else np.int64,)
     return tuple(_array(a, t, ro) for a, t, ro in zip(arrays, types, _NET_READONLY))
 
 
