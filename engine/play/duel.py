@@ -40,6 +40,7 @@ import numpy as np
 
 from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
+from engine.eval.encoding import extends
 from engine.eval.evaluator import race_geometry
 from engine.eval.heuristic import weights as heuristic_weights
 from engine.eval.network import Network
@@ -231,8 +232,11 @@ def _race_network(race: Network | None, net: Network | None, rules: Rules,
                         f"(sides moving in opposite directions, hitting); "
                         f"{rules.variant} has none")
     if race.encoder.name != net.encoder.name:
-        raise DuelError(f"player {label}: race network inputs {race.encoder.name!r}, "
-                        f"expected its network's {net.encoder.name!r}")
+        if not extends(net.encoder, race.encoder):
+            raise DuelError(f"player {label}: race network inputs {race.encoder.name!r}, "
+                            f"expected its network's {net.encoder.name!r} or the first of "
+                            f"them")
+        race = race.reencoded(net.encoder.name)      # the same values, one kernel type
     return race
 
 
