@@ -83,8 +83,11 @@ def test_race_networks_rate_the_races_they_play():
 
 def test_every_driver_shares_one_compiled_loop():
     """The playouts, duels, the heuristic's games, self-play and the strength figure
-    all reach the loop with the same argument types: one compiled signature."""
+    all reach the loop with the same argument types: one compiled signature (at most
+    one more than the process had: other tests may have compiled it for another kind
+    of feature inputs, which is a type of its own)."""
     from engine.eval.heuristic import weights as heuristic_weights
+    before = set(loop.play_games.signatures)
     from engine.play.duel import duel, heuristic_duel
     from engine.play.game import playouts
     from training import td
@@ -102,7 +105,8 @@ def test_every_driver_shares_one_compiled_loop():
     td.evaluate_games(*args, td.OPP_HEURISTIC, np.zeros((2, 122), np.float32), 3000, 2,
                       np.ones(1, np.uint64), np.zeros(2, np.int64),
                       hw=heuristic_weights(rules))
-    assert len(loop.play_games.signatures) == 1, loop.play_games.signatures
+    added = set(loop.play_games.signatures) - before
+    assert len(added) <= 1 and loop.play_games.signatures, added
 
 
 def test_no_other_game_loop_calls_the_move_generator():
