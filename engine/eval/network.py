@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, describe, quote
@@ -180,17 +179,19 @@ def hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work):
 
 @njit(inline="always", **FAST)
 def _gather(rows, vals, m, i, d):
-    """Append row ``i`` with multiplier ``d`` when ``d`` is not zero; the new count."""
-    if d != 0:
-        rows[m] = i
-        vals[m] = d
-        return m + 1
-    return m
+    """Append row ``i`` with multiplier ``d`` when ``d`` is not zero; the new count.
+    Written without a branch (the slot is written either way, and kept only when
+    ``d`` is not zero): which units change is not predictable from play to play."""
+    rows[m] = i
+    vals[m] = d
+    return m + np.int64(d != 0)
 
 
-@njit(**FAST)
-def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
-    """Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref`` and the
+@njit(inline="always", **FAST)
+def _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
+    """:func:`hidden_delta`'s work, inlined into it and into :func:`hidden_deltas`.
+
+    Hidden pre-activations of state ``c`` from those of ``ref`` (``h_ref`` and the
     features in ``work``, both from :func:`hidden_ref`): only the inputs that differ
     are touched, the units of slots whose counts differ and the features whose values
     differ (about 2.5 of the 13 between a position and a successor), and the parent's
@@ -233,17 +234,11 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
             m = _gather(rows, vals, m, fidx[11], f[11] - f_ref[11])
         for q in range(12, n):
             m = _gather(rows, vals, m, fidx[q], f[q] - f_ref[q])
-    ns = uidx.shape[0]
-    for base in range(0, ns, 64):
-        # the slots that differ as bits of a mask (a loop that vectorises), then
-        # only those visited
-        top = min(base + 64, ns)
-        diff = np.int64(0)
-        for slot in range(base, top):
-            diff |= np.int64(ref[slot] != c[slot]) << (slot - base)
-        while diff != 0:
-            slot = base + trailing_zeros(diff)
-            diff &= diff - 1
+    for slot in range(uidx.shape[0]):
+        # a plain test per slot: a bit mask of the slots that differ first (a
+        # variable shift per slot) took twice as long (benchmarks/README.md, "The
+        # slots that differ")
+        if ref[slot] != c[slot]:
             a = min(ref[slot], MAX_COUNT - 1)
             b = min(c[slot], MAX_COUNT - 1)
             for u in range(MAX_UNITS):
@@ -259,6 +254,23 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
         v = vals[q]
         for j in range(nh):
             h[j] += v * w1t[i, j]
+
+
+@njit(**FAST)
+def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
+    """Hidden pre-activations of state ``c`` into ``h`` from those of ``ref``
+    (``h_ref`` and the features in ``work``, both from :func:`hidden_ref`): only the
+    inputs that differ are touched (:func:`_delta`)."""
+    _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work)
+
+
+@njit(**FAST)
+def hidden_deltas(ref, h_ref, kids, idx, m, w1t, uidx, uval, fidx, hs, work):
+    """:func:`hidden_delta` of the states ``kids[idx[j]]`` into ``hs[j]``, ``j < m``:
+    one call for a roll's plays, where a call a play cost about a tenth of the hidden
+    layer's time (benchmarks/README.md, "One call a roll")."""
+    for j in range(m):
+        _delta(ref, h_ref, kids[idx[j]], w1t, uidx, uval, fidx, hs[j], work)
 
 
 @njit(**FAST)

@@ -56,7 +56,7 @@ from engine.eval.evaluator import (
     races,
     static_probs,
 )
-from engine.eval.network import delta_work, hidden_delta, hidden_ref, kids_ref, outputs_batch
+from engine.eval.network import delta_work, hidden_deltas, hidden_ref, kids_ref, outputs_batch
 from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads
 from engine.rules import _layout as L
@@ -215,7 +215,6 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
         if may_be_exact(kids[i], scores, tables):
             how = exact_probs(kids[i], ctx, probs[i])
         if how == 0:
-            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m], work)
             rated[m] = i
             m += 1
         elif how == BY_TABLES:
@@ -223,10 +222,9 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
             nt += 1
     if m > 0:
         for t in range(nt):
-            i = tabled[t]
-            hidden_delta(ref, h_ref, kids[i], w1t, uidx, uval, fidx, hs[m], work)
-            rated[m] = i
+            rated[m] = tabled[t]
             m += 1
+    hidden_deltas(ref, h_ref, kids, rated, m, w1t, uidx, uval, fidx, hs, work)
     o32 = np.empty((m, N_OUTPUTS), np.float32)
     outputs_batch(hs, m, w2, b2, o32)
     for j in range(m):
