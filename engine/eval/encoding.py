@@ -125,10 +125,16 @@ TESAURO198 = _tesauro198()
 """Tesauro's raw 198-input encoding, from the side to move."""
 
 
-def _with_features(base: Encoder, count: int) -> Encoder:
-    fidx = np.arange(base.n_inputs, base.n_inputs + count, dtype=np.int64)
+def _with_features(base: Encoder, count: int, dtype=np.int64, tag: str = "f") -> Encoder:
+    """``base`` followed by ``count`` hand-crafted inputs, named ``base+<tag><count>``.
+    ``dtype``, the feature index's type, tells the kernels which feature set the inputs
+    are (:func:`engine.eval.features.feature_values`): ``int64`` the set of
+    :func:`~engine.eval.features.features`, :data:`~engine.eval.features.EXTENDED_INDEX`
+    :func:`~engine.eval.features.extended_features`'s,
+    :data:`~engine.eval.features.FAMILY_INDEX` :func:`~engine.eval.features.family_features`'s."""
+    fidx = np.arange(base.n_inputs, base.n_inputs + count, dtype=dtype)
     fidx.setflags(write=False)
-    return Encoder(f"{base.name}+f{count}", base.n_inputs + count,
+    return Encoder(f"{base.name}+{tag}{count}", base.n_inputs + count,
                    base.unit_index, base.unit_value, base.const_index, base.const_value,
                    fidx)
 
@@ -144,16 +150,7 @@ TESAURO198F13 = _with_features(TESAURO198, N_FEATURES)
 rearmost checker and chance to dance): 211 inputs."""
 
 
-def _tesauro198f21() -> Encoder:
-    base = TESAURO198
-    fidx = np.arange(base.n_inputs, base.n_inputs + N_EXTENDED, dtype=EXTENDED_INDEX)
-    fidx.setflags(write=False)
-    return Encoder(f"{base.name}+f{N_EXTENDED}", base.n_inputs + N_EXTENDED,
-                   base.unit_index, base.unit_value, base.const_index, base.const_value,
-                   fidx)
-
-
-TESAURO198F21 = _tesauro198f21()
+TESAURO198F21 = _with_features(TESAURO198, N_EXTENDED, EXTENDED_INDEX)
 """Tesauro's 198 inputs plus the 21 of :func:`engine.eval.features.extended_features`:
 ``tesauro198+f13``'s, then each side's exposure to hits with the points in between
 checked (hit, double hit, pip loss) and back game: 219 inputs. Its first 211 are
@@ -199,15 +196,8 @@ exception, gul bara's cascade from the 4th turn) and three for gul bara's pendin
 (any, how many, the first one): 255 inputs. Its first 198 inputs are
 :data:`TESAURO198`'s, so a backgammon network can seed it (``--init``)."""
 
-def _nardy255m14() -> Encoder:
-    base = NARDY255
-    fidx = np.arange(base.n_inputs, base.n_inputs + N_FAMILY, dtype=FAMILY_INDEX)
-    fidx.setflags(write=False)
-    return Encoder("nardy255+m14", base.n_inputs + N_FAMILY, base.unit_index,
-                   base.unit_value, base.const_index, base.const_value, fidx)
 
-
-NARDY255M14 = _nardy255m14()
+NARDY255M14 = _with_features(NARDY255, N_FAMILY, FAMILY_INDEX, "m")
 """:data:`NARDY255` plus the 14 inputs of :func:`engine.eval.features.family_features` (each
 side's moves of each number, capped at a double's four, and whether it may bear off),
 for gul bara, whose cascades pass the dice a player cannot play to the opponent: 269
