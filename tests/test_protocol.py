@@ -171,15 +171,30 @@ def test_a_reply_that_is_not_json_is_an_internal_error(monkeypatch, capsys):
     assert "internal error" in capsys.readouterr().err
 
 
-def test_limit_has_a_maximum():
-    """Regression: ``limit`` had no upper bound (10**30 was taken; 10**6 on the largest
-    gul bara cascade took 225 s, 2.7 GB and one 221 MB line)."""
-    for cmd in ("moves", "best"):
-        for limit in (MAX_LIMIT + 1, 10**30):
-            reply = ask(cmd=cmd, position=START, dice=[3, 1], limit=limit)
-            assert reply["error"]["code"] == "invalid_limit", reply
-            assert f"0..{MAX_LIMIT}" in reply["error"]["message"]
-    assert ask(cmd="moves", position=START, dice=[3, 1], limit=MAX_LIMIT)["count"] == 16
+def test_limit_above_the_most_a_reply_lists_is_served_up_to_it():
+    """The protocol gives ``limit`` no maximum, so a larger one is taken; a reply still
+    lists at most ``MAX_LIMIT`` plays (regression: with no bound, ``limit`` 10**6 on
+    the largest gul bara cascade took 225 s, 2.7 GB and one 221 MB line)."""
+    for limit in (MAX_LIMIT + 1, 10**30):
+        reply = ask(cmd="moves", position=START, dice=[3, 1], limit=limit)
+        assert reply["count"] == 16 and len(reply["successors"]) == 16, reply
+        reply = ask(cmd="best", position=START, dice=[3, 1], limit=limit)
+        assert len(reply["candidates"]) == 16 and "truncated" not in reply, reply
+    for limit in (-1, 2.0, True, "5"):
+        reply = ask(cmd="moves", position=START, dice=[3, 1], limit=limit)
+        assert reply["error"]["code"] == "invalid_limit", reply
+        assert "expected an integer 0 or more" in reply["error"]["message"]
+
+
+def test_a_reply_lists_at_most_max_limit_plays(monkeypatch):
+    """Above ``MAX_LIMIT`` plays a reply is cut as above ``limit``, whatever the limit."""
+    import engine.cli.protocol as proto
+    monkeypatch.setattr(proto, "MAX_LIMIT", 5)
+    reply = ask(cmd="moves", position=START, dice=[3, 1], limit=10**6)
+    assert reply["truncated"] and reply["count"] == 16 and "successors" not in reply
+    assert len(reply["successors_sha256"]) == 64
+    reply = ask(cmd="best", position=START, dice=[3, 1], limit=10**6)
+    assert reply["truncated"] and reply["count"] == 16 and len(reply["candidates"]) == 5
 
 
 HUGE = "x" * 10_000_000

@@ -30,9 +30,11 @@ from engine.rules.scoring import check_game_on
 DEFAULT_LIMIT = 100_000
 """``limit`` of ``moves`` and ``best`` when the request has none."""
 MAX_LIMIT = DEFAULT_LIMIT
-"""The largest ``limit`` a request may ask for: a gul bara cascade has up to a million
+"""The most plays a reply lists, whatever ``limit`` a request gives (any integer from
+0 up is taken, as the protocol has no maximum): a gul bara cascade has up to a million
 plays, and listing all of them took minutes, gigabytes and a 221 MB reply line. Above
-``limit`` a reply is cut (``moves`` sends the plays' digest, ``best`` the best ones)."""
+it a reply is cut as above ``limit`` (``moves`` sends the plays' digest, ``best`` the
+best ones), and says so (``truncated``)."""
 MAX_LINE = 1 << 20
 """The longest request line read, in bytes (1 MiB; a request is a few hundred bytes). A
 longer line is skipped to its end without being kept and gets a ``line_too_long``
@@ -44,11 +46,12 @@ def _position(req: dict) -> Position:
 
 
 def _limit(req: dict) -> int:
+    """The request's ``limit`` (default :data:`DEFAULT_LIMIT`), at most :data:`MAX_LIMIT`."""
     limit = field(req, "limit", DEFAULT_LIMIT)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= MAX_LIMIT:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise RequestError("invalid_limit", f"limit = {quote(limit)}: expected an integer "
-                                            f"0..{MAX_LIMIT}")
-    return limit
+                                            f"0 or more")
+    return min(limit, MAX_LIMIT)
 
 
 def cmd_moves(req: dict) -> dict:
@@ -108,7 +111,7 @@ def _ply(req: dict) -> int:
 def cmd_best(req: dict) -> dict:
     """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
 
-    ``limit`` (default and largest 100000, as for ``moves``): when the roll has more
+    ``limit`` (default 100000, and no more than that listed, as for ``moves``): when the roll has more
     plays than that (a gul bara cascade can have a million), ``candidates`` holds the best
     ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
     number of plays rated."""
