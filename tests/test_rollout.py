@@ -203,6 +203,12 @@ def test_the_protocol_rollout_command():
     cf = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 2,
                "cubeful": True, "match": {"length": 5, "score": [1, 2]}})
     assert "cubeful_equity" in cf and "mwc" in cf and "cubeful_equity" in cf["se"]
+    cfc = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 2,
+                "dice": [3, 1], "candidates": 2, "cubeful": True,
+                "match": {"length": 5, "score": [1, 2]}})
+    for x in cfc["candidates"]:        # each candidate as the rollout without dice
+        assert {"cubeful_equity", "mwc"} <= set(x) and {"cubeful_equity", "mwc"} <= set(x["se"])
+        assert 0.0 <= x["mwc"] <= 1.0
     bad = _ask({"id": 2, "cmd": "rollout", "position": "start", "trials": 0})
     assert bad["error"]["code"] == "invalid" and "trials" in bad["error"]["message"]
     bad = _ask({"cmd": "rollout", "position": "start", "ply": 3})

@@ -206,6 +206,7 @@ class RolloutCandidate:
                                                     for p in self.result.probabilities))),
                 **({"cubeful_equity": round(self.result.cubeful_equity, 6)}
                    if self.result.cubeful_equity is not None else {}),
+                **({"mwc": round(self.result.mwc, 6)} if self.result.mwc is not None else {}),
                 "behind": round(self.behind, 6), "se_behind": round(self.se_behind, 6),
                 "significant": self.significant, "trials": self.result.trials}
 
