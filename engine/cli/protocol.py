@@ -111,10 +111,10 @@ def _ply(req: dict) -> int:
 def cmd_best(req: dict) -> dict:
     """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
 
-    ``limit`` (default 100000, and no more than that listed, as for ``moves``): when the roll has more
-    plays than that (a gul bara cascade can have a million), ``candidates`` holds the best
-    ``limit`` of them, and the reply adds ``"truncated": true`` and ``count``, the
-    number of plays rated."""
+    ``limit`` (default 100000, and no more than that listed, as for ``moves``): when the
+    roll has more plays than that (a gul bara cascade can have a million),
+    ``candidates`` holds the best ``limit`` of them, and the reply adds ``"truncated":
+    true`` and ``count``, the number of plays rated."""
     pos = _position(req)
     dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)

@@ -235,9 +235,9 @@ def _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
         for q in range(12, n):
             m = _gather(rows, vals, m, fidx[q], f[q] - f_ref[q])
     for slot in range(uidx.shape[0]):
-        # a plain test per slot: a bit mask of the slots that differ first (a
-        # variable shift per slot) took twice as long (benchmarks/README.md, "The
-        # slots that differ")
+        # a plain test per slot: listing the rows by a bit mask of the slots that
+        # differ (a variable shift per slot) took about twice as long over move
+        # generation (benchmarks/README.md, "The slots that differ, and one call a roll")
         if ref[slot] != c[slot]:
             a = min(ref[slot], MAX_COUNT - 1)
             b = min(c[slot], MAX_COUNT - 1)
@@ -268,7 +268,8 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
 def hidden_deltas(ref, h_ref, kids, idx, m, w1t, uidx, uval, fidx, hs, work):
     """:func:`hidden_delta` of the states ``kids[idx[j]]`` into ``hs[j]``, ``j < m``:
     one call for a roll's plays, where a call a play cost about a tenth of the hidden
-    layer's time (benchmarks/README.md, "One call a roll")."""
+    layer's time (benchmarks/README.md, "The slots that differ, and one call a
+    roll")."""
     for j in range(m):
         _delta(ref, h_ref, kids[idx[j]], w1t, uidx, uval, fidx, hs[j], work)
 
