@@ -19,9 +19,13 @@ here); the released backgammon player is ``--a models/backgammon.npz --a-race
 models/backgammon.race.npz``. ``--a-ply`` / ``--b-ply`` N > 0 make a network player
 choose by the engine's N-ply search instead (:class:`engine.search.nply.SearchPlayer`:
 its race network if given, the bear-off tables, the default move filters), in Python,
-a few decisions a second at 2-ply:
+a few decisions a second at 2-ply. ``--search`` makes the network players choose so at
+0-ply too: the engine's 0-ply as it ships (``engine.analyse --ply 0``: the race network,
+and the bear-off tables for home races), where the greedy player rates home races with
+a network:
 
     python benchmarks/strength.py --a models/backgammon.npz --a-race models/backgammon.race.npz --a-ply 2 --b gnubg0 --games 1000
+    python benchmarks/strength.py --a models/backgammon.npz --a-race models/backgammon.race.npz --search --b gnubg0 --games 20000
 
 Games come in pairs on the same dice with the players' seats swapped
 (:mod:`engine.play.duel`): game 2k and 2k+1 share one dice stream, so most of the luck
@@ -122,10 +126,11 @@ def describe(spec: str, player) -> str:
 
 
 def python_player(player, seed: int, label: int, variant: str, race: Network | None = None,
-                  ply: int = 0):
+                  ply: int = 0, search: bool = False):
     """The :class:`~engine.play.players.Player` object for the Python path (gnubg, or a
-    network searched ``ply`` deep)."""
-    if isinstance(player, Network) and ply > 0:
+    network searched ``ply`` deep; with ``search`` a network chooses by the search at
+    0-ply too)."""
+    if isinstance(player, Network) and (ply > 0 or search):
         from engine.eval.evaluator import Evaluator
         from engine.search.nply import Search, SearchPlayer
         return SearchPlayer(Search(Evaluator(player, get_rules(variant), race=race)), ply)
@@ -177,18 +182,20 @@ def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
 
 # --------------------------------------------------------------------- the match
 def play(a, b, games: int, seed: int, variant: str, max_turns: int,
-         races=(None, None), plies=(0, 0), first_pair: int = 0) -> tuple[DuelResult, float]:
+         races=(None, None), plies=(0, 0), first_pair: int = 0,
+         search: bool = False) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
     the result and the seconds it took (numba compilation excluded). ``races``: the
     players' race networks (None: none); ``plies``: their search depths;
     ``first_pair``: the seed's dice pair the match starts at (a later part of the same
-    match: games ``2 * first_pair ..``)."""
+    match: games ``2 * first_pair ..``); ``search``: network players choose by the
+    search at their ply, 0 included."""
     from tqdm import tqdm
-    kernel = all(p != "gnubg0" for p in (a, b)) and plies == (0, 0)
+    kernel = all(p != "gnubg0" for p in (a, b)) and plies == (0, 0) and not search
     bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
     try:
         if not kernel:
-            pa, pb = (python_player(p, seed, i, variant, races[i], plies[i])
+            pa, pb = (python_player(p, seed, i, variant, races[i], plies[i], search)
                       for i, p in enumerate((a, b)))
             t = time.perf_counter()
             r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
@@ -290,6 +297,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="network player A chooses by an N-ply search (default 0: greedy)")
     ap.add_argument("--b-ply", type=int, default=0, choices=(0, 1, 2, 3),
                     help="the same for player B")
+    ap.add_argument("--search", action="store_true",
+                    help="network players choose by the engine's search at their ply, 0 "
+                         "included (the bear-off tables play home races), in Python")
     ap.add_argument("--games", type=int, default=2000, help="games, even (default 2000)")
     ap.add_argument("--variant", choices=VARIANTS,
                     help="game (default: the network's, else backgammon)")
@@ -337,8 +347,10 @@ def main(argv: list[str] | None = None) -> None:
     for label, p, ply in (("a", a, args.a_ply), ("b", b, args.b_ply)):
         if ply and not isinstance(p, Network):
             ap.error(f"--{label}-ply: only a network player searches")
-    name_a += f", {args.a_ply}-ply search" if args.a_ply else ""
-    name_b += f", {args.b_ply}-ply search" if args.b_ply else ""
+    name_a += f", {args.a_ply}-ply search" if args.a_ply or (
+        args.search and isinstance(a, Network)) else ""
+    name_b += f", {args.b_ply}-ply search" if args.b_ply or (
+        args.search and isinstance(b, Network)) else ""
     nets = [p for p in (a, b) if isinstance(p, Network)]
     variant = args.variant or (nets[0].variant if nets else "backgammon")
     if "gnubg0" in (a, b) and variant != "backgammon":
@@ -347,7 +359,7 @@ def main(argv: list[str] | None = None) -> None:
         shlex.quote(x) for x in (sys.argv[1:] if argv is None else argv))
     if args.cube:
         if (variant != "backgammon" or "gnubg0" in (a, b) or races != (None, None)
-                or plies != (0, 0)):
+                or plies != (0, 0) or args.search):
             sys.exit("--cube: backgammon between 0-ply networks (without race networks), "
                      "pubeval or random")
         pts, seconds, st = play_cubeful(a, b, args.games, args.seed)
@@ -361,7 +373,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     try:
         r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races, plies,
-                          args.first_pair)
+                          args.first_pair, args.search)
     except DuelError as exc:
         sys.exit(str(exc))
     if args.points is not None:
