@@ -42,7 +42,8 @@ from engine.eval.network import delta_work  # noqa: E402
 from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS  # noqa: E402
-from engine.search.nply import _ROLLS, Search, SearchSettings, _grow, _node_ref, _rate_children  # noqa: E402
+from engine.search.nply import (  # noqa: E402
+    _ROLLS, Search, SearchSettings, _grow, _node_ref, _rate_children, _room, rate_space)
 from search_choice import contact_positions  # noqa: E402
 
 PARTS = ("move generation", "+ exact test, whole context", "+ exact test, may_be_exact",
@@ -60,6 +61,7 @@ def _loop(states, rolls, net, ctx, part):
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(net.b1.shape[0], np.float32)
     work = delta_work()
+    space = rate_space(64, net.b1.shape[0])
     scores = ctx.scores
     tables = ctx.bearoff
     plays = 0
@@ -78,7 +80,8 @@ def _loop(states, rolls, net, ctx, part):
                 for k in range(n):
                     check += may_be_exact(gen[k], scores, tables)
             elif part == 3:
-                _rate_children(ref, h_ref, work, False, gen, n, net, ctx, probs, eq)
+                space = _room(n, space)
+                _rate_children(ref, h_ref, work, False, gen, n, net, ctx, probs, eq, space)
                 check += eq[0]
             elif part == 4:
                 for k in range(n):

@@ -188,8 +188,26 @@ def _node_ref(parent, segment, net, ref, h_ref, work):
     hidden_ref(ref, w1t, b1, uidx, uval, cidx, cval, fidx, h_ref, work)
 
 
+@njit(cache=True)
+def rate_space(n, nh):
+    """Work space of :func:`_rate_children` for ``n`` kids and ``nh`` hidden units:
+    ``(hidden layers, rated, tabled, outputs)``. A kernel keeps one per network and
+    grows it (:func:`_room`): allocated per roll it cost a few percent of a play's
+    rating."""
+    return (np.empty((n, nh), np.float32), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty((n, N_OUTPUTS), np.float32))
+
+
+@njit(cache=True)
+def _room(n, space):
+    """``space`` (:func:`rate_space`), or a larger one when it holds fewer than ``n``."""
+    if space[1].shape[0] >= n:
+        return space
+    return rate_space(max(n, 2 * space[1].shape[0]), space[0].shape[1])
+
+
 @njit(**FAST)
-def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
+def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq, space):
     """0-ply outputs of ``kids[:n]`` (for each kid's side to move) into ``probs``, and
     the mover's equity of each into ``eq``. ``segment``: the kids are the results of a
     pending segment (same side to move), else of a roll (flipped). Each hidden layer is
@@ -201,11 +219,10 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
     plays; when the plays mix both, the network rates the home races too. Its ratings
     of bear-ins are off the tables' by up to 0.1 (benchmarks/README.md, "Rollouts"),
     so mixing the two scales made the player keep a checker out of home to stay on the
-    network's."""
+    network's. ``space``: :func:`rate_space` of ``net``'s hidden size for ``n`` kids or
+    more."""
     w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
-    hs = np.empty((n, h_ref.shape[0]), np.float32)
-    rated = np.empty(n, np.int64)
-    tabled = np.empty(n, np.int64)
+    hs, rated, tabled, o32 = space
     m = 0
     nt = 0
     scores = ctx.scores
@@ -225,7 +242,6 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq):
             rated[m] = tabled[t]
             m += 1
     hidden_deltas(ref, h_ref, kids, rated, m, w1t, uidx, uval, fidx, hs, work)
-    o32 = np.empty((m, N_OUTPUTS), np.float32)
     outputs_batch(hs, m, w2, b2, o32)
     for j in range(m):
         for k in range(N_OUTPUTS):
@@ -341,6 +357,8 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     ref = np.empty(L.STATE_LEN, np.int16)
     h_ref = np.empty(nh, np.float32)
     h_race = np.empty(ctx.race.b1.shape[0], np.float32)
+    space_net = rate_space(64, nh)
+    space_race = rate_space(64, ctx.race.b1.shape[0])
     work = delta_work()
     gen = np.empty((64, L.STATE_LEN), np.int16)
     probs = np.empty((64, N_OUTPUTS))
@@ -370,7 +388,13 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
             n, gen = turn(ctx.walk, s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
                           beam)
             probs, eq, idx = _grow(n, probs, eq, idx)
-            _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq)
+            if raced:
+                space_race = _room(n, space_race)
+                space = space_race
+            else:
+                space_net = _room(n, space_net)
+                space = space_net
+            _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq, space)
             if average:
                 b = _argmax(eq, n)
                 if not raced and (pruning or races(gen[b], ctx)):
