@@ -143,16 +143,17 @@ def is_cached(kernel) -> bool:
 _checked: set = set()
 
 
-def announce_compile(what: str, kernels, about: str) -> None:
+def announce_compile(what: str, kernels, about: str) -> bool:
     """Print one line on standard error when some of ``kernels`` (numba dispatchers)
     will be compiled rather than loaded from the cache: ``what`` is compiled, first
     run only, taking ``about``. Looks once per ``what`` and kernels in a process (then
-    it costs a set lookup), so hot paths may call it."""
+    it costs a set lookup), so hot paths may call it. Returns whether it printed."""
     key = (what, *map(id, kernels))
     if key in _checked:
-        return
+        return False
     _checked.add(key)
     if all(is_cached(k) for k in kernels):
-        return
+        return False
     print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
           f"them from the cache)...", file=sys.stderr, flush=True)
+    return True

@@ -1,10 +1,15 @@
 """Shared fixtures: the move-generation truth in ``tests/data``."""
 
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
+
+# the suite's workers already use every core: no compile helper beside them
+# (engine/search/precompile.py), in this process or the programs it starts
+os.environ["NARDY_PRECOMPILE"] = "0"
 
 DATA = Path(__file__).resolve().parent / "data"
 

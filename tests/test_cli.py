@@ -56,6 +56,9 @@ def test_a_reader_that_goes_away_ends_the_program_quietly(module, tmp_path):
         pass
     err = proc.stderr.read()
     proc.wait(timeout=300)
+    # on an empty numba cache the one line saying what is compiled comes first
+    err = b"".join(line for line in err.splitlines(keepends=True)
+                   if not line.startswith(b"nardy: compiling "))
     assert proc.returncode == 1 and err == b"", err.decode()
 
 

@@ -41,6 +41,7 @@ from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.scoring import check_game_on
 from engine.rules.variants import VARIANTS
+from engine.search import precompile
 from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search, check_ply
 from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
 
@@ -98,6 +99,7 @@ def format_evaluation(e: Evaluation) -> str:
 
 
 def main(argv=None) -> int:
+    precompile.allow()       # a cold start compiles on two cores
     parser = argparse.ArgumentParser(prog="python -m engine.analyse", description=__doc__)
     parser.add_argument("--position", default="start",
                         help="Position JSON, GNU Backgammon ID (PositionID[:MatchID]), "

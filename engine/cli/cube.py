@@ -41,6 +41,7 @@ from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError, quote
 from engine.notation.parse import parse_position
 from engine.rules.position import Position
+from engine.search import precompile
 from engine.search.nply import MAX_PLY, Search, check_ply
 
 ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
@@ -220,6 +221,7 @@ def _parse_probs(text: str) -> np.ndarray:
 
 def main(argv=None) -> int:
     """Entry point of ``python -m engine.cube_cli``."""
+    precompile.allow()       # a cold start compiles on two cores
     ap = argparse.ArgumentParser(prog="python -m engine.cube_cli",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", required=True,

@@ -47,6 +47,7 @@ from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
 from engine.notation.fibs import PREFIX, SCORE_CONVENTIONS, FibsView, parse_fibs_board
 from engine.notation.movetext import NO_MOVE, format_move
+from engine.search import precompile
 from engine.search.nply import MAX_PLY, check_ply
 
 VERSION = "0.1.0"
@@ -384,6 +385,7 @@ def warm_up(settings: Settings) -> None:
 
 def main(argv=None) -> int:
     """Entry point of ``python -m engine.external``."""
+    precompile.allow()       # a cold start compiles on two cores
     ap = argparse.ArgumentParser(
         prog="python -m engine.external",
         description="GNU Backgammon's external player: answers FIBS board strings with "

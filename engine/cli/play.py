@@ -58,6 +58,7 @@ from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
 from engine.rules.scoring import Kind
 from engine.rules.variants import VARIANTS, Rules, get_rules
+from engine.search import precompile
 
 HUMAN, ENGINE = 0, 1
 """Player numbers: you are 0, the engine 1."""
@@ -330,6 +331,7 @@ class Session:
 # --------------------------------------------------------------------- CLI
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
          stdout: TextIO | None = None) -> int:
+    precompile.allow()       # a cold start compiles on two cores
     ap = argparse.ArgumentParser(prog="python -m engine.play",
                                  description="Play a game or a match against the engine.")
     ap.add_argument("--variant", default="backgammon", choices=[*VARIANTS, TAVLI],

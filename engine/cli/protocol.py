@@ -26,6 +26,7 @@ from engine.notation.parse import parse_position
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import check_game_on
+from engine.search import precompile
 
 DEFAULT_LIMIT = 100_000
 """``limit`` of ``moves`` and ``best`` when the request has none."""
@@ -292,6 +293,7 @@ def serve(stdin=None, stdout=None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of ``python -m engine.protocol [--backend ray [--address A]]``."""
+    precompile.allow()       # a cold start compiles on two cores
     import argparse
 
     from engine.cluster import add_arguments

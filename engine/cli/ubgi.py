@@ -34,6 +34,7 @@ from engine.notation.xgid import XgidInfo, parse_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import result
 from engine.rules.variants import VARIANTS, get_rules
+from engine.search import precompile
 from engine.search.nply import MAX_PLY
 
 PROTO = "0.2"
@@ -724,6 +725,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
 
 def main() -> None:
     """Entry point of ``python -m engine.ubgi``."""
+    precompile.allow()       # a cold start compiles on two cores
     serve()
 
 

@@ -63,6 +63,7 @@ from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
+from engine.search import precompile
 
 MAX_PLY = 3
 """Deepest search offered (:func:`check_ply`)."""
@@ -547,12 +548,15 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce() -> None:
+def _announce(variant: str, encoder: str) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
-    they are not in numba's cache (benchmarks/compile.py measures it)."""
+    they are not in numba's cache (benchmarks/compile.py measures it), and start the
+    process that compiles half of them beside this one where the program allows it
+    (:mod:`engine.search.precompile`)."""
     # the kernels every search and rollout calls (the small ones compile in a second)
-    announce_compile("the search kernels", [expand, exact_batch, static_probs],
-                     "20 seconds")
+    if announce_compile("the search kernels", [expand, exact_batch, static_probs],
+                        "20 seconds"):
+        precompile.spawn(variant, encoder)
 
 
 _SEGMENT = np.array([[0, 0, 1]], np.int64)
@@ -771,7 +775,7 @@ class Search:
         _, _, rkeep, rwithin = settings.packed()
         net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
                                               settings.prune)
-        _announce()
+        _announce(self.variant, self.evaluator.network.encoder.name)
         ctxs = self._ctxs.get(id(ctx))
         if ctxs is None or ctxs[0] is not ctx:
             ctxs = [ctx] + [ctx.for_thread() for _ in range(self.threads - 1)]

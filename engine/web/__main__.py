@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.search import precompile
+
 
 def main(argv=None) -> None:
+    precompile.allow()       # a cold start compiles on two cores
     parser = argparse.ArgumentParser(prog="python -m engine.web",
                                      description="Serve the web board: play and analyse "
                                                  "the six games in a browser.")

@@ -1,0 +1,158 @@
+"""A second process that compiles half of the search's kernels while the first compiles
+the other half: a cold start on two cores waits for about half the compiling.
+
+A search compiles one large kernel, :func:`engine.search.nply.expand`, and numba
+compiles each kernel it calls (the move generator's walk, the rating of a roll's plays,
+the static evaluation, ...) on the way, one after the other: numba compiles under one
+lock per process. Each compiled kernel goes into numba's cache with the code that its
+callers link in, and a caller compiled later in *any* process loads it from there
+instead of compiling it. So when a command-line program is about to compile the search
+(:func:`spawn`, called where :mod:`engine.search.nply` announces the compile), it starts
+``python -m engine.search.precompile VARIANT ENCODER``, which compiles the kernels that
+``expand`` reaches last (:data:`ORDER`), on networks of the same encoder (the kernels'
+types depend on the encoder, not on the weights), while the program compiles from the
+top. A kernel either process finds cached when it gets to it is loaded, so nothing is
+compiled twice unless both reach it at once; results do not change (the same kernels,
+compiled from the same source).
+
+Only programs that ask for it (:func:`allow`: ``engine.analyse``, the protocol, UBGI,
+the external player, the web board) spawn the helper, only on an empty cache, only with
+two cores or more, and never when ``NARDY_PRECOMPILE=0`` (the test suite sets it: its
+two workers already use both cores). The helper is stopped when the program exits.
+benchmarks/README.md ("Cold start") has the figures.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The folder that holds the ``engine`` package (the helper's import path)."""
+
+ORDER = ("_rate_children", "static_probs", "_filter", "exact_batch", "best_of_pairs",
+         "roll_average")
+"""What the helper compiles, in this order: the kernels :func:`engine.search.nply.
+expand` calls late in its source (its compile reaches its callees in source order,
+the parent's hidden layer and the move generator first, which the program compiles
+meanwhile), then those a search of one ply or more calls from Python after
+``expand``."""
+
+_allowed = False
+_helper: subprocess.Popen | None = None
+
+
+def allow() -> None:
+    """Let :func:`spawn` start the helper in this process (command-line programs)."""
+    global _allowed
+    _allowed = True
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+
+
+def enabled() -> bool:
+    """Whether :func:`spawn` may start a helper: allowed by the program, not turned off
+    by ``NARDY_PRECOMPILE=0``, two cores or more, none started yet."""
+    return (_allowed and _helper is None and os.environ.get("NARDY_PRECOMPILE", "1") != "0"
+            and _cores() >= 2)
+
+
+def command(variant: str, encoder: str) -> list[str]:
+    """The helper's command line."""
+    return [sys.executable, "-m", "engine.search.precompile", variant, encoder]
+
+
+def spawn(variant: str, encoder: str) -> bool:
+    """Start the helper for a search of ``variant`` on networks of ``encoder`` when
+    :func:`enabled`; the caller has found the search's kernels missing from the cache.
+    Returns whether it started one. The helper writes nothing anywhere but numba's
+    cache, and is stopped when this process exits."""
+    global _helper
+    if not enabled():
+        return False
+    env = dict(os.environ, NARDY_PRECOMPILE="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
+                                                        os.environ.get("PYTHONPATH")])))
+    try:
+        _helper = subprocess.Popen(command(variant, encoder), cwd=ROOT, env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+    except OSError:
+        return False         # no helper: this process compiles everything, as it would
+    atexit.register(_stop)
+    return True
+
+
+def _stop() -> None:
+    """Stop the helper if it still runs (what it has cached stays cached: numba writes
+    each cache file whole, under a temporary name first)."""
+    if _helper is not None and _helper.poll() is None:
+        _helper.terminate()
+        try:
+            _helper.wait(2)
+        except subprocess.TimeoutExpired:
+            _helper.kill()
+
+
+def warm(variant: str, encoder: str) -> None:
+    """Compile the kernels of :data:`ORDER` for a search of ``variant`` on networks of
+    ``encoder``, each called on a small example with the types the search passes
+    (the start position, a one-unit network)."""
+    from engine.eval.evaluator import Evaluator
+    from engine.eval.network import Network
+
+    net_, ctx = Evaluator(Network.create(variant, 1, encoder), bearoff=False).kernel_args()
+    todo = calls(variant, net_, ctx)
+    for name in ORDER:
+        kernel, args = todo[name]
+        kernel(*args)
+
+
+def calls(variant: str, net_, ctx) -> dict:
+    """:func:`warm`'s calls: ``{name: (kernel, arguments)}`` for the kernels of
+    :data:`ORDER`, on the start position of ``variant``."""
+    import numpy as np
+
+    from engine.eval.evaluator import static_probs
+    from engine.eval.network import delta_work
+    from engine.rules.position import Position
+    from engine.rules.scoring import N_OUTPUTS
+    from engine.search import nply
+
+    start = Position.start(variant).to_array()
+    kids = np.repeat(start[None, :], 2, axis=0)
+    probs = np.zeros((2, N_OUTPUTS))
+    eq = np.zeros(2)
+    idx = np.arange(2, dtype=np.int64)
+    nh = net_.b1.shape[0]
+    return {
+        "_rate_children": (nply._rate_children,
+                           (start.copy(), np.zeros(nh, np.float32), delta_work(), False, kids,
+                            1, net_, ctx, probs, eq, nply.rate_space(2, nh))),
+        "static_probs": (static_probs, (kids, 1, net_, ctx, probs)),
+        "_filter": (nply._filter, (eq, idx, 2, 1, 0.0)),
+        "exact_batch": (nply.exact_batch, (kids, ctx, probs)),
+        "best_of_pairs": (nply.best_of_pairs, (eq, idx, 2)),
+        "roll_average": (nply.roll_average, (np.zeros((21, N_OUTPUTS)),
+                                             np.arange(21, dtype=np.int64), 1, nply._ROLLS)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m engine.search.precompile VARIANT ENCODER``: :func:`warm`."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m engine.search.precompile VARIANT ENCODER", file=sys.stderr)
+        return 2
+    warm(args[0], args[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

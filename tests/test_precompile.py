@@ -1,0 +1,92 @@
+"""The compile helper of a cold start (:mod:`engine.search.precompile`): when it may
+start, what it runs, and that what it compiles is what the search then needs."""
+
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from engine.rules.position import Position
+from engine.search import nply, precompile
+from engine.search.nply import Search, SearchSettings
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """The module as a program finds it at start (no helper, not allowed), restored
+    after the test; subprocess.Popen recorded instead of run."""
+    monkeypatch.setattr(precompile, "_allowed", False)
+    monkeypatch.setattr(precompile, "_helper", None)
+    started = []
+
+    class FakePopen:
+        def __init__(self, cmd, **kw):
+            started.append((cmd, kw))
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(precompile.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(precompile, "_cores", lambda: 2)
+    monkeypatch.setenv("NARDY_PRECOMPILE", "1")
+    return started
+
+
+def test_only_programs_that_allow_it_start_the_helper(fresh):
+    assert not precompile.enabled()
+    assert precompile.spawn("backgammon", "tesauro198") is False
+    assert fresh == []
+
+
+def test_the_helper_command_and_its_environment(fresh):
+    precompile.allow()
+    assert precompile.spawn("backgammon", "tesauro198+f13") is True
+    [(cmd, kw)] = fresh
+    assert cmd == [sys.executable, "-m", "engine.search.precompile", "backgammon",
+                   "tesauro198+f13"]
+    assert kw["env"]["NARDY_PRECOMPILE"] == "0"          # the helper starts no helper
+    assert str(precompile.ROOT) in kw["env"]["PYTHONPATH"].split(":")
+    assert kw["stdout"] is precompile.subprocess.DEVNULL  # never the protocol's output
+    assert precompile.spawn("backgammon", "tesauro198+f13") is False   # one a process
+    assert len(fresh) == 1
+
+
+@pytest.mark.parametrize("env, cores", [("0", 2), ("1", 1)])
+def test_no_helper_when_turned_off_or_on_one_core(fresh, monkeypatch, env, cores):
+    precompile.allow()
+    monkeypatch.setenv("NARDY_PRECOMPILE", env)
+    monkeypatch.setattr(precompile, "_cores", lambda: cores)
+    assert precompile.spawn("backgammon", "tesauro198") is False
+    assert fresh == []
+
+
+def test_usage_error_without_two_arguments(capsys):
+    assert precompile.main(["backgammon"]) == 2
+    assert "usage" in capsys.readouterr().err
+
+
+def test_the_helper_compiles_what_the_search_calls():
+    """After :func:`precompile.warm`, with compiling turned off for its kernels, a fresh
+    compile of ``expand`` (not from the cache: it would not look at its callees) and a
+    2-ply analysis find every signature they need: the helper's work is not wasted on
+    types the search never passes."""
+    search = Search.load("backgammon", threads=1)
+    encoder = search.evaluator.network.encoder.name
+    precompile.warm("backgammon", encoder)
+    kernels = [precompile.calls("backgammon", *search.evaluator.kernel_args())[name][0]
+               for name in precompile.ORDER]
+    for k in kernels:
+        k.disable_compile()
+    try:
+        tree = search._tree(SearchSettings(ply=2))
+        copy = numba.njit(nogil=True, fastmath=True, error_model="numpy")(nply.expand.py_func)
+        start = Position.start("backgammon").to_array()[None, :]
+        roll = np.array([[3, 1, 1]], np.int64)
+        k, *_ = copy(start, roll, True, True, -1, 0.0, tree.net, tree.net, False, tree.ctx)
+        assert k == 16
+        a = search.analyse(Position.start("backgammon"), (3, 1), ply=2)
+        assert a.plays == 16 and a.best.ply == 2
+    finally:
+        for k in kernels:
+            k.disable_compile(False)
