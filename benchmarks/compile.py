@@ -10,6 +10,10 @@ fresh install pays for that command alone. Wall seconds of the whole command, pr
 start and imports included; the bear-off tables are built once beforehand (they are
 data, not compilation). Cores should be idle: a second job on the machine inflates the
 cold figures.
+
+A cold search compiles on two processes (:mod:`engine.search.precompile`); ``--alone``
+adds a column with the same cold start on one (``NARDY_PRECOMPILE=0``, a cache of its
+own), run first.
 """
 
 from __future__ import annotations
@@ -54,8 +58,9 @@ ENTRIES = {
 """name: (python arguments, standard input)."""
 
 
-def run(args: list[str], stdin: str | None, cache: Path, tmp: Path) -> tuple[float, str]:
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), OMP_NUM_THREADS="1")
+def run(args: list[str], stdin: str | None, cache: Path, tmp: Path,
+        **extra: str) -> tuple[float, str]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", **extra)
     cmd = [sys.executable] + [a.replace("{tmp}", str(tmp)) for a in args]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, text=True, capture_output=True, cwd=ROOT,
@@ -70,21 +75,30 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", nargs="*", choices=list(ENTRIES), default=list(ENTRIES))
     ap.add_argument("--keep", type=Path, help="keep the caches under this folder")
+    ap.add_argument("--alone", action="store_true",
+                    help="also the cold start without the compile helper")
     args = ap.parse_args()
     subprocess.run([sys.executable, "-m", "engine.eval.bearoff", "--build"], cwd=ROOT, check=True,
                    capture_output=True)
     base = Path(tempfile.mkdtemp(prefix="nardy-compile-"))
-    print(f"{'entry':<17} {'cold s':>8} {'warm s':>8}", flush=True)
+    alone_head = f" {'alone s':>8}" if args.alone else ""
+    print(f"{'entry':<17}{alone_head} {'cold s':>8} {'warm s':>8}", flush=True)
     try:
         for name in args.only:
             argv, stdin = ENTRIES[name]
             cache, tmp = base / name / "cache", base / name / "tmp"
             tmp.mkdir(parents=True)
+            alone = ""
+            if args.alone:
+                t, _ = run(argv, stdin, base / name / "alone", tmp, NARDY_PRECOMPILE="0")
+                alone = f" {t:8.1f}"
+                shutil.rmtree(tmp)
+                tmp.mkdir()
             cold, _ = run(argv, stdin, cache, tmp)
             shutil.rmtree(tmp)
             tmp.mkdir()
             warm, _ = run(argv, stdin, cache, tmp)
-            print(f"{name:<17} {cold:8.1f} {warm:8.2f}", flush=True)
+            print(f"{name:<17}{alone} {cold:8.1f} {warm:8.2f}", flush=True)
     finally:
         if args.keep:
             shutil.copytree(base, args.keep, dirs_exist_ok=True)

@@ -18,6 +18,7 @@ def fresh(monkeypatch):
     after the test; subprocess.Popen recorded instead of run."""
     monkeypatch.setattr(precompile, "_allowed", False)
     monkeypatch.setattr(precompile, "_helper", None)
+    monkeypatch.setattr(nply, "on_cold_start", None)
     started = []
 
     class FakePopen:
@@ -41,6 +42,7 @@ def test_only_programs_that_allow_it_start_the_helper(fresh):
 
 def test_the_helper_command_and_its_environment(fresh):
     precompile.allow()
+    assert nply.on_cold_start is precompile.spawn
     assert precompile.spawn("backgammon", "tesauro198+f13") is True
     [(cmd, kw)] = fresh
     assert cmd == [sys.executable, "-m", "engine.search.precompile", "backgammon",

@@ -63,7 +63,6 @@ from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
-from engine.search import precompile
 
 MAX_PLY = 3
 """Deepest search offered (:func:`check_ply`)."""
@@ -550,13 +549,19 @@ def probs_json(p) -> dict:
 
 def _announce(variant: str, encoder: str) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
-    they are not in numba's cache (benchmarks/compile.py measures it), and start the
-    process that compiles half of them beside this one where the program allows it
-    (:mod:`engine.search.precompile`)."""
+    they are not in numba's cache (benchmarks/compile.py measures it), and then call
+    :data:`on_cold_start` (the process that compiles half of them beside this one,
+    :mod:`engine.search.precompile`)."""
     # the kernels every search and rollout calls (the small ones compile in a second)
-    if announce_compile("the search kernels", [expand, exact_batch, static_probs],
-                        "20 seconds"):
-        precompile.spawn(variant, encoder)
+    if (announce_compile("the search kernels", [expand, exact_batch, static_probs],
+                         "20 seconds") and on_cold_start is not None):
+        on_cold_start(variant, encoder)
+
+
+on_cold_start = None
+"""Called with the variant and the network's encoder name when a search is about to
+compile its kernels: :func:`engine.search.precompile.allow` sets it to start the
+helper process in the command-line programs."""
 
 
 _SEGMENT = np.array([[0, 0, 1]], np.int64)

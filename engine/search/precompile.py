@@ -7,7 +7,8 @@ the static evaluation, ...) on the way, one after the other: numba compiles unde
 lock per process. Each compiled kernel goes into numba's cache with the code that its
 callers link in, and a caller compiled later in *any* process loads it from there
 instead of compiling it. So when a command-line program is about to compile the search
-(:func:`spawn`, called where :mod:`engine.search.nply` announces the compile), it starts
+(:func:`spawn`, called where :mod:`engine.search.nply` announces the compile:
+:data:`~engine.search.nply.on_cold_start`), it starts
 ``python -m engine.search.precompile VARIANT ENCODER``, which compiles the kernels that
 ``expand`` reaches last (:data:`ORDER`), on networks of the same encoder (the kernels'
 types depend on the encoder, not on the weights), while the program compiles from the
@@ -30,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine.search import nply
+
 ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``engine`` package (the helper's import path)."""
 
@@ -46,9 +49,12 @@ _helper: subprocess.Popen | None = None
 
 
 def allow() -> None:
-    """Let :func:`spawn` start the helper in this process (command-line programs)."""
+    """Let :func:`spawn` start the helper in this process (command-line programs), and
+    have the search call it when it is about to compile
+    (:data:`engine.search.nply.on_cold_start`)."""
     global _allowed
     _allowed = True
+    nply.on_cold_start = spawn
 
 
 def _cores() -> int:
@@ -123,8 +129,6 @@ def calls(variant: str, net_, ctx) -> dict:
     from engine.eval.network import delta_work
     from engine.rules.position import Position
     from engine.rules.scoring import N_OUTPUTS
-    from engine.search import nply
-
     start = Position.start(variant).to_array()
     kids = np.repeat(start[None, :], 2, axis=0)
     probs = np.zeros((2, N_OUTPUTS))
