@@ -238,8 +238,12 @@ class Trainer:
             p.start()
 
     def _working(self) -> bool:
-        """Wait a moment for the workers; whether any still plays."""
-        time.sleep(0.25)
+        """Wait up to a quarter of a second, less when a worker ends; whether any still
+        plays."""
+        from multiprocessing.connection import wait
+        alive = [p.sentinel for p in self._procs if p.is_alive()]
+        if alive:
+            wait(alive, timeout=0.25)
         return any(p.is_alive() for p in self._procs)
 
     def _finished(self) -> None:

@@ -96,18 +96,17 @@ N_EXTENDED = 21
 def _hit_table() -> np.ndarray:
     """``table[window]``: share of the 36 rolls that hit a blot from some distance, a
     12-bit mask whose bit ``j`` says a shooter stands ``12 - j`` pips away; it hits
-    with one die, the sum of both, or three or four times a double's number."""
-    table = np.zeros(1 << 12, np.float32)
-    for window in range(1 << 12):
-        hits = 0
-        for a in range(1, 7):
-            for b in range(1, 7):
-                reach = {a, b, a + b}
-                if a == b:
-                    reach |= {3 * a, 4 * a}
-                if any(d <= 12 and window >> (12 - d) & 1 for d in reach):
-                    hits += 1
-        table[window] = hits / 36.0
+    with one die, the sum of both, or three or four times a double's number. Built
+    roll by roll over all 4096 windows at once (a loop per window took 0.3 s of every
+    start)."""
+    window = np.arange(1 << 12)
+    hits = np.zeros(1 << 12, np.int64)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            reach = {a, b, a + b} | ({3 * a, 4 * a} if a == b else set())
+            mask = sum(1 << (12 - d) for d in reach if d <= 12)
+            hits += (window & mask) != 0
+    table = (hits / 36.0).astype(np.float32)
     table.setflags(write=False)
     return table
 
@@ -119,17 +118,18 @@ def _escape_table() -> np.ndarray:
     """``table[window]``: rolls (of 36) on which a checker jumps the closed points of
     ``window``, a 12-bit mask whose bit ``j`` is the point ``12 - j`` pips ahead: it
     escapes when the point both dice reach is open and not both one-die points are
-    closed (GNU Backgammon's ``anEscapes``, on a mirrored mask)."""
-    table = np.zeros(1 << 12, np.float32)
-    for window in range(1 << 12):
-        def closed(d):
-            return window >> (12 - d) & 1
-        rolls = 0
-        for a in range(1, 7):
-            for b in range(1, 7):
-                if not closed(a + b) and not (closed(a) and closed(b)):
-                    rolls += 1
-        table[window] = rolls
+    closed (GNU Backgammon's ``anEscapes``, on a mirrored mask). Built roll by roll
+    over all windows at once."""
+    window = np.arange(1 << 12)
+
+    def closed(d):
+        return (window >> (12 - d)) & 1
+
+    rolls = np.zeros(1 << 12, np.int64)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            rolls += (closed(a + b) == 0) & ~((closed(a) == 1) & (closed(b) == 1))
+    table = rolls.astype(np.float32)
     table.setflags(write=False)
     return table
 
