@@ -41,7 +41,7 @@ import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -558,7 +558,7 @@ def _announce(variant: str, encoder: str) -> None:
         on_cold_start(variant, encoder)
 
 
-on_cold_start = None
+on_cold_start: Callable[[str, str], object] | None = None
 """Called with the variant and the network's encoder name when a search is about to
 compile its kernels: :func:`engine.search.precompile.allow` sets it to start the
 helper process in the command-line programs."""
