@@ -552,9 +552,11 @@ def _announce(variant: str, encoder: str) -> None:
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
     :data:`on_cold_start` (the process that compiles half of them beside this one,
     :mod:`engine.search.precompile`)."""
-    # the kernels every search and rollout calls (the small ones compile in a second)
-    if (announce_compile("the search kernels", [expand, exact_batch, static_probs],
-                         "20 seconds") and on_cold_start is not None):
+    # ``expand`` holds nearly all of it; the small kernels a search calls beside it
+    # compile in a second or two each (a 0-ply analysis calls none of them, so asking
+    # for them too announced a compile on every warm 0-ply run that none followed)
+    if (announce_compile("the search kernels", [expand], "20 seconds")
+            and on_cold_start is not None):
         on_cold_start(variant, encoder)
 
 
