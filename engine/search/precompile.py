@@ -17,9 +17,16 @@ compiled twice unless both reach it at once; results do not change (the same ker
 compiled from the same source).
 
 Only programs that ask for it (:func:`allow`: ``engine.analyse``, the protocol, UBGI,
-the external player, the web board) spawn the helper, only on an empty cache, only with
-two cores or more, and never when ``NARDY_PRECOMPILE=0`` (the test suite sets it: its
-two workers already use both cores). The helper is stopped when the program exits.
+the external player, ``engine.play``, ``engine.cube_cli``, the web board) spawn the
+helper, only on an empty cache, only with two cores or more, and never when
+``NARDY_PRECOMPILE=0`` (the test suite sets it: its two workers already use both
+cores). The helper is stopped when the program exits.
+
+Both processes write numba's cache, each kernel's index and data files whole. They
+must compile the same signatures of a kernel: numba numbers a kernel's data files by
+its index as each process last read it, so two *different* signatures compiled at once
+could end up under one name. ``tests/test_precompile.py`` checks that the helper's
+calls have exactly the types the search passes.
 benchmarks/README.md ("Cold start") has the figures.
 """
 
@@ -29,6 +36,7 @@ import atexit
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from engine.search import nply
@@ -64,9 +72,10 @@ def _cores() -> int:
 
 def enabled() -> bool:
     """Whether :func:`spawn` may start a helper: allowed by the program, not turned off
-    by ``NARDY_PRECOMPILE=0``, two cores or more, none started yet."""
+    by ``NARDY_PRECOMPILE=0``, two cores or more, a Python to start (not a frozen
+    program), none started yet."""
     return (_allowed and _helper is None and os.environ.get("NARDY_PRECOMPILE", "1") != "0"
-            and _cores() >= 2)
+            and _cores() >= 2 and bool(sys.executable) and not getattr(sys, "frozen", False))
 
 
 def command(variant: str, encoder: str) -> list[str]:
@@ -74,23 +83,37 @@ def command(variant: str, encoder: str) -> list[str]:
     return [sys.executable, "-m", "engine.search.precompile", variant, encoder]
 
 
+def environment() -> dict:
+    """The helper's environment: this one (the same numba cache, the same working
+    folder), no helper of its own, and the folder holding ``engine`` last on its import
+    path where it is not an installed package's (the program may have found ``engine``
+    through a path of its own)."""
+    env = dict(os.environ, NARDY_PRECOMPILE="0")
+    if ROOT.name not in ("site-packages", "dist-packages"):
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"),
+                                                         str(ROOT)]))
+    return env
+
+
+_lock = threading.Lock()
+
+
 def spawn(variant: str, encoder: str) -> bool:
     """Start the helper for a search of ``variant`` on networks of ``encoder`` when
     :func:`enabled`; the caller has found the search's kernels missing from the cache.
     Returns whether it started one. The helper writes nothing anywhere but numba's
-    cache, and is stopped when this process exits."""
+    cache, and is stopped when this process exits. Never raises: without a helper this
+    process compiles everything, as it would anyway."""
     global _helper
-    if not enabled():
-        return False
-    env = dict(os.environ, NARDY_PRECOMPILE="0",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT),
-                                                        os.environ.get("PYTHONPATH")])))
-    try:
-        _helper = subprocess.Popen(command(variant, encoder), cwd=ROOT, env=env,
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
-    except OSError:
-        return False         # no helper: this process compiles everything, as it would
+    with _lock:                          # two searches starting at once: one helper
+        if not enabled():
+            return False
+        try:
+            _helper = subprocess.Popen(command(variant, encoder), env=environment(),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        except Exception:
+            return False
     atexit.register(_stop)
     return True
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.search import precompile
-
 
 def main(argv=None) -> None:
-    precompile.allow()       # a cold start compiles on two cores
     parser = argparse.ArgumentParser(prog="python -m engine.web",
                                      description="Serve the web board: play and analyse "
                                                  "the six games in a browser.")
@@ -26,6 +23,8 @@ def main(argv=None) -> None:
     except ImportError as exc:
         sys.exit(f"engine.web needs the optional extra 'web' ({exc.name} is missing): "
                  f"pip install -e '.[web]'")
+    from engine.search import precompile
+    precompile.allow()       # a cold start compiles on two cores
     print(f"nardy web board on http://{args.host}:{args.port}/ (the first search "
           f"compiles kernels for about 20 s)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
