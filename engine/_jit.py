@@ -138,28 +138,36 @@ def _drop_if_stale(cache: Path, digest: str) -> None:
         pass             # not writable: numba will not cache there either
 
 
-def is_cached(kernel) -> bool:
+def is_cached(kernel, argtypes: tuple | None = None) -> bool:
     """Whether numba's cache holds a compiled version of the dispatcher ``kernel`` for
-    its current source (so that calling it loads rather than compiles)."""
+    its current source (so that calling it loads rather than compiles): for the
+    argument types ``argtypes`` (``numba.typeof`` of each argument) when given, else
+    for any."""
     try:
-        return bool(kernel._cache._cache_file._load_index())
+        index = kernel._cache._cache_file._load_index()
     except Exception:         # no cache (cache=False), or numba's internals changed
         return False
+    if argtypes is None:
+        return bool(index)
+    return any(key[0] == argtypes for key in index)
 
 
 _checked: set = set()
 
 
-def announce_compile(what: str, kernels, about: str) -> bool:
+def announce_compile(what: str, kernels, about: str, argtypes: tuple | None = None) -> bool:
     """Print one line on standard error when some of ``kernels`` (numba dispatchers)
     will be compiled rather than loaded from the cache: ``what`` is compiled, first
-    run only, taking ``about``. Looks once per ``what`` and kernels in a process (then
-    it costs a set lookup), so hot paths may call it. Returns whether it printed."""
-    key = (what, *map(id, kernels))
+    run only, taking ``about``. ``argtypes``: the types the one kernel given will be
+    called with (:func:`is_cached`; a kernel cached for one game's types compiles
+    again for another's). Looks once per ``what``, kernels and types in a process
+    (then it costs a set lookup), so hot paths may call it. Returns whether it
+    printed."""
+    key = (what, *map(id, kernels), argtypes)
     if key in _checked:
         return False
     _checked.add(key)
-    if all(is_cached(k) for k in kernels):
+    if all(is_cached(k, argtypes) for k in kernels):
         return False
     print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
           f"them from the cache)...", file=sys.stderr, flush=True)

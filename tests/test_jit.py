@@ -102,3 +102,18 @@ def test_constant_arguments_share_one_compiled_kernel():
     assert caller(2.0) == 2.0 * 3 + 2.0 * 4 + 2.0
     assert [tuple(map(str, sig)) for sig in scaled.signatures] == \
         [("float64", "int64"), ("float64", "bool")]
+
+
+def test_is_cached_asks_for_the_types_given():
+    """A kernel cached for one set of argument types compiles again for another (a second
+    game's networks): ``is_cached`` with the types tells them apart."""
+    import numba
+    import numpy as np
+
+    from engine._jit import copy_items, is_cached
+    src, dst = np.arange(3, dtype=np.int64), np.zeros(3, np.int64)
+    copy_items(dst, src, 3)                      # compiled or loaded, and in the cache
+    used = tuple(numba.typeof(a) for a in (dst, src, 3))
+    unused = tuple(numba.typeof(a) for a in (np.zeros((1, 1, 1), np.uint8),) * 2 + (3,))
+    assert is_cached(copy_items) and is_cached(copy_items, used)
+    assert not is_cached(copy_items, unused)

@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numba
 import numpy as np
 
 from engine._jit import FAST, announce_compile, copy_items, copy_rows, njit
@@ -547,15 +548,19 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce(variant: str, encoder: str) -> None:
+def _announce(variant: str, encoder: str, net, ctx) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
     :data:`on_cold_start` (the process that compiles half of them beside this one,
     :mod:`engine.search.precompile`)."""
     # ``expand`` holds nearly all of it; the small kernels a search calls beside it
     # compile in a second or two each (a 0-ply analysis calls none of them, so asking
-    # for them too announced a compile on every warm 0-ply run that none followed)
-    if (announce_compile("the search kernels", [expand], "20 seconds")
+    # for them too announced a compile on every warm 0-ply run that none followed).
+    # Asked for the types of this search's calls (states, rolls, flags, filter,
+    # networks): ``expand`` cached for one game's networks compiles again for another's
+    argtypes = tuple(numba.typeof(a) for a in (np.zeros((1, L.STATE_LEN), np.int16), _ROLLS,
+                                                False, False, 1, 0.0, net, net, False, ctx))
+    if (announce_compile("the search kernels", [expand], "20 seconds", argtypes)
             and on_cold_start is not None):
         on_cold_start(variant, encoder)
 
@@ -782,9 +787,10 @@ class Search:
         _, _, rkeep, rwithin = settings.packed()
         net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
                                               settings.prune)
-        _announce(self.variant, self.evaluator.network.encoder.name)
         ctxs = self._ctxs.get(id(ctx))
         if ctxs is None or ctxs[0] is not ctx:
+            # once a context: typing its arrays costs about 0.4 ms
+            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx)
             ctxs = [ctx] + [ctx.for_thread() for _ in range(self.threads - 1)]
             self._ctxs[id(ctx)] = ctxs
         return _Tree(net, ctx, ctxs)
