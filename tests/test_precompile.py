@@ -34,7 +34,7 @@ def fresh(monkeypatch):
             return 0
 
     monkeypatch.setattr(precompile.subprocess, "Popen", FakePopen)
-    monkeypatch.setattr(precompile, "_cores", lambda: 2)
+    monkeypatch.setattr(precompile, "usable_cores", lambda: 2)
     monkeypatch.setenv("NARDY_PRECOMPILE", "1")
     return started
 
@@ -64,7 +64,7 @@ def test_the_helper_command_and_its_environment(fresh):
 def test_no_helper_when_turned_off_or_on_one_core(fresh, monkeypatch, env, cores):
     precompile.allow()
     monkeypatch.setenv("NARDY_PRECOMPILE", env)
-    monkeypatch.setattr(precompile, "_cores", lambda: cores)
+    monkeypatch.setattr(precompile, "usable_cores", lambda: cores)
     assert precompile.spawn("backgammon", "tesauro198") is False
     assert fresh == []
 

@@ -65,14 +65,20 @@ _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 
 
+def usable_cores() -> int:
+    """The cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def cascade_threads() -> int:
     """Threads for a large cascade (its walk, the order and digest of its keys): the
     cores this process may use, at most four (``NARDY_THREADS`` overrides)."""
     n = os.environ.get("NARDY_THREADS")
     if n is not None and n.strip().isdigit():
         return max(1, int(n))
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count() or 1))
+    return min(4, usable_cores())
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:

@@ -1,5 +1,6 @@
-"""A second process that compiles half of the search's kernels while the first compiles
-the other half: a cold start on two cores waits for about half the compiling.
+"""A second process that compiles some of the search's kernels while the program
+compiles the others: a cold start on two cores compiles for about 40% less time
+(benchmarks/README.md, "Two processes for a cold search").
 
 A search compiles one large kernel, :func:`engine.search.nply.expand`, and numba
 compiles each kernel it calls (the move generator's walk, the rating of a roll's plays,
@@ -18,16 +19,15 @@ compiled from the same source).
 
 Only programs that ask for it (:func:`allow`: ``engine.analyse``, the protocol, UBGI,
 the external player, ``engine.play``, ``engine.cube_cli``, the web board) spawn the
-helper, only on an empty cache, only with two cores or more, and never when
-``NARDY_PRECOMPILE=0`` (the test suite sets it: its two workers already use both
-cores). The helper is stopped when the program exits.
+helper, only when the cache lacks this search's ``expand``, only with two cores or
+more, and never when ``NARDY_PRECOMPILE=0`` (the test suite sets it: its two workers
+already use both cores). The helper is stopped when the program exits.
 
 Both processes write numba's cache, each kernel's index and data files whole. They
 must compile the same signatures of a kernel: numba numbers a kernel's data files by
 its index as each process last read it, so two *different* signatures compiled at once
 could end up under one name. ``tests/test_precompile.py`` checks that the helper's
 calls have exactly the types the search passes.
-benchmarks/README.md ("Cold start") has the figures.
 """
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
+
+from engine.eval.evaluator import Evaluator
+from engine.eval.network import Network, delta_work
+from engine.movegen.generate import usable_cores
+from engine.rules.position import Position
+from engine.rules.scoring import N_OUTPUTS
 from engine.search import nply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,17 +72,13 @@ def allow() -> None:
     nply.on_cold_start = spawn
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-        os.cpu_count() or 1)
-
-
 def enabled() -> bool:
     """Whether :func:`spawn` may start a helper: allowed by the program, not turned off
     by ``NARDY_PRECOMPILE=0``, two cores or more, a Python to start (not a frozen
     program), none started yet."""
     return (_allowed and _helper is None and os.environ.get("NARDY_PRECOMPILE", "1") != "0"
-            and _cores() >= 2 and bool(sys.executable) and not getattr(sys, "frozen", False))
+            and usable_cores() >= 2 and bool(sys.executable)
+            and not getattr(sys, "frozen", False))
 
 
 def command(variant: str, encoder: str) -> list[str]:
@@ -133,9 +136,6 @@ def warm(variant: str, encoder: str) -> None:
     """Compile the kernels of :data:`ORDER` for a search of ``variant`` on networks of
     ``encoder``, each called on a small example with the types the search passes
     (the start position, a one-unit network)."""
-    from engine.eval.evaluator import Evaluator
-    from engine.eval.network import Network
-
     net_, ctx = Evaluator(Network.create(variant, 1, encoder), bearoff=False).kernel_args()
     todo = calls(variant, net_, ctx)
     for name in ORDER:
@@ -146,12 +146,6 @@ def warm(variant: str, encoder: str) -> None:
 def calls(variant: str, net_, ctx) -> dict:
     """:func:`warm`'s calls: ``{name: (kernel, arguments)}`` for the kernels of
     :data:`ORDER`, on the start position of ``variant``."""
-    import numpy as np
-
-    from engine.eval.evaluator import static_probs
-    from engine.eval.network import delta_work
-    from engine.rules.position import Position
-    from engine.rules.scoring import N_OUTPUTS
     start = Position.start(variant).to_array()
     kids = np.repeat(start[None, :], 2, axis=0)
     probs = np.zeros((2, N_OUTPUTS))
@@ -162,7 +156,7 @@ def calls(variant: str, net_, ctx) -> dict:
         "_rate_children": (nply._rate_children,
                            (start.copy(), np.zeros(nh, np.float32), delta_work(), False, kids,
                             1, net_, ctx, probs, eq, nply.rate_space(2, nh))),
-        "static_probs": (static_probs, (kids, 1, net_, ctx, probs)),
+        "static_probs": (nply.static_probs, (kids, 1, net_, ctx, probs)),
         "_filter": (nply._filter, (eq, idx, 2, 1, 0.0)),
         "exact_batch": (nply.exact_batch, (kids, ctx, probs)),
         "best_of_pairs": (nply.best_of_pairs, (eq, idx, 2)),
