@@ -4,6 +4,17 @@
 ``error_model="numpy"`` drops the zero-division check Python semantics would put in
 every ``/``, which otherwise blocks vectorising the sigmoid.
 
+The innermost loops (the move generator's direct walk, the rating of a roll's plays)
+are compiled without numba's reference counting (``_nrt=False``). Numba counts the
+references to an array each time a kernel or an inlined helper takes it as an
+argument, and LLVM removes few of those counts in a loop with branches and calls: they
+were about 40 atomic calls a play, a fifth of a rollout's time (benchmarks/README.md,
+"Reference counts"). A kernel compiled so, and everything it calls (numba passes the
+setting down unless a callee sets ``_nrt=True`` itself, as
+:func:`engine.eval.evaluator.exact_probs` does), must allocate nothing (numba refuses
+to compile that) and return no array (a counting caller would release an array it was
+never given; ``tests/test_jit.py`` checks it).
+
 numba's ``cache=True`` checks only the time stamp of a kernel's own file, so a kernel
 that compiled in code from another file (the move generator into the search, the network
 into training) would keep running the old code after that file changed.

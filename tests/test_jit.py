@@ -117,3 +117,60 @@ def test_is_cached_asks_for_the_types_given():
     unused = tuple(numba.typeof(a) for a in (np.zeros((1, 1, 1), np.uint8),) * 2 + (3,))
     assert is_cached(copy_items) and is_cached(copy_items, used)
     assert not is_cached(copy_items, unused)
+
+
+NO_REFCOUNT = textwrap.dedent("""
+    import gc, json
+    import numpy as np
+    from numba.core import types
+    from numba.core.dispatcher import Dispatcher
+    from engine.eval.evaluator import Evaluator
+    from engine.eval.network import Network
+    from engine.movegen._core import _walk_direct, new_scratch
+    from engine.rules import _layout as L
+    from engine.rules.position import Position
+    from engine.rules.variants import get_rules
+    from engine.search import precompile
+
+    start = Position.start("backgammon").to_array()
+    _walk_direct(start, 3, 1, 1, get_rules("backgammon").table(), new_scratch(),
+                 np.empty((1, L.STATE_LEN), np.int16))
+    net, ctx = Evaluator(Network.create("backgammon", 1, "tesauro198+f13"),
+                         bearoff=False).kernel_args()
+    kernel, args = precompile.calls("backgammon", net, ctx)["_rate_children"]
+    kernel(*args)
+
+    def arrays_in(t):
+        if isinstance(t, types.Array):
+            return True
+        inner = getattr(t, "types", None) or ([t.type] if isinstance(t, types.Optional) else [])
+        return any(arrays_in(x) for x in inner)
+
+    off = {}
+    for d in gc.get_objects():
+        if isinstance(d, Dispatcher):
+            for cres in d.overloads.values():
+                if not cres.target_context.enable_nrt:
+                    ret = cres.signature.return_type
+                    off[d.py_func.__qualname__] = [str(ret), arrays_in(ret)]
+    print(json.dumps(off))
+""")
+
+
+def test_kernels_without_reference_counting_return_no_arrays(tmp_path):
+    """The move generator's direct walk and the rating of a roll's plays are compiled
+    without numba's reference counting (``_nrt=False``), and so is what they call,
+    which inherits it. Such a kernel may allocate nothing (numba refuses to compile
+    that) and must return no array: a caller that counts would release an array it was
+    never given. Compiled afresh here (a kernel loaded from numba's cache does not say
+    how it was compiled), every kernel compiled without the counts is listed with what
+    it returns."""
+    import os
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", NO_REFCOUNT], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, check=True)
+    off = json.loads(out.stdout.splitlines()[-1])
+    assert {"_direct", "_record", "_rate_children", "hidden_deltas", "may_be_exact",
+            "result_k", "features"} <= set(off), off
+    assert "exact_probs" not in off                  # it allocates: counts, explicitly
+    assert not [name for name, (_, arrays) in off.items() if arrays], off

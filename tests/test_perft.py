@@ -81,3 +81,30 @@ def test_perft_files_are_the_golden_files():
             assert made == (DATA / "perft" / f"{variant}.jsonl").read_text(), variant
         assert ((Path(tmp) / "backgammon_opening_counts.json").read_bytes()
                 == (DATA / "backgammon_opening_counts.json").read_bytes())
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_plays_do_not_depend_on_the_output_arrays_size(perft, variant):
+    """The kernels write a roll's plays into the caller's array and grow it when it is
+    too small (the direct walk is then made again into one twice as large,
+    ``engine.movegen._core._walk_direct``): the same plays in the same order from 0, 1
+    or 5 rows as from 4,096."""
+    import numpy as np
+
+    from engine.movegen._core import generate_turn, new_scratch
+    from engine.rules import _layout as L
+    from engine.rules.variants import get_rules
+
+    table = get_rules(variant).table()
+    many = 0
+    for r in perft(variant):
+        d1, d2 = _dice(r) or (0, 0)
+        state = Position.from_json(r["position"]).to_array()
+        n, ref = generate_turn(state, d1, d2, table, new_scratch(),
+                               np.empty((4096, L.STATE_LEN), np.int16), 0)
+        for rows in (0, 1, 5):
+            m, out = generate_turn(state, d1, d2, table, new_scratch(),
+                                   np.empty((rows, L.STATE_LEN), np.int16), 0)
+            assert m == n and np.array_equal(out[:m], ref[:n]), (r["id"], rows)
+        many += n > 64
+    assert many > 0

@@ -127,7 +127,9 @@ def load_network(variant: str, path: str | os.PathLike | None = None) -> Network
 
 
 # --------------------------------------------------------------------- kernels
-@njit(cache=True)
+# counted even when called from a kernel compiled without reference counts (the
+# tables' lookup allocates; engine/_jit.py)
+@njit(cache=True, _nrt=True)
 def exact_probs(s, ctx, o):
     """The outputs of ``s`` into ``o`` when they need no network: a finished game, or
     a home race the bear-off tables value. Returns what valued it: :data:`BY_RESULT`,
@@ -142,7 +144,7 @@ def exact_probs(s, ctx, o):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def may_be_exact(s, scores, tables):
     """Whether :func:`exact_probs` might value ``s`` (a finished game by the score table
     ``scores``, or, with ``tables``, a home race): the test the hot loops make first.

@@ -256,7 +256,7 @@ def _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
             h[j] += v * w1t[i, j]
 
 
-@njit(**FAST)
+@njit(_nrt=False, **FAST)
 def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
     """Hidden pre-activations of state ``c`` into ``h`` from those of ``ref``
     (``h_ref`` and the features in ``work``, both from :func:`hidden_ref`): only the
@@ -264,7 +264,8 @@ def hidden_delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
     _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work)
 
 
-@njit(**FAST)
+# no reference counts, and none in what it inlines (engine/_jit.py)
+@njit(_nrt=False, **FAST)
 def hidden_deltas(ref, h_ref, kids, idx, m, w1t, uidx, uval, fidx, hs, work):
     """:func:`hidden_delta` of the states ``kids[idx[j]]`` into ``hs[j]``, ``j < m``:
     one call for a roll's plays, where a call a play cost about a tenth of the hidden

@@ -135,7 +135,7 @@ def check_game_on(position: Position, rules: Rules | None = None) -> None:
                         f"point(s)): a finished position has no plays")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def result_k(s, sc):
     """Kernel twin of :func:`result` on a state: ``(winner, points, kind)`` with winner
     -1 while the game goes on, 0 / 1 as in :class:`GameResult`, 2 for a draw."""
