@@ -139,6 +139,14 @@ NO_REFCOUNT = textwrap.dedent("""
                          bearoff=False).kernel_args()
     kernel, args = precompile.calls("backgammon", net, ctx)["_rate_children"]
     kernel(*args)
+    from engine.eval.network import choose_successor, delta_work
+    from engine.rules.scoring import N_OUTPUTS, score_table
+    w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx = net
+    kids = np.repeat(start[None, :], 2, axis=0)
+    h = lambda: np.zeros(b1.shape[0], np.float32)
+    o = lambda: np.zeros(N_OUTPUTS, np.float32)
+    choose_successor(start, kids, 2, False, score_table(get_rules("backgammon")), *net,
+                     np.zeros(L.STATE_LEN, np.int16), h(), h(), delta_work(), o(), o())
 
     def arrays_in(t):
         if isinstance(t, types.Array):
@@ -158,8 +166,8 @@ NO_REFCOUNT = textwrap.dedent("""
 
 
 def test_kernels_without_reference_counting_return_no_arrays(tmp_path):
-    """The move generator's direct walk and the rating of a roll's plays are compiled
-    without numba's reference counting (``_nrt=False``), and so is what they call,
+    """The move generator's direct walk, the rating of a roll's plays and the game
+    loop's choice of a play are compiled without numba's reference counting (``_nrt=False``), and so is what they call,
     which inherits it. Such a kernel may allocate nothing (numba refuses to compile
     that) and must return no array: a caller that counts would release an array it was
     never given. Compiled afresh here (a kernel loaded from numba's cache does not say
@@ -171,6 +179,6 @@ def test_kernels_without_reference_counting_return_no_arrays(tmp_path):
                          capture_output=True, text=True, check=True)
     off = json.loads(out.stdout.splitlines()[-1])
     assert {"_direct", "_record", "_rate_children", "hidden_deltas", "may_be_exact",
-            "result_k", "features"} <= set(off), off
+            "result_k", "features", "choose_successor", "hidden_delta"} <= set(off), off
     assert "exact_probs" not in off                  # it allocates: counts, explicitly
     assert not [name for name, (_, arrays) in off.items() if arrays], off

@@ -89,7 +89,8 @@ def _learn_rows(w1t, idx, val, gh):
                 w1t[i, j] += v * gh[j]
 
 
-@njit(**FAST)
+# no reference counts (engine/_jit.py): called once a position learned from
+@njit(_nrt=False, **FAST)
 def _learn(s, target, alpha, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, h, act, o, gh):
     """One gradient step moving the outputs of ``s`` towards ``target`` (log-loss
     gradient: ``target - output`` at each output's pre-activation)."""

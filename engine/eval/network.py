@@ -367,7 +367,8 @@ def kids_ref(s, segment, ref):
     ref[L.TURNS_THEM] = s[L.TURNS_ME] + 1
 
 
-@njit(**FAST)
+# no reference counts: the hot path of self-play and duels (engine/_jit.py)
+@njit(_nrt=False, **FAST)
 def choose_successor(s, out, n, segment, sc, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx,
                      ref, h_ref, h, work, o, o_best):
     """Index of the successor (rows ``out[:n]``) with the best cubeless equity for the
