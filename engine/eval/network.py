@@ -246,14 +246,27 @@ def _delta(ref, h_ref, c, w1t, uidx, uval, fidx, h, work):
                 if i < 0:
                     break
                 m = _gather(rows, vals, m, i, uval[slot, b, u] - uval[slot, a, u])
+    # two rows a pass: ``h`` is read and written half as often (a quarter less time for
+    # the adds, timed ad hoc); each sum is still made row after row, to the same bits
     nh = h.shape[0]
-    for j in range(nh):
-        h[j] = h_ref[j]
-    for q in range(m):
-        i = rows[q]
-        v = vals[q]
+    q = 0
+    if m >= 2:
+        i0, v0, i1, v1 = rows[0], vals[0], rows[1], vals[1]
         for j in range(nh):
-            h[j] += v * w1t[i, j]
+            h[j] = h_ref[j] + v0 * w1t[i0, j] + v1 * w1t[i1, j]
+        q = 2
+    else:
+        for j in range(nh):
+            h[j] = h_ref[j]
+    while q + 1 < m:
+        i0, v0, i1, v1 = rows[q], vals[q], rows[q + 1], vals[q + 1]
+        for j in range(nh):
+            h[j] = h[j] + v0 * w1t[i0, j] + v1 * w1t[i1, j]
+        q += 2
+    if q < m:
+        i0, v0 = rows[q], vals[q]
+        for j in range(nh):
+            h[j] += v0 * w1t[i0, j]
 
 
 @njit(_nrt=False, **FAST)
