@@ -101,33 +101,29 @@ def _put(c, i, v, h):
     return h
 
 
-_LAST_WORD = _W_LAST // 8
-_NOT_LAST = ~np.uint64(0xFF << (8 * (_W_LAST % 8)))    # _W_LAST's byte masked out
-
-
 @njit(cache=True, inline="always")
 def _equal(a, b, skip_last=False):
-    """Whether two working states are equal (compared 8 bytes at a time), with
-    ``skip_last`` but for their ``_W_LAST`` byte."""
-    av = a.view(np.uint64)
-    bv = b.view(np.uint64)
-    diff = np.uint64(0)
-    for i in range(_W_LEN // 8):
-        x = av[i] ^ bv[i]
-        if skip_last and i == _LAST_WORD:
-            x &= _NOT_LAST
-        diff |= x
+    """Whether two working states are equal, with ``skip_last`` but for their
+    ``_W_LAST`` byte. Loops of constant length, which LLVM makes a few vector
+    compares: viewing the rows as 64-bit words made numba build an array a call, a
+    twelfth of fevga's move generation (``perf``, 2026-12-03)."""
+    diff = 0
+    for i in range(_W_LAST):
+        diff |= a[i] ^ b[i]
+    for i in range(_W_LAST + 1, _W_LEN):
+        diff |= a[i] ^ b[i]
+    if not skip_last:
+        diff |= a[_W_LAST] ^ b[_W_LAST]
     return diff == 0
 
 
 @njit(cache=True, inline="always")
 def _copy(dst, src):
-    """``dst[:] = src`` for working states, 8 bytes at a time (numba's slice copy is
-    several times slower for arrays this small)."""
-    dv = dst.view(np.uint64)
-    sv = src.view(np.uint64)
-    for i in range(_W_LEN // 8):
-        dv[i] = sv[i]
+    """``dst[:] = src`` for working states, in a loop of constant length (numba's slice
+    copy is several times slower for arrays this small, and a view as 64-bit words
+    builds an array a call: :func:`_equal`)."""
+    for i in range(_W_LEN):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
