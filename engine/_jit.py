@@ -11,9 +11,13 @@ argument, and LLVM removes few of those counts in a loop with branches and calls
 were about 40 atomic calls a play, a fifth of a rollout's time (benchmarks/README.md,
 "Reference counts"). A kernel compiled so, and everything it calls (numba passes the
 setting down unless a callee sets ``_nrt=True`` itself, as
-:func:`engine.eval.evaluator.exact_probs` does), must allocate nothing (numba refuses
-to compile that) and return no array (a counting caller would release an array it was
-never given; ``tests/test_jit.py`` checks it).
+:func:`engine.eval.evaluator.exact_probs` does), must allocate nothing and return no
+array (a counting caller would release an array it was never given). Numba refuses an
+allocation only where it compiles the callee for such a kernel; a callee it compiled
+first for a counting kernel (or loaded from the cache, whose key leaves the setting
+out) is linked as it is. So the rule is kept by review and by ``tests/test_jit.py``,
+which compiles these kernels afresh and checks what every kernel compiled without
+counts returns. ``_nrt`` is a private numba option.
 
 numba's ``cache=True`` checks only the time stamp of a kernel's own file, so a kernel
 that compiled in code from another file (the move generator into the search, the network

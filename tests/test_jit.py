@@ -122,7 +122,6 @@ def test_is_cached_asks_for_the_types_given():
 NO_REFCOUNT = textwrap.dedent("""
     import gc, json
     import numpy as np
-    from numba.core import types
     from numba.core.dispatcher import Dispatcher
     from engine.eval.evaluator import Evaluator
     from engine.eval.network import Network
@@ -147,38 +146,39 @@ NO_REFCOUNT = textwrap.dedent("""
     o = lambda: np.zeros(N_OUTPUTS, np.float32)
     choose_successor(start, kids, 2, False, score_table(get_rules("backgammon")), *net,
                      np.zeros(L.STATE_LEN, np.int16), h(), h(), delta_work(), o(), o())
+    from training.td import _learn
+    _learn(start, o(), 0.1, *net, h(), h(), o(), h())
 
-    def arrays_in(t):
-        if isinstance(t, types.Array):
-            return True
-        inner = getattr(t, "types", None) or ([t.type] if isinstance(t, types.Optional) else [])
-        return any(arrays_in(x) for x in inner)
-
+    from numba.core.registry import cpu_target
+    models = cpu_target.target_context.data_model_manager
     off = {}
     for d in gc.get_objects():
         if isinstance(d, Dispatcher):
             for cres in d.overloads.values():
                 if not cres.target_context.enable_nrt:
                     ret = cres.signature.return_type
-                    off[d.py_func.__qualname__] = [str(ret), arrays_in(ret)]
+                    # counted: an array, a list, a dict, a string, a tuple holding one
+                    off.setdefault(d.py_func.__qualname__, []).append(
+                        [str(ret), models[ret].contains_nrt_meminfo()])
     print(json.dumps(off))
 """)
 
 
 def test_kernels_without_reference_counting_return_no_arrays(tmp_path):
     """The move generator's direct walk, the rating of a roll's plays and the game
-    loop's choice of a play are compiled without numba's reference counting (``_nrt=False``), and so is what they call,
-    which inherits it. Such a kernel may allocate nothing (numba refuses to compile
-    that) and must return no array: a caller that counts would release an array it was
-    never given. Compiled afresh here (a kernel loaded from numba's cache does not say
-    how it was compiled), every kernel compiled without the counts is listed with what
-    it returns."""
+    loop's choice of a play and TD learning's step are compiled without numba's
+    reference counting (``_nrt=False``), and so is what they call, which inherits it.
+    Such a kernel must return nothing counted (an array, a list, a string, a tuple
+    holding one): a caller that counts would release a reference it was never given.
+    Compiled afresh here (a kernel loaded from numba's cache does not say how it was
+    compiled), every kernel compiled without the counts is listed with what it
+    returns."""
     import os
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", NO_REFCOUNT], cwd=tmp_path, env=env,
                          capture_output=True, text=True, check=True)
     off = json.loads(out.stdout.splitlines()[-1])
     assert {"_direct", "_record", "_rate_children", "hidden_deltas", "may_be_exact",
-            "result_k", "features", "choose_successor", "hidden_delta"} <= set(off), off
+            "result_k", "features", "choose_successor", "hidden_delta", "_learn"} <= set(off), off
     assert "exact_probs" not in off                  # it allocates: counts, explicitly
-    assert not [name for name, (_, arrays) in off.items() if arrays], off
+    assert not [name for name, sigs in off.items() for _, counted in sigs if counted], off
