@@ -148,10 +148,11 @@ def _clear_table(table, expected):
     return table
 
 
-@njit(cache=True, inline="always")
-def _set_add(states, hashes, table, n, s, h, merge_last=False):
-    """Add state ``s`` (whose hash is ``h``) unless present; returns the (maybe grown)
-    arrays and the count.
+@njit(cache=True, _nrt=False)
+def _set_put(states, hashes, table, n, s, h, merge_last):
+    """Add state ``s`` (whose hash is ``h``) to the set of ``n`` states unless present;
+    returns the new count. The caller has made room (:func:`_set_room`): the set is
+    never grown here, so this runs without numba's reference counts (engine/_jit.py).
 
     With ``merge_last`` states that differ only in ``_W_LAST`` (the ordered walk's
     bound on the next source, not part of ``h``) are one state, which keeps the looser
@@ -169,28 +170,41 @@ def _set_add(states, hashes, table, n, s, h, merge_last=False):
                 new = s[_W_LAST]
                 if old != 0 and (new == 0 or new > old):
                     states[j, _W_LAST] = new
-            return states, hashes, table, n
+            return n
         i = (i + 1) & mask
-    if n == states.shape[0]:
-        bigger = np.empty((2 * n, _W_LEN), np.int8)
-        bigger[:n] = states
-        states = bigger
-        bh = np.empty(2 * n, np.uint64)
-        bh[:n] = hashes
-        hashes = bh
     _copy(states[n], s)
     hashes[n] = h
     table[i] = n
-    n += 1
-    if 2 * n > table.shape[0]:
-        table = np.full(2 * table.shape[0], -1, np.int64)
-        mask = table.shape[0] - 1
+    return n + 1
+
+
+@njit(cache=True)
+def _set_room(states, hashes, table, n, more):
+    """The set of ``n`` states with room for ``more``: its rows grown, and its index
+    table kept at most half full (made larger and filled again in insertion order)."""
+    need = n + more
+    if need > states.shape[0]:
+        size = max(need, 2 * states.shape[0])
+        bigger = np.empty((size, _W_LEN), np.int8)
+        for k in range(n):
+            _copy(bigger[k], states[k])
+        states = bigger
+        bh = np.empty(size, np.uint64)
+        for k in range(n):
+            bh[k] = hashes[k]
+        hashes = bh
+    if 2 * need > table.shape[0]:
+        cap = table.shape[0]
+        while cap < 2 * need:
+            cap *= 2
+        table = np.full(cap, -1, np.int64)
+        mask = cap - 1
         for k in range(n):
             i = np.int64(hashes[k] & np.uint64(mask))
             while table[i] >= 0:
                 i = (i + 1) & mask
             table[i] = k
-    return states, hashes, table, n
+    return states, hashes, table
 
 
 # ---------------------------------------------------------------- rules of one step
@@ -812,6 +826,58 @@ def _keep_smallest(states, hashes, n, beam):
     return beam
 
 
+_ROOM = 50
+"""Room a parent of the layered walk may need in each set: two children a source."""
+
+
+@njit(cache=True, _nrt=False)
+def _layer_from(cur, cur_h, ncur, i, k, seq, total, nondouble, ordered, each, head_limit,
+                t, srcs, child, nxt, nxt_h, nxt_t, nnxt, over, over_h, over_t, nover):
+    """Step ``k`` of the layered walk (:func:`_layered`) from the parents
+    ``cur[i:ncur]``: their children into the sets ``nxt`` and, those that ended the game,
+    ``over``, until a parent might not fit (:data:`_ROOM` free in both). Returns ``(the
+    next parent, nnxt, nover)``; the walk grows the sets (:func:`_set_room`) and calls
+    again. Allocates nothing, so it runs without numba's reference counts
+    (engine/_jit.py): the sets reassigned for every child were counted for every one."""
+    run_ends = k + 1 == total or seq[k + 1] != seq[k]
+    while i < ncur:
+        if (nnxt + _ROOM > nxt.shape[0] or 2 * (nnxt + _ROOM) > nxt_t.shape[0]
+                or nover + _ROOM > over.shape[0] or 2 * (nover + _ROOM) > over_t.shape[0]):
+            break
+        s = cur[i]
+        nsrc, top = _sources(s, srcs)
+        last = s[_W_LAST] if ordered else 0
+        for which in range(2 if (nondouble and k == 0) else 1):
+            if nondouble:
+                if k == 0:
+                    die = seq[which]
+                else:
+                    die = seq[1] if s[_W_SINGLE] == seq[0] else seq[0]
+            else:
+                die = seq[k]
+            for si in range(nsrc):
+                src = srcs[si]
+                if last != 0 and src > last:
+                    continue
+                h = _step(s, cur_h[i], t, src, die, head_limit, top, child)
+                if h == 0:
+                    continue
+                if ordered and not nondouble:
+                    child[_W_LAST] = 0 if run_ends else src
+                if each and not _block_ok(child, t):
+                    continue
+                child[_W_USED] = k + 1
+                if nondouble:
+                    h = _put(child, _W_SINGLE, die if k == 0 else 0, h)
+                if child[_W_OVER] != 0:
+                    h = _put(child, _W_SINGLE, 0, h)
+                    nover = _set_put(over, over_h, over_t, nover, child, h, False)
+                else:
+                    nnxt = _set_put(nxt, nxt_h, nxt_t, nnxt, child, h, ordered)
+        i += 1
+    return i, nnxt, nover
+
+
 @njit(cache=True)
 def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, beam):
     """The layered strategy (module docstring): any turn of any game. With ``beam > 0``
@@ -826,7 +892,7 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
     # or the block checked after every step. Then each state only tries sources at or
     # below the last one of its run, which generates far fewer duplicates. The bound
     # is not part of a state's identity: states equal but for it merge, keeping the
-    # looser bound (:func:`_set_add`), so the layers stay as small as unordered ones.
+    # looser bound (:func:`_set_put`), so the layers stay as small as unordered ones.
     ordered = t[T_MEET] != PIN and t[T_START] == 0 and not each
 
     start = np.zeros(_W_LEN, np.int8)
@@ -834,10 +900,10 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
         start[i] = state[i]
 
     # two layer buffers used in turn, so deep turns (cascades) allocate little
-    cur, cur_h, cur_t = _new_set(32)
-    nxt, nxt_h, nxt_t = _new_set(32)
-    cur, cur_h, cur_t, ncur = _set_add(cur, cur_h, cur_t, 0, start, _hash(start))
-    over, over_h, over_t = _new_set(8)
+    cur, cur_h, cur_t = _new_set(2 * _ROOM)
+    nxt, nxt_h, nxt_t = _new_set(2 * _ROOM)
+    ncur = _set_put(cur, cur_h, cur_t, 0, start, _hash(start), False)
+    over, over_h, over_t = _new_set(_ROOM)
     nover = 0
     # legal end states of the deepest layer that has any: the layer itself when every
     # end position is legal, else a copy of its legal states
@@ -851,40 +917,15 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
     for k in range(total):
         nxt_t = _clear_table(nxt_t, 2 * ncur)
         nnxt = 0
-        for i in range(ncur):
-            s = cur[i]
-            nsrc, top = _sources(s, srcs)
-            last = s[_W_LAST] if ordered else 0
-            run_ends = k + 1 == total or seq[k + 1] != seq[k]
-            for which in range(2 if (nondouble and k == 0) else 1):
-                if nondouble:
-                    if k == 0:
-                        die = seq[which]
-                    else:
-                        die = seq[1] if s[_W_SINGLE] == seq[0] else seq[0]
-                else:
-                    die = seq[k]
-                for si in range(nsrc):
-                    src = srcs[si]
-                    if last != 0 and src > last:
-                        continue
-                    h = _step(s, cur_h[i], t, src, die, head_limit, top, child)
-                    if h == 0:
-                        continue
-                    if ordered and not nondouble:
-                        child[_W_LAST] = 0 if run_ends else src
-                    if each and not _block_ok(child, t):
-                        continue
-                    child[_W_USED] = k + 1
-                    if nondouble:
-                        h = _put(child, _W_SINGLE, die if k == 0 else 0, h)
-                    if child[_W_OVER] != 0:
-                        h = _put(child, _W_SINGLE, 0, h)
-                        over, over_h, over_t, nover = _set_add(over, over_h, over_t,
-                                                               nover, child, h)
-                    else:
-                        nxt, nxt_h, nxt_t, nnxt = _set_add(nxt, nxt_h, nxt_t, nnxt,
-                                                           child, h, ordered)
+        i = 0
+        while True:
+            i, nnxt, nover = _layer_from(cur, cur_h, ncur, i, k, seq, total, nondouble,
+                                         ordered, each, head_limit, t, srcs, child, nxt,
+                                         nxt_h, nxt_t, nnxt, over, over_h, over_t, nover)
+            if i == ncur:
+                break
+            nxt, nxt_h, nxt_t = _set_room(nxt, nxt_h, nxt_t, nnxt, max(_ROOM, nnxt))
+            over, over_h, over_t = _set_room(over, over_h, over_t, nover, _ROOM)
         if nnxt == 0:
             break
         if beam > 0 and nnxt > beam and k + 1 < total:
@@ -939,7 +980,7 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
 # is the lexicographic order of the counts (point 24 first), which adding one vector to
 # every word keeps, so the children that move a checker from one point, made from the
 # sorted parents, come out sorted (:func:`_expand`); merging the 24 sorted streams,
-# repeated boards squeezed out, each keeping the looser bound (as in :func:`_set_add`),
+# repeated boards squeezed out, each keeping the looser bound (as in :func:`_set_put`),
 # makes the next layer (:func:`cascade_layer`). Sequential passes instead of a hash
 # table's random probes into tens of megabytes made a first version of this walk (a
 # radix sort) 4-7 times faster than the layered one on the cascades of benchmarks/data;
@@ -1616,7 +1657,7 @@ def _finish(state, d1, seq, total, used, cascade, best, nbest, over, nover, out)
                 w[_W_OVER] = 1        # kept apart from ordinary ends: no pending
             else:
                 w[_W_OVER] = 0
-            res, res_h, res_t, nres = _set_add(res, res_h, res_t, nres, w, _hash(w))
+            nres = _set_put(res, res_h, res_t, nres, w, _hash(w), False)   # sized
     if out.shape[0] < nres:
         out = np.empty((nres, STATE_LEN), np.int16)
     for i in range(nres):
