@@ -25,7 +25,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import overload
 
-from engine._jit import copy_rows, njit
+from engine._jit import njit
 from engine.movegen._bits import FAST_BMI2, pdep, pext
 from engine.rules._layout import (
     BAR,
@@ -194,11 +194,8 @@ def _set_room(states, hashes, table, n, more):
             bh[k] = hashes[k]
         hashes = bh
     if 2 * need > table.shape[0]:
-        cap = table.shape[0]
-        while cap < 2 * need:
-            cap *= 2
-        table = np.full(cap, -1, np.int64)
-        mask = cap - 1
+        table = _clear_table(table, need)
+        mask = table.shape[0] - 1
         for k in range(n):
             i = np.int64(hashes[k] & np.uint64(mask))
             while table[i] >= 0:
@@ -561,8 +558,9 @@ def _walk_direct(s, d1, d2, head_limit, t, st, out):
 def _direct(s, d1, d2, head_limit, t, st, out):
     """The walk of :func:`_walk_direct`: the number of plays written to ``out``, or -1
     when ``out`` ran out of rows. Allocates nothing and returns no array, so it is
-    compiled without numba's reference counting (``_nrt=False``): the counts it kept
-    on the arrays it passes around took about a third of move generation's time."""
+    compiled without numba's reference counting (``_nrt=False``): with the counts it
+    kept on the arrays it passes around, move generation ran at half its speed
+    (benchmarks/README.md, "Reference counts")."""
     me = st[_BOARDS:_BOARDS + 26]
     opp = st[_BOARDS + 26:_BOARDS + 52]
     for i in range(26):

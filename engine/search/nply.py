@@ -207,7 +207,7 @@ def _room(n, space):
     return rate_space(max(n, 2 * space[1].shape[0]), space[0].shape[1])
 
 
-# no reference counts: a fifth of a play's time went to them (engine/_jit.py)
+# no reference counts: with the walk's, a fifth of a rollout's time (engine/_jit.py)
 @njit(_nrt=False, **FAST)
 def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq, space):
     """0-ply outputs of ``kids[:n]`` (for each kid's side to move) into ``probs``, and
