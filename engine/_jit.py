@@ -157,14 +157,16 @@ def is_cached(kernel, argtypes: tuple | None = None) -> bool:
     """Whether numba's cache holds a compiled version of the dispatcher ``kernel`` for
     its current source (so that calling it loads rather than compiles): for the
     argument types ``argtypes`` (``numba.typeof`` of each argument) when given, else
-    for any."""
+    for any; an argument type given as None matches any type."""
     try:
         index = kernel._cache._cache_file._load_index()
     except Exception:         # no cache (cache=False), or numba's internals changed
         return False
     if argtypes is None:
         return bool(index)
-    return any(key[0] == argtypes for key in index)
+    return any(len(key[0]) == len(argtypes)
+               and all(a is None or a == b for a, b in zip(argtypes, key[0]))
+               for key in index)
 
 
 _checked: set = set()
@@ -173,16 +175,17 @@ _checked: set = set()
 def announce_compile(what: str, kernels, about: str, argtypes: tuple | None = None) -> bool:
     """Print one line on standard error when some of ``kernels`` (numba dispatchers)
     will be compiled rather than loaded from the cache: ``what`` is compiled, first
-    run only, taking ``about``. ``argtypes``: the types the one kernel given will be
-    called with (:func:`is_cached`; a kernel cached for one game's types compiles
-    again for another's). Looks once per ``what``, kernels and types in a process
-    (then it costs a set lookup), so hot paths may call it. Returns whether it
-    printed."""
-    key = (what, *map(id, kernels), argtypes)
+    run only, taking ``about``. ``argtypes``: the types the kernels will be called
+    with (:func:`is_cached`; a kernel cached for one game's types compiles again for
+    another's); a kernel may also come as a pair ``(kernel, its argtypes)``. Looks
+    once per ``what``, kernels and types in a process (then it costs a set lookup),
+    so hot paths may call it. Returns whether it printed."""
+    pairs = tuple(k if isinstance(k, tuple) else (k, argtypes) for k in kernels)
+    key = (what, *((id(k), a) for k, a in pairs))
     if key in _checked:
         return False
     _checked.add(key)
-    if all(is_cached(k, argtypes) for k in kernels):
+    if all(is_cached(k, a) for k, a in pairs):
         return False
     print(f"nardy: compiling {what} (first run only, about {about}; later runs load "
           f"them from the cache)...", file=sys.stderr, flush=True)

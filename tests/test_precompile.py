@@ -74,38 +74,99 @@ def test_usage_error_without_two_arguments(capsys):
     assert "usage" in capsys.readouterr().err
 
 
-def test_the_helper_compiles_what_the_search_calls(monkeypatch):
+_ROOT_KERNELS = {"_node_ref": (nply, nply._node_ref), "races": (nply, nply.races),
+                 "rate_space": (nply, nply.rate_space), "delta_work": (nply, nply.delta_work),
+                 "_rate_children": (nply, nply._rate_children)}
+"""The kernels :meth:`nply._Tree.root` calls from Python that ``expand`` calls inside
+(with the walk's, checked apart), by name: (module global, dispatcher)."""
+
+
+@pytest.fixture(scope="module")
+def inside():
+    """The argument types each kernel of the helper's and of the root's got while a
+    fresh, uncached copy of ``expand`` compiled on a backgammon search (a cached one
+    would not look at its callees): ``(types by name, the copy's result for the start
+    position and 3-1, every play, the search, its tree)``."""
+    search = Search.load("backgammon", threads=1)
+    encoder = search.evaluator.network.encoder.name
+    net_, ctx = Evaluator(Network.create("backgammon", 1, encoder), bearoff=False).kernel_args()
+    kernels = {name: kernel for name, (kernel, _) in precompile.calls("backgammon", net_,
+                                                                       ctx).items()}
+    kernels.update({name: kernel for name, (_, kernel) in _ROOT_KERNELS.items()})
+    seen = collections.defaultdict(set)
+    with pytest.MonkeyPatch.context() as mp:
+        for name, kernel in kernels.items():
+            def typed(args, kws, orig=kernel.get_call_template, name=name):
+                seen[name].add(tuple(types.unliteral(a) for a in args))
+                return orig(args, kws)
+            mp.setattr(kernel, "get_call_template", typed)
+        tree = search._tree(SearchSettings(ply=2))
+        copy = numba.njit(nogil=True, fastmath=True, error_model="numpy")(nply.expand.py_func)
+        start = Position.start("backgammon").to_array()[None, :]
+        out = copy(start, np.array([[3, 1, 1]], np.int64), True, True, -1, 0.0, tree.net,
+                   tree.net, False, tree.ctx)
+    assert out[0] == 16
+    return seen, out, search, tree
+
+
+def _record_calls(monkeypatch, kernels: dict, seen) -> None:
+    """Record in ``seen[name]`` the argument types of each Python call of the kernels
+    ``{name: (module, dispatcher)}``, made through the module's global."""
+    for name, (module, kernel) in kernels.items():
+        def called(*args, kernel=kernel, name=name):
+            seen[name].add(tuple(numba.typeof(a) for a in args))
+            return kernel(*args)
+        monkeypatch.setattr(module, name, called)
+
+
+def test_the_helper_compiles_what_the_search_calls(monkeypatch, inside):
     """Each of the helper's calls (:func:`precompile.calls`, on a one-unit network of
     the released model's encoder) has exactly the argument types the search passes to
-    that kernel: from inside ``expand`` (recorded while a fresh, uncached copy of it
-    compiles: a cached one would not look at its callees) and from Python during a
-    2-ply analysis. A kernel compiled for other types is work the program cannot use,
-    and two signatures of one kernel compiled at once by two processes can clash in
-    numba's cache index."""
-    search = Search.load("backgammon", threads=1)
+    that kernel: from inside ``expand`` and from Python during a 2-ply analysis. A
+    kernel compiled for other types is work the program cannot use, and two
+    signatures of one kernel compiled at once by two processes can clash in numba's
+    cache index."""
+    typed, _, search, _ = inside
     encoder = search.evaluator.network.encoder.name
     net_, ctx = Evaluator(Network.create("backgammon", 1, encoder), bearoff=False).kernel_args()
     todo = precompile.calls("backgammon", net_, ctx)
     want = {name: tuple(numba.typeof(a) for a in args) for name, (_, args) in todo.items()}
-    seen = collections.defaultdict(set)
-    for name, (kernel, _) in todo.items():
-        def typed(args, kws, orig=kernel.get_call_template, name=name):
-            seen[name].add(tuple(types.unliteral(a) for a in args))
-            return orig(args, kws)
-        monkeypatch.setattr(kernel, "get_call_template", typed)
-    tree = search._tree(SearchSettings(ply=2))
-    copy = numba.njit(nogil=True, fastmath=True, error_model="numpy")(nply.expand.py_func)
-    start = Position.start("backgammon").to_array()[None, :]
-    k, *_ = copy(start, np.array([[3, 1, 1]], np.int64), True, True, -1, 0.0, tree.net,
-                 tree.net, False, tree.ctx)
-    assert k == 16
+    seen = collections.defaultdict(set, {name: set(typed[name]) for name in todo})
     search.analyse(Position.start("backgammon"), (3, 1), ply=2)   # compiled or loaded
-    for name, (kernel, _) in todo.items():
-        def called(*args, kernel=kernel, name=name):
-            seen[name].add(tuple(numba.typeof(a) for a in args))
-            return kernel(*args)
-        monkeypatch.setattr(nply, name, called)
+    _record_calls(monkeypatch, {name: (nply, kernel) for name, (kernel, _) in todo.items()},
+                  seen)
     a = search.analyse(Position.start("backgammon"), (3, 1), ply=2)
     assert a.plays == 16 and a.best.ply == 2
     for name in precompile.ORDER:
         assert seen[name] == {want[name]}, name
+
+
+def test_the_root_calls_its_kernels_with_the_types_expand_does(monkeypatch, inside):
+    """A search rates a roll's plays by calling, from Python, the kernels that
+    ``expand`` calls inside (:meth:`nply._Tree.root`), so that a 0-ply analysis need
+    not compile ``expand``. Each must get exactly the argument types ``expand`` gives
+    it: then one compiled version serves both, and numba's cache holds one for each
+    (a second signature would be compiled again in every cold 2-ply analysis)."""
+    from engine.eval import network
+    from engine.movegen import _core
+    typed, (k, kids, probs, eq, _), _, tree = inside
+    assert network.delta_work is nply.delta_work
+    kernels = dict(_ROOT_KERNELS, _walk_direct=(_core, _core._walk_direct),
+                   _head_limit=(_core, _core._head_limit))
+    outside = collections.defaultdict(set)
+    _record_calls(monkeypatch, kernels, outside)
+    start = Position.start("backgammon").to_array()
+    kids2, probs2, eq2 = tree.root(start, 3, 1)
+    assert np.array_equal(kids2, kids[:k]) and np.array_equal(probs2, probs[:k])
+    assert np.array_equal(eq2, eq[:k])
+    # the walk is called inside ``turn``'s overload, whose typed body numba keeps for
+    # the process (an earlier compile leaves nothing to record): its types are those
+    # ``expand`` passes to ``turn``, a row of its states and of its rolls
+    row, i64 = numba.typeof(start[None, :][0]), types.int64
+    want = {name: typed[name] for name in _ROOT_KERNELS}
+    want["_head_limit"] = {(row, i64, i64, numba.typeof(tree.ctx.table))}
+    want["_walk_direct"] = {(row, i64, i64, i64, numba.typeof(tree.ctx.table),
+                             numba.typeof(tree.ctx.scratch),
+                             numba.typeof(np.empty((64, start.shape[0]), np.int16)))}
+    for name in kernels:
+        assert len(want[name]) == 1 and outside[name] == want[name], name

@@ -706,7 +706,6 @@ def _head_limit(s, d1, d2, t):
     return 1
 
 
-@njit(cache=True)
 def generate(state, d1, d2, table, out):
     """Every distinct legal successor of ``state`` for the roll ``d1, d2``.
 
@@ -715,8 +714,12 @@ def generate(state, d1, d2, table, out):
     to move's point of view, turns advanced; a pending segment keeps the side to move.
     Returns ``(count, out)``. Allocates its work space; a caller that generates many
     turns passes one from :func:`new_scratch` to :func:`generate_turn` instead.
+
+    A Python function, not a kernel: kernels call :func:`generate_turn` (or
+    :func:`turn`), and a second kernel around the generator would compile all of it
+    again (about 5 s on a cold cache).
     """
-    return generate_turn(state, d1, d2, table, np.zeros(SCRATCH_LEN, np.int64), out, 0)
+    return generate_turn(state, d1, d2, table, new_scratch(), out, 0)
 
 
 PLAY_BEAM = 128
@@ -794,7 +797,14 @@ def turn(walk, state, d1, d2, table, scratch, out, beam):
     """:func:`generate_turn` as a kernel calls it: ``walk`` (:func:`walk_for` of
     ``table``) is a *type* numba specialises the calling kernel on, so a kernel built
     for a :class:`DirectWalk` game compiles only the direct walk. The same successors
-    either way (the direct walk is what :func:`generate_turn` takes for such a game)."""
+    either way (the direct walk is what :func:`generate_turn` takes for such a game).
+
+    Called from Python it chooses the same way, and calls the kernels the compiled
+    choice calls (the same signatures, so numba's cache serves both): a first
+    backgammon analysis compiles the direct walk alone, not the whole generator."""
+    if isinstance(walk, DirectWalk):
+        return _walk_direct(state, d1, d2, _head_limit(state, d1, d2, table), table,
+                            scratch, out)
     return generate_turn(state, d1, d2, table, scratch, out, beam)
 
 

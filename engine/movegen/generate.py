@@ -39,8 +39,12 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     d1, d2 = d if d is not None else (0, 0)
     state, table = position.to_array(), rules.table()
     out = np.empty((64, STATE_LEN), np.int16)
-    announce_compile("the move generator", [generate_turn], "30 seconds")
-    if not play and cascade_threads() > 1:
+    walk = core.walk_for(table)
+    direct = isinstance(walk, core.DirectWalk)
+    # backgammon and portes compile the direct walk alone (engine.movegen._core.turn)
+    announce_compile("the move generator", [core._walk_direct if direct else generate_turn],
+                     "5 seconds" if direct else "30 seconds")
+    if not play and not direct and cascade_threads() > 1:
         route, seq, total, nondouble, cascade, head_limit = core.cascade_plan(
             state, d1, d2, table)
         if route:
@@ -54,7 +58,8 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
                 return out[:n]
             # n == 0: a set-up six-block that every play keeps; the kernel below
             # plays the turn without the rule (docs/rules.md)
-    n, out = generate_turn(state, d1, d2, table, new_scratch(), out, PLAY_BEAM if play else 0)
+    n, out = core.turn(walk, state, d1, d2, table, new_scratch(), out,
+                       PLAY_BEAM if play else 0)
     return out[:n]
 
 

@@ -549,19 +549,31 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce(variant: str, encoder: str, net, ctx) -> None:
+def _announce(variant: str, encoder: str, net, ctx, root: bool, deeper: bool) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
     :data:`on_cold_start` (the process that compiles half of them beside this one,
-    :mod:`engine.search.precompile`)."""
-    # ``expand`` holds nearly all of it; the small kernels a search calls beside it
-    # compile in a second or two each (a 0-ply analysis calls none of them, so asking
-    # for them too announced a compile on every warm 0-ply run that none followed).
-    # Asked for the types of this search's calls (states, rolls, flags, filter,
-    # networks): ``expand`` cached for one game's networks compiles again for another's
-    argtypes = tuple(numba.typeof(a) for a in (np.zeros((1, L.STATE_LEN), np.int16), _ROLLS,
-                                                False, False, 1, 0.0, net, net, False, ctx))
-    if (announce_compile("the search kernels", [expand], "20 seconds", argtypes)
+    :mod:`engine.search.precompile`). ``root``: the search rates a roll's plays
+    (:meth:`_Tree.root`); ``deeper``: it calls :func:`expand`."""
+    # ``expand`` holds nearly all of a deeper search; the root's kernels are the
+    # parent's hidden layer, the walk and the rating, ``_node_ref`` the first. The
+    # small kernels a search calls beside them compile in a second or two each
+    # (asking for them too announced a compile on every warm 0-ply run that none
+    # followed). Asked for the types of this search's calls (states, rolls, flags,
+    # filter, networks): a kernel cached for one game's networks compiles again for
+    # another's
+    kernels = []
+    if root:
+        kernels.append((_node_ref, (numba.typeof(np.zeros(L.STATE_LEN, np.int16)),
+                                    numba.types.boolean, numba.typeof(net),
+                                    numba.typeof(np.zeros(L.STATE_LEN, np.int16)),
+                                    numba.typeof(np.zeros(1, np.float32)), None)))
+    if deeper:
+        kernels.append((expand, tuple(numba.typeof(a) for a in (
+            np.zeros((1, L.STATE_LEN), np.int16), _ROLLS, False, False, 1, 0.0, net, net,
+            False, ctx))))
+    about = "20 seconds" if deeper else "10 seconds"
+    if (announce_compile("the search kernels", kernels, about)
             and on_cold_start is not None):
         on_cold_start(variant, encoder)
 
@@ -721,12 +733,39 @@ class _Tree:
                                "promise of at least one successor")
         return roll_average(vals, best, states.shape[0], _ROLLS)
 
+    def root(self, state, d1: int, d2: int):
+        """Every legal play of the roll ``d1, d2`` (``0, 0``: the pending segment) from
+        ``state``, rated at 0-ply: ``(kids, probs, eq)`` as :func:`expand` gives them
+        for one state and one roll, in the generator's order.
+
+        The same kernels :func:`expand` calls, called from here one after the other:
+        a 0-ply analysis then compiles the move generator's walk, the parent's hidden
+        layer and the rating of the plays, each a kernel of its own (the rating can
+        come from the helper process's cache, :mod:`engine.search.precompile`), and
+        not ``expand``, which links and optimises all of them again (4-6 s of a cold
+        0-ply analysis; benchmarks/README.md, "Cold start")."""
+        ctx = self.ctx
+        segment = d1 == 0
+        raced = races(state, ctx)
+        here = ctx.race if raced else self.net
+        nh = here.b1.shape[0]
+        ref = np.empty(L.STATE_LEN, np.int16)
+        h_ref = np.empty(nh, np.float32)
+        work = delta_work()
+        _node_ref(state, segment, here, ref, h_ref, work)
+        n, kids = turn(ctx.walk, state, d1, d2, ctx.table, ctx.scratch,
+                       np.empty((64, L.STATE_LEN), np.int16), 0)
+        probs = np.empty((max(n, 1), N_OUTPUTS))
+        eq = np.empty(max(n, 1))
+        _rate_children(ref, h_ref, work, segment, kids, n, here, ctx, probs, eq,
+                       rate_space(max(n, 1), nh))
+        return kids[:n], probs[:n], eq[:n]
+
     def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin):
         """Every play of the roll from ``state`` rated at up to ``ply``:
         ``(kids, probs, eq, plies)`` for the mover, in the generator's order."""
         segment = d1 == 0
-        roll = _SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
-        kids, probs, eq, _ = self.expand(state[None, :], roll, True, -1, 0.0, self.net)
+        kids, probs, eq = self.root(state, d1, d2)
         if not segment:
             probs = flip_probs(probs)
         n = len(kids)
@@ -760,6 +799,7 @@ class Search:
         on it); default: the cores this process may use, at most four
         (``NARDY_THREADS`` overrides)."""
         self._ctxs: dict = {}             # the threads' contexts, by evaluator context
+        self._told: set = set()           # (context, root, deeper) compiles looked for
 
     @classmethod
     def load(cls, variant: str = "backgammon", path=None, threads: int | None = None,
@@ -784,23 +824,32 @@ class Search:
             raise SearchError(f"position of {position.variant} given to the {self.variant} "
                               f"search")
 
-    def _tree(self, settings: SearchSettings) -> _Tree:
+    def _tree(self, settings: SearchSettings, root: bool = False) -> _Tree:
+        """The kernels' arguments for a search with ``settings``; ``root``: it rates a
+        roll's plays (:meth:`_Tree.decide`), else it values positions or plays
+        rollouts. Announces a compile the first time a context needs one."""
         _, _, rkeep, rwithin = settings.packed()
         net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
                                               settings.prune)
         ctxs = self._ctxs.get(id(ctx))
         if ctxs is None or ctxs[0] is not ctx:
-            # once a context: typing its arrays costs about 0.4 ms
-            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx)
             ctxs = [ctx] + [ctx.for_thread() for _ in range(self.threads - 1)]
             self._ctxs[id(ctx)] = ctxs
+            self._told = {t for t in self._told if t[0] != id(ctx)}
+        deeper = settings.ply > 0 or not root
+        told = (id(ctx), root, deeper)
+        if told not in self._told:
+            # once a context and kind of search: typing its arrays costs about 0.4 ms
+            self._told.add(told)
+            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, root,
+                      deeper)
         return _Tree(net, ctx, ctxs)
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
         state array, unsorted (benchmarks use it to skip building objects)."""
         fkeep, fwithin, _, _ = settings.packed()
-        tree = self._tree(settings)
+        tree = self._tree(settings, root=True)
         d1, d2 = dice if dice is not None else (0, 0)
         kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
                                              int(d1), int(d2), settings.ply, fkeep, fwithin)
