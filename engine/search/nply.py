@@ -549,12 +549,12 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce(variant: str, encoder: str, net, ctx, root: bool, deeper: bool) -> None:
+def _announce(variant: str, encoder: str, net, ctx, deeper: bool) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
     :data:`on_cold_start` (the process that compiles half of them beside this one,
-    :mod:`engine.search.precompile`). ``root``: the search rates a roll's plays
-    (:meth:`_Tree.root`); ``deeper``: it calls :func:`expand`."""
+    :mod:`engine.search.precompile`). ``deeper``: the search calls :func:`expand`,
+    else only the kernels of :meth:`_Tree.root`."""
     # ``expand`` holds nearly all of a deeper search; the root's kernels are the
     # parent's hidden layer, the walk and the rating, ``_node_ref`` the first. The
     # small kernels a search calls beside them compile in a second or two each
@@ -562,18 +562,16 @@ def _announce(variant: str, encoder: str, net, ctx, root: bool, deeper: bool) ->
     # followed). Asked for the types of this search's calls (states, rolls, flags,
     # filter, networks): a kernel cached for one game's networks compiles again for
     # another's
-    kernels = []
-    if root:
-        kernels.append((_node_ref, (numba.typeof(np.zeros(L.STATE_LEN, np.int16)),
-                                    numba.types.boolean, numba.typeof(net),
-                                    numba.typeof(np.zeros(L.STATE_LEN, np.int16)),
-                                    numba.typeof(np.zeros(1, np.float32)), None)))
     if deeper:
-        kernels.append((expand, tuple(numba.typeof(a) for a in (
+        kernel = (expand, tuple(numba.typeof(a) for a in (
             np.zeros((1, L.STATE_LEN), np.int16), _ROLLS, False, False, 1, 0.0, net, net,
-            False, ctx))))
-    about = "20 seconds" if deeper else "10 seconds"
-    if (announce_compile("the search kernels", kernels, about)
+            False, ctx)))
+    else:
+        row = numba.typeof(np.zeros(L.STATE_LEN, np.int16))
+        kernel = (_node_ref, (row, numba.types.boolean, numba.typeof(net), row,
+                              numba.typeof(np.zeros(1, np.float32)), None))
+    if (announce_compile("the search kernels", [kernel],
+                         "20 seconds" if deeper else "10 seconds")
             and on_cold_start is not None):
         on_cold_start(variant, encoder)
 
@@ -738,12 +736,15 @@ class _Tree:
         ``state``, rated at 0-ply: ``(kids, probs, eq)`` as :func:`expand` gives them
         for one state and one roll, in the generator's order.
 
-        The same kernels :func:`expand` calls, called from here one after the other:
-        a 0-ply analysis then compiles the move generator's walk, the parent's hidden
-        layer and the rating of the plays, each a kernel of its own (the rating can
-        come from the helper process's cache, :mod:`engine.search.precompile`), and
-        not ``expand``, which links and optimises all of them again (4-6 s of a cold
-        0-ply analysis; benchmarks/README.md, "Cold start")."""
+        The same kernels :func:`expand` calls, called from here one after the other,
+        with the same types (the same digits; ``tests/test_precompile.py``): a 0-ply
+        decision then compiles the move generator's walk, the parent's hidden layer
+        and the rating of the plays, each a kernel of its own (the rating can come
+        from the helper process's cache, :mod:`engine.search.precompile`), and not
+        ``expand``, which links and optimises all of them again (4-6 s of a cold 0-ply
+        analysis; benchmarks/README.md, "Cold start"). A deeper decision compiles
+        ``expand`` anyway and rates its root there: one call, and none of these
+        kernels needs its Python wrapper."""
         ctx = self.ctx
         segment = d1 == 0
         raced = races(state, ctx)
@@ -765,7 +766,12 @@ class _Tree:
         """Every play of the roll from ``state`` rated at up to ``ply``:
         ``(kids, probs, eq, plies)`` for the mover, in the generator's order."""
         segment = d1 == 0
-        kids, probs, eq = self.root(state, d1, d2)
+        if ply == 0:
+            kids, probs, eq = self.root(state, d1, d2)
+        else:
+            # ``expand`` compiles anyway: one Python call, no wrappers for its callees
+            roll = _SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
+            kids, probs, eq, _ = self.expand(state[None, :], roll, True, -1, 0.0, self.net)
         if not segment:
             probs = flip_probs(probs)
         n = len(kids)
@@ -799,7 +805,7 @@ class Search:
         on it); default: the cores this process may use, at most four
         (``NARDY_THREADS`` overrides)."""
         self._ctxs: dict = {}             # the threads' contexts, by evaluator context
-        self._told: set = set()           # (context, root, deeper) compiles looked for
+        self._told: set = set()           # (context, deeper) compiles looked for
 
     @classmethod
     def load(cls, variant: str = "backgammon", path=None, threads: int | None = None,
@@ -837,12 +843,11 @@ class Search:
             self._ctxs[id(ctx)] = ctxs
             self._told = {t for t in self._told if t[0] != id(ctx)}
         deeper = settings.ply > 0 or not root
-        told = (id(ctx), root, deeper)
+        told = (id(ctx), deeper)
         if told not in self._told:
             # once a context and kind of search: typing its arrays costs about 0.4 ms
             self._told.add(told)
-            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, root,
-                      deeper)
+            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, deeper)
         return _Tree(net, ctx, ctxs)
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
