@@ -9,7 +9,7 @@ import pytest
 
 from engine.eval.network import Network
 from engine.eval.pubeval import _is_race
-from engine.movegen._core import new_scratch
+from engine.movegen._core import AnyWalk, DirectWalk, new_scratch
 from engine.play import loop
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -114,7 +114,7 @@ def test_no_other_game_loop_calls_the_move_generator():
     files = [*(ROOT / "engine" / "play").glob("*.py"), ROOT / "engine" / "eval" / "heuristic.py",
              *(ROOT / "training").glob("*.py")]
     callers = sorted(str(f.relative_to(ROOT)) for f in files
-                     if re.search(r"\bgenerate_turn\(", f.read_text()))
+                     if re.search(r"\bgenerate_turn\(|\bturn\(walk\b", f.read_text()))
     assert callers == ["engine/play/loop.py"]
 
 
@@ -132,8 +132,15 @@ def test_arguments_keep_the_types_the_helpers_get_elsewhere():
                           False, [loop.KIND_NETWORK, loop.KIND_HEURISTIC], net,
                           games=loop.new_games(1), st=np.ones(1, np.uint64),
                           pw=np.zeros((2, 122), np.float32), hw=heuristic_weights(rules))
-    table, sc, net_a, race_a, pw, hw = args[1], args[2], args[5], args[7], args[10], args[11]
-    assert race_a is net_a and not args[9].any()      # no race network: its own plays races
+    table, walk, sc, net_a, race_a = args[1], args[2], args[3], args[6], args[8]
+    pw, hw = args[11], args[12]
+    assert race_a is net_a and not args[10].any()     # no race network: its own plays races
+    # backgammon's loop compiles the direct walk alone; a nardy game's the whole generator
+    assert isinstance(walk, DirectWalk)
+    assert isinstance(loop.game_args(Position.start("plakoto").to_array(),
+                                     get_rules("plakoto").table(), score_table(rules), False,
+                                     [loop.KIND_RANDOM] * 2, games=loop.new_games(1),
+                                     st=np.ones(1, np.uint64))[2], AnyWalk)
     assert typeof(table) == typeof(rules.table()) and typeof(sc) == typeof(score_table(rules))
     assert typeof(pw) == typeof(pubeval_weights())
     assert typeof(hw) == typeof(heuristic_weights(rules))

@@ -36,7 +36,7 @@ from engine.eval.features import EXTENDED_INDEX, FAMILY_INDEX
 from engine.eval.heuristic import N_WEIGHTS, best_successor as _heuristic_successor
 from engine.eval.network import choose_successor, delta_work, hidden_full, output_probs
 from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_weights
-from engine.movegen._core import PLAY_BEAM, generate_turn, new_scratch
+from engine.movegen._core import PLAY_BEAM, new_scratch, turn, walk_for
 from engine.rules import _layout as L
 from engine.rules._rng import below, die, uniform
 from engine.rules.position import CHECKERS
@@ -251,13 +251,15 @@ def _hidden_pair(net):
 
 # --------------------------------------------------------------------- the loop
 @njit(cache=True)
-def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b, raced,
+def play_games(start, table, walk, sc, rolls_both, kinds, net_a, net_b, race_a, race_b, raced,
                pw, hw, epsilon, max_turns, st, cst, dice_seeds, choice_seeds, swap, check,
                scratch, games, rec, rec_meta, rec_vals, rec_games):
     """Play ``games.shape[0]`` games from state ``start``; row ``g`` of ``games`` gets
     the G_* columns of game ``g``. Returns the number of recorded rows.
 
-    Rules: ``table`` (:meth:`Rules.table`), ``sc`` (:func:`engine.rules.scoring.score_table`),
+    Rules: ``table`` (:meth:`Rules.table`), ``walk`` (its
+    :func:`engine.movegen._core.walk_for`: a kernel for backgammon or portes compiles
+    the move generator's direct walk alone), ``sc`` (:func:`engine.rules.scoring.score_table`),
     ``rolls_both`` (``Rules.opening_rolls_both``). Players: ``kinds[p]`` is the KIND_*
     of player ``p`` (0 = A, 1 = B); ``net_a`` / ``net_b`` are its network's
     ``(w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)`` (read only for a network
@@ -364,7 +366,7 @@ def play_games(start, table, sc, rolls_both, kinds, net_a, net_b, race_a, race_b
                 rec_meta[nrec, R_D2] = d2
                 rec_meta[nrec, R_MOVER] = player
                 nrec += 1
-            n, out = generate_turn(s, d1, d2, table, scratch, out, PLAY_BEAM)
+            n, out = turn(walk, s, d1, d2, table, scratch, out, PLAY_BEAM)
             if recorded:
                 rec_meta[nrec - 1, R_COUNT] = n
             if n <= 0:
@@ -560,7 +562,8 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
                              f"{net[8].dtype})")
     raced = np.array([race_a is not None, race_b is not None])
     empty_u64 = np.zeros(0, np.uint64)
-    return (_array(start, np.int16), _array(table, np.int64), _array(sc, np.int64),
+    table = _array(table, np.int64)
+    return (_array(start, np.int16), table, walk_for(table), _array(sc, np.int64),
             bool(rolls_both), kinds, na, nb, ra, rb, raced,
             _array(pubeval_weights() if pw is None else pw, np.float32, readonly=True),
             _array(np.zeros(N_WEIGHTS) if hw is None else hw, np.float64),
