@@ -125,7 +125,7 @@ class Trainer:
         self-play game and one evaluation game on copies of the weights, with a dice
         state of their own (the run's weights and dice are untouched)."""
         announce_compile("the self-play kernels", [loop.play_games, td._selfplay],
-                         "a minute")
+                         "30-60 seconds")
         scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
         st = np.zeros(1, np.uint64)
         td.selfplay_games(*self._net_args(*scratch), self.params, self.cfg.max_turns, 1,

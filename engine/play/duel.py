@@ -260,7 +260,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     race_b = _race_network(race_b, net_b, rules, "B")
     start_pos = start if start is not None else Position.start(rules.variant)
     games = loop.new_games(n)
-    announce_compile("the game loop", [loop.play_games], "a minute")
+    announce_compile("the game loop", [loop.play_games], "30-60 seconds")
     loop.play_games(*loop.game_args(
         start_pos.to_array(), rules.table(), score_table(rules), rules.opening_rolls_both,
         [kind_a, kind_b], net_a, net_b, games=games, st=np.zeros(1, np.uint64),
