@@ -78,7 +78,8 @@ _ROOT_KERNELS = {"_node_ref": (nply, nply._node_ref), "races": (nply, nply.races
                  "rate_space": (nply, nply.rate_space), "delta_work": (nply, nply.delta_work),
                  "_rate_children": (nply, nply._rate_children)}
 """The kernels :meth:`nply._Tree.root` calls from Python that ``expand`` calls inside
-(with the walk's, checked apart), by name: (module global, dispatcher)."""
+(with the walk's, checked apart; for ``races`` the root calls the ``_is_race`` inside
+it), by name: (module global, dispatcher)."""
 
 
 @pytest.fixture(scope="module")
@@ -152,9 +153,11 @@ def test_the_root_calls_its_kernels_with_the_types_expand_does(monkeypatch, insi
     typed, (k, kids, probs, eq, _), _, tree = inside
     assert network.delta_work is nply.delta_work
     kernels = dict(_ROOT_KERNELS, _walk_direct=(_core, _core._walk_direct),
-                   _head_limit=(_core, _core._head_limit))
+                   _head_limit=(_core, _core._head_limit), _is_race=(nply, nply._is_race))
+    del kernels["races"]
     outside = collections.defaultdict(set)
     _record_calls(monkeypatch, kernels, outside)
+    tree.spaces.clear()             # the first call of a search allocates its work spaces
     start = Position.start("backgammon").to_array()
     kids2, probs2, eq2 = tree.root(start, 3, 1)
     assert np.array_equal(kids2, kids[:k]) and np.array_equal(probs2, probs[:k])
@@ -164,6 +167,7 @@ def test_the_root_calls_its_kernels_with_the_types_expand_does(monkeypatch, insi
     # ``expand`` passes to ``turn``, a row of its states and of its rolls
     row, i64 = numba.typeof(start[None, :][0]), types.int64
     want = {name: typed[name] for name in _ROOT_KERNELS}
+    want["_is_race"] = {t[:1] for t in typed["races"]}
     want["_head_limit"] = {(row, i64, i64, numba.typeof(tree.ctx.table))}
     want["_walk_direct"] = {(row, i64, i64, i64, numba.typeof(tree.ctx.table),
                              numba.typeof(tree.ctx.scratch),
