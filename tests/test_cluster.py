@@ -36,6 +36,46 @@ def _same(a, b):
     assert a.trials == b.trials
 
 
+# The self-play tests come first: their kernels are this group's own, while the
+# rollouts' (the search's) are compiled meanwhile by the worker that runs the search
+# group, and then load from the cache here instead of compiling on both workers.
+def test_self_play_on_ray_with_one_worker_is_the_local_run(backend, tmp_path):
+    from training import checkpoint
+    from training.selfplay import main
+    fast = ["--set", "size=tiny", "--set", "eval_games=0", "--quiet", "--workers", "1"]
+    assert main(["--games", "230", "--out", str(tmp_path / "local")] + fast) == 0
+    assert main(["--games", "230", "--out", str(tmp_path / "ray"), "--backend", "ray",
+                 "--sync-games", "70"] + fast) == 0
+    a = checkpoint.latest(tmp_path / "local")
+    b = checkpoint.latest(tmp_path / "ray")
+    assert a.games == b.games == 230
+    for x, y in zip(a.net.arrays(), b.net.arrays()):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(a.rng, b.rng)
+    np.testing.assert_array_equal(a.stats, b.stats)
+
+
+def test_self_play_on_ray_with_two_workers_learns_resumes_and_stops_exactly(backend, tmp_path):
+    from training import checkpoint
+    from training.selfplay import main
+    out = str(tmp_path / "run")
+    fast = ["--set", "size=tiny", "--set", "eval_games=20", "--quiet", "--workers", "2",
+            "--backend", "ray", "--sync-games", "40"]
+    assert main(["--games", "250", "--out", out] + fast) == 0
+    first = checkpoint.latest(out)
+    assert first.games == 250 and first.rng.shape == (2,)
+    assert first.history[-1][0] == 250 and first.history[-1][2] == "pubeval"
+    # resumed on Ray, then once more on the local backend: the same run files
+    assert main(["--games", "330", "--out", out, "--resume"] + fast) == 0
+    again = checkpoint.latest(out)
+    assert again.games == 330 and int(again.stats[0]) + int(again.stats[5]) == 330
+    assert any(not np.array_equal(x, y) for x, y in zip(first.net.arrays(),
+                                                        again.net.arrays()))
+    assert main(["--games", "400", "--out", out, "--resume", "--set", "size=tiny",
+                 "--set", "eval_games=0", "--quiet", "--workers", "2"]) == 0
+    assert checkpoint.latest(out).games == 400
+
+
 def test_a_rollout_on_ray_is_the_local_rollout_bit_for_bit(backend, search):
     pos = position_from_id(MIDDLE)
     settings = RolloutSettings(trials=90, truncate=4, seed=11)
@@ -92,43 +132,6 @@ def test_the_analyse_command_rolls_out_on_ray(backend, capsys):
     local = capsys.readouterr().out
     assert main(args + ["--backend", "ray"]) == 0        # joins the running cluster
     assert capsys.readouterr().out == local
-
-
-def test_self_play_on_ray_with_one_worker_is_the_local_run(backend, tmp_path):
-    from training import checkpoint
-    from training.selfplay import main
-    fast = ["--set", "size=tiny", "--set", "eval_games=0", "--quiet", "--workers", "1"]
-    assert main(["--games", "230", "--out", str(tmp_path / "local")] + fast) == 0
-    assert main(["--games", "230", "--out", str(tmp_path / "ray"), "--backend", "ray",
-                 "--sync-games", "70"] + fast) == 0
-    a = checkpoint.latest(tmp_path / "local")
-    b = checkpoint.latest(tmp_path / "ray")
-    assert a.games == b.games == 230
-    for x, y in zip(a.net.arrays(), b.net.arrays()):
-        np.testing.assert_array_equal(x, y)
-    np.testing.assert_array_equal(a.rng, b.rng)
-    np.testing.assert_array_equal(a.stats, b.stats)
-
-
-def test_self_play_on_ray_with_two_workers_learns_resumes_and_stops_exactly(backend, tmp_path):
-    from training import checkpoint
-    from training.selfplay import main
-    out = str(tmp_path / "run")
-    fast = ["--set", "size=tiny", "--set", "eval_games=20", "--quiet", "--workers", "2",
-            "--backend", "ray", "--sync-games", "40"]
-    assert main(["--games", "250", "--out", out] + fast) == 0
-    first = checkpoint.latest(out)
-    assert first.games == 250 and first.rng.shape == (2,)
-    assert first.history[-1][0] == 250 and first.history[-1][2] == "pubeval"
-    # resumed on Ray, then once more on the local backend: the same run files
-    assert main(["--games", "330", "--out", out, "--resume"] + fast) == 0
-    again = checkpoint.latest(out)
-    assert again.games == 330 and int(again.stats[0]) + int(again.stats[5]) == 330
-    assert any(not np.array_equal(x, y) for x, y in zip(first.net.arrays(),
-                                                        again.net.arrays()))
-    assert main(["--games", "400", "--out", out, "--resume", "--set", "size=tiny",
-                 "--set", "eval_games=0", "--quiet", "--workers", "2"]) == 0
-    assert checkpoint.latest(out).games == 400
 
 
 def test_bad_cluster_settings_get_a_clear_error(backend, tmp_path, capsys):

@@ -69,6 +69,9 @@ def _args(variant, net):
             *net.encoder_arrays())
 
 
+# one worker for all four: the three nardy games share one compiled self-play kernel,
+# which two workers starting at once would both compile
+@pytest.mark.xdist_group("training_games")
 @pytest.mark.parametrize("variant", ["portes", "plakoto", "fevga", "long_nardy"])
 def test_selfplay_and_evaluation_run_on_every_game(variant):
     rules = get_rules(variant)
