@@ -1,5 +1,6 @@
 """The one numba game loop (engine/play/loop.py): what it records for learning, that every
-driver reaches it with one compiled signature, and that no other game loop remains."""
+driver reaches it with one compiled signature per walk marker, and that no other game
+loop remains."""
 
 import re
 from pathlib import Path
@@ -83,9 +84,10 @@ def test_race_networks_rate_the_races_they_play():
 
 def test_every_driver_shares_one_compiled_loop():
     """The playouts, duels, the heuristic's games, self-play and the strength figure
-    all reach the loop with the same argument types: one compiled signature (at most
-    one more than the process had: other tests may have compiled it for another kind
-    of feature inputs, which is a type of its own)."""
+    all reach the loop with the same argument types: one compiled signature per walk
+    marker (backgammon's direct walk, fevga's whole generator), at most one more of
+    each than the process had (other tests may have compiled one for another kind of
+    feature inputs, which is a type of its own)."""
     from engine.eval.heuristic import weights as heuristic_weights
     before = set(loop.play_games.signatures)
     from engine.play.duel import duel, heuristic_duel
@@ -106,7 +108,8 @@ def test_every_driver_shares_one_compiled_loop():
                       np.ones(1, np.uint64), np.zeros(2, np.int64),
                       hw=heuristic_weights(rules))
     added = set(loop.play_games.signatures) - before
-    assert len(added) <= 1 and loop.play_games.signatures, added
+    walks = [sig[2] for sig in added]
+    assert len(walks) == len(set(walks)) <= 2 and loop.play_games.signatures, added
 
 
 def test_no_other_game_loop_calls_the_move_generator():
@@ -114,7 +117,8 @@ def test_no_other_game_loop_calls_the_move_generator():
     files = [*(ROOT / "engine" / "play").glob("*.py"), ROOT / "engine" / "eval" / "heuristic.py",
              *(ROOT / "training").glob("*.py")]
     callers = sorted(str(f.relative_to(ROOT)) for f in files
-                     if re.search(r"\bgenerate_turn\(|\bturn\(walk\b", f.read_text()))
+                     if re.search(r"\bgenerate_turn\(|\b_walk_direct\(|\bturn\(\s*[\w.]*walk\b",
+                                  f.read_text()))
     assert callers == ["engine/play/loop.py"]
 
 

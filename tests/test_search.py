@@ -447,3 +447,37 @@ def test_the_direct_walk_search_plays_every_legal_play(variant):
         want = {p.key() for p in successors(pos, dice)}
         assert {c.position.key() for c in a.candidates} == want, r["id"]
         assert a.plays == r["count"]
+
+
+@pytest.mark.parametrize("variant, games", [("backgammon", 6), ("plakoto", 2)])
+def test_the_root_rates_a_roll_as_expand_does(variant, games):
+    """A 0-ply decision rates the roll's plays by calling ``expand``'s kernels from
+    Python (:meth:`nply._Tree.root`); ``expand`` rates a deeper search's root. Both give
+    the same plays, outputs and equities, bit for bit: over the positions of random
+    games, races with the race network (backgammon's) and rolls of more plays than the
+    root's first work space holds (64), with the rating's work space kept from one call
+    to the next. (Gul bara's pending segments take the same calls with ``d1 = 0``; its
+    ``expand``, compiled by no other test, would add about 10 s to a cold run.)"""
+    from engine.rules.scoring import result_k, score_table
+    from engine.search import nply
+    s = Search.load(variant)
+    tree = s._tree(SearchSettings(0), root=True)
+    rng = np.random.default_rng(5)
+    sc = score_table(get_rules(variant))
+    seen = {"race": 0, "many": 0}
+    for _ in range(games):
+        state = Position.start(variant).to_array()
+        while result_k(state, sc)[0] < 0:
+            segment = Position.from_array(state, variant).pending
+            d1, d2 = (0, 0) if segment else (int(x) for x in rng.integers(1, 7, 2))
+            kids, probs, eq = tree.root(state, d1, d2)
+            roll = nply._SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
+            k2, p2, e2, _ = tree.expand(state[None, :], roll, True, -1, 0.0, tree.net)
+            assert np.array_equal(kids, k2) and np.array_equal(probs, p2)
+            assert np.array_equal(eq, e2)
+            seen["race"] += bool(tree.ctx.racing and is_race(Position.from_array(state,
+                                                                                 variant)))
+            seen["many"] += len(kids) > 64
+            state = kids[rng.integers(len(kids))].copy()
+    if variant == "backgammon":
+        assert seen["race"] > 0 and seen["many"] > 0

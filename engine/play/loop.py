@@ -22,7 +22,8 @@ played as a segment (no dice) before the roll of the side that received them; a 
 is not a turn (the mover stays the same).
 
 :func:`game_args` builds the kernel's arguments with one set of types, so that a single
-compiled signature (and one cache entry) serves every driver; it fills in placeholders
+compiled signature (and one cache entry) per walk marker (the direct walk of backgammon
+and portes, the whole generator of the nardy games) serves every driver; it fills in placeholders
 for what a batch does not use (a network for non-network players, PubEval or heuristic
 weights, the recording arrays).
 """

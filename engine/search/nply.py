@@ -28,8 +28,9 @@ The search runs breadth first, a level at a time (:class:`_Tree`): one numba ker
 :func:`expand`, plays the 21 rolls (or the pending segment) of every state of a level,
 rates each roll's plays in one batch (each hidden layer computed from the node's by the
 few inputs that changed) and keeps the filter's best; small kernels take the per-roll
-bests and the roll averages back up. The move generator is compiled into that one
-kernel only, so a search of any depth costs one compile of it, and a large level is
+bests and the roll averages back up. Of the search's kernels only :func:`expand` holds
+the move generator (a 0-ply decision calls the same walk from Python, the same compiled
+version), so a search of any depth costs one compile of it, and a large level is
 split over threads (the kernel runs without the GIL) with the serial result, bit for
 bit. Results are deterministic for a given model: ties go to the first play the move
 generator lists.
@@ -138,6 +139,8 @@ class SearchSettings:
 
     def __post_init__(self):
         check_ply(self.ply)
+        if isinstance(self.filters, list):       # hashable, as packed()'s cache needs
+            object.__setattr__(self, "filters", tuple(self.filters))
         if self.filters is not None:
             if len(self.filters) != self.ply:
                 raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
@@ -172,6 +175,10 @@ def _packed(settings: SearchSettings) -> tuple:
     rwithin = np.full(MAX_PLY + 1, float(settings.reply.within))
     return fkeep, fwithin, rkeep, rwithin
 
+
+_KEPT_SPACE = 4096
+"""The most plays whose rating work space :meth:`_Tree.root` keeps between calls (about
+2 MB with 128 hidden units); a larger roll's is the call's own."""
 
 # --------------------------------------------------------------------- kernels
 _ROLLS = np.array([(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(1, a + 1)],
@@ -621,8 +628,8 @@ class _Tree:
     The search goes level by level, breadth first: every state of a level is expanded
     by :func:`expand` (21 rolls each, filtered), the kept plays form the next level, and
     the values come back up as per-pair bests (:func:`best_of_pairs`) and roll averages
-    (:func:`roll_average`). Only :func:`expand` holds the move generator, so a search
-    of any depth compiles it once."""
+    (:func:`roll_average`). Only :func:`expand` holds the move generator (:meth:`root`
+    calls the same walk from Python), so a search of any depth compiles it once."""
 
     def __init__(self, net, ctx, ctxs: list, spaces: dict):
         self.net = net
@@ -772,7 +779,9 @@ class _Tree:
         n, kids = turn(ctx.walk, state, d1, d2, ctx.table, ctx.scratch,
                        np.empty((64, L.STATE_LEN), np.int16), 0)
         if space[1].shape[0] < n:
-            space = ws[3] = rate_space(max(n, 2 * space[1].shape[0]), h_ref.shape[0])
+            space = rate_space(max(n, 2 * space[1].shape[0]), h_ref.shape[0])
+            if n <= _KEPT_SPACE:         # not a cascade's hundreds of MB for good
+                ws[3] = space
         probs = np.empty((max(n, 1), N_OUTPUTS))
         eq = np.empty(max(n, 1))
         _rate_children(ref, h_ref, work, segment, kids, n, here, ctx, probs, eq, space)

@@ -19,7 +19,9 @@ compiled from the same source).
 
 Only programs that ask for it (:func:`allow`: ``engine.analyse``, the protocol, UBGI,
 the external player, ``engine.play``, ``engine.cube_cli``, the web board) spawn the
-helper, only when the cache lacks this search's ``expand``, only with two cores or
+helper, only when the cache lacks this search's ``expand`` (a 0-ply decision's: the
+parent's hidden layer, ``_node_ref``; the helper then compiles its deeper kernels too,
+unused by that run but cached for the next), only with two cores or
 more, and never when ``NARDY_PRECOMPILE=0`` (the test suite sets it: its two workers
 already use both cores). The helper is stopped when the program exits.
 
