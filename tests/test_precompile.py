@@ -174,3 +174,25 @@ def test_the_root_calls_its_kernels_with_the_types_expand_does(monkeypatch, insi
                              numba.typeof(np.empty((64, start.shape[0]), np.int16)))}
     for name in kernels:
         assert len(want[name]) == 1 and outside[name] == want[name], name
+
+
+def test_a_cold_search_starts_the_helper_only_for_the_kernels_it_shares(monkeypatch):
+    """On a cold cache (here pretended) a search says what it will compile and, when
+    it will compile ``expand`` or the root's kernels, starts the helper; valuing
+    positions at 0-ply compiles the static evaluation alone, which the helper does not
+    share: a notice of its own, no helper."""
+    announced, started = [], []
+
+    def cold(what, kernels, how_long):
+        announced.append((kernels[0][0].py_func.__name__, how_long))
+        return True
+
+    monkeypatch.setattr(nply, "announce_compile", cold)
+    monkeypatch.setattr(nply, "on_cold_start", lambda *args: started.append(args))
+    start = Position.start("backgammon")
+    Search.load("backgammon", threads=1).evaluate(start, ply=0)
+    assert announced == [("static_probs", "5 seconds")] and started == []
+    Search.load("backgammon", threads=1).analyse(start, (3, 1), ply=0)
+    assert announced[-1][0] == "_node_ref" and len(started) == 1
+    Search.load("backgammon", threads=1).evaluate(start, ply=1)
+    assert announced[-1][0] == "expand" and len(started) == 2

@@ -565,12 +565,13 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
-def _announce(variant: str, encoder: str, net, ctx, deeper: bool) -> None:
+def _announce(variant: str, encoder: str, net, ctx, kind: str) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
     :data:`on_cold_start` (the process that compiles half of them beside this one,
-    :mod:`engine.search.precompile`). ``deeper``: the search calls :func:`expand`,
-    else only the kernels of :meth:`_Tree.root`."""
+    :mod:`engine.search.precompile`). ``kind``: ``"deeper"``, the search calls
+    :func:`expand`; ``"root"``, only the kernels of :meth:`_Tree.root`; ``"static"``,
+    only the static evaluation (a 0-ply value of positions: no second process)."""
     # ``expand`` holds nearly all of a deeper search; the root's kernels are the
     # parent's hidden layer, the walk and the rating, ``_node_ref`` the first. The
     # small kernels a search calls beside them compile in a second or two each
@@ -578,17 +579,19 @@ def _announce(variant: str, encoder: str, net, ctx, deeper: bool) -> None:
     # followed). Asked for the types of this search's calls (states, rolls, flags,
     # filter, networks): a kernel cached for one game's networks compiles again for
     # another's
-    if deeper:
+    if kind == "deeper":
         kernel = (expand, tuple(numba.typeof(a) for a in (
             np.zeros((1, L.STATE_LEN), np.int16), _ROLLS, False, False, 1, 0.0, net, net,
             False, ctx)))
-    else:
+    elif kind == "root":
         row = numba.typeof(np.zeros(L.STATE_LEN, np.int16))
         kernel = (_node_ref, (row, numba.types.boolean, numba.typeof(net), row,
                               numba.typeof(np.zeros(1, np.float32)), None))
-    if (announce_compile("the search kernels", [kernel],
-                         "20 seconds" if deeper else "10 seconds")
-            and on_cold_start is not None):
+    else:
+        kernel = (static_probs, (None, None, numba.typeof(net), numba.typeof(ctx), None))
+    how_long = {"deeper": "20 seconds", "root": "10 seconds"}.get(kind, "5 seconds")
+    if (announce_compile("the search kernels", [kernel], how_long)
+            and on_cold_start is not None and kind != "static"):
         on_cold_start(variant, encoder)
 
 
@@ -856,10 +859,12 @@ class Search:
             raise SearchError(f"position of {position.variant} given to the {self.variant} "
                               f"search")
 
-    def _tree(self, settings: SearchSettings, root: bool = False) -> _Tree:
+    def _tree(self, settings: SearchSettings, root: bool = False,
+              static: bool = False) -> _Tree:
         """The kernels' arguments for a search with ``settings``; ``root``: it rates a
-        roll's plays (:meth:`_Tree.decide`), else it values positions or plays
-        rollouts. Announces a compile the first time a context needs one."""
+        roll's plays (:meth:`_Tree.decide`); ``static``: it values positions (at 0-ply
+        only by the static evaluation); else it plays rollouts. Announces a compile the
+        first time a context needs one."""
         _, _, rkeep, rwithin = settings.packed()
         net, ctx = self.evaluator.kernel_args(rkeep, rwithin, settings.bearoff,
                                               settings.prune)
@@ -869,12 +874,15 @@ class Search:
             self._ctxs[id(ctx)] = ctxs
             self._spaces[id(ctx)] = {}
             self._told = {t for t in self._told if t[0] != id(ctx)}
-        deeper = settings.ply > 0 or not root
-        told = (id(ctx), deeper)
+        if settings.ply > 0 or not (root or static):
+            kind = "deeper"
+        else:
+            kind = "root" if root else "static"
+        told = (id(ctx), kind)
         if told not in self._told:
             # once a context and kind of search: typing its arrays costs about 0.4 ms
             self._told.add(told)
-            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, deeper)
+            _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, kind)
         return _Tree(net, ctx, ctxs, self._spaces[id(ctx)])
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
@@ -921,7 +929,7 @@ class Search:
         (0-ply: the static evaluation; n-ply: the 21 rolls' best plays at n - 1)."""
         self._check(position)
         settings = self._settings(ply, settings)
-        tree = self._tree(settings)
+        tree = self._tree(settings, static=True)
         o = tree.values(position.to_array()[None, :], settings.ply)[0]
         tree.close()
         p = tuple(float(x) for x in o)
@@ -934,7 +942,7 @@ class Search:
         rolls, the rows of one level searched together (training's labels)."""
         settings = self._settings(ply, settings)
         states = np.ascontiguousarray(states, np.int16).reshape(-1, L.STATE_LEN)
-        tree = self._tree(settings)
+        tree = self._tree(settings, static=True)
         out = tree.values(states, settings.ply)
         tree.close()
         return out
