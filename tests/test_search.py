@@ -13,8 +13,9 @@ from engine.eval.network import Network, NetworkFileError
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules.dice import ALL_21
-from engine.rules.scoring import equities, flip_probs, result
+from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
 from engine.rules.variants import VARIANTS, get_rules
+from engine.search import nply
 from engine.search.nply import MoveFilter, Search, SearchError, SearchSettings, _filter
 
 # the search kernels take minutes to compile cold: every module that runs them
@@ -458,8 +459,6 @@ def test_the_root_rates_a_roll_as_expand_does(variant, games):
     root's first work space holds (64), with the rating's work space kept from one call
     to the next. (Gul bara's pending segments take the same calls with ``d1 = 0``; its
     ``expand``, compiled by no other test, would add about 10 s to a cold run.)"""
-    from engine.rules.scoring import result_k, score_table
-    from engine.search import nply
     s = Search.load(variant)
     tree = s._tree(SearchSettings(0), root=True)
     rng = np.random.default_rng(5)

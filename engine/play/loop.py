@@ -23,9 +23,9 @@ is not a turn (the mover stays the same).
 
 :func:`game_args` builds the kernel's arguments with one set of types, so that a single
 compiled signature (and one cache entry) per walk marker (the direct walk of backgammon
-and portes, the whole generator of the nardy games) serves every driver; it fills in placeholders
-for what a batch does not use (a network for non-network players, PubEval or heuristic
-weights, the recording arrays).
+and portes, the whole generator of the nardy games) serves every driver; it fills in
+placeholders for what a batch does not use (a network for non-network players, PubEval
+or heuristic weights, the recording arrays).
 """
 
 from __future__ import annotations

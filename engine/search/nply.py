@@ -38,10 +38,10 @@ generator lists.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-import functools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -834,7 +834,7 @@ class Search:
         (``NARDY_THREADS`` overrides)."""
         self._ctxs: dict = {}             # the threads' contexts, by evaluator context
         self._spaces: dict = {}           # the root's work spaces, likewise
-        self._told: set = set()           # (context, deeper) compiles looked for
+        self._told: set = set()           # (context, kind) compiles looked for
 
     @classmethod
     def load(cls, variant: str = "backgammon", path=None, threads: int | None = None,
