@@ -26,7 +26,8 @@ from engine.rules.variants import (
 
 
 class Board:
-    """Mutable board from the mover's side: ``mine[p]``, ``theirs[p]`` at my point p."""
+    """Mutable board from the mover's side: ``mine[p]``, ``theirs[p]`` at my point p;
+    the pins are frozen sets (a step replaces them), so a copy shares them."""
 
     __slots__ = ("mine", "theirs", "my_bar", "their_bar", "my_off", "their_off",
                  "my_pins", "their_pins", "heads", "over")
@@ -36,14 +37,13 @@ class Board:
         b.mine, b.theirs = self.mine[:], self.theirs[:]
         b.my_bar, b.their_bar, b.my_off, b.their_off = (self.my_bar, self.their_bar,
                                                         self.my_off, self.their_off)
-        b.my_pins, b.their_pins = set(self.my_pins), set(self.their_pins)
+        b.my_pins, b.their_pins = self.my_pins, self.their_pins
         b.heads, b.over = self.heads, self.over
         return b
 
     def sig(self):
         return (tuple(self.mine), tuple(self.theirs), self.my_bar, self.their_bar,
-                self.my_off, self.their_off, frozenset(self.my_pins),
-                frozenset(self.their_pins), self.over)
+                self.my_off, self.their_off, self.my_pins, self.their_pins, self.over)
 
 
 def _board(pos, rules):
@@ -54,8 +54,8 @@ def _board(pos, rules):
         b.theirs[_my_point(rules, q)] = pos.them[q - 1]
     b.my_bar, b.their_bar = pos.bar
     b.my_off, b.their_off = pos.off
-    b.my_pins = set(pos.pinned[0])                              # my points
-    b.their_pins = {_my_point(rules, q) for q in pos.pinned[1]}  # also my points
+    b.my_pins = frozenset(pos.pinned[0])                            # my points
+    b.their_pins = frozenset(_my_point(rules, q) for q in pos.pinned[1])  # my points too
     b.heads, b.over = 0, False
     return b
 
@@ -86,6 +86,16 @@ def _to_position(b, pos, rules, turns, pending):
                     (b.my_off, b.their_off),
                     (tuple(sorted(b.my_pins)), tuple(sorted(opp[p] for p in b.their_pins))),
                     turns, tuple(pending))
+
+
+def _sources(b):
+    """The points a checker might step from, highest first: the bar while it holds one
+    of mine (nothing else moves then), else my points that hold a checker. A shortcut
+    only: :func:`_move` checks the same again."""
+    if b.my_bar:
+        return (25,)
+    mine = b.mine
+    return [p for p in range(24, 0, -1) if mine[p]]
 
 
 def _move(b, rules, src, die, head_limit):
@@ -125,7 +135,7 @@ def _move(b, rules, src, die, head_limit):
     else:
         n.mine[src] -= 1
         if src in n.their_pins and n.mine[src] == 0:
-            n.their_pins.discard(src)
+            n.their_pins = n.their_pins - {src}
     if src == 24:
         n.heads += 1
     if dest <= 0:
@@ -138,7 +148,7 @@ def _move(b, rules, src, die, head_limit):
             n.theirs[dest] = 0
             n.their_bar += 1
         elif rules.meet == PIN and dest not in b.their_pins:   # a lone checker: pinned
-            n.their_pins.add(dest)
+            n.their_pins = n.their_pins | {dest}
             if _my_point(rules, dest) == 24 and rules.mother == MOTHER_IMMEDIATE:
                 n.over = True
     n.mine[dest] += 1
@@ -213,7 +223,7 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
 
     def candidates(enforce):
         """Every play (each prefix of each order), as (board, dice used, first die);
-        with ``enforce`` only those the six-block rule allows."""
+        with ``enforce`` only the longest of those the six-block rule allows."""
         ends = []
         for order in orders:
             seen = set()
@@ -222,7 +232,7 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
                 ends.append((b, total if b.over else k, first))
                 if b.over or k == total:
                     return
-                for src in range(25, 0, -1):
+                for src in _sources(b):
                     n = _move(b, rules, src, order[k], head_limit)
                     if n is None:
                         continue
@@ -236,7 +246,13 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
 
             walk(_board(pos, rules), 0, None)
         if enforce:
-            ends = [e for e in ends if _block_legal(e[0], rules)]
+            # the rule judges each play where it ends; only the longest plays it allows
+            # are chosen below, so shorter ones are judged only when no longer one passes
+            for used in sorted({e[1] for e in ends}, reverse=True):
+                allowed = [e for e in ends if e[1] == used and _block_legal(e[0], rules)]
+                if allowed:
+                    return allowed
+            return []
         return ends
 
     # a set-up position may already hold a six-block that every play keeps: then the
@@ -250,8 +266,11 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
         big = max(dice)
         if any(first == big for _, _, first in chosen):
             chosen = [e for e in chosen if e[2] == big]
-    found = set()
+    found, boards = set(), set()
     for b, used, _ in chosen:
+        if b.sig() in boards:         # the same board by another order of the dice
+            continue
+        boards.add(b.sig())
         if segment:
             p = _to_position(b, pos, rules, pos.turns, ())
         else:
@@ -261,3 +280,10 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
                          (pos.turns[1], pos.turns[0] + 1), tuple(rest))
         found.add(p)
     return found
+
+
+def reference_rows(pos: Position, dice, rules=None, fallback=True):
+    """:func:`reference_positions` as the set of their state rows' bytes
+    (:meth:`Position.to_array`): compared with the kernel's rows as they come, without
+    making a position of each."""
+    return {p.to_array().tobytes() for p in reference_positions(pos, dice, rules, fallback)}
