@@ -26,15 +26,16 @@ from engine.rules.variants import (
 
 
 class Board:
-    """Mutable board from the mover's side: ``mine[p]``, ``theirs[p]`` at my point p;
-    the pins are frozen sets (a step replaces them), so a copy shares them."""
+    """Mutable board from the mover's side: ``mine[p]``, ``theirs[p]`` at my point p.
+    ``theirs`` (a tuple) and the pins (frozen sets) are replaced, never changed, by a
+    step, so a copy shares them."""
 
     __slots__ = ("mine", "theirs", "my_bar", "their_bar", "my_off", "their_off",
                  "my_pins", "their_pins", "heads", "over")
 
     def copy(self):
         b = Board()
-        b.mine, b.theirs = self.mine[:], self.theirs[:]
+        b.mine, b.theirs = self.mine[:], self.theirs
         b.my_bar, b.their_bar, b.my_off, b.their_off = (self.my_bar, self.their_bar,
                                                         self.my_off, self.their_off)
         b.my_pins, b.their_pins = self.my_pins, self.their_pins
@@ -42,16 +43,17 @@ class Board:
         return b
 
     def sig(self):
-        return (tuple(self.mine), tuple(self.theirs), self.my_bar, self.their_bar,
+        return (tuple(self.mine), self.theirs, self.my_bar, self.their_bar,
                 self.my_off, self.their_off, self.my_pins, self.their_pins, self.over)
 
 
 def _board(pos, rules):
     b = Board()
     b.mine = [0] + list(pos.me) + [0]
-    b.theirs = [0] * 26
+    theirs = [0] * 26
     for q in range(1, 25):
-        b.theirs[_my_point(rules, q)] = pos.them[q - 1]
+        theirs[_my_point(rules, q)] = pos.them[q - 1]
+    b.theirs = tuple(theirs)
     b.my_bar, b.their_bar = pos.bar
     b.my_off, b.their_off = pos.off
     b.my_pins = frozenset(pos.pinned[0])                            # my points
@@ -145,7 +147,7 @@ def _move(b, rules, src, die, head_limit):
         return n
     if theirs:
         if rules.meet == HIT:                   # a blot: hit
-            n.theirs[dest] = 0
+            n.theirs = n.theirs[:dest] + (0,) + n.theirs[dest + 1:]
             n.their_bar += 1
         elif rules.meet == PIN and dest not in b.their_pins:   # a lone checker: pinned
             n.their_pins = n.their_pins | {dest}
@@ -268,9 +270,10 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
             chosen = [e for e in chosen if e[2] == big]
     found, boards = set(), set()
     for b, used, _ in chosen:
-        if b.sig() in boards:         # the same board by another order of the dice
+        sig = b.sig()
+        if sig in boards:             # the same board by another order of the dice
             continue
-        boards.add(b.sig())
+        boards.add(sig)
         if segment:
             p = _to_position(b, pos, rules, pos.turns, ())
         else:

@@ -13,6 +13,7 @@ from reference_movegen import reference_rows, reference_successors
 
 from engine import Position, get_rules, successors
 from engine.movegen.generate import CascadeLayers, successor_arrays
+from engine.rules.scoring import result
 from engine.rules.setups import setup_positions
 from engine.rules.variants import (
     BLOCK_EACH,
@@ -58,6 +59,12 @@ def _rolls(pos):
 
 
 def _check(variant, rules, seed, count, every_roll):
+    """The set-up positions of ``seed``: every roll has a successor; the first
+    ``every_roll`` positions are compared with the reference on every roll, the rest on
+    one. The kernel's successors are distinct, except in a finished game (a set-up
+    plakoto position can hold a pinned mother), where a board can come twice: once by
+    the play that pins the mother again, ending the game, once by a play that keeps
+    the pin."""
     rng = np.random.default_rng(seed + 1000)
     compared = 0
     for i, pos in enumerate(setup_positions(variant, count, seed, rules)):
@@ -78,7 +85,8 @@ def _check(variant, rules, seed, count, every_roll):
                 continue
             fast = {row.tobytes() for row in rows}
             slow = reference_rows(pos, roll, rules)
-            assert len(fast) == n, f"{pos!r} dice {roll}: a successor made twice"
+            assert len(fast) == n or result(pos, rules) is not None, (
+                f"{pos!r} dice {roll}: a successor made twice")
             assert fast == slow, (f"{pos!r} dice {roll}: {len(fast)} successors, the "
                                   f"reference {len(slow)}")
             compared += 1
