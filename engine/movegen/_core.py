@@ -1644,7 +1644,13 @@ def _finish(state, d1, seq, total, used, cascade, best, nbest, over, nover, out)
     """The successors of the chosen end states ``best[:nbest]`` and of the plays that
     ended the game ``over[:nover]`` (working states): flipped (unless a pending
     segment), turns advanced, a cascade's unplayed dice ``seq[used:total]`` pending,
-    deduplicated on the position. Returns ``(count, out)``."""
+    deduplicated on the position. Returns ``(count, out)``.
+
+    A play that ended the game and an ordinary end of the same board are one successor
+    (a set-up plakoto position whose mother is pinned already: bearing the pinner off
+    and pinning her again ends the game, keeping the pin does not). The two rows are
+    the same: when any play ended the game, every end counts all the dice (``used ==
+    total``), so no row has dice pending."""
     res, res_h, res_t = _new_set(max(16, nbest + nover))
     nres = 0
     segment = d1 == 0
@@ -1661,10 +1667,6 @@ def _finish(state, d1, seq, total, used, cascade, best, nbest, over, nover, out)
                     w[THEM + j] = s[ME + j]
                     w[PIN_ME + j] = s[PIN_THEM + j]
                     w[PIN_THEM + j] = s[PIN_ME + j]
-            if s[_W_OVER] != 0:
-                w[_W_OVER] = 1        # kept apart from ordinary ends: no pending
-            else:
-                w[_W_OVER] = 0
             nres = _set_put(res, res_h, res_t, nres, w, _hash(w), False)   # sized
     if out.shape[0] < nres:
         out = np.empty((nres, STATE_LEN), np.int16)
@@ -1674,7 +1676,7 @@ def _finish(state, d1, seq, total, used, cascade, best, nbest, over, nover, out)
         w = res[i]
         for j in range(_W_HEADS):
             r[j] = w[j]
-        _turn_tail(r, state, segment, cascade and w[_W_OVER] == 0, seq, used, total)
+        _turn_tail(r, state, segment, cascade, seq, used, total)
     return nres, out
 
 
