@@ -290,3 +290,13 @@ def reference_rows(pos: Position, dice, rules=None, fallback=True):
     (:meth:`Position.to_array`): compared with the kernel's rows as they come, without
     making a position of each."""
     return {p.to_array().tobytes() for p in reference_positions(pos, dice, rules, fallback)}
+
+
+def check_rows(rows, pos: Position, dice, rules=None) -> None:
+    """Assert that the kernel's successor rows ``rows`` of ``pos`` and ``dice`` are
+    distinct and are, as bytes, the reference's successors (:func:`reference_rows`)."""
+    fast = {row.tobytes() for row in rows}
+    assert len(fast) == len(rows), f"{pos!r} dice {dice}: a successor made twice"
+    slow = reference_rows(pos, dice, rules)
+    assert fast == slow, (f"{pos!r} dice {dice}: {len(fast)} successors, the reference "
+                          f"{len(slow)}")

@@ -122,27 +122,24 @@ class Rules:
         the 34 us that ``successor_arrays`` took for a roll of plakoto's start)."""
         return _packed_table(self).copy()
 
-    def _pack(self) -> np.ndarray:
-        t = np.zeros(TABLE_LEN, dtype=np.int64)
-        t[T_GEOM] = self.geometry
-        t[T_MEET] = self.meet
-        t[T_HEAD] = int(self.head)
-        t[T_HEAD_FIRST] = self.head_first
-        t[T_BLOCK] = self.block
-        t[T_START] = int(self.start_rule)
-        t[T_CASCADE] = self.cascade
-        t[T_MOTHER] = self.mother
-        t[T_BAR] = int(self.has_bar)
-        for p in range(1, 25):
-            t[T_OPP + p] = self.opposite_point(p)
-        return t
-
 
 @functools.lru_cache(maxsize=256)
 def _packed_table(rules: Rules) -> np.ndarray:
     """:meth:`Rules.table`'s packing, kept per rules value (never handed out: callers
     get copies, so the kept one cannot be changed)."""
-    return rules._pack()
+    t = np.zeros(TABLE_LEN, dtype=np.int64)
+    t[T_GEOM] = rules.geometry
+    t[T_MEET] = rules.meet
+    t[T_HEAD] = int(rules.head)
+    t[T_HEAD_FIRST] = rules.head_first
+    t[T_BLOCK] = rules.block
+    t[T_START] = int(rules.start_rule)
+    t[T_CASCADE] = rules.cascade
+    t[T_MOTHER] = rules.mother
+    t[T_BAR] = int(rules.has_bar)
+    for p in range(1, 25):
+        t[T_OPP + p] = rules.opposite_point(p)
+    return t
 
 
 _BG_START = ((24, 2), (13, 5), (8, 3), (6, 5))
