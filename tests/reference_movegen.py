@@ -7,6 +7,9 @@ then the forced-play rules. Only a memo of (board, step) pairs already expanded 
 bara cascades finite in practice; it changes no result.
 """
 
+from array import array
+
+from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.variants import (
     BLOCK_EACH,
@@ -196,11 +199,9 @@ def reference_successors(pos: Position, dice, rules=None, fallback=True):
     return {p.key() for p in reference_positions(pos, dice, rules, fallback)}
 
 
-def reference_positions(pos: Position, dice, rules=None, fallback=True):
-    """:func:`reference_successors` as a set of positions, canonical as the keys are
-    (points as tuples of ints, each side's pins ascending): two of them are equal
-    exactly when their keys are, and comparing them costs no JSON."""
-    rules = rules or get_rules(pos.variant)
+def _ends(pos: Position, dice, rules, fallback):
+    """Each distinct successor as ``(board, pending dice left)``: the board from the
+    mover's side as the turn (or segment) leaves it, not yet flipped."""
     segment = dice is None
     cascade = False
     if segment:
@@ -261,35 +262,78 @@ def reference_positions(pos: Position, dice, rules=None, fallback=True):
     # rule forbids nothing this turn (docs/rules.md)
     legal = candidates(True) or (candidates(False) if fallback else [])
     if not legal:
-        return set()
+        return []
     most = max(used for _, used, _ in legal)
     chosen = [e for e in legal if e[1] == most]
     if not segment and dice[0] != dice[1] and most == 1:
         big = max(dice)
         if any(first == big for _, _, first in chosen):
             chosen = [e for e in chosen if e[2] == big]
-    found, boards = set(), set()
+    ends, boards = [], set()
     for b, used, _ in chosen:
         sig = b.sig()
         if sig in boards:             # the same board by another order of the dice
             continue
         boards.add(sig)
-        if segment:
+        rest = () if segment or not cascade or b.over else tuple(orders[0][used:])
+        ends.append((b, rest))
+    return ends
+
+
+def reference_positions(pos: Position, dice, rules=None, fallback=True):
+    """:func:`reference_successors` as a set of positions, canonical as the keys are
+    (points as tuples of ints, each side's pins ascending): two of them are equal
+    exactly when their keys are, and comparing them costs no JSON."""
+    rules = rules or get_rules(pos.variant)
+    found = set()
+    for b, rest in _ends(pos, dice, rules, fallback):
+        if dice is None:
             p = _to_position(b, pos, rules, pos.turns, ())
         else:
-            rest = orders[0][used:] if cascade and not b.over else []
             p = _to_position(b, pos, rules, pos.turns, ()).flip()
             p = Position(p.variant, p.me, p.them, p.bar, p.off, p.pinned,
-                         (pos.turns[1], pos.turns[0] + 1), tuple(rest))
+                         (pos.turns[1], pos.turns[0] + 1), rest)
         found.add(p)
     return found
 
 
+def _row(b, pos, rules, dice, rest):
+    """The state row (:mod:`engine.rules._layout`) of the successor ``b`` leaves, as
+    bytes: flipped to the next side after a roll, as it stands after a segment."""
+    opp = _point_map(rules)
+    row = [0] * L.STATE_LEN
+    mine = b.mine[1:25]
+    theirs = [b.theirs[opp[q]] for q in range(1, 25)]          # their own numbering
+    my_pins = b.my_pins
+    their_pins = [opp[p] for p in b.their_pins]
+    if dice is None:
+        me, them, me_pins, them_pins = mine, theirs, my_pins, their_pins
+        row[L.ME + L.BAR], row[L.THEM + L.BAR] = b.my_bar, b.their_bar
+        row[L.ME + L.OFF], row[L.THEM + L.OFF] = b.my_off, b.their_off
+        row[L.TURNS_ME], row[L.TURNS_THEM] = pos.turns
+    else:
+        me, them, me_pins, them_pins = theirs, mine, their_pins, my_pins
+        row[L.ME + L.BAR], row[L.THEM + L.BAR] = b.their_bar, b.my_bar
+        row[L.ME + L.OFF], row[L.THEM + L.OFF] = b.their_off, b.my_off
+        row[L.TURNS_ME], row[L.TURNS_THEM] = pos.turns[1], pos.turns[0] + 1
+    row[L.ME + 1:L.ME + 25] = me
+    row[L.THEM + 1:L.THEM + 25] = them
+    for p in me_pins:
+        row[L.PIN_ME + p] = 1
+    for q in them_pins:
+        row[L.PIN_THEM + q] = 1
+    row[L.NPEND] = len(rest)
+    row[L.PEND:L.PEND + len(rest)] = rest
+    return array("h", row).tobytes()
+
+
 def reference_rows(pos: Position, dice, rules=None, fallback=True):
     """:func:`reference_positions` as the set of their state rows' bytes
-    (:meth:`Position.to_array`): compared with the kernel's rows as they come, without
-    making a position of each."""
-    return {p.to_array().tobytes() for p in reference_positions(pos, dice, rules, fallback)}
+    (:meth:`Position.to_array`, written here straight from the reference's boards):
+    compared with the kernel's rows as they come, without making a position of
+    each."""
+    rules = rules or get_rules(pos.variant)
+    return {_row(b, pos, rules, dice, rest) for b, rest in _ends(pos, dice, rules, fallback)}
 
 
 def check_rows(rows, pos: Position, dice, rules=None) -> None:
