@@ -194,6 +194,16 @@ def test_unique_hit_need_not_be_shown():
     assert parse_move("24/13", pos, (6, 5)) == moves["24/18*/13"]
 
 
+def test_a_point_named_on_the_way_is_where_the_checker_stops():
+    """``24/19/13`` says the checker stops on 19; with 19 blocked it names no play, though
+    ``24/13`` (which names no point on the way) is read as the play that hits on 18."""
+    pos = Position.from_literal("x 24:1 6:14; o 7:1 6:2 2:12")
+    for text in ("24/19/13", "24/19 19/13", "24/19*/13"):
+        with pytest.raises(IllegalMoveError):
+            parse_move(text, pos, (6, 5))
+    assert parse_move("24/18 18/13", pos, (6, 5)) == texts(pos, (6, 5))["24/18*/13"]
+
+
 def test_bad_dice():
     with pytest.raises(DiceError):
         parse_move("8/5 6/5", START, (3, 7))

@@ -357,6 +357,10 @@ BAD = [
     ("setturn p3", "bad_command"), ("set", "bad_command"), ("keys please", "bad_command"),
     ("setoption Threads 2", "bad_command"), ("\x00\x01", "bad_command"),
     ("x" * 5000, "bad_command"),
+    ("set engine.ply +-2", "bad_value"), ("set engine.ply --2", "bad_value"),
+    ("set engine.ply -+2", "bad_value"), ("set engine.seed " + "9" * 5000, "bad_value"),
+    ("dice 3 " + "4" * 5000, "bad_value"), ("setscore " + "1" * 5000 + " 0", "bad_value"),
+    ("go depth " + "2" * 5000, "bad_value"),
 ]
 
 
@@ -372,6 +376,34 @@ def test_every_bad_line_gets_one_error_and_the_session_goes_on():
     assert answer(s, "go", "bestmove") == "8/5 6/5"
     assert s.handle("") == [] and s.handle("   ") == []
     assert s.handle("stop") == []
+
+
+def test_a_refused_position_leaves_none():
+    """A ``position`` the engine refuses does not leave the one before in force: ``go``
+    then says there is no position instead of answering for the old one."""
+    s = session()
+    silent(s, "position gnubgid 4HPwATDgc/ABMA", "dice 3 1")
+    for bad in ("position gnubgid garbage", "position xgid XGID=nonsense", "position fen x"):
+        assert s.handle(bad)[0].startswith("error ")
+        out = s.handle("go")
+        assert len(out) == 1 and out[0].startswith("error bad_state"), (bad, out)
+        silent(s, "position start", "dice 3 1")
+        assert answer(s, "go", "bestmove") == "8/5 6/5"
+
+
+def test_tabs_separate_words_like_spaces():
+    s = session()
+    assert s.handle("get\tengine.ply") == ["value engine.ply 1"]
+    silent(s, "set engine.ply\t2", "position\tstart", "dice\t3\t1")
+    assert s.handle("get engine.ply") == ["value engine.ply 2"]
+    assert answer(s, "go", "bestmove") == "8/5 6/5"
+
+
+def test_money_session_may_say_length_zero():
+    s = session()
+    silent(s, "newsession type money length 0", "newsession type money length 0 jacoby off")
+    out = s.handle("newsession type money length 3")
+    assert len(out) == 1 and out[0].startswith("error bad_value"), out
 
 
 def test_the_process_on_standard_input_and_output():

@@ -96,10 +96,11 @@ class Key:
     def parse(self, text: str) -> Any:
         """The value ``text`` stands for, or ``bad_value``."""
         if self.kind == "int":
-            digits = text.lstrip("+-")
-            if not (digits.isascii() and digits.isdigit()) or not self.lo <= int(text) <= self.hi:
+            digits = text[1:] if text[:1] in ("+", "-") else text
+            if (not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_DIGITS
+                    or not self.lo <= int(text) <= self.hi):
                 raise _bad("bad_value", f"{self.name} must_be {self.lo}..{self.hi}, got "
-                                        f"{quote(text)}")
+                                        f"{quote(clip(text, 40))}")
             return int(text)
         if self.kind == "bool":
             if text not in ("true", "false"):
@@ -149,16 +150,30 @@ _V01_OPTIONS = {"Threads": "engine.threads", "Seed": "engine.seed",
                 "Deterministic": "engine.deterministic", "Variant": "game.variant"}
 
 
+_MAX_DIGITS = 30
+"""Digits an integer on the wire may have: more are refused as ``bad_value`` before
+Python's ``int`` is asked (it refuses over 4,300 with an error of its own)."""
+
+
 def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
     digits = text[1:] if text.startswith("+") else text
-    if not (digits.isascii() and digits.isdigit()):
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_DIGITS:
         span = (f" {lo}..{hi}" if hi is not None else f" {lo} or more")
-        raise _bad("bad_value", f"{what} {quote(text)}: expected an integer{span}")
+        raise _bad("bad_value", f"{what} {quote(clip(text, 40))}: expected an integer{span}")
     n = int(digits)
     if n < lo or (hi is not None and n > hi):
         raise _bad("bad_value", f"{what} {n}: expected {lo}..{hi}" if hi is not None
                    else f"{what} {n}: expected {lo} or more")
     return n
+
+
+def _first_word(text: str) -> tuple[str, str]:
+    """``text`` split at its first run of blanks (spaces or tabs): the word and the rest,
+    both stripped."""
+    parts = text.strip().split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
 
 
 def _on_off(text: str, what: str) -> bool:
@@ -245,8 +260,7 @@ class Session:
         text = line.strip()
         if not text:
             return []
-        word, _, rest = text.partition(" ")
-        rest = rest.strip()
+        word, rest = _first_word(text)
         handler = self._COMMANDS.get(word)
         try:
             if handler is None:
@@ -295,15 +309,14 @@ class Session:
         return self._key_lines()
 
     def cmd_get(self, rest: str) -> list[str]:
-        if not rest or " " in rest:
+        if len(rest.split()) != 1:
             raise _bad("bad_command", "expected: get <key>")
         if rest not in self.keys:
             raise _bad("unsupported", f"key {quote(rest)}")
         return [f"value {rest} {wire(self.values[rest])}"]
 
     def cmd_set(self, rest: str) -> list[str]:
-        name, _, value = rest.partition(" ")
-        value = value.strip()
+        name, value = _first_word(rest)
         if not name or not value:
             raise _bad("bad_command", "expected: set <key> <value>")
         return self._set(name, value)
@@ -358,8 +371,8 @@ class Session:
                 raise _bad("bad_value", "newsession type match needs length <N>")
             length = _int(opts["length"], "newsession length", 1, MAX_MATCH)
         else:
-            if "length" in opts:
-                raise _bad("bad_value", "newsession type money takes no length")
+            if "length" in opts and _int(opts["length"], "newsession length", 0) != 0:
+                raise _bad("bad_value", "newsession type money takes no length but 0")
             length = 0
         jacoby = _on_off(opts.get("jacoby", "on"), "newsession jacoby")
         crawford = _on_off(opts.get("crawford", "on"), "newsession crawford")
@@ -435,8 +448,17 @@ class Session:
 
     # ------------------------------------------------------------- position
     def cmd_position(self, rest: str) -> list[str]:
-        kind, _, arg = rest.partition(" ")
-        arg = arg.strip()
+        """``position ...``: the position, and the dice only when the ID carries them. A
+        refused position leaves none: a ``go`` then answers ``bad_state`` rather than
+        for the position before."""
+        try:
+            return self._position(rest)
+        except Exception:
+            self.position, self.dice, self.doubled = None, None, False
+            raise
+
+    def _position(self, rest: str) -> list[str]:
+        kind, arg = _first_word(rest)
         usage = "expected: position gnubgid <ID> | xgid <XGID> | json <Position JSON> | start"
         if kind == "start":
             if arg:
@@ -459,7 +481,7 @@ class Session:
         if self.variant not in ID_GAMES:
             raise _bad("unsupported", f"position {kind} for {self.variant}: its positions "
                                       f"are written as position json")
-        if " " in arg:
+        if len(arg.split()) != 1:
             raise _bad("bad_command", f"position {kind} takes one word, got {quote(arg)}")
         if kind == "gnubgid":
             pos, info = position_from_gnubg(arg, self.variant)

@@ -11,9 +11,10 @@ Checkers not on the board or the bar are borne off. Checked against all 940 reco
 A **Match ID** is 12 characters of base64 over a 9-byte key holding the cube, whose turn
 it is, the dice, the match length and the score (bit layout in :func:`match_id`). It
 names the two players 0 and 1 and says which of them is on roll; :class:`MatchInfo`
-keeps gnubg's raw player numbers (so an ID round-trips exactly) and offers the cube
-owner and the score relative to the player on roll, the way the rest of the engine sees
-a position.
+keeps gnubg's raw player numbers (so an ID round-trips exactly, but for dice written
+lower first: they are read, and written again higher first, as gnubg writes them) and
+offers the cube owner and the score relative to the player on roll, the way the rest of
+the engine sees a position.
 
 Only the two backgammon-geometry games can be written this way (``backgammon`` and
 ``portes``): the format has a bar and assumes opposite directions of play.

@@ -634,11 +634,13 @@ def parse_move(text: str, before: Position, dice,
     # what the text says: the mover's net change per point, and the hit marks
     delta = [0] * 26
     marked, landings = set(), set()
+    segments = []                 # each a/b the text names (a checker's steps between)
     reachable = _subset_sums(max(dice_orders(before, dice, rules), key=len))
     for part in parts:
         delta[part.source] -= part.count
         delta[part.destination] += part.count
         for a, b in zip(part.path, part.path[1:]):
+            segments.append((a, b))
             if b != OFF and a - b not in reachable:
                 raise IllegalMoveError(f"move {where}: {_point_name(a)}/{_point_name(b)} "
                                        f"is {a - b} pips, which no dice of the roll add up to")
@@ -676,7 +678,10 @@ def parse_move(text: str, before: Position, dice,
         if game.meet == HIT:
             required = marked | blots
             if required <= hits:
-                (matches if hits <= landings else relaxed).append(s)
+                if hits <= landings:
+                    matches.append(s)
+                elif all(_on_the_way(h, segments, reachable) for h in hits - landings):
+                    relaxed.append(s)      # e.g. 24/13 for 24/18*/13
         else:
             matches.append(s)
     found = matches or relaxed
@@ -696,6 +701,14 @@ def parse_move(text: str, before: Position, dice,
         raise AmbiguousMoveError(f"move {where}: fits {len(found)} legal plays ({texts}); "
                                  f"mark hits with '*' or show the points on the way")
     return found[0]
+
+
+def _on_the_way(point: int, segments, reachable: set) -> bool:
+    """Whether a checker can stop on ``point`` inside one of the text's ``segments``
+    (``a/b`` with ``point`` strictly between, a sum of the dice away from ``a``): a hit
+    there is one the text passes over without naming it, as ``24/13`` passes 18 or 19.
+    A segment of one die (``24/19`` of ``24/19/13``) has no point inside it."""
+    return any(b < point < a and a - point in reachable for a, b in segments)
 
 
 def _successors_like(arrays, before: Position, dice, mine: tuple,
