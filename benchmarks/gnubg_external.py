@@ -150,7 +150,7 @@ def _check(record: dict) -> list[str]:
         got = {"position": position_id(view.position), "cube": view.cube,
                "owner": view.owner, "length": view.match_length,
                "score": tuple(view.score) if view.match_length else (),
-               "crawford": view.crawford, "doubled": view.decision == "take",
+               "crawford": view.crawford, "doubled": view.decision in ("take", "beaver"),
                "dice": tuple(sorted(view.dice)) if view.dice else None}
         for k in want:
             if want[k] != got[k]:
@@ -161,8 +161,8 @@ def _check(record: dict) -> list[str]:
                        successors(view.position, view.dice))
         except ValueError as exc:
             problems.append(f"illegal move {record['reply']!r}: {exc}")
-    elif record["reply"] not in {"cube": ("roll", "double"),
-                                 "take": ("take", "drop", "beaver")}[view.decision]:
+    elif record["reply"] not in {"cube": ("roll", "double"), "take": ("take", "drop", "beaver"),
+                                 "beaver": ("take", "drop")}[view.decision]:
         problems.append(f"reply {record['reply']!r} to a {view.decision} decision")
     return problems
 

@@ -81,6 +81,24 @@ def test_beavers_follow_the_settings_and_the_session_option():
     assert answer(board(AHEAD, doubled=True), FAST) == "drop"
 
 
+def test_a_beavered_double_is_answered_by_the_doubler():
+    """After a beaver GNU Backgammon asks the doubler, still on roll, to take the cube
+    at twice its value or drop: this board is what gnubg 1.07.001 sent the engine (O,
+    99 pips to 57) after beavering its double. Answering ``beaver`` there, as the side
+    not on roll would, is read by gnubg as a raccoon."""
+    sent = ("board:gnubg:nardy:0:0:0:0:0:0:0:3:3:3:0:2:2:2:0:0:0:0:0:0:0:0:-3:-3:-3:-2:-2:"
+            "-2:0:1:0:0:0:0:2:0:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+    view = parse_fibs_board(sent).view("gnubg")
+    assert (view.decision, view.cube, view.owner) == ("beaver", 2, "them")
+    assert view.names == ("nardy", "gnubg")
+    assert answer(sent, FAST) == "drop"
+    assert gnubg_board(view.position, on_roll_is_o=True, names=("nardy", "gnubg"), cube=2,
+                       owner="them", doubled=True).text() == sent
+    ahead = board(AHEAD, cube=2, owner="them", doubled=True)
+    assert parse_fibs_board(ahead).view("gnubg").decision == "beaver"
+    assert answer(ahead, FAST) == "take"
+
+
 def test_jacoby_and_crawford_options_reach_the_cube_state():
     view = parse_fibs_board(board()).view("gnubg")
     assert cube_state(view, FAST).jacoby
@@ -91,10 +109,20 @@ def test_jacoby_and_crawford_options_reach_the_cube_state():
 
 
 def test_resignations_are_accepted_when_they_give_enough():
-    b = board(GAMMON)
+    """The side on roll resigns and the engine answers for its opponent, as GNU
+    Backgammon's external player does."""
+    b = board(GAMMON.flip())                  # the side on roll loses a gammon
     assert answer(b + " jacobyrule off resignation 1", FAST) == "reject"
+    assert answer(b + " jacobyrule off resignation 2", FAST) == "accept"
     assert answer(b + " jacobyrule off resignation 3", FAST) == "accept"
     assert answer(b + " resignation 1", FAST) == "accept"     # Jacoby: no gammons yet
+    # the side on roll wins a gammon: any resignation of its is welcome
+    assert answer(board(GAMMON) + " jacobyrule off resignation 1", FAST) == "accept"
+    # gnubg 1.07.001's own external player answered accept to this board: O on roll,
+    # certain to win a backgammon, resigns a single game
+    o_wins = ("board:p:q:0:0:0:0:3:-8:-7:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:1:0:"
+              "0:0:0:1:1:1:0:1:-1:0:25:12:0:0:0:0:0:0:1")
+    assert answer(o_wins + " resignation 1 jacobyrule off", FAST) == "accept"
 
 
 def test_evaluation_gives_six_numbers():

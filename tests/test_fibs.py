@@ -39,7 +39,7 @@ def _read(view) -> dict:
     return {"position": position_id(view.position), "cube": view.cube, "owner": view.owner,
             "length": view.match_length,
             "score": tuple(view.score) if view.match_length else None,
-            "crawford": view.crawford, "doubled": view.decision == "take",
+            "crawford": view.crawford, "doubled": view.decision in ("take", "beaver"),
             "dice": tuple(sorted(view.dice)) if view.dice else None}
 
 

@@ -179,6 +179,8 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
     if view.decision == "take":
         return {"take": "take", "pass": "drop", "beaver": "beaver"}[
             _decide.answer(search, view.position, state, settings.cube_ply).answer]
+    if view.decision == "beaver":
+        return _beavered(view, state, settings)
     if resignation:
         return _resignation(view, state, settings, resignation)
     if view.decision == "move":
@@ -191,20 +193,39 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
     return "double" if _decide.doubles(decision) else "roll"
 
 
+def _beavered(view: FibsView, state: CubeState, settings: Settings) -> str:
+    """``take`` or ``drop`` for the side on roll, whose double was beavered: taken, the
+    game goes on at twice the cube, the opponent's, with the side on roll to roll;
+    dropped, it loses the cube's value (never a raccoon: GNU Backgammon reads a
+    ``beaver`` reply here as one)."""
+    search = _decide.search_for(view.position.variant, settings.threads)
+    after = replace(state, value=2 * state.value, owner="them")
+    decision = _decide.cube_advice(search, view.position, after, settings.cube_ply)
+    if state.money:                 # normalised to the doubled cube: dropping is -1/2
+        return "take" if decision.no_double >= -0.5 else "drop"
+    me, them = state.away
+    assert decision.mwc is not None
+    drop = default_table().after(me, them, -state.value)
+    return "take" if decision.mwc["no_double"] >= drop else "drop"
+
+
 def _resignation(view: FibsView, state: CubeState, settings: Settings, points: int) -> str:
-    """``accept`` when the opponent's resignation of ``points`` (1 single, 2 gammon, 3
-    backgammon) gives the side on roll at least its cubeful equity, else ``reject``."""
+    """``accept`` when the side on roll's resignation of ``points`` (1 single, 2 gammon,
+    3 backgammon) gives its opponent, who answers, at least the opponent's cubeful
+    equity (match winning chance), else ``reject``. The side on roll resigns, as in GNU
+    Backgammon's own external player (``ExtFIBSBoard`` in its ``external.c`` values the
+    resignation for the player on roll)."""
     search = _decide.search_for(view.position.variant, settings.threads)
     if state.money and state.jacoby and state.owner == "centre":
         points = 1                          # gammons do not count before a double
     decision = _decide.cube_advice(search, view.position, state, settings.cube_ply)
-    eq, key = _cubeful(decision)
+    eq, key = _cubeful(decision)            # the side on roll's, the resigner's
     if state.money:
-        return "accept" if points >= eq - 1e-9 else "reject"
-    a, b = state.away
-    gain = default_table().after(a, b, points * state.value)
+        return "accept" if points >= -eq - 1e-9 else "reject"
+    me, them = state.away
+    gain = default_table().after(them, me, points * state.value)
     assert decision.mwc is not None
-    return "accept" if gain >= decision.mwc[key] - 1e-9 else "reject"
+    return "accept" if gain >= 1.0 - decision.mwc[key] - 1e-9 else "reject"
 
 
 def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:

@@ -182,13 +182,21 @@ class FibsBoard:
         if doubled and dice[0]:
             raise FibsBoardError(f"{what}: a double offered after the roll (dice "
                                  f"{dice[0]}-{dice[1]})")
+        flags = {self.colour: self.may_double, -self.colour: self.opponent_may_double}
+        # a beaver: the side on roll doubled, its opponent took and turned the cube
+        # again at once, and owns it; the side on roll answers (GNU Backgammon's play.c
+        # then asks the doubler: fMove = fTurn, the cube owned by the other side, which
+        # alone may double: a turned cube is redoubled only by its owner, so only a
+        # beaver leaves the doubler on roll without the cube)
+        beavered = bool(doubled and self.cube > 1 and not flags[mover] and flags[-mover])
         # the cube, relative to the side on roll
         if self.cube == 1:
             owner = "centre"
+        elif beavered:
+            owner = "them"
         elif doubled:
             owner = "me"                        # a turned cube is redoubled by its owner
         else:
-            flags = {self.colour: self.may_double, -self.colour: self.opponent_may_double}
             if flags[mover] == flags[-mover]:
                 raise FibsBoardError(f"{what}: cube {self.cube} with both may-double flags "
                                      f"{int(flags[mover])}; a turned cube has one owner")
@@ -197,7 +205,7 @@ class FibsBoard:
         if scores == "fibs":
             slot_one = self.colour
         else:
-            slot_one = self.colour if doubled else -self.colour
+            slot_one = self.colour if doubled and not beavered else -self.colour
         points = {slot_one: self.score, -slot_one: self.opponent_score}
         score = (points[mover], points[-mover])
         length = self.length
@@ -210,7 +218,8 @@ class FibsBoard:
         if scores == "gnubg":
             names = {slot_one: self.player, -slot_one: self.opponent}
         return FibsView(self, self.position(mover, variant), mover,
-                        "take" if doubled else ("move" if dice[0] else "cube"),
+                        "beaver" if beavered else "take" if doubled
+                        else ("move" if dice[0] else "cube"),
                         (dice[0], dice[1]) if dice[0] else None, self.cube, owner,
                         length, score, crawford, post, (names[mover], names[-mover]))
 
@@ -227,8 +236,10 @@ class FibsView:
     """The colour on roll (-1 X, 1 O)."""
     decision: str
     """What is asked: ``"move"`` (the side on roll has rolled ``dice``), ``"cube"`` (the
-    side on roll, before its roll: double or roll) or ``"take"`` (its opponent, offered
-    a double: take, drop or beaver)."""
+    side on roll, before its roll: double or roll), ``"take"`` (its opponent, offered
+    a double: take, drop or beaver) or ``"beaver"`` (the side on roll doubled and was
+    beavered: it takes the cube at twice ``cube``, owned by the opponent, or drops,
+    losing ``cube`` points)."""
     dice: tuple | None
     """The dice of the side on roll, higher first as written, or None before the roll."""
     cube: int
@@ -371,7 +382,9 @@ def gnubg_board(position: Position, *, on_roll_is_o: bool, names=("O", "X"),
         if o_view.them[25 - p - 1]:
             board[p] = -o_view.them[25 - p - 1]
     pts = {roll: score[0], -roll: score[1]}
-    slot_one = 1 if doubled else -1
+    # a double on offer: GNU Backgammon's player to answer, not the one on roll, in
+    # field 4; a beaver (doubled, the opponent's cube) is answered by the one on roll
+    slot_one = 1 if doubled and owner != "them" else -1
     raw_owner = {"centre": None, "me": roll, "them": -roll}[owner]
     d = tuple(dice) if dice else (0, 0)
     name = {1: names[0], -1: names[1]}
