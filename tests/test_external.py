@@ -135,6 +135,14 @@ def test_evaluation_gives_six_numbers():
                                       FAST).split()]
     assert 0.4 < match[5] < 0.6                       # a match winning chance
     assert cubeless[:5] == nums[:5]
+    # cubeful in match play: a match winning chance too, as GNU Backgammon answers
+    ahead = board(AHEAD, match_length=7, score=(2, 3))
+    mwc = [float(x) for x in answer(f"evaluation fibsboard {ahead} plies 0 cubeful",
+                                    FAST).split()]
+    money = [float(x) for x in answer(f"evaluation fibsboard {board(AHEAD)} plies 0 cubeful",
+                                      FAST).split()]
+    # far ahead in the race at 5-away, 4-away: doubled out, 4-away all, an even match
+    assert mwc[5] == 0.5 and money[5] == 1.0
 
 
 @pytest.mark.parametrize("line, words", [
@@ -158,7 +166,8 @@ def test_bad_requests_are_answered_error(line, words):
 
 
 def test_version_help_exit():
-    assert answer("version", FAST).startswith("Interface: 2")
+    assert answer("version", FAST).split("\n") == [
+        "Interface: 2", "RFBF: 0", "Engine: nardy", "Software: nardy 0.1.0"]
     assert "evaluation fibsboard" in answer("help", FAST)
     assert answer("exit", FAST) is None and answer("QUIT\n", FAST) is None
 

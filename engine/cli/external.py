@@ -229,16 +229,20 @@ def _resignation(view: FibsView, state: CubeState, settings: Settings, points: i
 
 
 def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:
-    """``evaluation``'s reply: the side on roll's five cubeless probabilities and an
-    equity (cubeful, or cubeless; in match play without ``cubeful`` its match winning
-    chance), as ``%f`` numbers."""
+    """``evaluation``'s reply: the side on roll's five cubeless probabilities and its
+    money equity (cubeful with ``cubeful``, else cubeless) or, in match play, its match
+    winning chance (cubeful with ``cubeful``), as ``%f`` numbers: what GNU Backgammon's
+    own server answers."""
     ply = settings.cube_ply if opts.plies is None else check_ply(opts.plies)
     search = _decide.search_for(view.position.variant, settings.threads)
     state = cube_state(view, settings)
     decision = _decide.cube_advice(search, view.position, state, ply)
     p = decision.probabilities
-    if opts.cubeful:
+    if opts.cubeful and state.money:
         r = _cubeful(decision)[0]
+    elif opts.cubeful:
+        assert decision.mwc is not None
+        r = decision.mwc[_cubeful(decision)[1]]
     elif state.money:
         r = decision.cubeless_equity
     else:
@@ -264,7 +268,8 @@ def answer(line: str, settings: Settings) -> str | None:
         if head in ("exit", "quit") and len(words) == 1:
             return None
         if head == "version" and len(words) == 1:
-            return (f"Interface: {INTERFACE} RFBF: 0 Engine: nardy Software: nardy "
+            # four lines, as GNU Backgammon's own server writes them
+            return (f"Interface: {INTERFACE}\nRFBF: 0\nEngine: nardy\nSoftware: nardy "
                     f"{VERSION}")
         if head == "help" and len(words) == 1:
             return HELP
