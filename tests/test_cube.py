@@ -267,6 +267,7 @@ def test_protocol_met():
     assert "Kazaross" in r["name"]
     assert _ask({"cmd": "met", "length": 99})["error"]["code"] == "invalid_match"
     assert _ask({"cmd": "met"})["error"]["code"] == "missing_field"
+    assert _ask({"cmd": "met", "length": None})["error"]["code"] == "invalid_match"
     g = _ask({"cmd": "met", "length": 3, "gammon_rate": 0.2})
     assert g["pre_crawford"][2][2] == 0.5
 

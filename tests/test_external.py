@@ -163,6 +163,14 @@ def test_bad_requests_are_answered_error(line, words):
     reply = answer(line, FAST)
     assert reply.startswith("Error: ") and words in reply, reply
     assert "\n" not in reply
+    assert len(reply.encode()) <= 254          # GNU Backgammon reads 256 bytes a line
+
+
+def test_a_long_error_is_cut_to_one_line_gnubg_can_read():
+    long_names = board(names=("n" * 200, "g" * 200)).replace(":0:25:", ":0:0:")
+    for line in (long_names, "fly " + "é" * 400, "x" * 600):
+        reply = answer(line, FAST)
+        assert reply.startswith("Error: ") and len(reply.encode()) <= 254, reply
 
 
 def test_version_help_exit():

@@ -209,6 +209,12 @@ def test_the_protocol_rollout_command():
     for x in cfc["candidates"]:        # each candidate as the rollout without dice
         assert {"cubeful_equity", "mwc"} <= set(x) and {"cubeful_equity", "mwc"} <= set(x["se"])
         assert 0.0 <= x["mwc"] <= 1.0
+    one = _ask({"id": 3, "cmd": "rollout", "position": "start", "trials": 1, "truncate": 2})
+    assert one["trials"] == 1 and one["se"]["equity"] is None, one   # one trial: no se
+    one = _ask({"cmd": "rollout", "position": "start", "trials": 1, "truncate": 2,
+                "dice": [3, 1], "candidates": 2})
+    assert all(x["se"]["equity"] is None for x in one["candidates"]), one
+    assert one["candidates"][1]["se_behind"] is None, one
     bad = _ask({"id": 2, "cmd": "rollout", "position": "start", "trials": 0})
     assert bad["error"]["code"] == "invalid" and "trials" in bad["error"]["message"]
     bad = _ask({"cmd": "rollout", "position": "start", "ply": 3})

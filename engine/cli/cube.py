@@ -142,6 +142,8 @@ def cmd_met(req: dict) -> dict:
     """Protocol ``met``: the Kazaross-XG2 table cut to ``length`` (or, with
     ``gammon_rate``, the table computed from that rate)."""
     length = field(req, "length")
+    if length is None:                 # to_json(None) would be the whole table
+        raise MatchError("length = null: expected a positive integer")
     g = req.get("gammon_rate")
     if g is None:
         table = default_table()

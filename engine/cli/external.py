@@ -287,10 +287,25 @@ def answer(line: str, settings: Settings) -> str | None:
             return decide(board.view(s.scores), s, opts.resignation)
         raise RequestError(f"unknown request {quote(clip(words[0], 40))}; {HELP}")
     except NardyError as exc:
-        return "Error: " + " ".join(str(exc).split())
+        return _error(str(exc))
     except Exception as exc:  # a bug: report it, keep serving
         traceback.print_exc(file=sys.stderr)
-        return f"Error: internal error: {describe(exc)}"
+        return _error(f"internal error: {describe(exc)}")
+
+
+MAX_ERROR = 254
+"""Bytes of an ``Error:`` line before its newline: GNU Backgammon reads an answer into a
+256-byte buffer (``ExternalRead`` in its ``external.c``), so a longer line would be cut
+and its tail taken for the answer to the next request."""
+
+
+def _error(text: str) -> str:
+    """``Error: <text>`` on one line of at most :data:`MAX_ERROR` bytes."""
+    line = "Error: " + " ".join(text.split())
+    raw = line.encode("utf-8")
+    if len(raw) <= MAX_ERROR:
+        return line
+    return raw[:MAX_ERROR - 3].decode("utf-8", "ignore") + "..."
 
 
 # --------------------------------------------------------------------- the server

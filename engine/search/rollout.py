@@ -168,14 +168,20 @@ class RolloutResult:
     def to_json(self) -> dict:
         out = {"probabilities": dict(zip(OUTPUTS, (round(p, 6) for p in self.probabilities))),
                "equity": round(self.equity, 6),
-               "se": {k: round(v, 6) for k, v in self.se.items()},
-               "se_plain": {k: round(v, 6) for k, v in self.se_plain.items()},
+               "se": {k: _se_json(v) for k, v in self.se.items()},
+               "se_plain": {k: _se_json(v) for k, v in self.se_plain.items()},
                "trials": self.trials}
         if self.cubeful_equity is not None:
             out["cubeful_equity"] = round(self.cubeful_equity, 6)
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
+
+
+def _se_json(v: float) -> float | None:
+    """A standard error for JSON: rounded, or None (``null``) where it is undefined
+    (one trial)."""
+    return None if math.isnan(v) else round(v, 6)
 
 
 @dataclass(frozen=True)
@@ -201,13 +207,13 @@ class RolloutCandidate:
     def to_json(self) -> dict:
         return {"position": self.position.to_json(), "move": self.move,
                 "equity": round(self.result.equity, 6),
-                "se": {k: round(v, 6) for k, v in self.result.se.items()},
+                "se": {k: _se_json(v) for k, v in self.result.se.items()},
                 "probabilities": dict(zip(OUTPUTS, (round(p, 6)
                                                     for p in self.result.probabilities))),
                 **({"cubeful_equity": round(self.result.cubeful_equity, 6)}
                    if self.result.cubeful_equity is not None else {}),
                 **({"mwc": round(self.result.mwc, 6)} if self.result.mwc is not None else {}),
-                "behind": round(self.behind, 6), "se_behind": round(self.se_behind, 6),
+                "behind": round(self.behind, 6), "se_behind": _se_json(self.se_behind),
                 "significant": self.significant, "trials": self.result.trials}
 
 
