@@ -61,6 +61,13 @@ class VariantError(NardyError):
     code = "invalid_variant"
 
 
+class TooManyPlaysError(NardyError):
+    """A turn whose plays are too many to list (a gul bara cascade of tens of millions
+    of boards): listing them would exhaust the machine's memory."""
+
+    code = "too_many_plays"
+
+
 QUOTE_LIMIT = 200
 """Characters of a bad input an error message quotes; a longer one is cut (:func:`quote`)."""
 

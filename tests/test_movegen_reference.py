@@ -171,6 +171,34 @@ def test_cascade_on_threads_matches_one_thread(monkeypatch, perft):
     assert met >= 100, met
 
 
+def test_a_cascade_too_large_to_list_is_refused_not_walked_to_the_end(monkeypatch):
+    """A cascade whose walk would outgrow the machine's memory is refused with
+    ``too_many_plays`` (the protocol's code): here with the limits lowered to fit a
+    cascade of the benchmark data (tens of thousands of plays); one of tens of millions
+    of boards ran a 24 GB machine out of memory before."""
+    import json
+    from pathlib import Path
+
+    from engine.cli.protocol import handle_line
+    from engine.errors import TooManyPlaysError
+    from engine.movegen import generate as movegen
+    monkeypatch.setenv("NARDY_THREADS", "2")
+    data = Path(__file__).resolve().parent.parent / "benchmarks/data/gul_bara_cascades.jsonl"
+    r = next(r for r in map(json.loads, data.read_text().splitlines())
+             if 20_000 <= r["count"] <= 70_000)
+    pos, dice = Position.from_json(r["position"]), tuple(r["dice"])
+    monkeypatch.setattr(movegen, "MAX_PLAYS", r["count"] - 1)
+    with pytest.raises(TooManyPlaysError, match=f"{r['count']:,} plays"):
+        movegen.successor_arrays(pos, dice)
+    monkeypatch.setattr(movegen, "MAX_PLAYS", r["count"])
+    assert len(movegen.successor_arrays(pos, dice)) == r["count"]
+    monkeypatch.setattr(movegen, "MAX_LAYER_BOARDS", 1000)
+    reply = handle_line(json.dumps({"id": 1, "cmd": "moves", "position": r["position"],
+                                    "dice": r["dice"]}))
+    assert reply["error"]["code"] == "too_many_plays", reply
+    assert "boards" in reply["error"]["message"]
+
+
 def test_cascade_layers_do_not_depend_on_the_chunks():
     """The cascade walk expands its parents in chunks and merges the chunks' sorted
     runs: with chunks of 1, 5 and 64 boards (a layer merged from up to thousands of

@@ -17,6 +17,7 @@ from typing import Iterable
 import numpy as np
 
 from engine._jit import announce_compile
+from engine.errors import TooManyPlaysError
 from engine.movegen import _core as core
 from engine.movegen._core import PLAY_BEAM, generate, generate_turn, new_scratch
 from engine.movegen.keys import key_order
@@ -65,6 +66,14 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
 
 SPLIT_LAYER = 20_000
 """Layers of at least this many boards are expanded on several threads."""
+
+MAX_LAYER_BOARDS = 40_000_000
+"""The most boards a layer of the threaded cascade walk may hold (some 50 bytes each in
+its work arrays): a turn that needs more is refused (:class:`TooManyPlaysError`) rather
+than left to exhaust memory. The largest cascade of the tests' data, 2,287,556 plays,
+peaks at 3,046,166 boards in a layer."""
+MAX_PLAYS = 8_000_000
+"""The most plays the threaded cascade walk lists (272 bytes a state row: 2.2 GB)."""
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -169,6 +178,11 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
         made = [(w, n) for w, n in made if n]
         if not made:
             break
+        boards = sum(n for _, n in made)
+        if boards > MAX_LAYER_BOARDS:
+            raise TooManyPlaysError(
+                f"step {k + 1} of {total} of the cascade reaches {boards:,} boards, more "
+                f"than the {MAX_LAYER_BOARDS:,} the move generator's walk may hold")
         side = 1 - side
         parts = _redistribute(made, merged[side], threads)
         layer = k + 1
@@ -179,6 +193,9 @@ def _cascade_on_threads(state, d1, table, seq, total, cascade, head_limit, out, 
     nkeep, used = core.cascade_choice(sum(counts), nover, layer, total)
     if nkeep < 0:
         return -1, out
+    if nkeep + nover > MAX_PLAYS:
+        raise TooManyPlaysError(f"{nkeep + nover:,} plays, more than the {MAX_PLAYS:,} "
+                                f"the move generator lists")
     segment = d1 == 0
     out = core.cascade_out(nkeep + nover)
     if nkeep:
