@@ -34,7 +34,8 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     """The successors as a ``(count, STATE_LEN)`` int16 array (unsorted). ``play``: the
     set players choose from in self-play and duels, which samples the plays of a gul
     bara cascade (:func:`engine.movegen._core.generate_turn` with its beam); else every
-    legal play."""
+    legal play. Raises :class:`TooManyPlaysError` for a cascade too large to list
+    (:data:`MAX_LAYER_BOARDS`, :data:`MAX_PLAYS`)."""
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)
