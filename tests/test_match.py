@@ -10,6 +10,7 @@ from engine.play.match import (
     TAVLI_GAMES,
     DecisionCubePolicy,
     NoCube,
+    crawford_game,
     play_cube_game,
     play_match,
     play_money_game,
@@ -104,6 +105,18 @@ def test_backgammon_match_with_crawford():
     for kind, s in a.seen + b.seen:
         if kind == "double":
             assert not s.crawford and s.away[0] > s.value
+
+
+def test_a_match_to_one_point_has_no_crawford_game():
+    """Nobody reaches 0 away: a 1-point match's only game is not the Crawford game (it
+    was flagged so, and with the cube the match stopped on an impossible Crawford
+    state at 0-0)."""
+    assert not crawford_game((0, 0), 1, False)
+    assert crawford_game((0, 1), 2, False) and not crawford_game((1, 1), 2, False)
+    rng = np.random.default_rng(1)
+    m = play_match(1, randoms(1), rng, cube_policies=[Scripted(double=True),
+                                                      Scripted(double=True)])
+    assert len(m.games) == 1 and not m.games[0].crawford and max(m.score) >= 1
 
 
 def test_decision_policy_plays_a_match():

@@ -211,9 +211,11 @@ class FibsBoard:
         length = self.length
         crawford = post = False
         if length:
-            if length - 1 in score:
+            if length - 1 in score and score[0] != score[1]:
                 crawford = not (self.did_crawford or self.redoubles)
                 post = not crawford
+            elif length - 1 in score:
+                post = length > 1           # both 1-away: never the Crawford game
         names = {self.colour: self.player, -self.colour: self.opponent}
         if scores == "gnubg":
             names = {slot_one: self.player, -slot_one: self.opponent}

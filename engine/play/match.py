@@ -191,8 +191,10 @@ def _check_length(length) -> None:
 def crawford_game(score, length: int, crawford_done: bool) -> bool:
     """Whether the next game of a match to ``length`` at ``score`` is its Crawford
     game: the first game after a player reaches ``length - 1`` (``crawford_done``: it
-    was played already)."""
-    return not crawford_done and length - 1 in score and max(score) < length
+    was played already). Never with both players 1-away: a match to 1 has none
+    (nobody reaches 0), and a longer one gets there only after it."""
+    return (not crawford_done and length - 1 in score and score[0] != score[1]
+            and max(score) < length)
 
 
 def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
