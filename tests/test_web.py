@@ -137,7 +137,8 @@ def test_a_session_survives_bad_answers(client):
                        ({"move": [[3, 1, 2]]}, "illegal_move"),
                        ({"move": []}, "invalid_session"),
                        ({"move": "13/7"}, "invalid_session"),
-                       ({"take": True, "move": []}, "invalid_session")]:
+                       ({"take": True, "move": []}, "invalid_session"),
+                       ({"move": [], "note": "x"}, "invalid_session")]:
         r = client.post(f"/api/sessions/{sid}/act", json=body)
         assert r.status_code == 400 and r.json()["error"]["code"] == code, (body, r.text)
     r = client.post(f"/api/sessions/{sid}/walk", json={"steps": [[25, 1, 6]]})
@@ -147,6 +148,57 @@ def test_a_session_survives_bad_answers(client):
     assert client.get("/api/sessions/feedbeef").status_code == 404
     assert client.delete(f"/api/sessions/{sid}").json() == {"ended": sid}
     assert client.get(f"/api/sessions/{sid}").status_code == 404
+
+
+def _waiting_for_a_move(client, body):
+    state = client.post("/api/sessions", json=body).json()
+    while state["waiting"] != "move":
+        state = client.get(f"/api/sessions/{state['id']}?after={state.get('serial', 0)}").json()
+    return state
+
+
+def _a_legal_move(client, state, rng):
+    steps, turn = [], state["turn"]
+    while turn["steps"]:
+        steps.append(rng.choice(turn["steps"]))
+        turn = client.post(f"/api/sessions/{state['id']}/walk", json={"steps": steps}).json()
+    return steps
+
+
+def test_a_question_takes_one_answer(client):
+    """A second answer to a question the game has not taken up yet is refused: two
+    requests answering at once were both told their answer was played."""
+    from engine.web import app as web_app
+    state = _waiting_for_a_move(client, {"variant": "plakoto", "seed": 3})
+    sid = state["id"]
+    steps = _a_legal_move(client, state, random.Random(3))
+    session = web_app._SESSIONS[sid]
+    with session._cond:              # another request's answer, not yet taken up
+        session._answer = (None,)
+    r = client.post(f"/api/sessions/{sid}/act", json={"move": steps})
+    assert r.status_code == 400 and "answered already" in r.json()["error"]["message"]
+    with session._cond:
+        session._answer = None
+    r = client.post(f"/api/sessions/{sid}/act", json={"move": steps})
+    assert r.status_code == 200 and r.json()["serial"] > state["serial"], r.text
+    client.delete(f"/api/sessions/{sid}")
+
+
+def test_more_sessions_than_kept_end_a_finished_one_first(client, monkeypatch):
+    from engine.web import app as web_app
+    for sid in list(web_app._SESSIONS):
+        client.delete(f"/api/sessions/{sid}")
+    monkeypatch.setattr(web_app, "MAX_SESSIONS", 3)
+    ids = [client.post("/api/sessions", json={"variant": "fevga", "seed": i}).json()["id"]
+           for i in range(3)]
+    web_app._SESSIONS[ids[1]].finished = True
+    ids.append(client.post("/api/sessions", json={"variant": "fevga", "seed": 3}).json()["id"])
+    assert [client.get(f"/api/sessions/{i}").status_code for i in ids] == [200, 404, 200, 200]
+    client.post("/api/sessions", json={"variant": "fevga", "seed": 4})
+    gone = client.get(f"/api/sessions/{ids[0]}")          # none finished: the oldest
+    assert gone.status_code == 404 and "keeps 3 sessions" in gone.json()["error"]["message"]
+    for sid in list(web_app._SESSIONS):
+        client.delete(f"/api/sessions/{sid}")
 
 
 def test_a_tavli_match_rotates_the_games(client):

@@ -47,7 +47,8 @@ from engine.web.session import GameSession, SessionError
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 1 << 20
 MAX_SESSIONS = 32
-"""Sessions kept at once; a new one beyond it ends the one idle longest."""
+"""Sessions kept at once; a new one beyond it ends a finished one, the one used longest
+ago, or when none is finished the session used longest ago."""
 
 _NOT_FOUND = {"unknown_cmd", "no_model", "unknown_session"}
 
@@ -119,8 +120,10 @@ def _session(request: Request) -> GameSession:
     with _SESSIONS_LOCK:
         session = _SESSIONS.get(sid)
         if session is None:
-            raise ApiError("unknown_session", f"session {quote(sid)} does not exist "
-                                              f"(ended, or the server restarted)", 404)
+            raise ApiError("unknown_session", f"session {quote(sid)} does not exist: it "
+                                              f"ended (the server keeps {MAX_SESSIONS} "
+                                              f"sessions, the ones used last), or the "
+                                              f"server restarted", 404)
         _SESSIONS.move_to_end(sid)
     return session
 
@@ -176,8 +179,9 @@ def new_session(request: Request, body: Any) -> dict:
     with _SESSIONS_LOCK:
         _SESSIONS[session.id] = session
         while len(_SESSIONS) > MAX_SESSIONS:
-            _sid, old = _SESSIONS.popitem(last=False)
-            old.close()
+            # a finished game goes first, then the one used longest ago
+            sid = next((k for k, v in _SESSIONS.items() if v.finished), next(iter(_SESSIONS)))
+            _SESSIONS.pop(sid).close()
     session.wait(None, timeout=120.0)
     return session.state()
 

@@ -321,9 +321,10 @@ class GameSession:
         """Answer what the game asks: ``{"move": [[from, to, die], ...]}`` for a play,
         ``{"double": true|false}`` before a roll, ``{"take": true|false}`` after the
         engine's double. Returns :meth:`state` once the game asks again or ends."""
-        if not isinstance(action, dict) or len(set(action) & {"move", "double", "take"}) != 1:
-            raise SessionError(f"action {quote(action)}: expected an object with one of "
-                               f"'move', 'double', 'take'")
+        if not isinstance(action, dict) or len(action) != 1 or not set(action) <= {
+                "move", "double", "take"}:
+            raise SessionError(f"action {quote(action)}: expected an object with one field, "
+                               f"'move', 'double' or 'take'")
         kind = next(k for k in ("move", "double", "take") if k in action)
         with self._cond:
             need = self._current(kind)
@@ -341,8 +342,11 @@ class GameSession:
                 raise SessionError(f"{kind} = {quote(value)}: expected true or false")
             answer = value
         with self._cond:
-            if self._need is not need:
-                raise SessionError("the game has moved on; reload its state")
+            if self._need is not need or self._answer is not None:
+                # another request answered this question first (its answer may not
+                # have been taken up yet): one answer a question
+                raise SessionError("the game has moved on (this question was answered "
+                                   "already); reload its state")
             if kind == "double" and answer:
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": f"double to {need.cube.value * 2}"})
