@@ -66,6 +66,11 @@ def test_protocol_commands_answer_as_the_protocol_does(client):
     ("/api/sessions", {"variant": "fevga", "cube": True}, 400, "invalid_session"),
     ("/api/sessions", {"ply": 3}, 400, "invalid_session"),
     ("/api/sessions", {"colour": "white"}, 400, "invalid_session"),
+    ("/api/sessions", {"mode": "game", "length": 7}, 400, "invalid_session"),
+    ("/api/sessions", {"mode": "tavli", "length": 3, "variant": "long_nardy"}, 400,
+     "invalid_session"),
+    ("/api/position", {"position": "start", "variant": ""}, 400, "invalid_variant"),
+    ("/api/position", {"position": "start", "variant": 0}, 400, "invalid_variant"),
 ])
 def test_bad_requests_get_4xx_with_the_typed_error(client, path, body, status, code):
     r = client.post(path, json=body)

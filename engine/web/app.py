@@ -14,7 +14,9 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
   ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
   ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
-  ``DELETE /api/sessions/{id}`` ends it.
+  ``DELETE /api/sessions/{id}`` ends it. The server keeps :data:`MAX_SESSIONS`
+  sessions; one more ends a finished one, else the one used longest ago. A question
+  takes one answer: a second before the game takes up the first is refused.
 
 A request the engine cannot serve gets a 4xx answer ``{"error": {"code", "message"}}``
 with the typed error's message (404 for an unknown command, session or model, 413 for
@@ -156,7 +158,11 @@ def command(request: Request, body: Any) -> dict:
 def position(request: Request, body: Any) -> dict:
     from engine.notation.parse import parse_position
     req = _object(body)
-    pos, info = parse_position(field(req, "position"), req.get("variant"))
+    variant = req.get("variant")
+    if variant is not None and (not isinstance(variant, str) or variant not in VARIANTS):
+        from engine.errors import VariantError
+        raise VariantError(f"variant = {quote(variant)}: expected one of {list(VARIANTS)}")
+    pos, info = parse_position(field(req, "position"), variant)
     out: dict = {"position": pos.to_json()}
     if pos.variant == "backgammon":
         from engine.notation.gnubg_id import MatchInfo, format_gnubg

@@ -134,16 +134,26 @@ class GameSession:
     :class:`engine.search.nply.Search` of a game; ``lock`` serialises the searches of
     every session and request of a server."""
 
-    def __init__(self, variant: str = "backgammon", mode: str = "game", length: int = 0,
-                 ply: int = 0, cube: bool = False, seed: int | None = None, *,
-                 search_of: Callable, lock: threading.Lock | None = None):
+    def __init__(self, variant: str | None = None, mode: str = "game",
+                 length: int | None = None, ply: int = 0, cube: bool = False,
+                 seed: int | None = None, *, search_of: Callable,
+                 lock: threading.Lock | None = None):
         if mode not in MODES:
             raise SessionError(f"mode = {quote(mode)}: expected one of {list(MODES)}")
         if mode == "tavli":
+            if variant not in (None, "portes"):
+                raise SessionError(f"variant = {quote(variant)}: a tavli match plays "
+                                   f"portes, plakoto and fevga in turn; give none or "
+                                   f"'portes'")
             variant = "portes"
+        if variant is None:
+            variant = "backgammon"
         if not isinstance(variant, str) or variant not in VARIANTS:
             raise SessionError(f"variant = {quote(variant)}: expected one of {list(VARIANTS)}")
         if mode == "game":
+            if length not in (None, 0) or isinstance(length, bool):
+                raise SessionError(f"length = {quote(length)}: a single game has no "
+                                   f"length (mode 'match' plays to a length)")
             length = 0
         elif isinstance(length, bool) or not isinstance(length, int) or not (
                 1 <= length <= MAX_LENGTH):
@@ -154,7 +164,8 @@ class GameSession:
         if not isinstance(cube, bool):
             raise SessionError(f"cube = {quote(cube)}: expected true or false")
         if cube and variant != "backgammon":
-            raise SessionError(f"cube: {variant} has no doubling cube (backgammon only)")
+            raise SessionError(f"cube: {'a tavli match' if mode == 'tavli' else variant} "
+                               f"has no doubling cube (backgammon only)")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed < 2 ** 63):
             raise SessionError(f"seed = {quote(seed)}: expected an integer 0..2^63-1")
