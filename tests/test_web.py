@@ -79,6 +79,14 @@ def test_bad_requests_get_4xx_with_the_typed_error(client, path, body, status, c
     assert err["code"] == code and err["message"] and "Traceback" not in err["message"]
 
 
+def test_routes_and_methods_that_do_not_exist_answer_json(client):
+    for method, path, status in (("GET", "/api/best", 405), ("PUT", "/api/sessions/x/act", 405),
+                                 ("POST", "/api/x/y", 404), ("GET", "/nothing", 404)):
+        r = client.request(method, path)
+        assert r.status_code == status and r.json()["error"]["message"].startswith(method), \
+            (method, path, r.text)
+
+
 def test_bodies_that_are_not_json_or_too_long(client):
     r = client.post("/api/best", content=b'{"position": NaN}')
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_json"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -239,7 +240,16 @@ def make_app() -> Starlette:
         Route("/api/sessions/{sid}/act", _guarded(session_act), methods=["POST"]),
         Route("/api/{cmd}", _guarded(command), methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own answers (no such route, a method a route does not take) in the
+    API's error form, where they were plain text."""
+    status = getattr(exc, "status_code", 500)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
+    detail = getattr(exc, "detail", "") or ""
+    return _error(code, f"{request.method} {request.url.path}: {detail}".strip(), status)
 
 
 app = make_app()
