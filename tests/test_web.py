@@ -93,7 +93,15 @@ def test_bodies_that_are_not_json_or_too_long(client):
     r = client.post("/api/best", content=b"\xff\xfe")
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_encoding"
     r = client.post("/api/best", content=b" " * (MAX_BODY + 1))
-    assert r.status_code == 413
+    assert r.status_code == 413 and "accepted" in r.json()["error"]["message"]
+
+    def chunks():                         # no Content-Length: refused as it streams
+        for _ in range(MAX_BODY // 4096 + 2):
+            yield b" " * 4096
+    r = client.post("/api/best", content=chunks())
+    assert r.status_code == 413 and "more than" in r.json()["error"]["message"]
+    r = client.post("/api/best", content=b" " * MAX_BODY)        # the most accepted
+    assert r.status_code == 400 and r.json()["error"]["code"] == "missing_field"
 
 
 def test_positions_by_id_and_back(client):

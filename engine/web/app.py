@@ -73,11 +73,7 @@ def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
         try:
             body = None
             if request.method in ("POST", "PUT"):
-                raw = await request.body()
-                if len(raw) > MAX_BODY:
-                    raise ApiError("body_too_large", f"a request body of {len(raw):,} bytes "
-                                   f"is longer than the {MAX_BODY:,} read", 413)
-                body = _json_body(raw)
+                body = _json_body(await _read_body(request))
             from starlette.concurrency import run_in_threadpool
             return JSONResponse(await run_in_threadpool(handler, request, body))
         except ApiError as exc:
@@ -88,6 +84,24 @@ def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
             traceback.print_exc(file=sys.stderr)
             return _error("internal_error", describe(exc), 500)
     return endpoint
+
+
+async def _read_body(request: Request) -> bytes:
+    """The body, read as it streams in and refused (413) once it passes :data:`MAX_BODY`
+    bytes, or at once when its ``Content-Length`` says it will: a huge body is never
+    held whole."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise ApiError("body_too_large", f"a request body of {int(declared):,} bytes is "
+                                         f"longer than the {MAX_BODY:,} accepted", 413)
+    parts, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError("body_too_large", f"a request body of more than {MAX_BODY:,} "
+                                             f"bytes (the most accepted)", 413)
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def _json_body(raw: bytes) -> Any:
