@@ -190,6 +190,7 @@ def test_a_cascade_too_large_to_list_is_refused_not_walked_to_the_end(monkeypatc
     monkeypatch.setattr(movegen, "MAX_PLAYS", r["count"] - 1)
     with pytest.raises(TooManyPlaysError, match=f"{r['count']:,} plays"):
         movegen.successor_arrays(pos, dice)
+    assert not movegen._work          # the kept work arrays, maybe grown huge, let go
     monkeypatch.setattr(movegen, "MAX_PLAYS", r["count"])
     assert len(movegen.successor_arrays(pos, dice)) == r["count"]
     monkeypatch.setattr(movegen, "MAX_LAYER_BOARDS", 1000)

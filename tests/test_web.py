@@ -85,6 +85,7 @@ def test_routes_and_methods_that_do_not_exist_answer_json(client):
         r = client.request(method, path)
         assert r.status_code == status and r.json()["error"]["message"].startswith(method), \
             (method, path, r.text)
+        assert status != 405 or "allow" in r.headers
 
 
 def test_bodies_that_are_not_json_or_too_long(client):

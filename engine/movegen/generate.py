@@ -129,7 +129,11 @@ def _work_arrays(threads: int):
                 return
             _work.clear()
             _work[threads] = work
-        yield _work[threads]
+        try:
+            yield _work[threads]
+        except BaseException:
+            _work.clear()         # a refused cascade's arrays may have grown to gigabytes
+            raise
     finally:
         if mine:
             _work_lock.release()

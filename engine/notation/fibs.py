@@ -188,7 +188,8 @@ class FibsBoard:
         # then asks the doubler: fMove = fTurn, the cube owned by the other side, which
         # alone may double: a turned cube is redoubled only by its owner, so only a
         # beaver leaves the doubler on roll without the cube)
-        beavered = bool(doubled and self.cube > 1 and not flags[mover] and flags[-mover])
+        beavered = bool(doubled and not self.length and self.cube > 1 and not flags[mover]
+                        and flags[-mover])            # beavers: money play only
         # the cube, relative to the side on roll
         if self.cube == 1:
             owner = "centre"

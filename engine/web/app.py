@@ -42,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from engine.cli import protocol
 from engine.cli._common import field
-from engine.errors import NardyError, describe, quote
+from engine.errors import NardyError, VariantError, describe, quote
 from engine.rules.position import Position
 from engine.rules.variants import HIT, OPPOSITE, PIN, VARIANTS, get_rules
 from engine.web.session import GameSession, SessionError
@@ -91,7 +91,7 @@ async def _read_body(request: Request) -> bytes:
     bytes, or at once when its ``Content-Length`` says it will: a huge body is never
     held whole."""
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY:
         raise ApiError("body_too_large", f"a request body of {int(declared):,} bytes is "
                                          f"longer than the {MAX_BODY:,} accepted", 413)
     parts, size = [], 0
@@ -175,7 +175,6 @@ def position(request: Request, body: Any) -> dict:
     req = _object(body)
     variant = req.get("variant")
     if variant is not None and (not isinstance(variant, str) or variant not in VARIANTS):
-        from engine.errors import VariantError
         raise VariantError(f"variant = {quote(variant)}: expected one of {list(VARIANTS)}")
     pos, info = parse_position(field(req, "position"), variant)
     out: dict = {"position": pos.to_json()}
@@ -263,7 +262,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     status = getattr(exc, "status_code", 500)
     code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
     detail = getattr(exc, "detail", "") or ""
-    return _error(code, f"{request.method} {request.url.path}: {detail}".strip(), status)
+    response = _error(code, f"{request.method} {request.url.path}: {detail}".strip(), status)
+    response.headers.update(getattr(exc, "headers", None) or {})     # a 405's Allow
+    return response
 
 
 app = make_app()

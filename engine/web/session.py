@@ -151,7 +151,7 @@ class GameSession:
         if not isinstance(variant, str) or variant not in VARIANTS:
             raise SessionError(f"variant = {quote(variant)}: expected one of {list(VARIANTS)}")
         if mode == "game":
-            if length not in (None, 0) or isinstance(length, bool):
+            if length is not None and (type(length) is not int or length != 0):
                 raise SessionError(f"length = {quote(length)}: a single game has no "
                                    f"length (mode 'match' plays to a length)")
             length = 0
