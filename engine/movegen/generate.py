@@ -68,11 +68,13 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
 SPLIT_LAYER = 20_000
 """Layers of at least this many boards are expanded on several threads."""
 
-MAX_LAYER_BOARDS = 40_000_000
+MAX_LAYER_BOARDS = 20_000_000
 """The most boards a layer of the threaded cascade walk may hold (some 50 bytes each in
 its work arrays): a turn that needs more is refused (:class:`TooManyPlaysError`) rather
 than left to exhaust memory. The largest cascade of the tests' data, 2,287,556 plays,
-peaks at 3,046,166 boards in a layer."""
+peaks at 3,046,166 boards in a layer. The limit is checked once a step is made, and the
+next step's children are several times its boards, so it keeps well below what a
+machine of a few GB can hold."""
 MAX_PLAYS = 8_000_000
 """The most plays the threaded cascade walk lists (272 bytes a state row: 2.2 GB)."""
 
