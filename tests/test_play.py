@@ -114,9 +114,19 @@ def test_seed_must_be_a_whole_number(capsys):
         assert info.value.code == 2 and "--seed" in err and "Traceback" not in err
 
 
-def test_missing_model_is_an_error():
+def test_missing_model_is_an_error(capsys):
     code, text = run(["--variant", "fevga", "--engine", "nope.npz"], [])
-    assert code == 2 and "nope.npz" in text
+    assert code == 2 and "nope.npz" in capsys.readouterr().err and text == ""
+
+
+def test_a_model_of_another_game_is_an_error(capsys):
+    """It fell back to the game's released model without a word."""
+    code, text = run(["--variant", "backgammon", "--engine", str(ROOT / "models/plakoto.npz")], [])
+    err = capsys.readouterr().err
+    assert code == 2 and "a model of plakoto, not of backgammon" in err and text == ""
+    code, text = run(["--variant", "tavli", "--match", "1", "--engine", str(ROOT / "models/plakoto.npz"),
+                      "--seed", "1"], [])
+    assert code == 0 and "plakoto.npz" in text        # a tavli match plays plakoto too
 
 
 def test_command_line_pipe():

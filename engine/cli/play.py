@@ -353,9 +353,16 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout)
     games = TAVLI_GAMES if args.variant == TAVLI else (args.variant,)
     try:
+        if args.engine not in ("auto", "model", "heuristic"):
+            from engine.errors import VariantError
+            from engine.eval.network import Network
+            made_for = Network.load(args.engine).variant
+            if made_for not in games:       # a tavli match takes a model of one game
+                raise VariantError(f"--engine {args.engine}: a model of {made_for}, not of "
+                                   f"{' or '.join(games)}")
         names = sorted({session.engine(g).name for g in games})
     except NardyError as exc:
-        stdout.write(f"error: {exc}\n")
+        sys.stderr.write(f"error: {exc}\n")
         return 2
     try:
         session.say(f"You are X, the engine ({', '.join(names)}) is O. {_HELP}")
