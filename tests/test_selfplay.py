@@ -153,6 +153,24 @@ def test_same_seed_same_weights(tmp_path):
     np.testing.assert_array_equal(runs[0].rng, runs[1].rng)
 
 
+def test_diverged_weights_are_not_saved_and_the_checkpoints_before_stay(tmp_path):
+    """A run whose weights turned NaN (a learning rate far too high) wrote them and
+    pruned its good checkpoints, so that it could not be resumed."""
+    net = Network.create("backgammon", 40)
+    for games in (5, 6, 7):
+        checkpoint.save(tmp_path, checkpoint.RunState(TrainConfig(size="tiny"), net,
+                                                      games=games, rng=np.ones(1, np.uint64)),
+                        keep=3)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    net.w1t[0, 0] = np.nan
+    with pytest.raises(checkpoint.CheckpointError, match="non-finite"):
+        checkpoint.save(tmp_path, checkpoint.RunState(TrainConfig(size="tiny"), net,
+                                                      games=8, rng=np.ones(1, np.uint64)),
+                        keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert checkpoint.latest(tmp_path).games == 7
+
+
 def test_interrupted_write_leaves_old_checkpoint(tmp_path, monkeypatch):
     state = checkpoint.RunState(TrainConfig(size="tiny"), Network.create("backgammon", 40),
                                 games=5, rng=np.ones(1, np.uint64))

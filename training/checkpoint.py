@@ -74,6 +74,12 @@ def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
            "games": int(state.games), "elapsed": float(state.elapsed),
            "history": state.history, "resumes": state.resumes}
     arrays = state.net.file_arrays()
+    broken = [k for k, a in arrays.items() if a.dtype.kind == "f" and not np.isfinite(a).all()]
+    if broken:                   # a diverged run: keep the checkpoints before it
+        raise CheckpointError(f"{run_dir}: after {state.games:,} games the weights "
+                              f"({', '.join(broken)}) hold non-finite values (the learning "
+                              f"diverged: a rate too high?); not saved, and the run's "
+                              f"checkpoints before it are kept")
     arrays["run"] = np.frombuffer(json.dumps(run).encode(), dtype=np.uint8)
     arrays["rng"] = np.asarray(state.rng, dtype=np.uint64)
     arrays["stats"] = np.asarray(state.stats, dtype=np.int64)

@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:          # before the workers started: nothing to save
         print("interrupted before training started", file=sys.stderr)
         return 130
+    except checkpoint.CheckpointError as exc:  # weights gone bad: the workers are stopped
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
