@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from engine.errors import NardyError
+from engine.eval.evaluator import model_path
 from engine.eval.network import Network
 from engine.rules import _layout as L
 from engine.movegen.generate import successors
@@ -130,6 +131,13 @@ def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
     again = label(ps, None, 1, workers=2, chunk=5, parts=parts)   # resumed: all read
     assert again.info["labels"]["labelled_now"] == 0
     np.testing.assert_array_equal(again.targets, one.targets)
+    # the chunks of another labelling are not taken for this one's (they were: a
+    # 0-ply labelling's chunks were read back as 1-ply labels, without a word)
+    for other in (dict(ply=0), dict(prune=True), dict(model=str(model_path("backgammon")
+                                                                   .with_suffix(".prune.npz")))):
+        kw = {"ply": 1, "model": None, **other}
+        with pytest.raises(PositionSetError, match="another labelling"):
+            label(ps, kw.pop("model"), kw.pop("ply"), workers=1, chunk=5, parts=parts, **kw)
     with pytest.raises(PositionSetError, match="ply"):
         label(ps, None, 9)
     # --prune: the values of the search that picks its plays with the pruning network

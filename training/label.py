@@ -77,6 +77,40 @@ def _label(job):
     return lo, adjusted.mean(axis=1).astype(np.float32)
 
 
+def _settings(variant: str, model: str | None, ply: int, race: bool, prune: bool,
+              rollout) -> dict:
+    """What a labelling's chunks depend on: the model file's bytes (its digest), the
+    search's depth and helpers, the rollout's settings."""
+    import hashlib
+    path = Path(model) if model is not None else model_path(variant)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return {"model": str(path), "sha256": digest, "ply": None if rollout else ply,
+            "race": race, "prune": prune, "rollout": repr(rollout) if rollout else None}
+
+
+def _same_settings(parts: Path, settings: dict) -> None:
+    """Record ``settings`` in the chunk folder ``parts``, or check them against the ones
+    recorded there: chunks of another labelling (another model, depth or rollout) are
+    not taken for this one's."""
+    import json
+    f = parts / "settings.json"
+    if f.exists():
+        try:
+            old = json.loads(f.read_text())
+        except ValueError:
+            old = None
+        if old != settings:
+            diff = sorted(k for k in settings if not isinstance(old, dict)
+                          or old.get(k) != settings[k])
+            raise PositionSetError(f"{parts} holds the chunks of another labelling "
+                                   f"(differing: {', '.join(diff)}); remove it or give "
+                                   f"another --out")
+        return
+    tmp = f.with_suffix(".tmp")
+    tmp.write_text(json.dumps(settings, sort_keys=True))
+    os.replace(tmp, f)
+
+
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
           parts: Path | None = None, chunk: int = CHUNK,
           progress=None, backend=None, race: bool = True, prune: bool = False,
@@ -88,8 +122,8 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     (:class:`engine.search.rollout.RolloutSettings`) each target is instead the position's rollout by that search (luck-adjusted mean
     of the five outputs; ``ply`` unused), trials seeded by the settings. ``parts``: a
     folder for the finished chunks (resumable: a chunk whose states match is read, not
-    labelled again, whatever labelled it, so give each labelling its own); None keeps
-    them in memory. ``progress(done)`` is called as chunks finish.
+    labelled again; the folder records the labelling's settings, and one of other
+    settings is refused); None keeps them in memory. ``progress(done)`` is called as chunks finish.
     ``backend``: None labels here (``workers`` processes), a
     :class:`engine.cluster.RayBackend` on its cluster (``workers`` is then unused); the
     labels are the same."""
@@ -102,6 +136,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     todo = []
     if parts is not None:
         parts.mkdir(parents=True, exist_ok=True)
+        _same_settings(parts, _settings(positions.variant, model, ply, race, prune, rollout))
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
         f = parts / f"part-{lo:09d}-{hi:09d}.npz" if parts is not None else None
