@@ -153,6 +153,14 @@ def test_same_seed_same_weights(tmp_path):
     np.testing.assert_array_equal(runs[0].rng, runs[1].rng)
 
 
+def test_a_run_of_no_games_is_an_error(tmp_path, capsys):
+    for games in ("0", "-5"):                 # it said "already 0 games" and exited 0
+        with pytest.raises(SystemExit) as info:
+            main(["--games", games, "--out", str(tmp_path / "run")])
+        assert info.value.code == 2 and "--games" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 def test_diverged_weights_are_not_saved_and_the_checkpoints_before_stay(tmp_path):
     """A run whose weights turned NaN (a learning rate far too high) wrote them and
     pruned its good checkpoints, so that it could not be resumed."""
@@ -373,3 +381,11 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
     assert release(flags) == 2
     assert "--replaces" in capsys.readouterr().err
     assert (models / "backgammon.npz").read_bytes() == b"not a model"
+    # an explicit --replaces is checked before any measuring: a missing file (it was
+    # ignored) and a model of another game (a traceback after the strength games)
+    Network.create("plakoto", 40).save(tmp_path / "plakoto.npz")
+    for other, words in ((tmp_path / "missing.npz", "no such file"),
+                         (tmp_path / "plakoto.npz", "a model of plakoto")):
+        assert release(flags[:-2] + ["--replaces", str(other), "--random-games", "9"]) == 2
+        out = capsys.readouterr()
+        assert words in out.err and out.out == "", out

@@ -84,6 +84,16 @@ def main(argv=None) -> int:
         return 2
     net = state.net
     rules = get_rules(net.variant)
+    if args.replaces and args.replaces_games:     # checked before hours of measuring
+        try:
+            replaced = Network.load(args.replaces)
+        except NardyError as exc:
+            print(f"error: --replaces: {exc}", file=sys.stderr)
+            return 2
+        if replaced.variant != net.variant:
+            print(f"error: --replaces {args.replaces}: a model of {replaced.variant}, the "
+                  f"run's is of {net.variant}", file=sys.stderr)
+            return 2
     strength = []
     if rules.meet == HIT and rules.geometry == OPPOSITE and args.pubeval_games:
         strength.append(_measure(net, "pubeval", args.pubeval_games, args.seed))

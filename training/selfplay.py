@@ -167,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.config_help:
         print(describe())
         return 0
+    if args.games is not None and args.games < 1:
+        ap.error(f"--games {args.games}: expected the run's total, 1 or more")
     if not args.out or args.games is None:
         ap.error("--out and --games are required")
     if args.workers < 1:
