@@ -168,8 +168,8 @@ def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
 
 
 def _first_word(text: str) -> tuple[str, str]:
-    """``text`` split at its first run of blanks (spaces or tabs): the word and the rest,
-    both stripped."""
+    """``text`` split at its first run of white space (spaces, tabs): the word and the
+    rest, both stripped."""
     parts = text.strip().split(None, 1)
     if not parts:
         return "", ""

@@ -134,7 +134,8 @@ def _work_arrays(threads: int):
         try:
             yield _work[threads]
         except BaseException:
-            _work.clear()         # a refused cascade's arrays may have grown to gigabytes
+            if mine:              # a refused cascade's arrays may have grown to gigabytes
+                _work.clear()
             raise
     finally:
         if mine:
