@@ -96,12 +96,11 @@ class Key:
     def parse(self, text: str) -> Any:
         """The value ``text`` stands for, or ``bad_value``."""
         if self.kind == "int":
-            digits = text[1:] if text[:1] in ("+", "-") else text
-            if (not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_DIGITS
-                    or not self.lo <= int(text) <= self.hi):
+            n = _wire_int(text)
+            if n is None or not self.lo <= n <= self.hi:
                 raise _bad("bad_value", f"{self.name} must_be {self.lo}..{self.hi}, got "
                                         f"{quote(clip(text, 40))}")
-            return int(text)
+            return n
         if self.kind == "bool":
             if text not in ("true", "false"):
                 raise _bad("bad_value", f"{self.name} must_be true|false, got {quote(text)}")
@@ -155,15 +154,20 @@ _MAX_DIGITS = 30
 Python's ``int`` is asked (it refuses over 4,300 with an error of its own)."""
 
 
-def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
-    digits = text[1:] if text.startswith("+") else text
+def _wire_int(text: str) -> int | None:
+    """The integer ``text`` writes (a sign, then at most :data:`_MAX_DIGITS` ASCII digits),
+    or ``None``. The one reader of integers on the wire: keys and command arguments."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
     if not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_DIGITS:
-        span = (f" {lo}..{hi}" if hi is not None else f" {lo} or more")
-        raise _bad("bad_value", f"{what} {quote(clip(text, 40))}: expected an integer{span}")
-    n = int(digits)
-    if n < lo or (hi is not None and n > hi):
-        raise _bad("bad_value", f"{what} {n}: expected {lo}..{hi}" if hi is not None
-                   else f"{what} {n}: expected {lo} or more")
+        return None
+    return int(text)
+
+
+def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
+    n = _wire_int(text)
+    if n is None or n < lo or (hi is not None and n > hi):
+        span = f"{lo}..{hi}" if hi is not None else f"{lo} or more"
+        raise _bad("bad_value", f"{what} {quote(clip(text, 40))}: expected an integer {span}")
     return n
 
 
