@@ -117,6 +117,9 @@ def test_seed_must_be_a_whole_number(capsys):
 def test_missing_model_is_an_error(capsys):
     code, text = run(["--variant", "fevga", "--engine", "nope.npz"], [])
     assert code == 2 and "nope.npz" in capsys.readouterr().err and text == ""
+    code, text = run(["--variant", "fevga", "--engine", "heurstic"], [])
+    err = capsys.readouterr().err
+    assert code == 2 and "--engine 'heurstic': expected auto, heuristic, model" in err
 
 
 def test_a_model_of_another_game_is_an_error(capsys):

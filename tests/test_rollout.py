@@ -237,3 +237,38 @@ def test_the_analyse_rollout_command_line(capsys):
     assert "Rollout  8/5 6/5" in out and "36 trials, truncated after 2 rolls" in out
     assert main(["--rollout", "--trials", "36", "--truncate", "2", "--cubeful"]) == 0
     assert "CF " in capsys.readouterr().out
+
+
+def test_settings_a_rollout_cannot_honour_are_refused(search):
+    """The early stop compares a roll's candidates on cubeless equities: asked of a
+    position's rollout or of a cubeful one it would be ignored, so it is refused; so is a
+    request whose kept trials would not fit in memory."""
+    stop = RolloutSettings(trials=36, truncate=1, stop_sigmas=2.0)
+    with pytest.raises(RolloutError, match="stop_sigmas"):
+        Rollout(search, stop).position(Position.start())
+    with pytest.raises(RolloutError, match="stop_sigmas"):
+        Rollout(search, stop).candidates(Position.start(), (3, 1), 2, cube=CubeState())
+    big = RolloutSettings(trials=rollout_module.MAX_TRIALS)
+    with pytest.raises(RolloutError, match="candidates"):
+        Rollout(search, big).candidates(Position.start(), (3, 1), 11)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--cubeful", "--dice", "31"], ["--trials", "36"], ["--address", "1.2.3.4:1"],
+    ["--rollout", "--stop", "2", "--cubeful", "--dice", "31"],
+    ["--rollout", "--stop", "2"], ["--rollout", "--candidates", "2"]])
+def test_the_command_line_refuses_rollout_options_it_would_ignore(argv, capsys):
+    from engine.cli.analyse import main
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and ("--rollout" in err or "--dice" in err or "cubeless" in err)
+
+
+def test_a_single_trial_prints_no_standard_error(capsys):
+    from engine.cli.analyse import main
+    assert main(["--rollout", "--dice", "31", "--trials", "1", "--truncate", "1",
+                 "--candidates", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "[n/a]" in out and "nan" not in out

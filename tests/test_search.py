@@ -409,6 +409,33 @@ def test_settings_and_errors(search, tmp_path, monkeypatch):
         search.evaluate(Position.start(), 0).equity)
 
 
+def test_bad_arguments_name_what_was_expected(search):
+    """Settings, threads, ``top`` and a ply of the wrong type are refused, not read as
+    something else (``"false"`` is true to Python), and a network or evaluator does not
+    rate another game's positions."""
+    for kw in ({"bearoff": "false"}, {"prune": "no"}, {"ply": 1, "filters": 5}):
+        with pytest.raises(SearchError, match=list(kw)[-1]):
+            SearchSettings(**kw)
+    with pytest.raises(SearchError, match="within"):
+        MoveFilter(2, True)
+    for threads in (0, -5, 1.7, True, "2"):
+        with pytest.raises(SearchError, match="threads"):
+            Search(search.evaluator, threads=threads)
+    for top in (0, -3, "2", 2.5):
+        with pytest.raises(SearchError, match="top"):
+            search.analyse(Position.start(), (3, 1), top=top)
+    for ply in (False, 0.0, 5):
+        with pytest.raises(SearchError, match="ply"):
+            search.evaluate(Position.start(), ply)
+    for bo in (0, 1, "no"):
+        with pytest.raises(NoModelError, match="bearoff"):
+            Evaluator(search.evaluator.network, bearoff=bo)
+    assert Evaluator(search.evaluator.network, bearoff=np.bool_(False)).bearoff is None
+    for rater in (search.evaluator, search.evaluator.network):
+        with pytest.raises(ValueError, match="plakoto position"):
+            rater.evaluate([Position.start(), Position.start("plakoto")])
+
+
 def test_search_player_takes_the_best_play_offered():
     """Self-play and duels offer a sample of a large cascade's plays; the search player
     rates every play and takes the offered one the search ranks highest."""

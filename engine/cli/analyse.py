@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import dataclass
 
@@ -135,6 +136,13 @@ def main(argv=None) -> int:
                          "errors (checked every 1296 trials; cubeless)")
     add_cluster_arguments(ro, "the search's threads here; the numbers do not depend on it")
     args = parser.parse_args(argv)
+    if not args.rollout:
+        given = [a.option_strings[0] for a in ro._group_actions
+                 if a.dest != "rollout" and getattr(args, a.dest) != a.default]
+        if given:
+            parser.error(f"{', '.join(given)}: rollout option(s); add --rollout")
+    elif args.stop is not None and args.cubeful:
+        parser.error("--stop with --cubeful: the early stop compares cubeless equities")
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
@@ -169,6 +177,10 @@ def main(argv=None) -> int:
         if args.rollout:
             if search is None:
                 raise NoModelError(f"{note}: a rollout needs one")
+            if dice == "evaluate" and (args.stop is not None
+                                       or args.candidates != parser.get_default("candidates")):
+                parser.error("--stop and --candidates roll out the plays of a roll: give "
+                             "--dice (or a position whose ID holds the dice)")
             return _rollout(args, pos, info, dice, search)
         if search is None:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
@@ -213,9 +225,14 @@ def main(argv=None) -> int:
     return 0
 
 
+def _se(x) -> str:
+    """A standard error as printed: ``n/a`` where there is none (a single trial)."""
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
 def _se_line(se: dict) -> str:
-    return (f"[{se['win']:.3f} {se['win_gammon']:.3f} {se['win_backgammon']:.3f} - "
-            f"{se['win']:.3f} {se['lose_gammon']:.3f} {se['lose_backgammon']:.3f}]")
+    return (f"[{_se(se['win'])} {_se(se['win_gammon'])} {_se(se['win_backgammon'])} - "
+            f"{_se(se['win'])} {_se(se['lose_gammon'])} {_se(se['lose_backgammon'])}]")
 
 
 def format_rollout(r: RolloutResult, label: str = "") -> list[str]:
@@ -223,8 +240,8 @@ def format_rollout(r: RolloutResult, label: str = "") -> list[str]:
     their standard errors."""
     cf = ""
     if r.cubeful_equity is not None:
-        cf = f"  CF {r.cubeful_equity:+.3f} [{r.se['cubeful_equity']:.3f}]"
-    return [f"{label}Eq.: {r.equity:+.3f} [{r.se['equity']:.3f}]{cf}",
+        cf = f"  CF {r.cubeful_equity:+.3f} [{_se(r.se['cubeful_equity'])}]"
+    return [f"{label}Eq.: {r.equity:+.3f} [{_se(r.se['equity'])}]{cf}",
             f"       {_probs_line(r.probabilities)}",
             f"       {_se_line(r.se)}"]
 

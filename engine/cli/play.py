@@ -356,6 +356,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
         if args.engine not in ("auto", "model", "heuristic"):
             from engine.errors import VariantError
             from engine.eval.network import Network
+            if not Path(args.engine).is_file():
+                raise NardyError(f"--engine {quote(args.engine)}: expected auto, heuristic, "
+                                 f"model or a model file (no such file)")
             made_for = Network.load(args.engine).variant
             if made_for not in games:       # a tavli match takes a model of one game
                 raise VariantError(f"--engine {args.engine}: a model of {made_for}, not of "

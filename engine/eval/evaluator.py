@@ -29,9 +29,9 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from engine._jit import FAST, njit
-from engine.errors import NardyError
+from engine.errors import NardyError, quote
 from engine.eval import bearoff as _bo
-from engine.eval.network import NetArrays, Network, hidden_full, output_probs
+from engine.eval.network import NetArrays, Network, hidden_full, output_probs, rows_of
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules._layout import STATE_LEN
@@ -212,10 +212,11 @@ class Evaluator:
             raise NoModelError(f"a race network needs backgammon's geometry (sides moving "
                                f"in opposite directions, hitting); {self.rules.variant} "
                                f"has none")
-        if bearoff is True:
-            bearoff = _bo.load() if _bo.covers(self.rules) else None
-        elif bearoff is False:
-            bearoff = None
+        if isinstance(bearoff, (bool, np.bool_)):
+            bearoff = _bo.load() if bearoff and _bo.covers(self.rules) else None
+        elif bearoff is not None and not isinstance(bearoff, _bo.BearoffDB):
+            raise NoModelError(f"bearoff = {quote(bearoff)}: expected true, false, None or "
+                               f"a BearoffDB")
         self.bearoff = bearoff if (bearoff is not None and _bo.covers(self.rules)) else None
         """The bear-off tables, or None where they are off or do not apply."""
         # the kernels take networks of one kind of feature inputs: a helper network
@@ -309,7 +310,7 @@ class Evaluator:
         """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
         if not positions:
             return np.zeros((0, N_OUTPUTS))
-        return self.probabilities_of_arrays(np.stack([p.to_array() for p in positions]))
+        return self.probabilities_of_arrays(rows_of(positions, self.variant, "evaluator"))
 
     def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
         """Cubeless equities for each position's side to move (the

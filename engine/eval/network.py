@@ -527,7 +527,7 @@ class Network:
         """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
         if not positions:
             return np.zeros((0, N_OUTPUTS), np.float32)
-        return self.probabilities_of_arrays(np.stack([p.to_array() for p in positions]))
+        return self.probabilities_of_arrays(rows_of(positions, self.variant, "network"))
 
     def evaluate(self, positions: Sequence[Position]) -> np.ndarray:
         """Cubeless equities for each position's side to move (the
@@ -647,6 +647,19 @@ class Network:
 
 
 # --------------------------------------------------------------------- file helpers
+def rows_of(positions: Sequence[Position], variant: str, what: str) -> np.ndarray:
+    """The state rows of ``positions``, all of ``variant``: a :class:`NardyError` naming
+    the first position of another game (a network rates its own game only; the rows of
+    another would give numbers that mean nothing)."""
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise NardyError(f"positions[{i}] = {quote(p)}: expected a Position")
+        if p.variant != variant:
+            raise NardyError(f"positions[{i}] is a {p.variant} position; this {what} "
+                             f"rates {variant}")
+    return np.stack([p.to_array() for p in positions])
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and
     ``os.replace``: a reader (or a crash) sees the old file or the new, never half."""

@@ -100,7 +100,8 @@ class MoveFilter:
     def __post_init__(self):
         if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 1:
             raise SearchError(f"MoveFilter keep = {quote(self.keep)}: expected an int >= 1")
-        if not isinstance(self.within, (int, float)) or not self.within >= 0:
+        if (isinstance(self.within, bool) or not isinstance(self.within, (int, float))
+                or not self.within >= 0):
             raise SearchError(f"MoveFilter within = {quote(self.within)}: expected a number >= 0")
 
 
@@ -142,6 +143,9 @@ class SearchSettings:
         if isinstance(self.filters, list):       # hashable, as packed()'s cache needs
             object.__setattr__(self, "filters", tuple(self.filters))
         if self.filters is not None:
+            if not isinstance(self.filters, tuple):
+                raise SearchError(f"filters = {quote(self.filters)}: expected a sequence of "
+                                  f"{self.ply} MoveFilter(s) or None, one per level")
             if len(self.filters) != self.ply:
                 raise SearchError(f"filters = {quote(self.filters)}: expected {self.ply} "
                                   f"level(s) for ply {self.ply}")
@@ -150,6 +154,11 @@ class SearchSettings:
                     raise SearchError(f"filter {quote(f)}: expected a MoveFilter or None")
         if not isinstance(self.reply, MoveFilter):
             raise SearchError(f"reply = {quote(self.reply)}: expected a MoveFilter")
+        for name in ("bearoff", "prune"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise SearchError(f"{name} = {quote(getattr(self, name))}: expected true or "
+                                  f"false")
+            object.__setattr__(self, name, bool(getattr(self, name)))
 
     @property
     def root_filters(self) -> tuple:
@@ -828,7 +837,10 @@ class Search:
         """Static evaluation (network, exact results, bear-off tables)."""
         self.settings = settings
         """Default settings; each call may override the ply."""
-        self.threads = cascade_threads() if threads is None else max(1, int(threads))
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or threads < 1):
+            raise SearchError(f"threads = {quote(threads)}: expected an integer 1 or more")
+        self.threads = cascade_threads() if threads is None else threads
         """Threads a large level of the search is split over (results do not depend
         on it); default: the cores this process may use, at most four
         (``NARDY_THREADS`` overrides)."""
@@ -849,7 +861,7 @@ class Search:
 
     def _settings(self, ply, settings) -> SearchSettings:
         s = settings or self.settings
-        if ply is not None and ply != s.ply:
+        if ply is not None and check_ply(ply) != s.ply:
             filters = s.filters if (s.filters is not None and len(s.filters) == ply) else None
             s = SearchSettings(ply, filters, s.reply, s.bearoff, s.prune)
         return s
@@ -911,7 +923,10 @@ class Search:
         # more plies first, then higher equity, then generation order
         order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
         if top is not None:
-            order = order[:max(top, 1)]
+            if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+                raise SearchError(f"top = {quote(top)}: expected an integer 1 or more, or "
+                                  f"None for every play")
+            order = order[:top]
         cands = []
         for i in order.tolist():
             after = Position.from_array(kids[i], position.variant)

@@ -59,6 +59,10 @@ TRIALS = 1296
 """Trials of a rollout unless told otherwise (36 x 36: every pair of first rolls once)."""
 MAX_TRIALS = 1_000_000
 """The most trials one rollout may ask for."""
+MAX_TRIAL_TOTAL = 10_000_000
+"""The most trials of all candidates together: every trial's five outputs and luck are
+kept until the end (80 bytes a trial, twice over while they are merged), so a
+thousand candidates of a million trials would need some 160 GB."""
 MAX_PLY_INSIDE = 2
 """The deepest checker play inside a rollout."""
 BATCH = 1296
@@ -669,6 +673,9 @@ class Rollout:
         settings = settings or self.settings
         self.search._check(position)
         self._check_cube(position, cube)
+        if settings.stop_sigmas is not None:
+            raise RolloutError("stop_sigmas stops a rollout of a roll's candidates when the "
+                               "best leads; a position's rollout has none to compare")
         if position.pending:
             raise RolloutError(f"position has pending dice "
                                f"{'-'.join(map(str, position.pending))}: no roll comes "
@@ -690,7 +697,13 @@ class Rollout:
         is given: the cube as the mover sees it before his play)."""
         settings = settings or self.settings
         count = _whole("candidates", count, 1, 1000)
+        if count * settings.trials > MAX_TRIAL_TOTAL:
+            raise RolloutError(f"candidates = {count} of trials = {settings.trials}: at most "
+                               f"{MAX_TRIAL_TOTAL:,} trials in all, candidates times trials")
         self._check_cube(position, cube)
+        if cube is not None and settings.stop_sigmas is not None:
+            raise RolloutError("stop_sigmas with a cube: the early stop compares cubeless "
+                               "equities")
         analysis = self.search.analyse(position, dice, 0, top=count)
         cands = analysis.candidates[:count]
         roots = np.stack([c.position.to_array() for c in cands])
