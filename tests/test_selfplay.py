@@ -389,3 +389,70 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
         assert release(flags[:-2] + ["--replaces", str(other), "--random-games", "9"]) == 2
         out = capsys.readouterr()
         assert words in out.err and out.out == "", out
+
+
+def test_run_folders_and_resume_flags_that_would_lose_or_ignore_something(tmp_path,
+                                                                           capsys):
+    """Refused before any game: ``--out`` naming a file, a folder of a supervised run
+    (the two would overwrite each other's ``model.npz``), ``--init`` or another seed on
+    resume (both were ignored without a word); a config file's fields count on resume
+    even where they equal the defaults."""
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    sup = tmp_path / "sup"
+    sup.mkdir()
+    (sup / "checkpoint.npz").write_bytes(b"x")
+    for out, words in ((a_file, "is a file"), (sup, "supervised run")):
+        assert main(["--games", "5", "--out", str(out), *FAST]) == 2
+        assert words in capsys.readouterr().err
+    run_dir = tmp_path / "run"
+    _good_checkpoint(run_dir)
+    for flags, words in ((["--init", "models/backgammon.npz"], "--init with --resume"),
+                         (["--set", "seed=5"], "seed")):
+        assert main(["--games", "9", "--out", str(run_dir), "--resume", *flags]) == 2
+        assert words in capsys.readouterr().err
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text('{"keep_checkpoints": 3, "alpha": 0.05}')       # 3 is the default
+    state = checkpoint.latest(run_dir)
+    state.config = TrainConfig(size="tiny", keep_checkpoints=5)
+    checkpoint.save(run_dir, state)
+    from training.selfplay import build_state
+    args = type("Args", (), dict(out=str(run_dir), resume=True, init=None, seed=None,
+                                 config=str(cfg), set=[], variant=None))()
+    resumed = build_state(args)
+    assert resumed.config.keep_checkpoints == 3 and resumed.config.alpha == 0.05
+
+
+def test_a_run_that_abandons_every_game_stops_with_an_error(tmp_path, capsys):
+    """``max_turns=1`` ends every game unfinished: the run counted none and never
+    reached its target (it ran for ever); now it stops and says why."""
+    assert main(["--games", "50", "--out", str(tmp_path / "run"), "--workers", "1",
+                 "--set", "size=tiny", "--set", "max_turns=1", "--set", "eval_games=0",
+                 "--quiet"]) == 2
+    assert "abandoned at max_turns = 1" in capsys.readouterr().err
+
+
+def test_a_network_too_large_for_its_file_is_refused_at_the_start():
+    with pytest.raises(ConfigError, match="hidden = 90,000: at most"):
+        TrainConfig(hidden=90_000)
+
+
+def test_release_checks_its_folders_and_does_not_pass_over_a_damaged_newest(tmp_path,
+                                                                            capsys):
+    from training.release import main as release
+    run_dir = tmp_path / "run"
+    _good_checkpoint(run_dir, games=5)
+    quick = ["--pubeval-games", "0", "--random-games", "0", "--heuristic-games", "0",
+             "--replaces-games", "0"]
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    other = _good_checkpoint(tmp_path / "other", games=7)
+    for flags, words in ((["--out", str(a_file)], "a file"),
+                         (["--checkpoint", str(other)], "is not a checkpoint of --run")):
+        with pytest.raises(SystemExit):
+            release(["--run", str(run_dir), *quick, *flags])
+        assert words in capsys.readouterr().err
+    checkpoint.path_for(run_dir, 10).write_bytes(b"damaged")
+    assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 2
+    err = capsys.readouterr().err
+    assert "--checkpoint" in err and not (tmp_path / "m").exists()

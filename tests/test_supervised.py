@@ -233,3 +233,75 @@ def test_a_widened_network_plays_as_the_one_it_widens():
     states = setup_positions_set("backgammon", 30, seed=3).states
     np.testing.assert_allclose(wide.probabilities_of_arrays(states),
                                net.probabilities_of_arrays(states), atol=1e-6)
+
+
+def test_supervised_runs_keep_what_they_would_have_lost(tmp_path):
+    """A supervised run refuses a self-play run's folder, resuming on other data, a
+    fresh start (``resume=False``) over a run's best network, and settings it cannot
+    use (they gave tracebacks or NaN networks); a loss gone non-finite stops the run
+    with nothing of that epoch saved."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, SupervisedError, errors, train
+
+    teacher = Network.create("backgammon", 4, "tesauro198", np.random.default_rng(8),
+                             scale=0.4)
+    ps = setup_positions_set("backgammon", 60, seed=9)
+    ps.targets = teacher.probabilities_of_arrays(ps.states)
+    s = Settings(hidden=4, encoder="tesauro198", epochs=1, batch=32, lr=0.01, seed=3)
+    selfplay_dir = tmp_path / "td"
+    selfplay_dir.mkdir()
+    (selfplay_dir / "checkpoint-0000000005.npz").write_bytes(b"x")
+    with pytest.raises(SupervisedError, match="self-play run"):
+        train(ps, selfplay_dir, s, log=lambda m: None)
+    train(ps, tmp_path / "a", s, log=lambda m: None)
+    best = (tmp_path / "a" / "model.npz").read_bytes()
+    with pytest.raises(SupervisedError, match="holds a run"):
+        train(ps, tmp_path / "a", s, resume=False, log=lambda m: None)
+    other = ps.subset(np.arange(50))
+    with pytest.raises(SupervisedError, match="other data"):
+        train(other, tmp_path / "a", s, log=lambda m: None)
+    assert (tmp_path / "a" / "model.npz").read_bytes() == best
+    for bad in ({"lr": float("inf")}, {"weight_decay": -1.0}, {"weight_decay": float("nan")},
+                {"seed": -1}):
+        with pytest.raises(SupervisedError, match=next(iter(bad))):
+            Settings(**{**s.__dict__, **bad}).check()
+    with pytest.raises(NardyError, match="hidden = 90,000"):
+        train(ps, tmp_path / "wide", Settings(hidden=90_000, epochs=1), log=lambda m: None)
+    with pytest.raises(SupervisedError, match="lr"):
+        Settings(**{**s.__dict__, "lr": 1e38}).check()      # torch's step overflowed
+    broken = PositionSet(ps.variant, ps.states, ps.klass, ps.source, ps.targets.copy())
+    broken.targets[:] = np.nan                    # a loss that is not a number
+    with pytest.raises(SupervisedError, match="not finite"):
+        train(broken, tmp_path / "nan", s, log=lambda m: None)
+    assert not (tmp_path / "nan" / "model.npz").exists()
+    with pytest.raises(SupervisedError, match="empty"):
+        errors(teacher, ps.subset(np.arange(0)))
+
+
+def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys):
+    """A folder for --out, no positions asked for or none met, rollout settings without
+    --rollout: usage errors, not tracebacks or empty files; a model of another game is
+    refused before the chunk folder records its settings (a corrected command was then
+    refused as "another labelling")."""
+    from training.label import main as label_main
+    from training.positions import main as positions_main
+    for argv in (["--games", "0", "--setups", "0", "--out", str(tmp_path / "a.npz")],
+                 ["--setups", "3", "--out", str(tmp_path)],
+                 ["--seed", "-1", "--out", str(tmp_path / "a.npz")]):
+        with pytest.raises(SystemExit) as exc:
+            positions_main(argv)
+        assert exc.value.code == 2
+    assert positions_main(["--games", "0", "--setups", "5", "--classes", ",",
+                           "--out", str(tmp_path / "a.npz")]) == 2
+    assert "--classes" in capsys.readouterr().err and not (tmp_path / "a.npz").exists()
+    setup_positions_set("backgammon", 12, seed=5).save(tmp_path / "p.npz")
+    with pytest.raises(SystemExit):
+        label_main(["--positions", str(tmp_path / "p.npz"), "--truncate", "3",
+                    "--out", str(tmp_path / "l.npz")])
+    assert "add --rollout" in capsys.readouterr().err
+    out = str(tmp_path / "l.npz")
+    assert label_main(["--positions", str(tmp_path / "p.npz"), "--model",
+                       "models/plakoto.npz", "--workers", "2", "--out", out]) == 2
+    assert "is for plakoto" in capsys.readouterr().err
+    assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
+                       "--workers", "1", "--out", out]) == 0

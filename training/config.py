@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from engine.errors import quote
-from engine.eval.encoding import ENCODERS, default_encoder
+from engine.eval.encoding import ENCODERS, default_encoder, get_encoder
+from engine.eval.network import NetworkFileError, check_hidden
 from engine.rules.variants import VARIANTS
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
@@ -90,6 +91,11 @@ class TrainConfig:
         for key, ok in checks.items():
             if not ok:
                 raise ConfigError(f"{key} = {quote(getattr(self, key))} is out of range")
+        if self.hidden:
+            try:
+                check_hidden(self.hidden, get_encoder(self.encoder_name))
+            except NetworkFileError as exc:
+                raise ConfigError(str(exc)) from None
 
     @property
     def encoder_name(self) -> str:
@@ -147,15 +153,21 @@ def parse_set(items: list[str]) -> dict:
     return out
 
 
+def read_config_file(path: str | Path) -> dict:
+    """The fields a JSON config file sets, as written (checked: known keys, right types)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+    TrainConfig.from_dict(data)
+    return data
+
+
 def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
     """Defaults, then the JSON file ``path``, then ``key=value`` overrides."""
     cfg = TrainConfig()
     if path is not None:
-        try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
-        cfg = TrainConfig.from_dict(data, cfg)
+        cfg = TrainConfig.from_dict(read_config_file(path), cfg)
     if overrides:
         cfg = TrainConfig.from_dict(parse_set(list(overrides)), cfg)
     return cfg

@@ -66,6 +66,12 @@ def _init(model: str | None, variant: str, worker: bool = True, race: bool = Tru
     _search = _search_of(model, variant, race, prune)
 
 
+def _use(search: Search) -> None:
+    """Label in this process with ``search``."""
+    global _search
+    _search = search
+
+
 def _label(job):
     lo, states, ply, rollout = job
     assert _search is not None
@@ -94,7 +100,7 @@ def _same_settings(parts: Path, settings: dict) -> None:
     not taken for this one's."""
     import json
     f = parts / "settings.json"
-    if f.exists():
+    if f.exists() and any(parts.glob("part-*.npz")):
         try:
             old = json.loads(f.read_text())
         except ValueError:
@@ -131,6 +137,11 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         raise PositionSetError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise PositionSetError(f"workers = {quote(workers)}: expected an integer >= 1")
+    if backend is not None and rollout is not None:
+        raise PositionSetError("rollout labels run here (--workers), not on a cluster backend")
+    # the search, built here first: a model that cannot label these positions is an
+    # error before any chunk folder is written or any worker started
+    search = _search_of(model, positions.variant, race, prune)
     n = len(positions)
     targets = np.zeros((n, 5), np.float32)
     todo = []
@@ -162,15 +173,12 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         if progress is not None:
             progress(done)
 
-    if backend is not None and rollout is not None:
-        raise PositionSetError("rollout labels run here (--workers), not on a cluster backend")
     if backend is not None:
         if todo:
-            search = _search_of(model, positions.variant, race, prune)
             for lo, got in backend.values(search, [(j[0], j[1]) for j in todo], ply):
                 finished(lo, got)
     elif workers == 1:
-        _init(model, positions.variant, worker=False, race=race, prune=prune)
+        _use(search)
         for job in todo:
             finished(*_label(job))
     elif todo:
@@ -225,22 +233,29 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, help="labelled set (.npz)")
     add_cluster_arguments(ap, "--workers processes here; the labels do not depend on it")
     args = ap.parse_args(argv)
+    if not args.rollout:
+        given = [f"--{k}" for k in ("truncate", "seed")
+                 if getattr(args, k) != ap.get_default(k)]
+        if given:
+            ap.error(f"{', '.join(given)}: rollout settings; add --rollout TRIALS")
+    if Path(args.out).is_dir():
+        ap.error(f"--out {args.out}: a folder; expected a position-set file (.npz)")
     try:
         from tqdm import tqdm
 
         ps = PositionSet.load(args.positions)
         backend = make_backend(args.backend, args.address)
         what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
+        rollout = None
+        if args.rollout:
+            from engine.search.rollout import RolloutSettings
+            rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
         bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
                    file=sys.stderr, smoothing=0.05)
 
         def progress(done):
             bar.update(done - bar.n)
 
-        rollout = None
-        if args.rollout:
-            from engine.search.rollout import RolloutSettings
-            rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
         out = label(ps, args.model, args.ply, workers=args.workers,
                     parts=Path(str(args.out) + ".parts"), progress=progress,
                     backend=backend, race=not args.no_race, prune=args.prune,
@@ -248,6 +263,8 @@ def main(argv=None) -> int:
         bar.close()
         out.save(args.out)
     except NardyError as exc:
+        if "bar" in locals():
+            bar.close()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     lab = out.info["labels"]

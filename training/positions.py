@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cli._common import non_negative_int
 from engine.errors import NardyError, quote
 from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
 from engine.play import loop
@@ -182,6 +183,11 @@ class PositionSet:
             if a is not None and (a.dtype != dtype or a.shape != shape):
                 raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
                                        f"{np.dtype(dtype)} {shape}")
+        targets = got.get("targets")
+        if targets is not None and not np.isfinite(targets).all():
+            bad = int(np.flatnonzero(~np.isfinite(targets).all(axis=1))[0])
+            raise PositionSetError(f"{path}: targets of position {bad} are not finite "
+                                   f"({targets[bad].tolist()}); expected five numbers")
         variant = card.get("variant")
         get_rules(variant)
         info = {k: v for k, v in card.items()
@@ -311,20 +317,25 @@ def main(argv=None) -> int:
                                  description="Sample positions for supervised training.")
     ap.add_argument("--model", default="models/backgammon.npz",
                     help="network whose self-play gives the positions")
-    ap.add_argument("--games", type=int, default=2000, help="self-play games")
+    ap.add_argument("--games", type=non_negative_int, default=2000, help="self-play games")
     ap.add_argument("--epsilon", type=float, default=0.1, help="exploration rate")
     ap.add_argument("--keep", type=float, default=0.25,
                     help="share of the met positions kept")
-    ap.add_argument("--setups", type=int, default=0, help="random set-ups added")
+    ap.add_argument("--setups", type=non_negative_int, default=0,
+                    help="random set-ups added")
     ap.add_argument("--candidates", type=int, default=0, metavar="K",
                     help="instead of each kept self-play position, the positions after "
                          "the K plays of its roll the network rates best (default 0: off)")
     ap.add_argument("--classes", default="",
                     help="keep only these classes, comma-separated (" + ", ".join(CLASSES)
                     + "); default: all")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=non_negative_int, default=1)
     ap.add_argument("--out", required=True, help="position-set file (.npz)")
     args = ap.parse_args(argv)
+    if args.games == 0 and args.setups == 0:
+        ap.error("--games 0 and --setups 0: no positions to sample")
+    if Path(args.out).is_dir():
+        ap.error(f"--out {args.out}: a folder; expected a position-set file (.npz)")
     try:
         net = Network.load(args.model)
         t = time.time()
@@ -335,7 +346,15 @@ def main(argv=None) -> int:
             parts.append(setup_positions_set(net.variant, args.setups, args.seed))
         ps = PositionSet.join(parts)
         if args.classes:
-            ps = ps.of_classes([c.strip() for c in args.classes.split(",") if c.strip()])
+            names = [c.strip() for c in args.classes.split(",") if c.strip()]
+            if not names:
+                raise PositionSetError(f"--classes {quote(args.classes)}: expected some of "
+                                       f"{', '.join(CLASSES)}")
+            ps = ps.of_classes(names)
+        if len(ps) == 0:
+            kind = f" of the classes {args.classes}" if args.classes else ""
+            raise PositionSetError(f"no positions{kind} met; nothing written (more "
+                                   f"--games or --setups?)")
         ps.save(args.out)
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)

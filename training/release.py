@@ -73,11 +73,22 @@ def main(argv=None) -> int:
                          "when it exists): measured head to head before it is overwritten")
     ap.add_argument("--replaces-games", type=non_negative_int, default=20_000)
     args = ap.parse_args(argv)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        ap.error(f"--out {args.out}: a file; expected the folder of released models")
+    files = checkpoint.checkpoints(args.run)
+    if args.checkpoint and Path(args.checkpoint).resolve().parent != Path(args.run).resolve():
+        ap.error(f"--checkpoint {args.checkpoint} is not a checkpoint of --run {args.run} "
+                 f"(the card names the run)")
     try:
-        state = (checkpoint.load(args.checkpoint) if args.checkpoint
-                 else checkpoint.latest(Path(args.run)))
+        # the newest checkpoint, or the one named: an unreadable newest one is not
+        # passed over for an older one without the user's word
+        state = checkpoint.load(args.checkpoint or files[-1]) if (
+            args.checkpoint or files) else None
     except checkpoint.CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        hint = "" if args.checkpoint else (
+            f"; to release an older one, name it with --checkpoint "
+            f"({', '.join(p.name for p in files[-3:-1]) or 'none other'})")
+        print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
     if state is None:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)

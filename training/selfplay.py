@@ -52,7 +52,8 @@ from engine.eval.encoding import extends  # noqa: E402
 from engine.eval.network import Network, NetworkFileError  # noqa: E402
 
 from . import checkpoint  # noqa: E402
-from .config import ConfigError, TrainConfig, describe, load_config, parse_set  # noqa: E402
+from .config import (ConfigError, TrainConfig, describe, load_config, parse_set,  # noqa: E402
+                     read_config_file)
 from .trainer import Trainer  # noqa: E402
 
 ARCH_KEYS = ("variant", "size", "hidden", "encoder")
@@ -68,21 +69,28 @@ def _interrupt(signum, frame):
 def build_state(args) -> checkpoint.RunState:
     """The run to continue (``--resume``) or a fresh one from the config."""
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a file; expected a run folder")
+    if (out / "checkpoint.npz").exists():
+        raise ConfigError(f"{str(out)!r} holds a supervised run (checkpoint.npz, "
+                          f"training.supervised); self-play needs a folder of its own")
     if args.resume:
+        if args.init:
+            raise ConfigError("--init with --resume: --init starts a fresh run from a "
+                              "model; a resumed run goes on from its own weights")
         state = checkpoint.latest(out)
         if state is None:
             raise ConfigError(f"--resume: no checkpoint in {str(out)!r}")
         if args.seed is not None and args.seed != state.config.seed:
             raise ConfigError("--seed with --resume: the seed is stored in the run")
         changes = {}
-        if args.config:
-            changes.update(load_config(args.config).to_dict())
-            changes = {k: v for k, v in changes.items()
-                       if v != getattr(TrainConfig(), k)}
+        if args.config:                 # the fields the file sets, defaults or not
+            changes.update(read_config_file(args.config))
         changes.update(parse_set(args.set))
         if args.variant is not None:
             changes["variant"] = args.variant
-        fixed = [k for k in ARCH_KEYS if k in changes and changes[k] != getattr(state.config, k)]
+        fixed = [k for k in (*ARCH_KEYS, "seed")
+                 if k in changes and changes[k] != getattr(state.config, k)]
         if fixed:
             raise ConfigError(f"--resume cannot change {fixed}: start a new run instead")
         before = state.config.to_dict()
@@ -205,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:          # before the workers started: nothing to save
         print("interrupted before training started", file=sys.stderr)
         return 130
-    except checkpoint.CheckpointError as exc:  # weights gone bad: the workers are stopped
+    except (checkpoint.CheckpointError, ConfigError) as exc:
+        # weights gone bad, or every game abandoned: the workers are stopped
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

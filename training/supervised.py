@@ -13,10 +13,13 @@ absolute equity error per position class and per source (self-play against set-u
 the odd positions).
 
 Checkpoints (``<out>/checkpoint.npz``, plain arrays, no pickle: the weights, Adam's
-moments and step, the best weights, the epoch, the losses) are written atomically after
-every epoch, so a killed run resumes (``--resume``) with the same shuffles it would
-have had. The best network goes to ``<out>/model.npz`` (with its card as ``.json``)
-whenever it improves.
+moments and step, the best weights, the epoch, the losses, the SHA-256 of the data) are
+written atomically after every epoch, so a killed run, started again with the same
+command, resumes with the same shuffles it would have had (only on the same data and
+settings). The best network goes to ``<out>/model.npz`` (with its card as ``.json``)
+whenever it improves. A run stops with an error, saving nothing of that epoch, when its
+loss is not finite; ``--no-resume`` refuses a folder that holds a run already, and no
+run shares a folder with a self-play run.
 
     python -m training.supervised --data runs/sl/lab.npz --init models/backgammon.npz \\
         --out runs/sl/net
@@ -28,7 +31,9 @@ Torch is the optional extra ``train`` (``pip install -e '.[train]'``, the CPU bu
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -39,7 +44,7 @@ import numpy as np
 
 from engine.errors import NardyError, quote
 from engine.eval.encoding import get_encoder
-from engine.eval.network import Network, atomic_savez, read_npz
+from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.rules.scoring import N_OUTPUTS, equities
 from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
 
@@ -81,8 +86,16 @@ class Settings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise SupervisedError(f"{name} = {quote(v)}: expected an integer >= {lo}")
-        if not (isinstance(self.lr, float) and self.lr > 0):
-            raise SupervisedError(f"lr = {quote(self.lr)}: expected a number > 0")
+        if not (isinstance(self.lr, float) and 0 < self.lr <= 1):
+            raise SupervisedError(f"lr = {quote(self.lr)}: expected a number 0 < lr <= 1 "
+                                  f"(Adam's step; 1e-4 .. 1e-2 is usual)")
+        if not (isinstance(self.weight_decay, float) and math.isfinite(self.weight_decay)
+                and self.weight_decay >= 0):
+            raise SupervisedError(f"weight_decay = {quote(self.weight_decay)}: expected a "
+                                  f"number >= 0")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not (
+                0 <= self.seed < 2**63):
+            raise SupervisedError(f"seed = {quote(self.seed)}: expected an integer >= 0")
         if not 0.0 < self.valid < 0.5:
             raise SupervisedError(f"valid = {quote(self.valid)}: expected 0 < valid < 0.5")
         get_encoder(self.encoder)
@@ -181,8 +194,8 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
     if len(data) < 10:
         raise SupervisedError(f"{len(data)} positions: too few to train and validate")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     ck_path = out / "checkpoint.npz"
+    _check_folder(out, resume)
     if settings.init:
         net = Network.load(settings.init)
         if net.variant != data.variant:
@@ -193,11 +206,13 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
                                   f"{net.hidden} hidden units; expected 0 (keep them) or "
                                   f"more (widen it)")
         if settings.hidden > net.hidden:
+            check_hidden(settings.hidden, net.encoder)
             net = widen(net, settings.hidden, np.random.default_rng([settings.seed, 5]))
     else:
         net = Network.create(data.variant, settings.hidden or 128, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
         encoder = settings.encoder
+    out.mkdir(parents=True, exist_ok=True)
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
                            weight_decay=settings.weight_decay)
@@ -209,10 +224,11 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         f"{time.time() - t0:.1f} s; {len(train_rows):,} train, {len(valid_rows):,} valid")
     loss_fn = torch.nn.BCEWithLogitsLoss()
     epoch, best, stale, history, elapsed = 0, float("inf"), 0, [], 0.0
+    digest = data_digest(data)
     best_arrays = model.arrays()
     if resume and ck_path.exists():
         epoch, best, stale, history, elapsed, best_arrays = _load(ck_path, model, opt,
-                                                                  settings)
+                                                                  settings, digest)
         log(f"resumed after epoch {epoch} (best validation loss {best:.5f})")
     xv, yv = x[valid_rows], y[valid_rows]
 
@@ -242,6 +258,14 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             total += float(loss.detach()) * len(idx)
         model.module.eval()
         v, p = valid_loss()
+        if not (math.isfinite(total) and math.isfinite(v)):
+            raise SupervisedError(
+                f"epoch {epoch}: the loss is not finite (training {total / len(order)}, "
+                f"validation {v}); lower --lr. Nothing of this epoch was saved; "
+                f"{str(out / 'model.npz')!r} holds the best network so far"
+                if (out / "model.npz").exists() else
+                f"epoch {epoch}: the loss is not finite (training {total / len(order)}, "
+                f"validation {v}); lower --lr. No network was saved")
         rep = _report(p, data, valid_rows)
         history.append({"epoch": epoch, "train_loss": round(total / len(order), 6),
                         "valid_loss": round(v, 6), "valid_eq_error": rep})
@@ -253,10 +277,35 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         log(f"epoch {epoch}: train loss {total / len(order):.5f}, valid loss {v:.5f}"
             f"{' (best)' if stale == 0 else ''}, equity error {rep}")
         _save(ck_path, model, opt, settings, epoch, best, stale, history,
-              time.time() - start, best_arrays)
+              time.time() - start, best_arrays, digest)
     if not (out / "model.npz").exists():
         _export(model, best_arrays, data, encoder, settings, history, out)
     return Network.load(out / "model.npz")
+
+
+def _check_folder(out: Path, resume: bool) -> None:
+    """``out`` as a supervised run's folder: not a file, not a self-play run (whose
+    ``model.npz`` this run would replace), and without ``resume`` not a run already
+    (its best network would be replaced by a worse one)."""
+    if out.exists() and not out.is_dir():
+        raise SupervisedError(f"--out {str(out)!r} is a file; expected a run folder")
+    if any(out.glob("checkpoint-*.npz")):
+        raise SupervisedError(f"{str(out)!r} holds a self-play run (checkpoint-*.npz); "
+                              f"a supervised run needs a folder of its own")
+    if not resume:
+        held = [n for n in ("checkpoint.npz", "model.npz") if (out / n).exists()]
+        if held:
+            raise SupervisedError(f"{str(out)!r} holds a run ({', '.join(held)}): resume "
+                                  f"it, or give a new --out (its network is not replaced)")
+
+
+def data_digest(data: PositionSet) -> str:
+    """SHA-256 of a labelled set's positions and targets: what a checkpoint was
+    trained on, so that it resumes only on the same data."""
+    h = hashlib.sha256()
+    for a in (data.states, data.targets):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
 
 
 def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Settings,
@@ -276,7 +325,7 @@ _CK = ("run", "w1", "b1", "w2", "b2", "m", "v", "step", "best_w1", "best_b1", "b
 
 
 def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: float,
-          stale: int, history: list, elapsed: float, best_arrays) -> None:
+          stale: int, history: list, elapsed: float, best_arrays, digest: str) -> None:
     params = list(model.module.parameters())
     st = [opt.state.get(p, {}) for p in params]
     def flat(key):
@@ -284,7 +333,7 @@ def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: 
                                else np.zeros(p.numel(), np.float32)
                                for s, p in zip(st, params)])
     run = {"version": 1, "settings": asdict(settings), "epoch": epoch, "best": best,
-           "stale": stale, "history": history, "elapsed": elapsed}
+           "stale": stale, "history": history, "elapsed": elapsed, "data": digest}
     w1, b1, w2, b2 = model.arrays()
     bw1, bb1, bw2, bb2 = best_arrays
     step = float(st[0]["step"]) if "step" in st[0] else 0.0
@@ -294,13 +343,15 @@ def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: 
                         "best_w1": bw1, "best_b1": bb1, "best_w2": bw2, "best_b2": bb2})
 
 
-def _load(path: Path, model: _Model, opt, settings: Settings):
+def _load(path: Path, model: _Model, opt, settings: Settings, digest: str):
     got = read_npz(path, _CK)
     missing = [k for k in _CK if k not in got]
     try:
         run = json.loads(got["run"].tobytes())
     except (KeyError, ValueError):
         missing = missing or ["run"]
+    else:
+        missing = missing or _bad_record(run)
     if missing:
         raise SupervisedError(f"{path}: not a supervised checkpoint (missing or bad "
                               f"{missing}); move it away to start afresh")
@@ -309,6 +360,9 @@ def _load(path: Path, model: _Model, opt, settings: Settings):
         if [got[k].shape for k in names] != shapes:
             raise SupervisedError(f"{path}: weights of shapes {[got[k].shape for k in names]}"
                                   f"; this run's network has {shapes}")
+    if run.get("data", digest) != digest:    # (checkpoints before the digest: no check)
+        raise SupervisedError(f"{path}: trained on other data (sha256 {run['data'][:12]}..., "
+                              f"these positions {digest[:12]}...); start a new folder")
     def fixed(d):                       # a run may be resumed with more epochs
         return {k: v for k, v in d.items() if k != "epochs"}
     if not isinstance(run.get("settings"), dict) or fixed(run["settings"]) != fixed(
@@ -332,6 +386,16 @@ def _load(path: Path, model: _Model, opt, settings: Settings):
             float(run["elapsed"]), best)
 
 
+def _bad_record(run) -> list:
+    """The fields of a checkpoint's run record that are missing or of the wrong type."""
+    if not isinstance(run, dict):
+        return ["run"]
+    kinds = {"epoch": int, "best": (int, float), "stale": int, "history": list,
+             "elapsed": (int, float), "settings": dict}
+    return [f"run.{k}" for k, t in kinds.items()
+            if isinstance(run.get(k), bool) or not isinstance(run.get(k), t)]
+
+
 def errors(net: Network, data: PositionSet) -> dict:
     """The mean absolute equity error of ``net`` at 0-ply against ``data``'s targets,
     overall, by class and by source (:func:`_report`): the held-out measure."""
@@ -339,6 +403,8 @@ def errors(net: Network, data: PositionSet) -> dict:
         raise SupervisedError("the position set has no targets: label it first")
     if net.variant != data.variant:
         raise SupervisedError(f"the network plays {net.variant}, the data {data.variant}")
+    if len(data) == 0:
+        raise SupervisedError("the position set is empty: no error to measure")
     return _report(net.probabilities_of_arrays(data.states), data, np.arange(len(data)))
 
 
@@ -350,7 +416,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="run folder (required unless --errors)")
     ap.add_argument("--errors", nargs="+", metavar="MODEL",
                     help="print each model's equity error on --data instead of training")
-    ap.add_argument("--no-resume", action="store_true", help="ignore a checkpoint")
+    ap.add_argument("--no-resume", action="store_true",
+                    help="start afresh: refused where --out already holds a run")
     d = Settings()
     for name, value in asdict(d).items():
         ap.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)

@@ -34,12 +34,16 @@ from engine.rules.scoring import score_table  # noqa: E402
 from engine.rules.variants import HIT, OPPOSITE, get_rules  # noqa: E402
 
 from . import checkpoint, td  # noqa: E402
+from .config import ConfigError  # noqa: E402
 
 BATCH = 50
 """Games per kernel call of a worker (it checks for pause / stop between games)."""
 EVAL_CHUNK = 200
 """Games per kernel call of a strength figure (even, so that the network's seat still
 alternates from game to game across calls): a signal stops the figure between two calls."""
+ABANDONED_LIMIT = 1000
+"""Games abandoned at ``max_turns`` before a run that abandons ten for each it finishes
+is stopped as misconfigured."""
 
 
 class HeldSignals:
@@ -261,6 +265,16 @@ class Trainer:
         for p in self._procs:
             p.join()
 
+    def _check_abandoned(self) -> None:
+        """Raise :class:`ConfigError` when games end unfinished at ``max_turns`` far more
+        often than they finish: such a run would not reach its target."""
+        abandoned = int(self.stats[:, td.ST_ABANDONED].sum())
+        finished = int(self.counts.sum())
+        if abandoned >= ABANDONED_LIMIT and abandoned > 10 * finished:
+            raise ConfigError(f"{abandoned:,} games abandoned at max_turns = "
+                              f"{self.cfg.max_turns} and {finished:,} finished: raise "
+                              f"max_turns (--set max_turns=N)")
+
     # ----------------------------------------------------------------- the run
     def run(self, target: int, quiet: bool = False) -> checkpoint.RunState:
         """Train until ``target`` games in all, checkpointing and measuring on the way."""
@@ -278,6 +292,7 @@ class Trainer:
             while self._working():
                 self.trace.append((time.perf_counter(), self.games()))
                 bar.update(self.games() - bar.n)
+                self._check_abandoned()
                 now = time.time()
                 if self.cfg.eval_games and now - last_eval >= 60 * self.cfg.eval_minutes:
                     ppg, opp, n = self.strength()

@@ -433,6 +433,21 @@ class NetArrays(NamedTuple):
 
 
 # --------------------------------------------------------------------- the container
+def check_hidden(hidden: object, encoder: Encoder) -> int:
+    """``hidden`` as a network's hidden units for ``encoder``'s inputs: a positive int
+    whose hidden weights fit in a model file's array (:data:`MAX_ARRAY_BYTES`), else
+    :class:`NetworkFileError` (a larger network would train, then save a file that no
+    load accepts)."""
+    if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
+        raise NetworkFileError(f"hidden = {quote(hidden)}: expected a positive int")
+    most = MAX_ARRAY_BYTES // (4 * encoder.n_inputs)
+    if hidden > most:
+        raise NetworkFileError(f"hidden = {hidden:,}: at most {most:,} with "
+                               f"{encoder.name}'s {encoder.n_inputs} inputs (a model "
+                               f"file's array holds at most {MAX_ARRAY_BYTES:,} bytes)")
+    return hidden
+
+
 @dataclass(eq=False)
 class Network:
     """Weights, encoder and card of one value network."""
@@ -458,8 +473,7 @@ class Network:
         """A fresh network with small random weights drawn from ``rng``."""
         get_rules(variant)
         enc = get_encoder(encoder)
-        if not isinstance(hidden, int) or hidden < 1:
-            raise NetworkFileError(f"hidden = {quote(hidden)}: expected a positive int")
+        check_hidden(hidden, enc)
         rng = rng if rng is not None else np.random.default_rng(0)
         w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
         w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
