@@ -323,6 +323,11 @@ def test_cli_text_and_json(capsys):
     assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0,0,0,0",
                  "--score", "1,2"]) == 2
     capsys.readouterr()
+    # an ID whose dice are rolled: the decision before that roll, and a note saying so
+    assert main(["--position", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10",
+                 "--probabilities", "0.6,0,0,0,0"]) == 0
+    out, err = capsys.readouterr()
+    assert "dice 3-1 are rolled" in err and "Proper cube action" in out
     # options that would be ignored are errors that name them
     probs = ["--probabilities", "0.6,0.1,0,0.05,0"]
     for extra, said in ((["--match", "5", "--jacoby"], "the Jacoby rule is a money-play"),

@@ -296,6 +296,10 @@ def main(argv=None) -> int:
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    rolled = getattr(info, "dice", None)
+    if rolled:                          # a cube decision comes before the roll
+        print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
+              f"the cube decision before that roll", file=sys.stderr)
     if args.json:
         print(json.dumps(decision.to_json(), indent=2))
     else:
