@@ -64,8 +64,8 @@ class TrainConfig:
     keep_checkpoints: int = 3
     """Newest checkpoint files kept in the run folder."""
     eval_games: int = 1000
-    """Games against PubEval (backgammon, portes) or a random player (other games) per
-    strength figure; 0 turns the figure off."""
+    """Games against PubEval (backgammon, portes) or the hand-written heuristic (other
+    games) per strength figure; 0 turns the figure off."""
     eval_minutes: float = 2.0
     """Minutes between strength figures."""
 

@@ -6,8 +6,8 @@ project's own network. Nothing from another engine enters.
 
 Work is split into chunks of positions that worker processes (spawned) label in parallel, each
 with its own search on one thread; every finished chunk is written at once to
-``<out>.parts/`` so that a killed run resumes where it stopped (``--resume`` is the
-default: finished chunks are read, not labelled again). The labels do not depend on the
+``<out>.parts/`` so that a killed run resumes where it stopped (resuming is automatic:
+finished chunks are read, not labelled again). The labels do not depend on the
 number of workers or the chunk size. The settings (model, ply, filters, bear-off
 tables, wall time) go into the set's provenance (``info["labels"]``).
 

@@ -2,7 +2,7 @@
 
     python -m training.selfplay --variant backgammon --games 2000000 --out runs/bg80 \\
         --workers 2 --set size=standard --set alpha=0.1
-    python -m training.selfplay --out runs/bg80 --resume          # after a stop or a kill
+    python -m training.selfplay --out runs/bg80 --games 2000000 --resume   # after a stop or a kill
 
 ``--games`` is the run's **total**: rerunning the same command with ``--resume`` finishes
 it. The run folder gets ``checkpoint-<games>.npz`` every ``checkpoint_minutes`` (written
@@ -24,8 +24,9 @@ Every game trains through the same code: the rules table drives move generation 
 :func:`engine.rules.scoring.score_table` the exact score of a finished game (backgammon 1/2/3;
 portes, fevga 1/2; plakoto 1/2 and the mother pin 2; long nardy, gul bara oyn 1, mars 2,
 koks 3 when that option is on), mapped to the network's five outputs. The input
-encoding (``tesauro198``) sees only the checker counts: plakoto's pins (who pins whom)
-and gul bara's pending dice are not inputs.
+encoding is the game's default: ``tesauro198`` for backgammon and portes, ``nardy255``
+for the others, which adds plakoto's pins, the turns completed and gul bara's pending
+dice.
 
 Workers are processes forked from this one; the weights live in shared memory and
 every worker updates them in place (Hogwild), so ``--workers`` scales with cores. The

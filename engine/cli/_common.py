@@ -3,8 +3,8 @@ the argument types the parsers check with, and the error of a protocol request
 (:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's.
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
-``engine.cube_cli``, ``engine.play``, ``engine.protocol``, ``training.selfplay`` and
-``training.release``. Piped into ``head`` (or a protocol client that hangs up), a
+``engine.cube_cli``, ``engine.play``, ``engine.protocol``, ``engine.ubgi``,
+``engine.external``, ``training.selfplay`` and ``training.release``. Piped into ``head`` (or a protocol client that hangs up), a
 program's next write raises :class:`BrokenPipeError`; Python's advice ("Note on
 SIGPIPE" in the :mod:`signal` docs) is to catch it, point standard output at
 ``/dev/null`` so that the flush at exit cannot raise again, and exit with status 1.

@@ -837,10 +837,10 @@ class Search:
         """Static evaluation (network, exact results, bear-off tables)."""
         self.settings = settings
         """Default settings; each call may override the ply."""
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                    or threads < 1):
+        if threads is not None and (isinstance(threads, bool) or not isinstance(
+                threads, (int, np.integer)) or threads < 1):
             raise SearchError(f"threads = {quote(threads)}: expected an integer 1 or more")
-        self.threads = cascade_threads() if threads is None else threads
+        self.threads = cascade_threads() if threads is None else int(threads)
         """Threads a large level of the search is split over (results do not depend
         on it); default: the cores this process may use, at most four
         (``NARDY_THREADS`` overrides)."""

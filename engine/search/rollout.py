@@ -23,7 +23,8 @@ variate of mean zero whatever the checker play), and the trial's result less the
 its luck is the adjusted result. The adjusted mean estimates the same value with a
 much smaller standard error; both standard errors are reported.
 
-**Cubeful** (backgammon, money and match): see :func:`rollout` ``cube``.
+**Cubeful** (backgammon, money and match): see the ``cube`` argument of
+:meth:`Rollout.position` and :meth:`Rollout.candidates`.
 
 The trials of a rollout (all candidates together) advance in lockstep, one roll a
 step, through the search's kernel :func:`engine.search.nply.expand` (one call plays a
