@@ -749,8 +749,13 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
     return session
 
 
-def main() -> None:
-    """Entry point of ``python -m engine.ubgi``."""
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``python -m engine.ubgi`` (no options: ``--help`` says so)."""
+    import argparse
+    argparse.ArgumentParser(prog="python -m engine.ubgi",
+                            description="UBGI v0.2 on standard input and output "
+                                        "(docs/ubgi.md): send 'ubgi', then commands, "
+                                        "one a line.").parse_args(argv)
     precompile.allow()       # a cold start compiles on two cores
     serve()
 
