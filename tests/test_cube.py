@@ -246,10 +246,13 @@ def test_analyse_cube_with_a_network():
     from engine.cube.decision import network_probability_fn
     from engine.eval.network import Network
     net = Network.create("backgammon", 8, rng=np.random.default_rng(1))
-    d = analyse_cube(Position.start(), CubeState(1, "centre", 5, (1, 3)),
-                     network_probability_fn(net))
-    assert d.action in ("no_double", "double_take", "double_pass", "too_good_take",
-                        "too_good_pass")
+    state = CubeState(1, "centre", 5, (1, 3))
+    d = analyse_cube(Position.start(), state, network_probability_fn(net))
+    want = cube_decision(net.probabilities([Position.start()])[0], state,
+                         cube_efficiency(Position.start()))
+    assert d.action == want.action and d.no_double == pytest.approx(want.no_double)
+    np.testing.assert_allclose(d.probabilities, check_probabilities(
+        net.probabilities([Position.start()])[0]), atol=1e-6)
     with pytest.raises(CubeError):
         analyse_cube(Position.start(), MONEY, network_probability_fn(net), ply=2)
 

@@ -40,6 +40,9 @@ from engine.rules.variants import (
 GAMES = int(os.environ.get("NARDY_RANDOM_GAMES", "10000"))
 BUDGET_S = float(os.environ.get("NARDY_RANDOM_BUDGET_S", "4"))
 SEED = int(os.environ.get("NARDY_RANDOM_SEED", "2024"))
+MIN_GAMES = 1000
+"""Random games each game plays whatever the budget (fewer only if NARDY_RANDOM_GAMES
+asks for fewer): enough that every way its games end shows up."""
 
 # the scores each game can end with (Kind codes), default rules
 KINDS = {
@@ -311,18 +314,25 @@ def compiled():
     playouts("backgammon", 1, np.random.default_rng(0))
 
 
-def budgeted_playouts(variant, rules=None, games=GAMES, budget_s=BUDGET_S, record=5):
-    """Play up to ``games`` kernel games in batches until the budget is spent."""
+def budgeted_playouts(variant, rules=None, games=GAMES, budget_s=BUDGET_S, record=5,
+                      at_least=0):
+    """Play up to ``games`` kernel games in batches until the budget is spent, and at
+    least ``at_least`` of them whatever the budget (a first call compiles the game's
+    loop inside it)."""
     rng = np.random.default_rng([SEED, VARIANTS.index(variant)])
     batches, played, t0 = [], 0, time.perf_counter()
     size = min(games, 10)
+    floor = min(games, at_least)
     while played < games:
         b = playouts(variant, size, rng, rules=rules, record_games=record if not batches else 0)
         batches.append(b)
         played += size
         spent = time.perf_counter() - t0
         if budget_s and spent >= budget_s:
-            break
+            if played >= floor:
+                break
+            size = floor - played
+            continue
         rate = played / max(spent, 1e-3)
         left = budget_s - spent if budget_s else float("inf")
         size = int(max(1, min(games - played, 4 * size, rate * left * 0.9)))
@@ -369,7 +379,8 @@ def test_random_games(variant, compiled):
     # backgammon always plays the full count (10,000 games take ~10 s); the other games
     # stop at the budget here and play their 10,000 in benchmarks/random_games.py
     batches, played = budgeted_playouts(variant,
-                                        budget_s=0 if variant == "backgammon" else BUDGET_S)
+                                        budget_s=0 if variant == "backgammon" else BUDGET_S,
+                                        at_least=MIN_GAMES)
     errors = [e for b in batches for e in b.errors()]
     assert not errors, errors[:5]
     kinds = np.concatenate([b.kind for b in batches])
@@ -378,7 +389,7 @@ def test_random_games(variant, compiled):
     assert set(Kind(k) for k in kinds) <= KINDS[variant]
     assert set(winners) <= {0, 1}
     assert all(points == [{1: 1, 2: 2, 3: 3, 6: 2}[k] for k in kinds])
-    if played >= 1000:       # every score of the game shows up in random play
+    if played >= MIN_GAMES:   # every score of the game shows up in random play
         assert set(Kind(k) for k in kinds) == KINDS[variant]
         assert 0.4 < winners.mean() < 0.6
     assert check_trajectories(batches[0], rules) > 100

@@ -84,9 +84,13 @@ def test_cubeless_loop_matches_play_game_scoring():
                        cube_policies=[NoCube(), NoCube()])
 
 
-def test_backgammon_match_with_crawford():
+@pytest.mark.parametrize("take", [True, False])
+def test_backgammon_match_with_crawford(take):
+    """Both players double whenever they may. Taking, the first game's cube climbs
+    until a gammon ends the match; passing, each double ends a game at one point, so
+    someone reaches 4 and the Crawford game (no cube) must come, exactly once."""
     rng = np.random.default_rng(5)
-    a, b = Scripted(double=True), Scripted(double=True)
+    a, b = Scripted(double=True, take=take), Scripted(double=True, take=take)
     m = play_match(5, randoms(5), rng, cube_policies=[a, b])
     assert max(m.score) >= 5 and m.score[m.winner] == max(m.score)
     assert m.score[1 - m.winner] < 5
@@ -101,6 +105,7 @@ def test_backgammon_match_with_crawford():
     assert tuple(totals) == m.score
     reached = any(4 in g.score_before for g in m.games)
     assert crawford_games == (1 if reached else 0)
+    assert reached or take
     # post-Crawford: a player 1-away never doubles; states shown were consistent
     for kind, s in a.seen + b.seen:
         if kind == "double":

@@ -127,7 +127,11 @@ def test_candidates_are_ranked_and_rolled_out_on_the_same_dice(search):
     assert eqs == sorted(eqs, reverse=True)
     assert cands[0].behind == 0 and cands[1].behind == pytest.approx(eqs[0] - eqs[1])
     assert cands[0].move == "8/5 6/5"
-    # the same dice: each candidate's first roll (the opponent's) is trial_dice's
+    # the same dice: each candidate is the rollout of its position with the same
+    # settings (trial numbers, hence dice), seen from the mover's side
+    for c in cands:
+        alone = Rollout(search).position(c.position, RolloutSettings(trials=72, truncate=3))
+        assert c.result.equity == pytest.approx(-alone.equity, abs=1e-12)
     j = cands[1].to_json()
     assert set(j) >= {"position", "move", "equity", "se", "probabilities"}
 
@@ -174,6 +178,12 @@ def test_cubeful_money_rollout_doubles_and_reports(search):
                                  cube=CubeState())
     assert r.cubeful_equity is not None and r.se["cubeful_equity"] > 0
     assert -3 < r.cubeful_equity < 3
+    # far ahead in a race: the side to move doubles at once and the other passes, so
+    # every trial is worth exactly the cube (a rollout that never turned it: about 0.95)
+    ahead = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")
+    r = Rollout(search).position(ahead, RolloutSettings(trials=72, truncate=5),
+                                 cube=CubeState())
+    assert r.cubeful_equity == 1.0 and r.equity < 1.0
     with pytest.raises(RolloutError, match="only backgammon"):
         Rollout(Search.load("portes", threads=1)).position(
             Position.start("portes"), RolloutSettings(trials=1), cube=CubeState())

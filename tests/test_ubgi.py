@@ -170,9 +170,22 @@ def test_a_whole_money_game_with_the_cube():
 
 # --------------------------------------------------------------------- a match
 def test_a_match_to_five_with_cube_actions_and_the_crawford_game():
+    """Matches to five through UBGI, the engine deciding both sides' checkers and cubes:
+    no double in the Crawford game or with a dead cube, the session's Crawford flag as
+    the score says. The seeds are tried until a match passes through the Crawford game
+    (the first does with today's models)."""
+    for seed in (3, 5, 6, 8):
+        crawford_games, cube_turns = _match_to_five(seed)
+        assert crawford_games <= 1 and cube_turns >= 1
+        if crawford_games:
+            break
+    assert crawford_games == 1
+
+
+def _match_to_five(seed: int) -> tuple[int, int]:
     s = session()
     silent(s, "newsession type match length 5 crawford on")
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(seed)
     score = [0, 0]
     crawford_done = False
     crawford_games = cube_turns = 0
@@ -222,7 +235,7 @@ def test_a_match_to_five_with_cube_actions_and_the_crawford_game():
             pos, turn = after, 1 - turn
         crawford_games += crawford
         score[winner] += points
-    assert crawford_games <= 1 and cube_turns >= 1
+    return crawford_games, cube_turns
 
 
 def test_setscore_tells_the_crawford_game_from_later_ones():
