@@ -436,6 +436,19 @@ def test_bad_arguments_name_what_was_expected(search):
             rater.evaluate([Position.start(), Position.start("plakoto")])
 
 
+def test_values_of_read_only_rows_compiles_nothing_new(search):
+    """Rows from Ray's object store are read-only, and numba types such an array apart:
+    each labelling worker compiled the search's exact-value kernels again (about 7 s
+    of CPU in the Ray tests). ``values_of`` copies them first."""
+    from engine.rules.setups import setup_positions
+    rows = np.stack([p.to_array() for p in setup_positions("backgammon", 6, 3)])
+    want = search.values_of(rows, 1)
+    before = len(nply.exact_batch.signatures)
+    rows.flags.writeable = False
+    np.testing.assert_array_equal(search.values_of(rows, 1), want)
+    assert len(nply.exact_batch.signatures) == before
+
+
 def test_search_player_takes_the_best_play_offered():
     """Self-play and duels offer a sample of a large cascade's plays; the search player
     rates every play and takes the offered one the search ranks highest."""

@@ -957,6 +957,8 @@ class Search:
         rolls, the rows of one level searched together (training's labels)."""
         settings = self._settings(ply, settings)
         states = np.ascontiguousarray(states, np.int16).reshape(-1, L.STATE_LEN)
+        if not states.flags.writeable:     # (Ray's object store): numba types a read-only
+            states = states.copy()         # array apart, and would compile all again
         tree = self._tree(settings, static=True)
         out = tree.values(states, settings.ply)
         tree.close()
