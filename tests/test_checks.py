@@ -113,3 +113,27 @@ def test_one_request_error():
         assert ask(cmd=cmd, dice=[3, 1])["error"] == said
     assert ask(cmd="met")["error"] == {"code": "missing_field",
                                        "message": "request lacks the field 'length'"}
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: Position.from_literal("x 24:16; o 24:15", "long_nardy"), "x lists 16 checkers"),
+    (lambda: Position.from_literal("x bar:20; o 24:15"), "x lists 20 checkers"),
+    (lambda: Position("portes", (16,) + (0,) * 23, (15,) + (0,) * 23, (-1, 0), (0, 0)
+                      ).check(), "field 'me'"),
+    (lambda: Position("portes", (15.0,) + (0,) * 23, (15,) + (0,) * 23, (0, 0), (0, 0)
+                      ).check(), "entry 15.0"),
+    (lambda: Position("portes", (15,) + (0,) * 22, (15,) + (0,) * 23, (0, 0), (0, 0)
+                      ).check(), "expected 24 entries"),
+    (lambda: Position.from_literal("x 24:15; o 24:15", turns="ab"), "field 'turns'"),
+    (lambda: Position.from_literal("x 24:15; o 24:15", turns=(10**30, 0)), "field 'turns'"),
+    (lambda: Position.from_literal("x 24:15; o 24:15", "gul_bara", pending=(2.5,)),
+     "field 'pending'"),
+    (lambda: Position.from_literal(None), "expected a string"),
+    (lambda: Position.from_literal("x 24:" + "9" * 5000 + "; o 24:15"), "bad token")])
+def test_a_position_of_impossible_counts_is_refused(make, words):
+    """A side of 16 checkers, a negative count, a float, a short board or turns that
+    are not two small integers got through ``check`` (only the sum of 15 was checked)
+    and reached the move generator, or failed later with a bare Python error."""
+    from engine.errors import PositionError
+    with pytest.raises(PositionError, match=words):
+        make()

@@ -110,6 +110,9 @@ class Position:
         listed are taken as borne off. Keyword ``extra`` fields (``turns``, ``pending``)
         are passed through.
         """
+        if not isinstance(text, str) or len(text) > 10_000:
+            raise PositionError(f"literal {quote(text)}: expected a string "
+                                f"'x <point:count ...>; o <...>'")
         parts = [s.strip() for s in text.split(";")]
         if len(parts) != 2 or not parts[0].startswith("x") or not parts[1].startswith("o"):
             raise PositionError(f"literal {quote(text)}: expected 'x <point:count ...>; o <...>'")
@@ -119,7 +122,7 @@ class Position:
             bar = off = None
             pins = []
             for token in part[1:].split():
-                m = re.fullmatch(r"(\d+|bar|off|pin):(\d+)", token)
+                m = re.fullmatch(r"([0-9]{1,2}|bar|off|pin):([0-9]{1,2})", token)
                 if not m:
                     raise PositionError(f"literal {quote(text)}: bad token {quote(token)}, "
                                         f"expected point:count")
@@ -137,10 +140,15 @@ class Position:
             bar = bar or 0
             if off is None:
                 off = CHECKERS - sum(board) - bar
+                if off < 0:
+                    raise PositionError(f"literal {quote(text)}: {part[:1]} lists "
+                                        f"{CHECKERS - off} checkers; expected at most "
+                                        f"{CHECKERS}")
             sides.append((tuple(board), bar, off, tuple(sorted(pins))))
         (me, b0, o0, p0), (them, b1, o1, p1) = sides
         pos = cls(variant, me, them, (b0, b1), (o0, o1), (p0, p1),
-                  tuple(extra.get("turns", (0, 0))), tuple(extra.get("pending", ())))
+                  _int_list(extra.get("turns", (0, 0)), "turns", 2),
+                  _int_list(extra.get("pending", ()), "pending", None))
         pos.check()
         return pos
 
@@ -225,6 +233,13 @@ class Position:
         if rules.variant != self.variant:
             raise PositionError(f"position variant {quote(self.variant)} does not match "
                                 f"the rules of {rules.variant!r}")
+        for name, length, most in (("me", 24, CHECKERS), ("them", 24, CHECKERS),
+                                   ("bar", 2, CHECKERS), ("off", 2, CHECKERS),
+                                   ("turns", 2, None), ("pending", None, None)):
+            value = _int_list(getattr(self, name), name, length)
+            if most is not None and max(value) > most:
+                raise PositionError(f"field {name!r} = {quote(list(value))}: expected "
+                                    f"entries of at most {most}")
         for name, side in (("me", 0), ("them", 1)):
             board = self.me if side == 0 else self.them
             total = sum(board) + self.bar[side] + self.off[side]
@@ -281,7 +296,7 @@ def _int_list(value: Any, name: str, length: int | None) -> tuple:
     for v in value:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 9999:
             raise PositionError(f"field {name!r} = {quote(value)}: entry {quote(v)} is "
-                                f"not a non-negative integer")
+                                f"not an integer 0..9999")
     return tuple(value)
 
 
