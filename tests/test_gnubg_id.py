@@ -270,3 +270,15 @@ def test_non_strings_raise_notation_error(value):
     for parse in (position_from_id, match_from_id, position_from_gnubg):
         with pytest.raises(NotationError):
             parse(value)
+
+
+@pytest.mark.parametrize("field, value", [("on_roll", 1.0), ("on_roll", True),
+                                          ("game_state", 1.0), ("resigned", True),
+                                          ("jacoby", "false"), ("crawford", "no"),
+                                          ("doubled", 1)])
+def test_match_info_flags_of_the_wrong_type_are_refused(field, value):
+    """``jacoby="false"`` wrote the Jacoby rule on; ``on_roll=1.0`` and ``crawford="no"``
+    made the Match ID writer fail with a bare TypeError or ValueError."""
+    kw = {"match_length": 5} if field == "crawford" else {}
+    with pytest.raises(NotationError, match=field):
+        MatchInfo(**{field: value}, **kw)

@@ -143,6 +143,8 @@ def test_portes_and_other_games():
     ("XGID=-b----E-C---eE---c-e----B-:x:0:1:00:0:0:0:0:10", "not an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:01:0:1:00:0:0:0:0:10", "not an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:40:0:1:00:0:0:0:0:10", "log2"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:1\u0660:10", "not an integer"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:1000000000:10", "not an integer"),
 ])
 def test_bad_xgids(text, why):
     with pytest.raises(NotationError, match=why) as exc:
@@ -201,3 +203,12 @@ def test_info_checks_its_fields():
                 dict(dice=(1, 2), cube_action="double"), dict(score=(4, 0), match_length=3)):
         with pytest.raises(NotationError):
             XgidInfo(**bad)
+
+
+@pytest.mark.parametrize("field, value", [("turn", True), ("jacoby", "no"),
+                                          ("crawford", 1), ("beaver", None)])
+def test_xgid_flags_of_the_wrong_type_are_refused(field, value):
+    """``jacoby="no"`` made ``format_xgid`` fail with a bare ValueError; ``turn=True``
+    was taken as 1."""
+    with pytest.raises(NotationError, match=field):
+        XgidInfo(**{field: value})

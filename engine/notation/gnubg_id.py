@@ -203,13 +203,15 @@ class MatchInfo:
         if self.cube_owner not in ("centre", "me", "them"):
             raise NotationError(f"cube_owner={quote(self.cube_owner)}: expected 'centre', 'me' "
                                 f"or 'them'")
-        for name in ("on_roll", "turn"):
-            if getattr(self, name) not in (0, 1):
-                raise NotationError(f"{name}={quote(getattr(self, name))}: expected 0 or 1")
-        if self.game_state not in range(len(GAME_STATES)):
-            raise NotationError(f"game_state={quote(self.game_state)}: expected 0..4")
-        if self.resigned not in range(4):
-            raise NotationError(f"resigned={quote(self.resigned)}: expected 0..3")
+        for name, most in (("on_roll", 1), ("turn", 1), ("game_state", len(GAME_STATES) - 1),
+                           ("resigned", 3)):
+            v = getattr(self, name)
+            if type(v) is not int or not 0 <= v <= most:     # not True, not 1.0
+                raise NotationError(f"{name}={quote(v)}: expected an integer 0..{most}")
+        for name in ("crawford", "doubled", "jacoby"):
+            if not isinstance(getattr(self, name), bool):
+                raise NotationError(f"{name}={quote(getattr(self, name))}: expected true or "
+                                    f"false")
         if self.dice is not None:
             try:
                 d = check_dice(self.dice)

@@ -38,7 +38,7 @@ from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import OPPOSITE, get_rules
 
 PREFIX = "XGID="
-_FIELD = re.compile(r"0|-?[1-9]\d{0,4}")   # canonical integers only
+_FIELD = re.compile(r"0|-?[1-9][0-9]{0,4}")   # canonical integers only, ASCII digits
 _ACTIONS = {"D": "double", "B": "beaver", "R": "raccoon"}
 _ACTION_CHARS = {v: k for k, v in _ACTIONS.items()}
 
@@ -112,8 +112,12 @@ class XgidInfo:
                                 f"{m}")
         if not m and self.crawford:
             raise NotationError("crawford=True in money play: no Crawford game in money")
-        if self.turn not in (1, -1):
+        if type(self.turn) is not int or self.turn not in (1, -1):
             raise NotationError(f"turn={quote(self.turn)}: expected 1 (bottom) or -1 (top)")
+        for name in ("crawford", "jacoby", "beaver"):
+            if not isinstance(getattr(self, name), bool):
+                raise NotationError(f"{name}={quote(getattr(self, name))}: expected true or "
+                                    f"false")
 
     @property
     def money(self) -> bool:
@@ -200,7 +204,8 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
     for name, field in zip(("cube", "cube owner", "turn", "first score", "second score",
                             "rules", "match length", "max cube"), nums):
         if not _FIELD.fullmatch(field):
-            raise NotationError(f"{what}: {name} field {quote(field)} is not an integer")
+            raise NotationError(f"{what}: {name} field {quote(field)} is not an integer of "
+                                f"at most five ASCII digits")
     cube_exp, owner, turn, s1, s2, flags, length, max_exp = map(int, nums)
 
     # --- board
