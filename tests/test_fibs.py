@@ -188,3 +188,18 @@ def test_views_that_cannot_be_made_raise():
 
 def test_gnubg_nul_and_newline_are_ignored():
     assert parse_fibs_board("\x00" + START + "\n\x00").text() == START
+
+
+def test_a_board_is_read_only_as_a_game_of_backgammon_s_geometry():
+    """A FIBS board read as long nardy (or plakoto, fevga, gul bara) gave backgammon's
+    layout under that name; a colour other than -1 or 1 gave a misleading error."""
+    board = parse_fibs_board(START)
+    assert board.position(1, "portes").variant == "portes"
+    for variant in ("long_nardy", "plakoto", "fevga", "gul_bara"):
+        with pytest.raises(FibsBoardError, match="cannot hold a"):
+            board.view(variant=variant)
+        with pytest.raises(FibsBoardError, match="cannot hold a"):
+            gnubg_board(Position.start(variant), on_roll_is_o=True)
+    for colour in (0, 5, 1.0):
+        with pytest.raises(FibsBoardError, match="colour"):
+            board.position(colour)

@@ -433,3 +433,14 @@ def test_move_steps_are_the_single_moves_in_playing_order():
     closed = Position.from_literal("x bar:1 6:14; o 6:2 5:2 4:2 3:2 2:2 1:2 24:3")
     (dance,) = successors(closed, (6, 5))
     assert move_steps(closed, dance, (6, 5)) == ()
+
+
+def test_arguments_that_are_not_positions_are_named():
+    """They failed deep inside with an AttributeError."""
+    from engine.errors import MoveError
+    start = Position.start()
+    for call, name in ((lambda: parse_move("24/18", None, (6, 5)), "before"),
+                       (lambda: format_move(start, {"me": []}, (6, 5)), "after"),
+                       (lambda: parse_move("24/18", start, (6, 5), [None]), "successors")):
+        with pytest.raises(MoveError, match=name):
+            call()

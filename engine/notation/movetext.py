@@ -576,6 +576,7 @@ def format_move(before: Position, after: Position, dice) -> str:
     Raises :class:`IllegalMoveError` when no sequence of single-die steps leads there,
     :class:`MoveError` if a gul bara cascade defeats the search budget.
     """
+    _positions(before=before, after=after)
     return _text(move_parts(before, after, dice))
 
 
@@ -604,6 +605,13 @@ def _literal(pos: Position) -> str:
     return "; ".join(sides)
 
 
+def _positions(**named) -> None:
+    """:class:`MoveError` naming the first argument that is not a :class:`Position`."""
+    for name, value in named.items():
+        if not isinstance(value, Position):
+            raise MoveError(f"{name} = {quote(value)}: expected a Position")
+
+
 def _subset_sums(dice_list: Sequence[int]) -> set:
     sums = {0}
     for d in dice_list:
@@ -620,6 +628,9 @@ def parse_move(text: str, before: Position, dice,
     for bad syntax, :class:`IllegalMoveError` when the text names no legal turn,
     :class:`AmbiguousMoveError` when it fits more than one.
     """
+    _positions(before=before)
+    if successors is not None:
+        _positions(**{f"successors[{i}]": s for i, s in enumerate(successors)})
     parts = parse_steps(text)
     rules = get_rules(before.variant)
     game = step_rules(rules)
