@@ -196,9 +196,9 @@ def test_a_board_is_read_only_as_a_game_of_backgammon_s_geometry():
     board = parse_fibs_board(START)
     assert board.position(1, "portes").variant == "portes"
     for variant in ("long_nardy", "plakoto", "fevga", "gul_bara"):
-        with pytest.raises(FibsBoardError, match="cannot hold a"):
+        with pytest.raises(FibsBoardError, match="cannot be written as a FIBS board"):
             board.view(variant=variant)
-        with pytest.raises(FibsBoardError, match="cannot hold a"):
+        with pytest.raises(FibsBoardError, match="cannot be written as a FIBS board"):
             gnubg_board(Position.start(variant), on_roll_is_o=True)
     for colour in (0, 5, 1.0):
         with pytest.raises(FibsBoardError, match="colour"):

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 from engine.errors import FibsBoardError, PositionError, quote
 from engine.rules.position import CHECKERS, Position
-from engine.rules.variants import OPPOSITE, get_rules
+from engine.notation.gnubg_id import check_geometry
 
 PREFIX = "board:"
 UNLIMITED = 9999
@@ -141,7 +141,7 @@ class FibsBoard:
         """The checkers seen from the side of ``colour`` (``turns`` 0, 0)."""
         if type(colour) is not int or colour not in (-1, 1):
             raise FibsBoardError(f"colour = {quote(colour)}: expected -1 (X) or 1 (O)")
-        _check_variant(variant, f"board {quote(self.text())}")
+        check_geometry(variant, f"board {quote(self.text())}", "a FIBS board", FibsBoardError)
         me, my_bar = self.checkers(colour)
         them, their_bar = self.checkers(-colour)
         pos = Position(variant, me, them, (my_bar, their_bar),
@@ -368,18 +368,6 @@ _INT_LABELS = ("match_length", "score", "opponent_score", *(f"board[{i}]" for i 
 assert len(_INT_LABELS) == N_INTS
 
 
-def _check_variant(variant: str, what: str) -> None:
-    """A FIBS board holds backgammon's geometry (the sides move in opposite directions,
-    with a bar): backgammon or portes, no other game of the family."""
-    try:
-        rules = get_rules(variant)
-    except ValueError as exc:
-        raise FibsBoardError(f"{what}: {exc}") from None
-    if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise FibsBoardError(f"{what}: a FIBS board cannot hold a {variant} position; "
-                             f"expected 'backgammon' or 'portes'")
-
-
 def gnubg_board(position: Position, *, on_roll_is_o: bool, names=("O", "X"),
                 match_length: int = 0, score=(0, 0), dice=None, cube: int = 1,
                 owner: str = "centre", doubled: bool = False, crawford: bool = False,
@@ -390,7 +378,7 @@ def gnubg_board(position: Position, *, on_roll_is_o: bool, names=("O", "X"),
     ``score``, ``owner`` are relative to the side on roll; ``names`` are (O, X). The
     score and name fields follow GNU Backgammon's players as its ``play.c`` writes them
     (:data:`SCORE_CONVENTIONS`, ``"gnubg"``). For tests and for reading logs."""
-    _check_variant(position.variant, "gnubg_board")
+    check_geometry(position.variant, "gnubg_board", "a FIBS board", FibsBoardError)
     roll = 1 if on_roll_is_o else -1
     o_view = position if on_roll_is_o else position.flip()
     board = [0] * 26

@@ -82,20 +82,24 @@ def _b64_text(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii").rstrip("=")
 
 
-def _check_geometry(variant: str, what: str) -> None:
+def check_geometry(variant: str, what: str, notation: str = "a GNU Backgammon ID",
+                   error: type[NotationError] = NotationError) -> None:
+    """``error`` unless ``variant`` has backgammon's geometry (the sides move in opposite
+    directions, with a bar), the only one the backgammon notations can write: GNU
+    Backgammon's IDs, XGIDs and FIBS boards hold backgammon or portes, no other game."""
     try:
         rules = get_rules(variant)
     except ValueError as exc:
-        raise NotationError(f"{what}: {exc}") from None
+        raise error(f"{what}: {exc}") from None
     if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"{what}: variant {quote(variant)} cannot be written as a GNU "
-                            f"Backgammon ID; expected 'backgammon' or 'portes'")
+        raise error(f"{what}: variant {quote(variant)} cannot be written as {notation}; "
+                    f"expected 'backgammon' or 'portes'")
 
 
 # ----------------------------------------------------------------- Position ID
 def position_key(pos: Position) -> bytes:
     """The 10-byte gnubg position key of ``pos`` (player on roll = side to move)."""
-    _check_geometry(pos.variant, "position_key")
+    check_geometry(pos.variant, "position_key")
     bits = 0
     n = 0
     for board, bar in ((pos.them, pos.bar[1]), (pos.me, pos.bar[0])):
@@ -124,7 +128,7 @@ def position_from_id(text: str, variant: str = "backgammon") -> Position:
     position (more than 15 checkers a side, both sides on one point).
     """
     what = f"Position ID {quote(text)}"
-    _check_geometry(variant, what)
+    check_geometry(variant, what)
     key = _b64_key(text, POSITION_ID_LEN, 10, "Position ID")
     sides: list[list[int]] = [[], []]
     side = 0

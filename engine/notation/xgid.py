@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from engine.errors import DiceError, NotationError, PositionError, quote
 from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
-from engine.rules.variants import OPPOSITE, get_rules
+from engine.notation.gnubg_id import check_geometry
 
 PREFIX = "XGID="
 _FIELD = re.compile(r"0|-?[1-9][0-9]{0,4}")   # canonical integers only, ASCII digits
@@ -138,13 +138,7 @@ def format_xgid(pos: Position, info: XgidInfo | None = None) -> str:
     a money game with no Jacoby or beaver flag: the protocol's example form.
     """
     info = info or XgidInfo()
-    try:
-        rules = get_rules(pos.variant)
-    except ValueError as exc:
-        raise NotationError(f"format_xgid: {exc}") from None
-    if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"format_xgid: variant {quote(pos.variant)} has no XGID form; "
-                            f"expected 'backgammon' or 'portes'")
+    check_geometry(pos.variant, "format_xgid", "an XGID")
     if info.turn == 1:
         (bottom, bbar), (top, tbar) = (pos.me, pos.bar[0]), (pos.them, pos.bar[1])
     else:
@@ -184,13 +178,7 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
     if not isinstance(text, str):
         raise NotationError(f"XGID {quote(text)}: expected a string")
     what = f"XGID {quote(text)}"
-    try:
-        rules = get_rules(variant)
-    except ValueError as exc:
-        raise NotationError(f"{what}: {exc}") from None
-    if rules.geometry != OPPOSITE or not rules.has_bar:
-        raise NotationError(f"{what}: variant {quote(variant)} has no XGID form; expected "
-                            f"'backgammon' or 'portes'")
+    check_geometry(variant, what, "an XGID")
     body = text.strip()
     if body[:len(PREFIX)].upper() == PREFIX:
         body = body[len(PREFIX):]
