@@ -576,7 +576,8 @@ def format_move(before: Position, after: Position, dice) -> str:
     Raises :class:`IllegalMoveError` when no sequence of single-die steps leads there,
     :class:`MoveError` if a gul bara cascade defeats the search budget.
     """
-    _positions(before=before, after=after)
+    _position_arg(before, "before")
+    _position_arg(after, "after")
     return _text(move_parts(before, after, dice))
 
 
@@ -605,11 +606,10 @@ def _literal(pos: Position) -> str:
     return "; ".join(sides)
 
 
-def _positions(**named) -> None:
-    """:class:`MoveError` naming the first argument that is not a :class:`Position`."""
-    for name, value in named.items():
-        if not isinstance(value, Position):
-            raise MoveError(f"{name} = {quote(value)}: expected a Position")
+def _position_arg(value, name: str) -> None:
+    """:class:`MoveError` naming the argument ``name`` unless it is a :class:`Position`."""
+    if not isinstance(value, Position):
+        raise MoveError(f"{name} = {quote(value)}: expected a Position")
 
 
 def _subset_sums(dice_list: Sequence[int]) -> set:
@@ -628,9 +628,11 @@ def parse_move(text: str, before: Position, dice,
     for bad syntax, :class:`IllegalMoveError` when the text names no legal turn,
     :class:`AmbiguousMoveError` when it fits more than one.
     """
-    _positions(before=before)
+    _position_arg(before, "before")
     if successors is not None:
-        _positions(**{f"successors[{i}]": s for i, s in enumerate(successors)})
+        for i, s in enumerate(successors):
+            if not isinstance(s, Position):
+                _position_arg(s, f"successors[{i}]")
     parts = parse_steps(text)
     rules = get_rules(before.variant)
     game = step_rules(rules)
