@@ -16,8 +16,9 @@ array (a counting caller would release an array it was never given). Numba refus
 allocation only where it compiles the callee for such a kernel; a callee it compiled
 first for a counting kernel (or loaded from the cache, whose key leaves the setting
 out) is linked as it is. So the rule is kept by review and by ``tests/test_jit.py``,
-which compiles these kernels afresh and checks what every kernel compiled without
-counts returns. ``_nrt`` is a private numba option.
+which types these kernels and every kernel they reach, each with the setting numba
+passes down to it, and checks what every kernel without counts returns. ``_nrt`` is a
+private numba option.
 
 numba's ``cache=True`` checks only the time stamp of a kernel's own file, so a kernel
 that compiled in code from another file (the move generator into the search, the network
