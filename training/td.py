@@ -1,9 +1,9 @@
 """The numba core of training: self-play games with TD(lambda) learning, and the games
 of the strength figure.
 
-:func:`selfplay_games` plays games between the network and itself; its kernel calls the
+:func:`selfplay_games` plays games between the network and itself: it calls the
 engine's game loop (:func:`engine.play.loop.play_games`) for one game at a time, then
-learns from it in :func:`_learn_game`:
+learns from it in the kernel :func:`_learn_game`:
 
 * dice from an explicit splitmix64 state (``uint64[1]``), so a run is reproducible
   and resumable: the state is saved in the checkpoint; exploration (``epsilon``) draws
@@ -168,15 +168,10 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
                           max_turns=max_turns, scratch=scratch, rec=rec, rec_meta=rec_meta,
                           rec_vals=rec_vals, rec_games=1)
     learn = (game[0], rec, rec_meta, rec_vals, *net, params, counts, worker, stats)
-    return _selfplay(play, learn, n_games, control)
-
-
-@njit(cache=True)
-def _selfplay(play, learn, n_games, control):
-    """The kernel of :func:`selfplay_games`: up to ``n_games`` games, each played by the
-    game loop (``play``: the arguments of :func:`engine.play.loop.play_games`, one game,
-    recorded) and learned from by :func:`_learn_game` (``learn``: its arguments);
-    returns the number learned from."""
+    # a loop in Python, not a kernel: a kernel calling both would compile the game loop
+    # and the learning again into itself (numba re-optimises every callee in each
+    # caller: 8 s a walk on a cold start), and the two calls a game cost nothing
+    # measurable beside a game's half millisecond (benchmarks/README.md, Self-play speed)
     played = 0
     for _ in range(n_games):
         if control[C_PAUSE] != 0:

@@ -128,7 +128,7 @@ class Trainer:
         """Compile (or load from cache) the kernels before forking the workers: one
         self-play game and one evaluation game on copies of the weights, with a dice
         state of their own (the run's weights and dice are untouched)."""
-        announce_compile("the self-play kernels", [loop.play_games, td._selfplay],
+        announce_compile("the self-play kernels", [loop.play_games, td._learn_game],
                          "30-60 seconds")
         scratch = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
         st = np.zeros(1, np.uint64)
