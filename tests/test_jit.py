@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from numba_typing import callees, typed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,56 +120,6 @@ def test_is_cached_asks_for_the_types_given():
     assert not is_cached(copy_items, unused)
 
 
-def _typed(dispatcher, argtypes):
-    """Numba's typing of ``dispatcher`` for ``argtypes``: its compiler's pipeline up to
-    type inference and no further (no lowering, no LLVM). The callees it types are
-    compiled as they would be for the kernel (or loaded from the cache)."""
-    from numba.core import compiler
-    from numba.core.compiler_machinery import PassManager
-    from numba.core.typed_passes import NopythonTypeInference
-
-    class TypeOnly(compiler.CompilerBase):
-        def define_pipelines(self):
-            full = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
-            pm = PassManager("type only")
-            for pass_, name in full.passes:
-                pm.add_pass(pass_, name)
-                if pass_ is NopythonTypeInference:
-                    break
-            pm.finalize()
-            return [pm]
-
-    flags = compiler.Flags()
-    dispatcher.targetdescr.options.parse_as_flags(flags, dispatcher.targetoptions)
-    typing = TypeOnly(dispatcher.targetdescr.typing_context,
-                      dispatcher.targetdescr.target_context, None, tuple(argtypes), None,
-                      flags, dispatcher.locals)
-    try:
-        typing.compile_extra(dispatcher.py_func)
-    except (compiler.CompilerError, AttributeError):    # stopped before lowering, as asked
-        pass
-    return typing.state
-
-
-def _callees(state):
-    """``(dispatcher, argument types)`` of each kernel a typed function calls: a jitted
-    function (a global, a closure, an argument) or the implementation of an
-    ``@overload`` (numba's own included)."""
-    from numba.core import ir, types
-    for inst, sig in state.calltypes.items():
-        if not (isinstance(inst, ir.Expr) and inst.op == "call"):
-            continue
-        fnty = state.typemap[inst.func.name]
-        if isinstance(fnty, types.Dispatcher):
-            yield fnty.dispatcher, sig.args
-            continue
-        for template in getattr(fnty, "templates", None) or ():
-            for built in getattr(template, "_impl_cache", {}).values():
-                impl = built[0] if isinstance(built, tuple) else None
-                for impl_sig in getattr(impl, "signatures", ()):
-                    yield impl, impl_sig
-
-
 def _without_counts(roots):
     """Every kernel numba compiles without reference counting for ``roots`` (each a
     dispatcher and its argument types), as ``{qualname: {return type, ...}}``: a
@@ -177,7 +128,7 @@ def _without_counts(roots):
     Independent of the order of compiling and of the cache."""
     off: dict = {}
     seen = set()
-    typed: dict = {}                 # the typing does not depend on the setting
+    known: dict = {}                 # the typing does not depend on the setting
     todo = [(d, tuple(args), d.targetoptions.get("_nrt", True)) for d, args in roots]
     while todo:
         dispatcher, args, inherited = todo.pop()
@@ -185,14 +136,14 @@ def _without_counts(roots):
         if (dispatcher, args, counts) in seen:
             continue
         seen.add((dispatcher, args, counts))
-        if (dispatcher, args) not in typed:
-            state = _typed(dispatcher, args)
-            typed[dispatcher, args] = (state.return_type,
-                                       [(d, tuple(a)) for d, a in _callees(state)])
-        returns, callees = typed[dispatcher, args]
+        if (dispatcher, args) not in known:
+            state = typed(dispatcher, args)
+            known[dispatcher, args] = (state.return_type,
+                                       [(d, tuple(a)) for d, a in callees(state)])
+        returns, calls = known[dispatcher, args]
         if not counts:
             off.setdefault(dispatcher.py_func.__qualname__, set()).add(returns)
-        todo += [(d, a, counts) for d, a in callees]
+        todo += [(d, a, counts) for d, a in calls]
     return off
 
 

@@ -9,6 +9,7 @@ import numba
 import numpy as np
 import pytest
 from numba.core import types
+from numba_typing import typed
 
 from engine.eval.evaluator import Evaluator
 from engine.eval.network import Network
@@ -84,28 +85,31 @@ it), by name: (module global, dispatcher)."""
 
 @pytest.fixture(scope="module")
 def inside():
-    """The argument types each kernel of the helper's and of the root's got while a
-    fresh, uncached copy of ``expand`` compiled on a backgammon search (a cached one
-    would not look at its callees): ``(types by name, the copy's result for the start
-    position and 3-1, every play, the search, its tree)``."""
+    """The argument types each kernel of the helper's and of the root's got while
+    numba typed ``expand`` afresh for a backgammon search (its compiler's typing alone,
+    :mod:`numba_typing`: a cached ``expand`` would not look at its callees), and
+    ``expand``'s result for the start position and 3-1: ``(types by name, that result,
+    every play, the search, its tree)``."""
     search = Search.load("backgammon", threads=1)
     encoder = search.evaluator.network.encoder.name
     net_, ctx = Evaluator(Network.create("backgammon", 1, encoder), bearoff=False).kernel_args()
     kernels = {name: kernel for name, (kernel, _) in precompile.calls("backgammon", net_,
                                                                        ctx).items()}
     kernels.update({name: kernel for name, (_, kernel) in _ROOT_KERNELS.items()})
+    tree = search._tree(SearchSettings(ply=2))
+    start = Position.start("backgammon").to_array()[None, :]
+    args = (start, np.array([[3, 1, 1]], np.int64), True, True, -1, 0.0, tree.net, tree.net,
+            False, tree.ctx)
     seen = collections.defaultdict(set)
     with pytest.MonkeyPatch.context() as mp:
         for name, kernel in kernels.items():
-            def typed(args, kws, orig=kernel.get_call_template, name=name):
+            def typed_call(args, kws, orig=kernel.get_call_template, name=name):
                 seen[name].add(tuple(types.unliteral(a) for a in args))
                 return orig(args, kws)
-            mp.setattr(kernel, "get_call_template", typed)
-        tree = search._tree(SearchSettings(ply=2))
-        copy = numba.njit(nogil=True, fastmath=True, error_model="numpy")(nply.expand.py_func)
-        start = Position.start("backgammon").to_array()[None, :]
-        out = copy(start, np.array([[3, 1, 1]], np.int64), True, True, -1, 0.0, tree.net,
-                   tree.net, False, tree.ctx)
+            mp.setattr(kernel, "get_call_template", typed_call)
+        state = typed(nply.expand, [numba.typeof(a) for a in args])
+    assert state.typemap and state.return_type is not None
+    out = nply.expand(*args)
     assert out[0] == 16
     return seen, out, search, tree
 
