@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 from reference_movegen import check_rows
 
-from engine import Position, get_rules, successors
+from engine import Position, get_rules
 from engine.movegen.generate import successor_arrays
+from engine.movegen.keys import key_order
 from engine.rules.variants import (
     BLOCK_EACH,
     BLOCK_QUARTER,
@@ -41,8 +42,9 @@ def random_positions(variant, rules, rng, games, per_game):
             else:
                 dice = tuple(int(d) for d in rng.integers(1, 7, size=2))
             seen.append((pos, dice))
-            nxt = successors(pos, dice, rules)
-            pos = nxt[rng.integers(len(nxt))]
+            nxt = successor_arrays(pos, dice, rules)        # successors(), in its order,
+            order = key_order(nxt)                           # without a position of each
+            pos = Position.from_array(nxt[order[rng.integers(len(nxt))]], variant)
             if pos.off[1] == 15 or pos.off[0] == 15 or 24 in pos.pinned[0]:
                 break
         picks = rng.choice(len(seen), size=min(per_game, len(seen)), replace=False)
