@@ -31,6 +31,7 @@ from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
 from engine.eval.network import atomic_savez, read_npz
+from engine.movegen.generate import usable_cores
 from engine.search.nply import MAX_PLY, Search, SearchSettings
 from training.positions import PositionSet, PositionSetError
 
@@ -216,8 +217,8 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", required=True, help="position set (.npz)")
     ap.add_argument("--model", default=None, help="model (default: the released one)")
     ap.add_argument("--ply", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                    help="worker processes of --backend local (default: every core)")
+    ap.add_argument("--workers", type=int, default=usable_cores(),
+                    help="worker processes of --backend local (default: the cores this process may use)")
     ap.add_argument("--rollout", type=int, default=0, metavar="TRIALS",
                     help="label by a rollout of TRIALS trials (0-ply play, variance "
                          "reduction) instead of the n-ply value; 0: off")

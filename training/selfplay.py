@@ -51,6 +51,7 @@ from engine.cli._common import non_negative_int, run as run_cli  # noqa: E402
 from engine.cluster import add_arguments as add_cluster_arguments  # noqa: E402
 from engine.eval.encoding import extends  # noqa: E402
 from engine.eval.network import Network, NetworkFileError  # noqa: E402
+from engine.movegen.generate import usable_cores  # noqa: E402
 
 from . import checkpoint  # noqa: E402
 from .config import (ConfigError, TrainConfig, describe, load_config, parse_set,  # noqa: E402
@@ -160,8 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", metavar="MODEL",
                     help="start a fresh run from a trained model's weights (inputs the "
                          "model lacks start at zero)")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                    help="worker processes (default: every core)")
+    ap.add_argument("--workers", type=int, default=usable_cores(),
+                    help="worker processes (default: the cores this process may use)")
     ap.add_argument("--config", help="JSON file of TrainConfig fields")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override one config field (repeatable)")

@@ -82,11 +82,44 @@ _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 
 
+CGROUP_QUOTA_FILES = ("/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us",
+                      "/sys/fs/cgroup/cpu/cpu.cfs_period_us")
+"""Where Linux states a CPU quota: cgroup v2's ``cpu.max`` (``"<quota> <period>"`` or
+``"max <period>"``), then cgroup v1's two files (a quota of -1: none)."""
+
+
+def _cgroup_quota() -> int | None:
+    """The CPU quota of this process's control group in cores (rounded up, at least 1),
+    or None without one. A container given 2 CPUs on a host of 64 sees 64 in its
+    affinity mask; its threads beyond 2 would only wait for each other."""
+    v2, v1_quota, v1_period = CGROUP_QUOTA_FILES
+    try:
+        with open(v2) as f:
+            fields = f.read().split()
+        if len(fields) == 2 and fields[0] != "max":
+            quota, period = int(fields[0]), int(fields[1])
+        else:
+            return None
+    except (OSError, ValueError):
+        try:
+            with open(v1_quota) as f, open(v1_period) as g:
+                quota, period = int(f.read()), int(g.read())
+        except (OSError, ValueError):
+            return None
+    if quota <= 0 or period <= 0:
+        return None
+    return max(1, -(-quota // period))
+
+
 def usable_cores() -> int:
-    """The cores this process may use."""
+    """The cores this process may use: those of its affinity mask, no more than its
+    control group's CPU quota (a container's limit)."""
     if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+        cores = max(1, len(os.sched_getaffinity(0)))
+    else:
+        cores = os.cpu_count() or 1
+    quota = _cgroup_quota()
+    return cores if quota is None else min(cores, quota)
 
 
 def cascade_threads() -> int:
