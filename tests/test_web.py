@@ -241,3 +241,47 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
     assert max(end["score"].values()) >= 3 and "match" in end["result"]
     results = [e for e in end["log"] if e["who"] == "result"]
     assert len(results) == len({e["game"] for e in end["log"]})
+
+
+def test_long_polls_hold_no_thread():
+    """A board waiting for the engine's next question (``?after=``) holds no worker
+    thread while it waits: with more polls open than the thread pool has threads
+    (anyio's 40), the server still answers at once, and the polls answer when the
+    game moves on."""
+    import asyncio
+    import time
+
+    import httpx
+
+    async def run():
+        transport = httpx.ASGITransport(app=make_app())
+        async with httpx.AsyncClient(transport=transport, base_url="http://board",
+                                     timeout=60) as c:
+            state = (await c.post("/api/sessions", json={"variant": "plakoto",
+                                                         "seed": 4})).json()
+            while state["waiting"] != "move":
+                state = (await c.get(f"/api/sessions/{state['id']}"
+                                     f"?after={state.get('serial', 0)}")).json()
+            sid, serial = state["id"], state["serial"]
+            polls = [asyncio.create_task(c.get(f"/api/sessions/{sid}?after={serial}"))
+                     for _ in range(60)]
+            await asyncio.sleep(0.5)
+            assert not any(p.done() for p in polls)      # waiting for the game
+            t = time.perf_counter()
+            games = await c.get("/api/games")
+            assert games.status_code == 200 and time.perf_counter() - t < 5
+            steps, turn = [], state["turn"]
+            rng = random.Random(4)
+            while turn["steps"]:
+                steps.append(rng.choice(turn["steps"]))
+                turn = (await c.post(f"/api/sessions/{sid}/walk",
+                                     json={"steps": steps})).json()
+            after = await c.post(f"/api/sessions/{sid}/act", json={"move": steps})
+            assert after.status_code == 200 and after.json()["serial"] != serial
+            answers = await asyncio.wait_for(asyncio.gather(*polls), 30)
+            assert {r.status_code for r in answers} == {200}
+            assert all(r.json()["serial"] != serial or r.json()["finished"]
+                       for r in answers)
+            await c.delete(f"/api/sessions/{sid}")
+
+    asyncio.run(run())

@@ -31,7 +31,7 @@ import threading
 import traceback
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -66,16 +66,48 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
+class _Later(NamedTuple):
+    """A handler's answer that is the session's state once the game has moved on from
+    the question ``serial`` (None: once it asks anything) or ended, or after
+    ``timeout`` seconds. The wait is the event loop's, not a thread's: the worker
+    threads are few (anyio's 40), and a board's long-poll held one each, so that
+    40 open boards stopped the server until a poll ran out."""
+    session: GameSession
+    serial: int | None
+    timeout: float
+
+
+WAIT_POLL_S = 0.05
+"""How often a waiting request looks at its session (s)."""
+
+
+async def _state_later(later: _Later, request: Request) -> dict | None:
+    """The state :class:`_Later` asks for; None when the client went away first."""
+    import anyio
+    from starlette.concurrency import run_in_threadpool
+    deadline = anyio.current_time() + later.timeout
+    while not later.session.moved_on(later.serial) and anyio.current_time() < deadline:
+        if await request.is_disconnected():
+            return None
+        await anyio.sleep(WAIT_POLL_S)
+    return await run_in_threadpool(later.session.state)
+
+
 def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
     """Run ``handler(request, body)`` on a worker thread and turn its result or error
-    into a JSON answer."""
+    into a JSON answer (a :class:`_Later` after its wait)."""
     async def endpoint(request: Request):
         try:
             body = None
             if request.method in ("POST", "PUT"):
                 body = _json_body(await _read_body(request))
             from starlette.concurrency import run_in_threadpool
-            return JSONResponse(await run_in_threadpool(handler, request, body))
+            result = await run_in_threadpool(handler, request, body)
+            if isinstance(result, _Later):
+                result = await _state_later(result, request)
+                if result is None:
+                    return _error("gone", "the client went away", 499)
+            return JSONResponse(result)
         except ApiError as exc:
             return _error(exc.code, str(exc), exc.status)
         except NardyError as exc:
@@ -189,7 +221,7 @@ def position(request: Request, body: Any) -> dict:
     return out
 
 
-def new_session(request: Request, body: Any) -> dict:
+def new_session(request: Request, body: Any) -> _Later:
     req = _object(body)
     known = {"variant", "mode", "length", "ply", "cube", "seed"}
     extra = set(req) - known
@@ -202,29 +234,29 @@ def new_session(request: Request, body: Any) -> dict:
             # a finished game goes first, then the one used longest ago
             sid = next((k for k, v in _SESSIONS.items() if v.finished), next(iter(_SESSIONS)))
             _SESSIONS.pop(sid).close()
-    session.wait(None, timeout=120.0)
-    return session.state()
+    return _Later(session, None, 120.0)
 
 
-def session_state(request: Request, body: Any) -> dict:
+def session_state(request: Request, body: Any) -> dict | _Later:
     session = _session(request)
     after = request.query_params.get("after")
-    if after is not None:
-        try:
-            serial = int(after)
-        except ValueError:
-            raise ApiError("bad_request", f"after = {quote(after)}: expected an "
-                                          f"integer") from None
-        session.wait(serial, timeout=30.0)
-    return session.state()
+    if after is None:
+        return session.state()
+    try:
+        serial = int(after)
+    except ValueError:
+        raise ApiError("bad_request", f"after = {quote(after)}: expected an "
+                                      f"integer") from None
+    return _Later(session, serial, 30.0)
 
 
 def session_walk(request: Request, body: Any) -> dict:
     return _session(request).walk(field(_object(body), "steps"))
 
 
-def session_act(request: Request, body: Any) -> dict:
-    return _session(request).act(_object(body))
+def session_act(request: Request, body: Any) -> _Later:
+    session = _session(request)
+    return _Later(session, session.answer(_object(body)), 120.0)
 
 
 def end_session(request: Request, body: Any) -> dict:

@@ -308,8 +308,17 @@ class GameSession:
         """Wait until the game asks the person something new (a need other than
         ``serial``) or ends, at most ``timeout`` seconds."""
         with self._cond:
-            self._cond.wait_for(lambda: self.finished or (
-                self._need is not None and self._need.serial != serial), timeout)
+            self._cond.wait_for(lambda: self._moved_on(serial), timeout)
+
+    def moved_on(self, serial: int | None) -> bool:
+        """Whether the game asks something other than the question ``serial`` (None:
+        anything at all) or has ended: what :meth:`wait` waits for, asked without
+        waiting (the web server waits on its event loop, not on a thread)."""
+        with self._cond:
+            return self._moved_on(serial)
+
+    def _moved_on(self, serial: int | None) -> bool:
+        return self.finished or (self._need is not None and self._need.serial != serial)
 
     def _current(self, kind: str) -> Need:
         need = self._need
@@ -332,6 +341,12 @@ class GameSession:
         """Answer what the game asks: ``{"move": [[from, to, die], ...]}`` for a play,
         ``{"double": true|false}`` before a roll, ``{"take": true|false}`` after the
         engine's double. Returns :meth:`state` once the game asks again or ends."""
+        self.wait(self.answer(action), timeout)
+        return self.state()
+
+    def answer(self, action: Any) -> int:
+        """:meth:`act` without the wait: the answer is given to the game, and the serial
+        of the question it answers is returned (the game moves on from it)."""
         if not isinstance(action, dict) or len(action) != 1 or not set(action) <= {
                 "move", "double", "take"}:
             raise SessionError(f"action {quote(action)}: expected an object with one field, "
@@ -368,8 +383,7 @@ class GameSession:
                     self.cube_value, self.cube_owner = need.cube.value * 2, "you"
             self._answer = (answer,)
             self._cond.notify_all()
-        self.wait(need.serial, timeout)
-        return self.state()
+        return need.serial
 
     def close(self) -> None:
         """End the session; its thread stops at the game's next question."""
