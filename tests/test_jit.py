@@ -168,6 +168,7 @@ def test_the_walk_finds_a_counted_return_along_any_path():
     import numpy as np
     from numba import types
     from numba.core.registry import cpu_target
+
     @numba.njit
     def view(a):
         return a[1:]
@@ -247,5 +248,5 @@ def test_kernels_without_reference_counting_return_no_arrays():
     # numba does compile them so: the flags of the kernels set without counts
     for dispatcher in (_direct, rate, choose_successor, _learn):
         assert dispatcher.targetoptions["_nrt"] is False
-        assert _compiled_without_counts(dispatcher) and all(
-            _compiled_without_counts(dispatcher)), dispatcher
+        flags = _compiled_without_counts(dispatcher)
+        assert flags and all(flags), dispatcher
