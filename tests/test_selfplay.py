@@ -466,3 +466,16 @@ def test_release_checks_its_folders_and_does_not_pass_over_a_damaged_newest(tmp_
     assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 2
     err = capsys.readouterr().err
     assert "--checkpoint" in err and not (tmp_path / "m").exists()
+
+
+def test_release_of_a_checkpoint_of_no_games_warns(tmp_path, capsys):
+    from training.release import main as release
+    run_dir = tmp_path / "run"
+    _good_checkpoint(run_dir, games=0)
+    quick = ["--pubeval-games", "0", "--random-games", "0", "--heuristic-games", "0",
+             "--replaces-games", "0"]
+    assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 0
+    assert "holds no self-play games" in capsys.readouterr().err
+    _good_checkpoint(run_dir, games=5)
+    assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 0
+    assert "holds no self-play games" not in capsys.readouterr().err

@@ -94,6 +94,10 @@ def main(argv=None) -> int:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)
         return 2
     net = state.net
+    if state.games == 0:
+        print("warning: this checkpoint holds no self-play games: the network released "
+              "is the run's starting one (random weights, or its --init model)",
+              file=sys.stderr)
     rules = get_rules(net.variant)
     if args.replaces and args.replaces_games:     # checked before hours of measuring
         try:
