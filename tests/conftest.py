@@ -10,6 +10,9 @@ import pytest
 # the suite's workers already use every core: no compile helper beside them
 # (engine/search/precompile.py), in this process or the programs it starts
 os.environ["NARDY_PRECOMPILE"] = "0"
+# nor a second thread for torch's training steps (training.supervised.torch_threads):
+# its idle threads spin on the core the other worker computes on
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 DATA = Path(__file__).resolve().parent / "data"
 

@@ -305,3 +305,15 @@ def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys
     assert "is for plakoto" in capsys.readouterr().err
     assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
                        "--workers", "1", "--out", out]) == 0
+
+
+def test_torch_threads_follow_omp_num_threads(monkeypatch):
+    from training import supervised
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert supervised.torch_threads() == 3
+    for unset in ("", "0", "x"):
+        monkeypatch.setenv("OMP_NUM_THREADS", unset)
+        monkeypatch.setattr(supervised, "usable_cores", lambda: 64)
+        assert supervised.torch_threads() == 2
+        monkeypatch.setattr(supervised, "usable_cores", lambda: 1)
+        assert supervised.torch_threads() == 1

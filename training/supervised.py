@@ -45,6 +45,7 @@ import numpy as np
 from engine.errors import NardyError, quote
 from engine.eval.encoding import get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
+from engine.movegen.generate import usable_cores
 from engine.rules.scoring import N_OUTPUTS, equities
 from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
 
@@ -108,8 +109,19 @@ def _torch():
     except ImportError:
         raise SupervisedError("supervised training needs torch: pip install -e '.[train]' "
                               "(torch==2.13.0, CPU build)") from None
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(torch_threads())
     return torch
+
+
+def torch_threads() -> int:
+    """Torch's threads for training: ``OMP_NUM_THREADS`` where it is set (a process
+    beside others, as each test worker is, asks for 1: torch's idle threads spin and
+    take the cores the others compute on), else the cores this process may use, at
+    most 2 (more gain nothing on batches of this size)."""
+    asked = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
+    return max(1, min(2, usable_cores()))
 
 
 def widen(net: Network, hidden: int, rng: np.random.Generator,
