@@ -9,7 +9,7 @@ with a network's arrays for a network player. The drivers around it are thin:
   the first games recorded);
 * :func:`engine.play.duel.duel` (duplicate dice per pair of games, seats swapped) and
   :func:`engine.play.duel.heuristic_duel` (the heuristic against a random mover);
-* :func:`training.td.selfplay_games`, whose kernel calls it for one game at a time,
+* :func:`training.td.selfplay_games`, which calls it for one game at a time,
   recorded for learning (each state, its roll, and the rated outputs of the successor
   the network chose), and
   :func:`training.td.evaluate_games` (the network against random, PubEval or the
