@@ -58,12 +58,11 @@ def _race_file(model: str | None, variant: str, race: bool) -> str | None:
     return f"models/{path.name}" if race and model is None and path.exists() else None
 
 
-def _init(model: str | None, variant: str, worker: bool = True, race: bool = True,
-          prune: bool = False) -> None:
+def _init(model: str | None, variant: str, race: bool = True, prune: bool = False) -> None:
+    """A worker process's set-up: one thread, and its own search."""
     global _search
-    if worker:                          # one thread per worker process
-        for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            os.environ[k] = "1"
+    for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[k] = "1"
     _search = _search_of(model, variant, race, prune)
 
 
@@ -188,8 +187,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         # instead of leaving the run waiting
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
                                  initializer=_init,
-                                 initargs=(model, positions.variant, True, race,
-                                           prune)) as pool:
+                                 initargs=(model, positions.variant, race, prune)) as pool:
             for fut in as_completed([pool.submit(_label, job) for job in todo]):
                 finished(*fut.result())
     info = dict(positions.info)

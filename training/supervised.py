@@ -271,13 +271,11 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         model.module.eval()
         v, p = valid_loss()
         if not (math.isfinite(total) and math.isfinite(v)):
-            raise SupervisedError(
-                f"epoch {epoch}: the loss is not finite (training {total / len(order)}, "
-                f"validation {v}); lower --lr. Nothing of this epoch was saved; "
-                f"{str(out / 'model.npz')!r} holds the best network so far"
-                if (out / "model.npz").exists() else
-                f"epoch {epoch}: the loss is not finite (training {total / len(order)}, "
-                f"validation {v}); lower --lr. No network was saved")
+            kept = (f"Nothing of this epoch was saved; {str(out / 'model.npz')!r} holds the "
+                    f"best network so far" if (out / "model.npz").exists()
+                    else "No network was saved")
+            raise SupervisedError(f"epoch {epoch}: the loss is not finite (training "
+                                  f"{total / len(order)}, validation {v}); lower --lr. {kept}")
         rep = _report(p, data, valid_rows)
         history.append({"epoch": epoch, "train_loss": round(total / len(order), 6),
                         "valid_loss": round(v, 6), "valid_eq_error": rep})

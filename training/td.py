@@ -171,7 +171,7 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
     # a loop in Python, not a kernel: a kernel calling both would compile the game loop
     # and the learning again into itself (numba re-optimises every callee in each
     # caller: 8 s a walk on a cold start), and the two calls a game cost nothing
-    # measurable beside a game's half millisecond (benchmarks/README.md, Self-play speed)
+    # measurable beside a game's half millisecond (benchmarks/README.md, Cold start)
     played = 0
     for _ in range(n_games):
         if control[C_PAUSE] != 0:

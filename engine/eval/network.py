@@ -448,6 +448,19 @@ def check_hidden(hidden: object, encoder: Encoder) -> int:
     return hidden
 
 
+def rows_of(positions: Sequence[Position], variant: str, what: str) -> np.ndarray:
+    """The state rows of ``positions``, all of ``variant``: a :class:`NardyError` naming
+    the first position of another game (a network rates its own game only; the rows of
+    another would give numbers that mean nothing)."""
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position):
+            raise NardyError(f"positions[{i}] = {quote(p)}: expected a Position")
+        if p.variant != variant:
+            raise NardyError(f"positions[{i}] is a {p.variant} position; this {what} "
+                             f"rates {variant}")
+    return np.stack([p.to_array() for p in positions])
+
+
 @dataclass(eq=False)
 class Network:
     """Weights, encoder and card of one value network."""
@@ -661,19 +674,6 @@ class Network:
 
 
 # --------------------------------------------------------------------- file helpers
-def rows_of(positions: Sequence[Position], variant: str, what: str) -> np.ndarray:
-    """The state rows of ``positions``, all of ``variant``: a :class:`NardyError` naming
-    the first position of another game (a network rates its own game only; the rows of
-    another would give numbers that mean nothing)."""
-    for i, p in enumerate(positions):
-        if not isinstance(p, Position):
-            raise NardyError(f"positions[{i}] = {quote(p)}: expected a Position")
-        if p.variant != variant:
-            raise NardyError(f"positions[{i}] is a {p.variant} position; this {what} "
-                             f"rates {variant}")
-    return np.stack([p.to_array() for p in positions])
-
-
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and
     ``os.replace``: a reader (or a crash) sees the old file or the new, never half."""

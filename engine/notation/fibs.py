@@ -58,8 +58,8 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import FibsBoardError, PositionError, quote
-from engine.rules.position import CHECKERS, Position
 from engine.notation.gnubg_id import check_geometry
+from engine.rules.position import CHECKERS, Position
 
 PREFIX = "board:"
 UNLIMITED = 9999

@@ -33,9 +33,9 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import DiceError, NotationError, PositionError, quote
+from engine.notation.gnubg_id import check_geometry
 from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
-from engine.notation.gnubg_id import check_geometry
 
 PREFIX = "XGID="
 _FIELD = re.compile(r"0|-?[1-9][0-9]{0,4}")   # canonical integers only, ASCII digits
