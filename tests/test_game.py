@@ -424,3 +424,44 @@ def test_random_games_with_options(variant, options, compiled):
 
 def test_errors_table_covers_the_kernel_codes():
     assert sorted(ERRORS) == list(range(1, 13))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_check_states_agrees_with_position_check(variant):
+    """The rows check (:func:`engine.rules.states.check_states`, the kernel twin of
+    :meth:`Position.check`) passes random set-ups and refuses exactly the single-cell
+    changes of them that :meth:`Position.check` refuses (changes of the cells a
+    :class:`Position` holds one to one)."""
+    from engine.errors import PositionError
+    from engine.rules.states import check_states
+    from engine.rules import _layout as L
+    from engine.rules.setups import setup_positions
+
+    rules = get_rules(variant)
+    rows = np.stack([p.to_array() for p in setup_positions(variant, 40, 7)])
+    assert check_states(rows, rules).shape == rows.shape
+    # the cells Position.from_array reads one to one: points, bars, off, turns; and
+    # the pin flags, read as 0 or 1
+    counts = [*range(L.ME, L.THEM + L.SIDE), L.TURNS_ME, L.TURNS_THEM]
+    pins = [*range(L.PIN_ME + 1, L.PIN_ME + 25), *range(L.PIN_THEM + 1, L.PIN_THEM + 25)]
+    rng = np.random.default_rng(3)
+    refused = 0
+    for _ in range(600):
+        row = rows[rng.integers(len(rows))].copy()
+        if rng.random() < 0.8:
+            row[rng.choice(counts)] += rng.choice([-2, -1, 1, 2])
+        else:
+            cell = rng.choice(pins)
+            row[cell] = 1 - row[cell]
+        try:
+            Position.from_array(row, variant).check(rules)
+            legal = True
+        except PositionError:
+            legal = False
+        try:
+            check_states(row, rules)
+            assert legal, (row.tolist(), "passed by check_states only")
+        except PositionError as exc:
+            assert not legal, (row.tolist(), str(exc))
+            refused += 1
+    assert refused > 300

@@ -80,6 +80,9 @@ def test_move_part_prints_as_it_reads():
     ("8/5(0)", "count"),
     ("8/5(16)", "count"),
     ("8/5(2", "cannot read"),
+    ("\uff12\uff14/18", "cannot read"),      # full-width digits: int() would read them as 24
+    ("24/\u0661\u0668", "cannot read"),      # Arabic-Indic 18
+    ("8/5(\u0662)", "cannot read"),
 ])
 def test_syntax_errors_quote_the_text(text, why):
     with pytest.raises(MoveError, match=why) as exc:

@@ -7,11 +7,14 @@ import pytest
 from conftest import perft_records
 
 from engine import Position
+from engine.errors import PositionError
 from engine.eval import bearoff
 from engine.eval.evaluator import Evaluator, NoModelError
 from engine.eval.network import Network, NetworkFileError
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
+from engine.rules import states as state_rows
+from engine.rules import _layout as L
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
 from engine.rules.variants import VARIANTS, get_rules
@@ -444,9 +447,28 @@ def test_values_of_read_only_rows_compiles_nothing_new(search):
     rows = np.stack([p.to_array() for p in setup_positions("backgammon", 6, 3)])
     want = search.values_of(rows, 1)
     before = len(nply.exact_batch.signatures)
+    checks = len(state_rows._first_illegal.signatures)
     rows.flags.writeable = False
     np.testing.assert_array_equal(search.values_of(rows, 1), want)
     assert len(nply.exact_batch.signatures) == before
+    assert len(state_rows._first_illegal.signatures) == checks
+
+
+def test_values_of_refuses_rows_that_are_not_positions(search):
+    """A kernel trusts its rows: a checker count out of range read out of bounds."""
+    rows = np.stack([Position.start().to_array()] * 3)
+    np.testing.assert_array_equal(search.values_of(rows[0], 0), search.values_of(rows[:1], 0))
+    for col, value, why in ((L.ME + 6, 300, "add up to 15"), (L.THEM + L.BAR, -2, "negative"),
+                            (L.NPEND, 1, "pending dice outside gul bara")):
+        bad = rows.copy()
+        bad[2, col] = value
+        with pytest.raises(PositionError, match=f"values_of: states: row 2 is not a legal "
+                                                f"backgammon position: .*{why}"):
+            search.values_of(bad, 0)
+    with pytest.raises(PositionError, match="expected integer rows"):
+        search.values_of(np.zeros((2, 5), np.int16), 0)
+    with pytest.raises(PositionError, match="expected integer rows"):
+        search.values_of(rows.astype(np.float32), 0)
 
 
 def test_search_player_takes_the_best_play_offered():

@@ -112,6 +112,16 @@ def test_bad_position_files_get_a_typed_error(tmp_path):
                                             "variant": "backgammon"}).encode(), np.uint8))
     with pytest.raises(PositionSetError, match="expected int16"):
         PositionSet.load(tmp_path / "x.npz")
+    good = setup_positions_set("backgammon", 4, seed=5)
+    for row, col, value, why in ((2, L.ME + 3, 40, "add up to 15"),
+                                 (1, L.THEM + 5, -1, "negative"),
+                                 (3, L.STATE_LEN - 1, 7, "not zero")):
+        bad = good.subset(np.arange(4))
+        bad.states = bad.states.copy()
+        bad.states[row, col] = value
+        with pytest.raises(PositionSetError, match=f"states: row {row} is not a legal "
+                                                   f"backgammon position: .*{why}"):
+            PositionSet.load(bad.save(tmp_path / "bad.npz"))
     with pytest.raises(PositionSetError, match="position sets serve"):
         setup_positions_set("plakoto", 3, seed=1)
 

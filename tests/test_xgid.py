@@ -42,20 +42,22 @@ positions = st.integers(0, 2**32).map(lambda seed: random_position(random.Random
 def xgid_infos(draw):
     length = draw(st.sampled_from([0, 0, 1, 3, 5, 7, 11, 25]))
     money = length == 0
-    score_max = length if length else 50
+    score_max = length - 1 if length else 50
+    score = (draw(st.integers(0, score_max)), draw(st.integers(0, score_max)))
+    cube_exp = draw(st.integers(0, 12))
     action = draw(st.sampled_from([None, None, "double", "beaver", "raccoon"]))
     dice = None if action else draw(st.none() | st.tuples(st.integers(1, 6),
                                                            st.integers(1, 6)))
     return XgidInfo(
-        cube_value=1 << draw(st.integers(0, 12)),
+        cube_value=1 << cube_exp,
         cube_owner=draw(st.sampled_from(["centre", "me", "them"])),
         dice=dice, cube_action=action,
-        score=(draw(st.integers(0, score_max)), draw(st.integers(0, score_max))),
+        score=score,
         match_length=length,
-        crawford=(not money) and draw(st.booleans()),
+        crawford=(not money) and length - 1 in score and draw(st.booleans()),
         jacoby=money and draw(st.booleans()),
         beaver=money and draw(st.booleans()),
-        max_cube=1 << draw(st.integers(0, 12)),
+        max_cube=1 << draw(st.integers(cube_exp, 12)),
         turn=draw(st.sampled_from([1, -1])))
 
 
@@ -140,6 +142,10 @@ def test_portes_and_other_games():
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:2:5:10", "rules"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:4:0:10", "rules"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:6:0:0:5:10", "match length"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:5:0:0:5:10", "won the match"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:7:0:7:10", "won the match"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:0:1:7:10", "Crawford game needs a side at 6"),
+    ("XGID=-b----E-C---eE---c-e----B-:2:0:1:00:0:0:0:0:1", "above max_cube"),
     ("XGID=-b----E-C---eE---c-e----B-:x:0:1:00:0:0:0:0:10", "not an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:01:0:1:00:0:0:0:0:10", "not an integer"),
     ("XGID=-b----E-C---eE---c-e----B-:40:0:1:00:0:0:0:0:10", "log2"),
@@ -200,7 +206,9 @@ def test_non_strings_raise_notation_error(value):
 def test_info_checks_its_fields():
     for bad in (dict(cube_value=3), dict(turn=0), dict(cube_owner="X"),
                 dict(dice=(0, 1)), dict(crawford=True), dict(match_length=3, jacoby=True),
-                dict(dice=(1, 2), cube_action="double"), dict(score=(4, 0), match_length=3)):
+                dict(dice=(1, 2), cube_action="double"), dict(score=(4, 0), match_length=3),
+                dict(score=(3, 0), match_length=3), dict(crawford=True, match_length=5),
+                dict(cube_value=4, max_cube=2)):
         with pytest.raises(NotationError):
             XgidInfo(**bad)
 

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.cli._common import non_negative_int
-from engine.errors import NardyError, quote
+from engine.errors import NardyError, PositionError, quote
 from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
 from engine.play import loop
 from engine.rules import _layout as L
@@ -50,6 +50,7 @@ from engine.movegen.generate import successor_arrays
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, result, result_k, score_table
 from engine.rules.setups import setup_position
+from engine.rules.states import check_states
 from engine.rules.variants import get_rules
 
 SOURCES = ("selfplay", "setup", "candidate")
@@ -190,6 +191,10 @@ class PositionSet:
                                    f"({targets[bad].tolist()}); expected five numbers")
         variant = card.get("variant")
         get_rules(variant)
+        try:
+            check_states(states, variant, f"{path}: states")
+        except PositionError as exc:
+            raise PositionSetError(str(exc)) from None
         info = {k: v for k, v in card.items()
                 if k not in ("variant", "format", "version", "counts", "size")}
         return cls(variant, states, got["klass"], got["source"], got.get("targets"), info)

@@ -94,8 +94,8 @@ def _point_name(p: int) -> str:
     return "bar" if p == BAR else "off" if p == OFF else str(p)
 
 
-_POINT = r"(?:bar|b|off|o|\d{1,2})"
-_PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\((\d{{1,2}})\))?", re.IGNORECASE)
+_POINT = r"(?:bar|b|off|o|[0-9]{1,2})"   # ASCII: int() also reads other scripts' digits
+_PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\(([0-9]{{1,2}})\))?", re.IGNORECASE)
 
 
 def _read_point(word: str) -> int:
@@ -123,7 +123,7 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
         return ()
     norm = re.sub(r"\s*[/\-]\s*", "/", norm)            # "24 / 18", "24-18"
     norm = re.sub(r"\s+(?=[*(])", "", norm)              # "24/18 *", "8/5 (2)"
-    norm = re.sub(r"\(\s*(\d+)\s*\)", r"(\1)", norm)       # "( 2 )"
+    norm = re.sub(r"\(\s*([0-9]+)\s*\)", r"(\1)", norm)       # "( 2 )"
     tokens = [t for t in re.split(r"[\s,;]+", norm) if t]
     parts = []
     for token in tokens:

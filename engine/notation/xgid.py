@@ -84,6 +84,10 @@ class XgidInfo:
         if self.cube_owner not in ("centre", "me", "them"):
             raise NotationError(f"cube_owner={quote(self.cube_owner)}: expected 'centre', 'me' "
                                 f"or 'them'")
+        for name in ("crawford", "jacoby", "beaver"):
+            if not isinstance(getattr(self, name), bool):
+                raise NotationError(f"{name}={quote(getattr(self, name))}: expected true or "
+                                    f"false")
         if self.dice is not None:
             try:
                 d = check_dice(self.dice)
@@ -105,8 +109,15 @@ class XgidInfo:
                 or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= 99999
                        for x in s)):
             raise NotationError(f"score={quote(s)}: expected two non-negative scores")
-        if m and any(x > m for x in s):
-            raise NotationError(f"score={quote(s)} exceeds the match length {m}")
+        if m and any(x >= m for x in s):
+            raise NotationError(f"score={quote(s)} in a {m}-point match: expected scores "
+                                f"below the match length (a side at {m} has won the match)")
+        if m and self.crawford and m - 1 not in s:
+            raise NotationError(f"crawford=True at score={quote(s)} in a {m}-point match: "
+                                f"the Crawford game needs a side at {m - 1}")
+        if self.cube_value > self.max_cube:
+            raise NotationError(f"cube_value={self.cube_value} above max_cube="
+                                f"{self.max_cube}")
         if m and (self.jacoby or self.beaver):
             raise NotationError("jacoby/beaver are money-play flags; match_length is "
                                 f"{m}")
@@ -114,10 +125,6 @@ class XgidInfo:
             raise NotationError("crawford=True in money play: no Crawford game in money")
         if type(self.turn) is not int or self.turn not in (1, -1):
             raise NotationError(f"turn={quote(self.turn)}: expected 1 (bottom) or -1 (top)")
-        for name in ("crawford", "jacoby", "beaver"):
-            if not isinstance(getattr(self, name), bool):
-                raise NotationError(f"{name}={quote(getattr(self, name))}: expected true or "
-                                    f"false")
 
     @property
     def money(self) -> bool:

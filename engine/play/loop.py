@@ -40,7 +40,6 @@ from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_we
 from engine.movegen._core import PLAY_BEAM, new_scratch, turn, walk_for
 from engine.rules import _layout as L
 from engine.rules._rng import below, die, uniform
-from engine.rules.position import CHECKERS
 from engine.rules.scoring import (
     N_OUTPUTS,
     S_HOME_MARS,
@@ -50,15 +49,14 @@ from engine.rules.scoring import (
     result_k,
     result_probs,
 )
+from engine.rules.states import STATE_ERRORS, state_error
 from engine.rules.variants import (
     CASCADE_GAME,
     CASCADE_NONE,
     MOTHER_DEFERRED,
     PIN,
-    T_BAR,
     T_CASCADE,
     T_MEET,
-    T_OPP,
 )
 
 # player kinds
@@ -87,17 +85,13 @@ N_META = 5
 
 # error codes (G_ERROR); codes other than 9 and 10 come only from checked games
 ERRORS = {
-    1: "a side's checkers (board + bar + off) do not add up to 15",
-    2: "a negative checker count",
-    3: "a checker on the bar in a game without hitting",
-    4: "a pin flag that is not 0/1, or outside plakoto, or on an empty / uncovered point",
-    5: "checkers of both sides on one point without exactly one pinned single",
+    **STATE_ERRORS,          # the position itself (engine.rules.states.state_error)
+    # and the step to it from the position before (_check_pending, _check_step)
     6: "pending dice outside gul bara, out of 1..6, or not the unplayed tail of the cascade",
     7: "scratch fields or unused slots not cleared",
-    8: "turn counters not advanced as docs/rules.md says",
+    8: "a negative turn counter, or turn counters not advanced as docs/rules.md says",
     9: "a roll with no successor (a lost turn must give exactly one)",
     10: "the game did not end within max_turns",
-    11: "both sides have borne off all 15",
     12: "an impossible score for this game",
 }
 E_NO_SUCCESSOR = 9
@@ -105,61 +99,6 @@ E_CUT = 10
 
 
 # --------------------------------------------------------------------- checks
-@njit(cache=True)
-def _check_state(s, table):
-    """0 when state ``s`` is a legal position for the rules table, else an ERRORS code
-    (the kernel twin of :meth:`Position.check`, plus the array's own invariants)."""
-    meet = table[T_MEET]
-    for side in (L.ME, L.THEM):
-        total = 0
-        for i in range(26):
-            if s[side + i] < 0:
-                return 2
-            total += s[side + i]
-        if total != CHECKERS:
-            return 1
-        if s[side + L.BAR] != 0 and table[T_BAR] == 0:
-            return 3
-    if s[L.ME + L.OFF] == CHECKERS and s[L.THEM + L.OFF] == CHECKERS:
-        return 11
-    for pin in (L.PIN_ME, L.PIN_THEM):
-        if s[pin] != 0 or s[pin + 25] != 0:
-            return 4
-    for p in range(1, 25):
-        q = table[T_OPP + p]
-        mine = s[L.ME + p]
-        theirs = s[L.THEM + q]
-        pm = s[L.PIN_ME + p]
-        pt = s[L.PIN_THEM + q]
-        if pm < 0 or pm > 1 or pt < 0 or pt > 1:
-            return 4
-        if (pm or pt) and meet != PIN:
-            return 4
-        if mine and theirs:
-            if meet != PIN or pm == pt:
-                return 5
-            if (pm and mine != 1) or (pt and theirs != 1):
-                return 5
-        elif pm or pt:
-            return 4
-    npend = s[L.NPEND]
-    if npend < 0 or npend > L.MAXPEND or (npend and table[T_CASCADE] == CASCADE_NONE):
-        return 6
-    for k in range(L.MAXPEND):
-        d = s[L.PEND + k]
-        if k < npend:
-            if d < 1 or d > 6:
-                return 6
-        elif d != 0:
-            return 7
-    for i in range(L.KEY_LEN, L.STATE_LEN):
-        if s[i] != 0:
-            return 7
-    if s[L.TURNS_ME] < 0 or s[L.TURNS_THEM] < 0:
-        return 8
-    return 0
-
-
 @njit(cache=True)
 def _check_pending(before, after, d, table):
     """0 when the pending dice of ``after`` (from a roll ``d-d`` or a non-double, d = 0)
@@ -340,7 +279,7 @@ def play_games(start, table, walk, sc, rolls_both, kinds, net_a, net_b, race_a, 
         steps = 0
         maxsucc = 0
         npending = 0
-        err = _check_state(s, table) if check else 0
+        err = state_error(s, table) if check else 0
         winner, points, kind = result_k(s, sc)
         while err == 0 and winner < 0:
             if turns >= max_turns:
@@ -423,7 +362,7 @@ def play_games(start, table, walk, sc, rolls_both, kinds, net_a, net_b, race_a, 
                 rec_vals[nrec - 1] = o_best
             nxt = out[i]
             if check:
-                err = _check_state(nxt, table)
+                err = state_error(nxt, table)
                 if err != 0:
                     s[:] = nxt
                     break

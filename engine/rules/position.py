@@ -212,7 +212,12 @@ class Position:
 
     @classmethod
     def from_array(cls, s: np.ndarray, variant: str) -> "Position":
-        """Inverse of :meth:`to_array` (no checks: kernels produce legal states)."""
+        """Inverse of :meth:`to_array`. Only the array's shape is checked, not the
+        position (kernels produce legal states; :meth:`check` or
+        :func:`engine.rules.states.check_states` for rows from elsewhere)."""
+        if getattr(s, "shape", None) != (L.STATE_LEN,):
+            raise PositionError(f"state array of shape {getattr(s, 'shape', type(s))}; "
+                                f"expected ({L.STATE_LEN},)")
         v = s.tolist()
         return cls(
             variant,

@@ -67,6 +67,7 @@ from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
+from engine.rules.states import check_states
 
 MAX_PLY = 3
 """Deepest search offered (:func:`check_ply`)."""
@@ -954,11 +955,11 @@ class Search:
                   settings: SearchSettings | None = None) -> np.ndarray:
         """:meth:`evaluate` of many positions at once: the ``ply``-ply outputs (n x 5)
         of the ``int16`` state rows ``states``, each for its side to move before it
-        rolls, the rows of one level searched together (training's labels)."""
+        rolls, the rows of one level searched together (training's labels). A row
+        that is not a legal position raises :class:`~engine.errors.PositionError`
+        naming it (:func:`engine.rules.states.check_states`)."""
         settings = self._settings(ply, settings)
-        states = np.ascontiguousarray(states, np.int16).reshape(-1, L.STATE_LEN)
-        if not states.flags.writeable:     # (Ray's object store): numba types a read-only
-            states = states.copy()         # array apart, and would compile all again
+        states = check_states(states, self.evaluator.rules, "values_of: states")
         tree = self._tree(settings, static=True)
         out = tree.values(states, settings.ply)
         tree.close()

@@ -1,0 +1,136 @@
+"""State rows checked: the kernels' ``int16`` state arrays (:mod:`engine.rules._layout`)
+that come from outside a kernel (a file, a caller) are legal positions before any kernel
+reads them.
+
+:func:`state_error` is the kernel twin of :meth:`engine.rules.position.Position.check`
+(the game loop checks every position of a checked game with it);
+:func:`check_states` runs it over many rows and raises
+:class:`~engine.errors.PositionError` naming the first row at fault. A kernel trusts
+its input: an impossible position gives garbage, or reads out of bounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine._jit import njit
+from engine.errors import PositionError
+from engine.rules import _layout as L
+from engine.rules.position import CHECKERS
+from engine.rules.variants import (
+    CASCADE_NONE,
+    PIN,
+    T_BAR,
+    T_CASCADE,
+    T_MEET,
+    T_OPP,
+    Rules,
+    get_rules,
+)
+
+STATE_ERRORS = {
+    1: "a side's checkers (board + bar + off) do not add up to 15",
+    2: "a negative checker count",
+    3: "a checker on the bar in a game without hitting",
+    4: "a pin flag that is not 0/1, or outside plakoto, or on an empty / uncovered point",
+    5: "checkers of both sides on one point without exactly one pinned single",
+    6: "pending dice outside gul bara, or out of 1..6",
+    7: "scratch fields or unused pending slots not zero",
+    8: "a negative turn counter",
+    11: "both sides have borne off all 15",
+}
+"""What each code of :func:`state_error` means."""
+
+
+@njit(cache=True)
+def state_error(s, table):
+    """0 when state ``s`` is a legal position for the rules table, else a code of
+    :data:`STATE_ERRORS` (the kernel twin of :meth:`Position.check`, plus the array's
+    own invariants)."""
+    meet = table[T_MEET]
+    for side in (L.ME, L.THEM):
+        total = 0
+        for i in range(26):
+            if s[side + i] < 0:
+                return 2
+            total += s[side + i]
+        if total != CHECKERS:
+            return 1
+        if s[side + L.BAR] != 0 and table[T_BAR] == 0:
+            return 3
+    if s[L.ME + L.OFF] == CHECKERS and s[L.THEM + L.OFF] == CHECKERS:
+        return 11
+    for pin in (L.PIN_ME, L.PIN_THEM):
+        if s[pin] != 0 or s[pin + 25] != 0:
+            return 4
+    for p in range(1, 25):
+        q = table[T_OPP + p]
+        mine = s[L.ME + p]
+        theirs = s[L.THEM + q]
+        pm = s[L.PIN_ME + p]
+        pt = s[L.PIN_THEM + q]
+        if pm < 0 or pm > 1 or pt < 0 or pt > 1:
+            return 4
+        if (pm or pt) and meet != PIN:
+            return 4
+        if mine and theirs:
+            if meet != PIN or pm == pt:
+                return 5
+            if (pm and mine != 1) or (pt and theirs != 1):
+                return 5
+        elif pm or pt:
+            return 4
+    npend = s[L.NPEND]
+    if npend < 0 or npend > L.MAXPEND or (npend and table[T_CASCADE] == CASCADE_NONE):
+        return 6
+    for k in range(L.MAXPEND):
+        d = s[L.PEND + k]
+        if k < npend:
+            if d < 1 or d > 6:
+                return 6
+        elif d != 0:
+            return 7
+    for i in range(L.KEY_LEN, L.STATE_LEN):
+        if s[i] != 0:
+            return 7
+    if s[L.TURNS_ME] < 0 or s[L.TURNS_THEM] < 0:
+        return 8
+    return 0
+
+
+@njit(cache=True)
+def _first_illegal(states, table):
+    """``(row, code)`` of the first row of ``states`` that :func:`state_error` refuses,
+    ``(-1, 0)`` when every row is a legal position."""
+    for i in range(states.shape[0]):
+        code = state_error(states[i], table)
+        if code:
+            return i, code
+    return -1, 0
+
+
+def check_states(states, rules: Rules | str, what: str = "states") -> np.ndarray:
+    """``states`` as contiguous ``int16`` rows of :data:`engine.rules._layout.STATE_LEN`
+    (the kernels' state arrays; one such row is taken as one position), each a legal
+    position of ``rules`` (a game's name, or its :class:`Rules` with options). Anything
+    else raises :class:`~engine.errors.PositionError` naming ``what``, the first row
+    at fault and why (:data:`STATE_ERRORS`)."""
+    rules = rules if isinstance(rules, Rules) else get_rules(rules)
+    a = np.asarray(states)
+    if a.ndim == 1 and a.shape[0] == L.STATE_LEN:
+        a = a.reshape(1, L.STATE_LEN)
+    if a.ndim != 2 or a.shape[1] != L.STATE_LEN or a.dtype.kind not in "iu":
+        raise PositionError(f"{what}: {a.dtype} array of shape {a.shape}; expected integer "
+                            f"rows of {L.STATE_LEN} (int16 state arrays)")
+    if a.dtype != np.int16:
+        if a.size and (a.min() < -(1 << 15) or a.max() >= 1 << 15):
+            raise PositionError(f"{what}: values outside int16; not state arrays")
+        a = a.astype(np.int16)
+    a = np.ascontiguousarray(a)
+    if not a.flags.writeable:      # (Ray's object store): numba types a read-only array
+        a = a.copy()               # apart, and would compile every kernel again for it
+    row, code = _first_illegal(a, rules.table())
+    if row >= 0:
+        raise PositionError(f"{what}: row {row} is not a legal {rules.variant} position: "
+                            f"{STATE_ERRORS[code]}")
+    return a
