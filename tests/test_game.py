@@ -433,9 +433,9 @@ def test_check_states_agrees_with_position_check(variant):
     changes of them that :meth:`Position.check` refuses (changes of the cells a
     :class:`Position` holds one to one)."""
     from engine.errors import PositionError
-    from engine.rules.states import check_states
     from engine.rules import _layout as L
     from engine.rules.setups import setup_positions
+    from engine.rules.states import check_states
 
     rules = get_rules(variant)
     rows = np.stack([p.to_array() for p in setup_positions(variant, 40, 7)])

@@ -13,8 +13,7 @@ from engine.eval.evaluator import Evaluator, NoModelError
 from engine.eval.network import Network, NetworkFileError
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
-from engine.rules import states as state_rows
-from engine.rules import _layout as L
+from engine.rules import _layout as L, states as state_rows
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
 from engine.rules.variants import VARIANTS, get_rules

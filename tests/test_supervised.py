@@ -9,8 +9,8 @@ import pytest
 from engine.errors import NardyError
 from engine.eval.evaluator import model_path
 from engine.eval.network import Network
-from engine.rules import _layout as L
 from engine.movegen.generate import successors
+from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import equities, result
 from engine.search.nply import Search

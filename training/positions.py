@@ -43,10 +43,10 @@ import numpy as np
 from engine.cli._common import non_negative_int
 from engine.errors import NardyError, PositionError, quote
 from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
+from engine.movegen.generate import successor_arrays
 from engine.play import loop
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
-from engine.movegen.generate import successor_arrays
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, result, result_k, score_table
 from engine.rules.setups import setup_position
