@@ -43,5 +43,19 @@ def test_usable_cores_is_the_affinity_capped_by_the_quota(tmp_path, monkeypatch)
     monkeypatch.delenv("NARDY_THREADS", raising=False)
     assert generate.cascade_threads() == 4
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
-    monkeypatch.setattr(generate, "CGROUP_QUOTA_FILES", _files(tmp_path, "800000 100000"))
+    (tmp_path / "eight").mkdir()
+    monkeypatch.setattr(generate, "CGROUP_QUOTA_FILES", _files(tmp_path / "eight",
+                                                               "800000 100000"))
     assert generate.usable_cores() == 3 and generate.cascade_threads() == 3
+
+
+def test_the_quota_is_read_once_a_process(tmp_path, monkeypatch):
+    """successor_arrays asks for the cores on every call; reading the quota's files
+    each time made it five times slower on long nardy's starting position (104 us a
+    call against 21 us)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    files = _files(tmp_path, "200000 100000")
+    monkeypatch.setattr(generate, "CGROUP_QUOTA_FILES", files)
+    assert generate.usable_cores() == 2
+    os.remove(files[0])
+    assert generate.usable_cores() == 2

@@ -111,14 +111,21 @@ def _cgroup_quota() -> int | None:
     return max(1, -(-quota // period))
 
 
+_quotas: dict[tuple[str, ...], int | None] = {}
+
+
 def usable_cores() -> int:
     """The cores this process may use: those of its affinity mask, no more than its
-    control group's CPU quota (a container's limit)."""
+    control group's CPU quota (a container's limit). The quota's files are read once a
+    process: :func:`successor_arrays` of the nardy games asks on every call, and
+    reading them each time made a call on a starting position five times slower."""
     if hasattr(os, "sched_getaffinity"):
         cores = max(1, len(os.sched_getaffinity(0)))
     else:
         cores = os.cpu_count() or 1
-    quota = _cgroup_quota()
+    if CGROUP_QUOTA_FILES not in _quotas:
+        _quotas[CGROUP_QUOTA_FILES] = _cgroup_quota()
+    quota = _quotas[CGROUP_QUOTA_FILES]
     return cores if quota is None else min(cores, quota)
 
 
