@@ -35,6 +35,18 @@ def test_config_rejects_unknown_and_ill_typed_keys(tmp_path):
         TrainConfig(size="huge")
     with pytest.raises(ConfigError, match="lam"):
         TrainConfig(lam=1.5)
+    # sizes a game's record rows and a strength figure's rows are held at (a numpy
+    # MemoryError traceback before), and hand-crafted inputs of another geometry
+    with pytest.raises(ConfigError, match="max_turns"):
+        TrainConfig(max_turns=10**12)
+    with pytest.raises(ConfigError, match="eval_games"):
+        TrainConfig(eval_games=10**12)
+    for variant, encoder in (("long_nardy", "tesauro198+f13"), ("plakoto", "tesauro198+f5"),
+                             ("fevga", "tesauro198+f21")):
+        with pytest.raises(ConfigError, match="opposite directions with hitting"):
+            TrainConfig(variant=variant, encoder=encoder)
+    TrainConfig(variant="portes", encoder="tesauro198+f21")
+    TrainConfig(variant="long_nardy", encoder="nardy255+m14")
     f = tmp_path / "c.json"
     f.write_text('{"size": "large", "alpha": 1}')
     cfg = load_config(f, ["lam=0", "variant=portes"])
@@ -399,6 +411,16 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
         assert release(flags[:-2] + ["--replaces", str(other), "--random-games", "9"]) == 2
         out = capsys.readouterr()
         assert words in out.err and out.out == "", out
+    # so are the model in --out it would replace, and --out itself (both were
+    # tracebacks after the strength games)
+    Network.create("plakoto", 40).save(models / "backgammon.npz")
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out_flags, words in ((["--out", str(models)], "a model of plakoto"),
+                             (["--out", str(a_file / "models")], "is a file")):
+        assert release(flags[:2] + flags[4:] + out_flags + ["--random-games", "9"]) == 2
+        out = capsys.readouterr()
+        assert words in out.err and out.out == "", out
 
 
 def test_run_folders_and_resume_flags_that_would_lose_or_ignore_something(tmp_path,
@@ -412,9 +434,20 @@ def test_run_folders_and_resume_flags_that_would_lose_or_ignore_something(tmp_pa
     sup = tmp_path / "sup"
     sup.mkdir()
     (sup / "checkpoint.npz").write_bytes(b"x")
-    for out, words in ((a_file, "is a file"), (sup, "supervised run")):
+    model_only = tmp_path / "model_only"          # a fresh run would overwrite it
+    model_only.mkdir()
+    Network.create("backgammon", 40).save(model_only / "model.npz")
+    kept = (model_only / "model.npz").read_bytes()
+    for out, words in ((a_file, "is a file"), (a_file / "run", "is a file"),
+                       (sup, "supervised run"), (model_only, "would overwrite it")):
         assert main(["--games", "5", "--out", str(out), *FAST]) == 2
         assert words in capsys.readouterr().err
+    assert (model_only / "model.npz").read_bytes() == kept
+    for flags in (["--games", "\u0663"], ["--workers", "\u0661"], ["--games", "-3"],
+                  ["--games", str(2**63)]):
+        with pytest.raises(SystemExit):
+            main(["--games", "5", "--out", str(tmp_path / "new"), *FAST, *flags])
+        assert "--" + flags[0].lstrip("-") in capsys.readouterr().err
     run_dir = tmp_path / "run"
     _good_checkpoint(run_dir)
     for flags, words in ((["--init", "models/backgammon.npz"], "--init with --resume"),
@@ -457,11 +490,11 @@ def test_release_checks_its_folders_and_does_not_pass_over_a_damaged_newest(tmp_
     a_file = tmp_path / "file"
     a_file.write_text("x")
     other = _good_checkpoint(tmp_path / "other", games=7)
-    for flags, words in ((["--out", str(a_file)], "a file"),
-                         (["--checkpoint", str(other)], "is not a checkpoint of --run")):
-        with pytest.raises(SystemExit):
-            release(["--run", str(run_dir), *quick, *flags])
-        assert words in capsys.readouterr().err
+    assert release(["--run", str(run_dir), *quick, "--out", str(a_file)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        release(["--run", str(run_dir), *quick, "--checkpoint", str(other)])
+    assert "is not a checkpoint of --run" in capsys.readouterr().err
     checkpoint.path_for(run_dir, 10).write_bytes(b"damaged")
     assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 2
     err = capsys.readouterr().err

@@ -296,11 +296,12 @@ def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys
     from training.label import main as label_main
     from training.positions import main as positions_main
     for argv in (["--games", "0", "--setups", "0", "--out", str(tmp_path / "a.npz")],
-                 ["--setups", "3", "--out", str(tmp_path)],
                  ["--seed", "-1", "--out", str(tmp_path / "a.npz")]):
         with pytest.raises(SystemExit) as exc:
             positions_main(argv)
         assert exc.value.code == 2
+    assert positions_main(["--setups", "3", "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
     assert positions_main(["--games", "0", "--setups", "5", "--classes", ",",
                            "--out", str(tmp_path / "a.npz")]) == 2
     assert "--classes" in capsys.readouterr().err and not (tmp_path / "a.npz").exists()

@@ -17,12 +17,21 @@ from pathlib import Path
 
 from engine.errors import quote
 from engine.eval.encoding import ENCODERS, default_encoder, get_encoder
+from engine.eval.evaluator import race_geometry
+from engine.eval.features import FAMILY_INDEX
 from engine.eval.network import NetworkFileError, check_hidden
-from engine.rules.variants import VARIANTS
+from engine.rules.variants import VARIANTS, get_rules
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
 """Named hidden-layer sizes (198 Tesauro inputs: tiny 198-40, standard 198-80,
 large 198-128)."""
+
+
+MAX_TURNS = 100_000
+"""Most rolls a game may last before it is abandoned (``max_turns``): the game loop
+keeps a record row for each."""
+MAX_EVAL_GAMES = 1_000_000
+"""Most games of one strength figure (``eval_games``): their rows are held at once."""
 
 
 class ConfigError(ValueError):
@@ -58,14 +67,15 @@ class TrainConfig:
     """Chance of playing a random successor instead of the best (exploration); the
     random move is still learned from, as in TD-Gammon."""
     max_turns: int = 3000
-    """A game longer than this is abandoned without learning from it."""
+    """A game longer than this is abandoned without learning from it (at most
+    :data:`MAX_TURNS`)."""
     checkpoint_minutes: float = 5.0
     """Minutes between checkpoints (a kill loses at most this much work)."""
     keep_checkpoints: int = 3
     """Newest checkpoint files kept in the run folder."""
     eval_games: int = 1000
     """Games against PubEval (backgammon, portes) or the hand-written heuristic (other
-    games) per strength figure; 0 turns the figure off."""
+    games) per strength figure, at most :data:`MAX_EVAL_GAMES`; 0 turns the figure off."""
     eval_minutes: float = 2.0
     """Minutes between strength figures."""
 
@@ -80,9 +90,10 @@ class TrainConfig:
             "hidden": self.hidden >= 0, "init_scale": self.init_scale > 0,
             "alpha": self.alpha > 0, "alpha_final": 0 < self.alpha_final,
             "alpha_half_life": self.alpha_half_life > 0, "lam": 0 <= self.lam <= 1,
-            "epsilon": 0 <= self.epsilon <= 1, "max_turns": self.max_turns > 0,
+            "epsilon": 0 <= self.epsilon <= 1, "max_turns": 0 < self.max_turns <= MAX_TURNS,
             "checkpoint_minutes": self.checkpoint_minutes > 0,
-            "keep_checkpoints": self.keep_checkpoints >= 1, "eval_games": self.eval_games >= 0,
+            "keep_checkpoints": self.keep_checkpoints >= 1,
+            "eval_games": 0 <= self.eval_games <= MAX_EVAL_GAMES,
             "eval_minutes": self.eval_minutes > 0, "seed": self.seed >= 0,
         }
         for f in fields(self):        # the int fields reach int64 kernels and counters
@@ -96,6 +107,12 @@ class TrainConfig:
                 check_hidden(self.hidden, get_encoder(self.encoder_name))
             except NetworkFileError as exc:
                 raise ConfigError(str(exc)) from None
+        fidx = get_encoder(self.encoder_name).feature_index
+        if fidx.size and fidx.dtype != FAMILY_INDEX and not race_geometry(
+                get_rules(self.variant)):
+            raise ConfigError(f"encoder = {quote(self.encoder_name)} for {self.variant}: its "
+                              f"hand-crafted inputs are for the games played in opposite "
+                              f"directions with hitting (backgammon, portes)")
 
     @property
     def encoder_name(self) -> str:

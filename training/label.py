@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.cli._common import non_negative_int, output_folder
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
 from engine.eval.network import atomic_savez, read_npz
 from engine.movegen.generate import usable_cores
 from engine.search.nply import MAX_PLY, Search, SearchSettings
-from training.positions import PositionSet, PositionSetError
+from training.positions import PositionSet, PositionSetError, set_output
 
 if TYPE_CHECKING:
     from engine.search.rollout import RolloutSettings
@@ -153,8 +154,10 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         f = parts / f"part-{lo:09d}-{hi:09d}.npz" if parts is not None else None
         if f is not None and f.exists():
             got = read_npz(f, ("targets", "states"))
-            if (got.get("targets") is not None and got["targets"].shape == (hi - lo, 5)
-                    and np.array_equal(got.get("states"), positions.states[lo:hi])):
+            kept = got.get("targets")
+            if (kept is not None and kept.shape == (hi - lo, 5)
+                    and np.array_equal(got.get("states"), positions.states[lo:hi])
+                    and bool(np.all((kept >= 0) & (kept <= 1)))):   # not NaN either
                 targets[lo:hi] = got["targets"]
                 continue
         todo.append((lo, positions.states[lo:hi], ply, rollout))
@@ -214,16 +217,16 @@ def main(argv=None) -> int:
                                  description="Label positions with the engine's n-ply search.")
     ap.add_argument("--positions", required=True, help="position set (.npz)")
     ap.add_argument("--model", default=None, help="model (default: the released one)")
-    ap.add_argument("--ply", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=usable_cores(),
+    ap.add_argument("--ply", type=non_negative_int, default=2)
+    ap.add_argument("--workers", type=non_negative_int, default=usable_cores(),
                     help="worker processes of --backend local (default: the cores this process may use)")
-    ap.add_argument("--rollout", type=int, default=0, metavar="TRIALS",
+    ap.add_argument("--rollout", type=non_negative_int, default=0, metavar="TRIALS",
                     help="label by a rollout of TRIALS trials (0-ply play, variance "
                          "reduction) instead of the n-ply value; 0: off")
-    ap.add_argument("--truncate", type=int, default=0,
+    ap.add_argument("--truncate", type=non_negative_int, default=0,
                     help="with --rollout: rolls before the network ends a trial (0: "
                          "played out)")
-    ap.add_argument("--seed", type=int, default=1, help="with --rollout: the dice's seed")
+    ap.add_argument("--seed", type=non_negative_int, default=1, help="with --rollout: the dice's seed")
     ap.add_argument("--no-race", action="store_true",
                     help="search without the released race network")
     ap.add_argument("--prune", action="store_true",
@@ -237,10 +240,11 @@ def main(argv=None) -> int:
                  if getattr(args, k) != ap.get_default(k)]
         if given:
             ap.error(f"{', '.join(given)}: rollout settings; add --rollout TRIALS")
-    if Path(args.out).is_dir():
-        ap.error(f"--out {args.out}: a folder; expected a position-set file (.npz)")
     try:
         from tqdm import tqdm
+
+        set_output(args.out)
+        output_folder(str(args.out) + ".parts", "--out's chunk folder")
 
         ps = PositionSet.load(args.positions)
         backend = make_backend(args.backend, args.address)

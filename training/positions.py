@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import non_negative_int
+from engine.cli._common import non_negative_int, output_file
 from engine.errors import NardyError, PositionError, quote
 from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
 from engine.movegen.generate import successor_arrays
@@ -185,10 +185,21 @@ class PositionSet:
                 raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
                                        f"{np.dtype(dtype)} {shape}")
         targets = got.get("targets")
-        if targets is not None and not np.isfinite(targets).all():
-            bad = int(np.flatnonzero(~np.isfinite(targets).all(axis=1))[0])
-            raise PositionSetError(f"{path}: targets of position {bad} are not finite "
-                                   f"({targets[bad].tolist()}); expected five numbers")
+        if targets is not None:
+            ok = np.isfinite(targets) & (targets >= 0) & (targets <= 1)
+            if not ok.all():
+                bad = int(np.flatnonzero(~ok.all(axis=1))[0])
+                raise PositionSetError(f"{path}: targets of position {bad} are "
+                                       f"{targets[bad].tolist()}; expected five "
+                                       f"probabilities 0..1")
+        for name, names in (("klass", CLASSES), ("source", SOURCES)):
+            codes = got[name]
+            wrong = (codes < 0) | (codes >= len(names))
+            if wrong.any():
+                bad = int(np.flatnonzero(wrong)[0])
+                raise PositionSetError(f"{path}: {name} of position {bad} is "
+                                       f"{int(codes[bad])}; expected 0..{len(names) - 1} "
+                                       f"({', '.join(names)})")
         variant = card.get("variant")
         get_rules(variant)
         try:
@@ -315,6 +326,22 @@ def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
 
 
 # --------------------------------------------------------------------- CLI
+def set_output(path, what: str = "--out") -> Path:
+    """``path`` as a position-set file to write (its folder made): a folder there, a
+    file in the way of its folder, or an existing file that is not a position set (a
+    model, say) raises :class:`~engine.errors.NardyError` before any work, so a set
+    never overwrites anything but an older set."""
+    p = output_file(path, what)
+    if p.exists():
+        try:
+            PositionSet.load(p)
+        except PositionSetError as exc:
+            raise PositionSetError(f"{what} {quote(str(p))} exists and is not a position "
+                                   f"set ({exc}); refusing to overwrite it: remove it or "
+                                   f"choose another {what}") from None
+    return p
+
+
 def main(argv=None) -> int:
     """``python -m training.positions``: write a position set."""
     import argparse
@@ -328,7 +355,7 @@ def main(argv=None) -> int:
                     help="share of the met positions kept")
     ap.add_argument("--setups", type=non_negative_int, default=0,
                     help="random set-ups added")
-    ap.add_argument("--candidates", type=int, default=0, metavar="K",
+    ap.add_argument("--candidates", type=non_negative_int, default=0, metavar="K",
                     help="instead of each kept self-play position, the positions after "
                          "the K plays of its roll the network rates best (default 0: off)")
     ap.add_argument("--classes", default="",
@@ -339,9 +366,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.games == 0 and args.setups == 0:
         ap.error("--games 0 and --setups 0: no positions to sample")
-    if Path(args.out).is_dir():
-        ap.error(f"--out {args.out}: a folder; expected a position-set file (.npz)")
     try:
+        set_output(args.out)
         net = Network.load(args.model)
         t = time.time()
         parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.cli._common import non_negative_int, run as run_cli
+from engine.cli._common import OutputError, non_negative_int, output_folder, run as run_cli
 from engine.errors import NardyError
 from engine.eval.network import Network, utc_now
 from engine.play.duel import duel
@@ -73,8 +73,6 @@ def main(argv=None) -> int:
                          "when it exists): measured head to head before it is overwritten")
     ap.add_argument("--replaces-games", type=non_negative_int, default=20_000)
     args = ap.parse_args(argv)
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        ap.error(f"--out {args.out}: a file; expected the folder of released models")
     files = checkpoint.checkpoints(args.run)
     if args.checkpoint and Path(args.checkpoint).resolve().parent != Path(args.run).resolve():
         ap.error(f"--checkpoint {args.checkpoint} is not a checkpoint of --run {args.run} "
@@ -93,21 +91,32 @@ def main(argv=None) -> int:
     if state is None:
         print(f"error: no checkpoint in {args.run}", file=sys.stderr)
         return 2
+    try:                                   # checked before hours of measuring
+        output_folder(args.out)
+    except OutputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     net = state.net
     if state.games == 0:
         print("warning: this checkpoint holds no self-play games: the network released "
               "is the run's starting one (random weights, or its --init model)",
               file=sys.stderr)
     rules = get_rules(net.variant)
-    if args.replaces and args.replaces_games:     # checked before hours of measuring
+    # the model it replaces (named, or the one in --out), checked before hours of
+    # measuring
+    old_path = Path(args.replaces or Path(args.out) / f"{net.variant}.npz")
+    old = None
+    if args.replaces_games and (args.replaces or old_path.exists()):
         try:
-            replaced = Network.load(args.replaces)
+            old = Network.load(old_path)
         except NardyError as exc:
-            print(f"error: --replaces: {exc}", file=sys.stderr)
+            print(f"error: --replaces: {exc} (--replaces-games 0 releases without the match)",
+                  file=sys.stderr)
             return 2
-        if replaced.variant != net.variant:
-            print(f"error: --replaces {args.replaces}: a model of {replaced.variant}, the "
-                  f"run's is of {net.variant}", file=sys.stderr)
+        if old.variant != net.variant:
+            print(f"error: --replaces {old_path}: a model of {old.variant}, the run's is of "
+                  f"{net.variant} (--replaces-games 0 releases without the match)",
+                  file=sys.stderr)
             return 2
     strength = []
     if rules.meet == HIT and rules.geometry == OPPOSITE and args.pubeval_games:
@@ -118,14 +127,7 @@ def main(argv=None) -> int:
         if games:
             strength.append(_measure(net, opponent, games, args.seed))
             print(strength[-1], flush=True)
-    old_path = Path(args.replaces or Path(args.out) / f"{net.variant}.npz")
-    if args.replaces_games and old_path.exists():
-        try:
-            old = Network.load(old_path)
-        except NardyError as exc:
-            print(f"error: --replaces: {exc} (--replaces-games 0 releases without the match)",
-                  file=sys.stderr)
-            return 2
+    if old is not None:
         t0 = time.perf_counter()
         r = duel(net, old, args.replaces_games, args.seed, net.variant)
         strength.append({

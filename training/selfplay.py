@@ -47,7 +47,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from engine.cli._common import non_negative_int, run as run_cli  # noqa: E402
+from engine.cli._common import (  # noqa: E402
+    OutputError,
+    non_negative_int,
+    output_folder,
+    run as run_cli,
+)
 from engine.cluster import add_arguments as add_cluster_arguments  # noqa: E402
 from engine.eval.encoding import extends  # noqa: E402
 from engine.eval.network import Network, NetworkFileError  # noqa: E402
@@ -70,9 +75,10 @@ def _interrupt(signum, frame):
 
 def build_state(args) -> checkpoint.RunState:
     """The run to continue (``--resume``) or a fresh one from the config."""
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a file; expected a run folder")
+    try:
+        out = output_folder(args.out)
+    except OutputError as exc:
+        raise ConfigError(str(exc)) from None
     if (out / "checkpoint.npz").exists():
         raise ConfigError(f"{str(out)!r} holds a supervised run (checkpoint.npz, "
                           f"training.supervised); self-play needs a folder of its own")
@@ -105,6 +111,9 @@ def build_state(args) -> checkpoint.RunState:
     if checkpoint.checkpoints(out):
         raise ConfigError(f"{str(out)!r} already holds a run; pass --resume to continue it "
                           f"or choose another --out")
+    if (out / "model.npz").exists():
+        raise ConfigError(f"{str(out)!r} holds a model.npz but no checkpoint of a run; a "
+                          f"fresh run would overwrite it: choose another --out")
     cfg = load_config(args.config, args.set)
     extra = {}
     if args.variant is not None:
@@ -152,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                                  description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variant", help="game to learn (default: backgammon)")
-    ap.add_argument("--games", type=int, default=None,
+    ap.add_argument("--games", type=non_negative_int, default=None,
                     help="total games of the run (a resumed run counts its past games)")
     ap.add_argument("--out", help="run folder (checkpoints, model.npz)")
     ap.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -161,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", metavar="MODEL",
                     help="start a fresh run from a trained model's weights (inputs the "
                          "model lacks start at zero)")
-    ap.add_argument("--workers", type=int, default=usable_cores(),
+    ap.add_argument("--workers", type=non_negative_int, default=usable_cores(),
                     help="worker processes (default: the cores this process may use)")
     ap.add_argument("--config", help="JSON file of TrainConfig fields")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -170,15 +179,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress bar or summary")
     cl = ap.add_argument_group("cluster (training.cluster)")
     add_cluster_arguments(cl, "--workers processes forked here, sharing the weights")
-    cl.add_argument("--sync-games", type=int, default=None, metavar="K",
+    cl.add_argument("--sync-games", type=non_negative_int, default=None, metavar="K",
                     help="with --backend ray: games a worker plays between two exchanges "
                          "of weights (default 100)")
     args = ap.parse_args(argv)
     if args.config_help:
         print(describe())
         return 0
-    if args.games is not None and args.games < 1:
-        ap.error(f"--games {args.games}: expected the run's total, 1 or more")
+    if args.games is not None and not 1 <= args.games < 2**63:
+        ap.error(f"--games {args.games}: expected the run's total, 1 .. 2**63 - 1")
     if not args.out or args.games is None:
         ap.error("--out and --games are required")
     if args.workers < 1:

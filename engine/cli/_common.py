@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from engine.errors import NardyError, quote
@@ -62,3 +63,39 @@ def non_negative_int(text: str) -> int:
     if not (digits.isascii() and digits.isdigit()):
         raise argparse.ArgumentTypeError(f"{quote(text)}: expected a whole number 0 or more")
     return int(digits)
+
+
+class OutputError(NardyError):
+    """An output path a program cannot write: a file where a folder must be, or the
+    other way round, or a folder that cannot be made."""
+
+
+def output_folder(path, what: str = "--out") -> Path:
+    """``path`` as a folder to write into, made with its parents when missing; an
+    :class:`OutputError` naming ``what`` when a file stands in the way or the folder
+    cannot be made, so a program fails before its work, not after it."""
+    p = Path(path)
+    _make_folder(p, p, what)
+    return p
+
+
+def output_file(path, what: str = "--out") -> Path:
+    """``path`` as a file to write, its folder made (:func:`output_folder`); an
+    :class:`OutputError` when ``path`` is a folder."""
+    p = Path(path)
+    if p.is_dir():
+        raise OutputError(f"{what} {quote(str(p))} is a folder; expected a file name")
+    _make_folder(p.parent, p, what)
+    return p
+
+
+def _make_folder(folder: Path, shown: Path, what: str) -> None:
+    for up in (folder, *folder.parents):
+        if up.exists() and not up.is_dir():
+            raise OutputError(f"{what} {quote(str(shown))}: {quote(str(up))} is a file; "
+                              f"expected a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{what} {quote(str(shown))}: cannot make the folder "
+                          f"{quote(str(folder))} ({exc.strerror or exc})") from None

@@ -1,0 +1,94 @@
+"""What the training programs write, and what they refuse: an output path that a file
+stands in the way of, or an existing file that is not what they write (a model, say),
+is a one-line error before any work, never a traceback after it or a file lost; a
+position set's files are checked for what they hold, and a labelling's chunks for
+their targets."""
+
+import numpy as np
+import pytest
+
+from engine.eval.network import Network
+from training.label import label, main as label_main
+from training.positions import (
+    PositionSet,
+    PositionSetError,
+    main as positions_main,
+    setup_positions_set,
+)
+
+
+@pytest.fixture
+def a_model(tmp_path):
+    path = tmp_path / "backgammon.npz"
+    Network.create("backgammon", 8, rng=np.random.default_rng(1)).save(path)
+    return path
+
+
+def test_a_position_set_never_overwrites_what_is_not_one(tmp_path, a_model, capsys):
+    kept = a_model.read_bytes()
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    base = ["--games", "0", "--setups", "5"]
+    for out, words in ((a_model, "is not a position set"), (a_file / "p.npz", "is a file"),
+                       (tmp_path, "is a folder")):
+        assert positions_main(base + ["--out", str(out)]) == 2
+        assert words in capsys.readouterr().err
+    assert a_model.read_bytes() == kept
+    sets = tmp_path / "sets" / "p.npz"            # its folder is made; a set is rewritten
+    assert positions_main(base + ["--out", str(sets)]) == 0
+    assert positions_main(base + ["--out", str(sets), "--seed", "2"]) == 0
+    assert len(PositionSet.load(sets)) == 5
+    with pytest.raises(SystemExit):               # digits of another script
+        positions_main(base + ["--candidates", "\u0663", "--out", str(sets)])
+
+
+def test_labels_never_overwrite_a_model_and_check_their_flags(tmp_path, a_model, capsys):
+    sets = tmp_path / "p.npz"
+    setup_positions_set("backgammon", 4, seed=3).save(sets)
+    kept = a_model.read_bytes()
+    flags = ["--positions", str(sets), "--ply", "0", "--workers", "1", "--model", str(a_model)]
+    assert label_main(flags + ["--out", str(a_model)]) == 2     # the model in use
+    assert "is not a position set" in capsys.readouterr().err
+    assert a_model.read_bytes() == kept
+    (tmp_path / "l.npz.parts").write_text("x")                   # the chunk folder
+    assert label_main(flags + ["--out", str(tmp_path / "l.npz")]) == 2
+    assert "is a file" in capsys.readouterr().err
+    for flag in ("--ply", "--workers", "--seed"):
+        with pytest.raises(SystemExit):
+            label_main(flags + [flag, "\u0661", "--out", str(tmp_path / "m.npz")])
+
+
+def test_damaged_chunks_are_labelled_again(tmp_path):
+    """A chunk file whose targets are not probabilities (NaN, 7.5) was taken as it
+    stood, and the labelled set held them."""
+    ps = setup_positions_set("backgammon", 6, seed=4)
+    parts = tmp_path / "l.npz.parts"
+    want = label(ps, "models/backgammon.npz", 0, parts=parts, chunk=3).targets
+    chunks = sorted(parts.glob("part-*.npz"))
+    assert len(chunks) == 2
+    for f, value in zip(chunks, (np.nan, 7.5)):
+        with np.load(f) as z:
+            arrays = dict(z)
+        arrays["targets"][1, 0] = value
+        np.savez(f, **arrays)
+    again = label(ps, "models/backgammon.npz", 0, parts=parts, chunk=3)
+    np.testing.assert_array_equal(again.targets, want)
+    assert again.info["labels"]["labelled_now"] == 6
+
+
+def test_position_set_files_hold_known_classes_sources_and_probabilities(tmp_path):
+    ps = setup_positions_set("backgammon", 3, seed=5)
+    ps.targets = np.full((3, 5), 0.25, np.float32)
+    path = ps.save(tmp_path / "p.npz")
+    PositionSet.load(path)
+    for name, value, words in (("klass", 77, "klass of position 1 is 77"),
+                               ("source", -1, "source of position 1 is -1"),
+                               ("targets", 7.5, "expected five probabilities")):
+        with np.load(path) as z:
+            arrays = dict(z)
+        arrays[name] = arrays[name].copy()
+        arrays[name][1] = value
+        bad = tmp_path / f"bad_{name}.npz"
+        np.savez(bad, **arrays)
+        with pytest.raises(PositionSetError, match=words):
+            PositionSet.load(bad)
