@@ -92,3 +92,10 @@ def test_position_set_files_hold_known_classes_sources_and_probabilities(tmp_pat
         np.savez(bad, **arrays)
         with pytest.raises(PositionSetError, match=words):
             PositionSet.load(bad)
+    no_variant = tmp_path / "no_variant.npz"
+    with np.load(path) as z:
+        arrays = dict(z)
+    arrays["card"] = np.frombuffer(b'{"format": "nardy-positions"}', np.uint8)
+    np.savez(no_variant, **arrays)
+    with pytest.raises(PositionSetError, match="no_variant.npz: card: .*variant"):
+        PositionSet.load(no_variant)

@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.cli._common import non_negative_int, output_file
-from engine.errors import NardyError, PositionError, quote
+from engine.errors import NardyError, PositionError, VariantError, quote
 from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
 from engine.movegen.generate import successor_arrays
 from engine.play import loop
@@ -201,9 +201,11 @@ class PositionSet:
                                        f"{int(codes[bad])}; expected 0..{len(names) - 1} "
                                        f"({', '.join(names)})")
         variant = card.get("variant")
-        get_rules(variant)
         try:
+            get_rules(variant)
             check_states(states, variant, f"{path}: states")
+        except VariantError as exc:
+            raise PositionSetError(f"{path}: card: {exc}") from None
         except PositionError as exc:
             raise PositionSetError(str(exc)) from None
         info = {k: v for k, v in card.items()
