@@ -2,6 +2,7 @@
 training in torch and its export to the engine's model format."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -281,11 +282,195 @@ def test_supervised_runs_keep_what_they_would_have_lost(tmp_path):
         Settings(**{**s.__dict__, "lr": 1e38}).check()      # torch's step overflowed
     broken = PositionSet(ps.variant, ps.states, ps.klass, ps.source, ps.targets.copy())
     broken.targets[:] = np.nan                    # a loss that is not a number
-    with pytest.raises(SupervisedError, match="not finite"):
+    with pytest.raises(SupervisedError, match="epoch 0: the validation loss is not finite"):
         train(broken, tmp_path / "nan", s, log=lambda m: None)
     assert not (tmp_path / "nan" / "model.npz").exists()
+    assert not (tmp_path / "nan" / "checkpoint.npz").exists()    # no NaN best kept
+    from training.supervised import _split
+    broken.targets[:] = ps.targets                # the training rows' loss only
+    broken.targets[_split(len(ps), s.valid, s.seed)[0]] = np.nan
+    with pytest.raises(SupervisedError, match="epoch 1: the loss is not finite"):
+        train(broken, tmp_path / "nan1", s, log=lambda m: None)
+    assert not (tmp_path / "nan1" / "model.npz").exists()
     with pytest.raises(SupervisedError, match="empty"):
         errors(teacher, ps.subset(np.arange(0)))
+
+
+def _labelled(n: int = 60, seed: int = 9) -> PositionSet:
+    """``n`` set-up positions labelled by a hidden 4-unit "teacher" network: a set a
+    4-unit student trains on in a second."""
+    teacher = Network.create("backgammon", 4, "tesauro198", np.random.default_rng(8),
+                             scale=0.4)
+    ps = setup_positions_set("backgammon", n, seed=seed)
+    ps.targets = teacher.probabilities_of_arrays(ps.states)
+    return ps
+
+
+SMALL = ["--hidden", "4", "--encoder", "tesauro198", "--epochs", "2", "--batch", "32",
+         "--lr", "0.01", "--seed", "3"]
+"""The command line's settings of :func:`finished_run`'s run."""
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished two-epoch supervised run on :func:`_labelled`: (data, settings,
+    folder); tests copy the folder before they change it."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, train
+    ps = _labelled()
+    s = Settings(hidden=4, encoder="tesauro198", epochs=2, batch=32, lr=0.01, seed=3)
+    folder = tmp_path_factory.mktemp("sup") / "run"
+    train(ps, folder, s, log=lambda m: None)
+    return ps, s, folder
+
+
+def _edit_checkpoint(folder, key, edit) -> bytes:
+    """Rewrite ``folder``'s checkpoint with the array ``key`` replaced by ``edit(array)``
+    (``key`` "run": the record updated with the dict ``edit``); returns the new bytes."""
+    path = folder / "checkpoint.npz"
+    with np.load(path) as z:
+        arrays = dict(z)
+    if key == "run":
+        run = json.loads(arrays["run"].tobytes())
+        run.update(edit)
+        arrays["run"] = np.frombuffer(json.dumps(run).encode(), np.uint8)
+    else:
+        arrays[key] = edit(arrays[key])
+    np.savez(path, **arrays)
+    return path.read_bytes()
+
+
+def test_a_damaged_checkpoint_is_refused_naming_its_field(tmp_path, finished_run):
+    """Each array and field of a checkpoint is checked before a run resumes from it:
+    one damaged field gave an IndexError or a reshape traceback (an empty step, short
+    moments), "resumed after epoch -5" and a traceback, or was taken silently (a NaN
+    best loss that no epoch beats, so no better network was ever written; a NaN step
+    that dropped Adam's state; a history of the wrong kind). Now a typed error names
+    the file and the field, and the checkpoint and the model are left as they were."""
+    import re
+    import shutil
+
+    from training.supervised import Settings, SupervisedError, train
+    ps, s, run = finished_run
+    more = Settings(**{**s.__dict__, "epochs": 4})
+    cases = [("step", "step", lambda a: np.array([])),
+             ("step", "step", lambda a: np.array([np.nan])),
+             ("step", "step", lambda a: np.array([0.0])),
+             ("m", "m", lambda a: a[:-1]),
+             ("v", "v", lambda a: -np.abs(a) - 1),
+             ("best_w1", "best_w1", lambda a: np.full_like(a, np.inf)),
+             ("w2", "w2", lambda a: a.astype(np.float64)),
+             ("run", "run.epoch", {"epoch": -5}),
+             ("run", "run.epoch", {"epoch": 1.5}),
+             ("run", "run.best", {"best": float("nan")}),
+             ("run", "run.best", {"best": 0.0}),         # no later epoch would beat it
+             ("run", "run.history", {"history": [1, 2]}),
+             ("run", "run.history", {"epoch": 3}),        # one epoch more than recorded
+             ("run", "run.stale", {"stale": -1}),
+             ("run", "run.elapsed", {"elapsed": float("inf")}),
+             ("run", "run.data", {"data": 5}),
+             ("run", "run.version", {"version": 2})]
+    for i, (key, field, edit) in enumerate(cases):
+        folder = tmp_path / f"c{i}"
+        shutil.copytree(run, folder)
+        damaged = _edit_checkpoint(folder, key, edit)
+        model = (folder / "model.npz").read_bytes()
+        logs = []
+        with pytest.raises(SupervisedError, match=rf"checkpoint\.npz: {re.escape(field)} = "
+                                                  rf".*: expected .*damaged"):
+            train(ps, folder, more, log=logs.append)
+        assert not any("resumed" in m for m in logs), field
+        assert (folder / "checkpoint.npz").read_bytes() == damaged, field
+        assert (folder / "model.npz").read_bytes() == model, field
+    # the same arrays written back unchanged resume (the edits above are the damage)
+    folder = tmp_path / "same"
+    shutil.copytree(run, folder)
+    _edit_checkpoint(folder, "run", {})
+    train(ps, folder, more, log=lambda m: None)
+
+
+def test_a_new_run_does_not_replace_a_model_in_its_folder(tmp_path, finished_run, capsys):
+    """A run with no checkpoint to resume refuses a folder holding a ``model.npz`` or
+    ``model.json`` (a released model copied there was replaced by a fresh run's, exit
+    0), in one line saying what to do; a resumed run still updates its own model."""
+    from training.supervised import SupervisedError, main, train
+    ps, s, run = finished_run
+    released = (tmp_path / "s3")
+    released.mkdir()
+    (released / "model.npz").write_bytes(Path("models/backgammon.npz").read_bytes())
+    with pytest.raises(SupervisedError, match="holds model.npz but no checkpoint.npz.*"
+                                              "another --out, or move it away"):
+        train(ps, released, s, log=lambda m: None)
+    data = ps.save(tmp_path / "L.npz")
+    assert main(["--data", str(data), "--out", str(released), *SMALL]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "model.npz" in err
+    assert (released / "model.npz").read_bytes() == Path("models/backgammon.npz").read_bytes()
+    assert sorted(p.name for p in released.iterdir()) == ["model.npz"]
+    card = tmp_path / "card"
+    card.mkdir()
+    (card / "model.json").write_text("{}")
+    with pytest.raises(SupervisedError, match="holds model.json"):
+        train(ps, card, s, log=lambda m: None)
+
+
+def test_a_run_killed_before_its_first_checkpoint_resumes(tmp_path, finished_run):
+    """A new run writes its checkpoint (epoch 0) before any network, so a run killed
+    after writing its first ``model.npz`` holds a checkpoint, and the same command
+    resumes it (to the network it would have made) rather than being refused as a
+    folder with someone's model in it."""
+    from training.supervised import train
+    ps, s, run = finished_run
+
+    class Killed(Exception):
+        pass
+
+    def kill(line):
+        if line.startswith("epoch 1:"):     # model.npz written, epoch 1 not saved
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(ps, tmp_path / "k", s, log=kill)
+    assert (tmp_path / "k" / "model.npz").exists()
+    assert (tmp_path / "k" / "checkpoint.npz").exists()
+    logs = []
+    net = train(ps, tmp_path / "k", s, log=logs.append)
+    assert any("resumed after epoch 0" in m for m in logs)
+    straight = Network.load(run / "model.npz")
+    for x, y in zip((straight.w1t, straight.b1, straight.w2, straight.b2),
+                    (net.w1t, net.b1, net.w2, net.b2)):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+
+
+def test_supervised_command_refuses_bad_out_and_data_in_one_line(tmp_path, capsys):
+    """``--out`` under a file (a NotADirectoryError traceback), an unlabelled set among
+    labelled ones (a "no targets" naming no file), and a set given twice or copied (its
+    positions trained on twice, validation sharing positions with training): one line
+    each, naming the path, before any training."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import main
+    ps = _labelled()
+    lab = str(ps.save(tmp_path / "L.npz"))
+    unl = str(PositionSet(ps.variant, ps.states, ps.klass, ps.source).save(tmp_path / "U.npz"))
+    copy = tmp_path / "L2.npz"
+    copy.write_bytes(Path(lab).read_bytes())
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    out = str(tmp_path / "out")
+    for argv, why in ((["--data", lab, "--out", str(afile / "s")],
+                       f"{str(afile)!r} is a file, not a folder"),
+                      (["--data", lab, unl, "--out", out], f"{unl!r}: the position set has "
+                                                           f"no targets"),
+                      (["--data", unl, "--errors", "models/backgammon.npz"],
+                       f"{unl!r}: the position set has no targets"),
+                      (["--data", lab, lab, "--out", out], f"{lab!r} is given twice"),
+                      (["--data", lab, str(copy), "--out", out],
+                       f"{str(copy)!r} holds the same labelled positions as {lab!r}")):
+        assert main([*argv, *SMALL]) == 2, why
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1, err
+        assert why in err, err
+    assert not (tmp_path / "out").exists()
 
 
 def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys):

@@ -14,12 +14,18 @@ the odd positions).
 
 Checkpoints (``<out>/checkpoint.npz``, plain arrays, no pickle: the weights, Adam's
 moments and step, the best weights, the epoch, the losses, the SHA-256 of the data) are
-written atomically after every epoch, so a killed run, started again with the same
-command, resumes with the same shuffles it would have had (only on the same data and
-settings). The best network goes to ``<out>/model.npz`` (with its card as ``.json``)
-whenever it improves. A run stops with an error, saving nothing of that epoch, when its
-loss is not finite; ``--no-resume`` refuses a folder that holds a run already, and no
-run shares a folder with a self-play run.
+written atomically after epoch 0 (the first measure, before any network is written) and
+after every epoch, so a killed run, started again with the same command, resumes with
+the same shuffles it would have had (only on the same data and settings). A checkpoint
+is checked whole before a run resumes from it (every array's shape against the network,
+finite values, the record's fields and ranges): a damaged one is refused, naming the
+field, and left as it is. The best network goes to ``<out>/model.npz`` (with its card as
+``.json``) whenever it improves. A run stops with an error, saving nothing of that
+epoch, when its loss is not finite. A new run (no checkpoint to resume) refuses a folder
+that holds a ``model.npz`` or ``model.json`` (it would replace them), ``--no-resume``
+refuses a folder that holds a run already, and no run shares a folder with a self-play
+run. ``--data`` refuses an unlabelled set (naming it) and a set given twice (validation
+would share positions with training).
 
     python -m training.supervised --data runs/sl/lab.npz --init models/backgammon.npz \\
         --out runs/sl/net
@@ -42,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import NardyError, quote
+from engine.errors import NardyError, clip, describe, quote
 from engine.eval.encoding import get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
@@ -224,7 +230,11 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         net = Network.create(data.variant, settings.hidden or 128, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
         encoder = settings.encoder
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SupervisedError(f"--out {str(out)!r}: cannot make the run folder "
+                              f"({describe(exc)})") from None
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
                            weight_decay=settings.weight_decay)
@@ -238,9 +248,11 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
     epoch, best, stale, history, elapsed = 0, float("inf"), 0, [], 0.0
     digest = data_digest(data)
     best_arrays = model.arrays()
-    if resume and ck_path.exists():
-        epoch, best, stale, history, elapsed, best_arrays = _load(ck_path, model, opt,
-                                                                  settings, digest)
+    steps_per_epoch = -(-len(train_rows) // settings.batch)
+    resumed = resume and ck_path.exists()
+    if resumed:
+        epoch, best, stale, history, elapsed, best_arrays = _load(
+            ck_path, model, opt, settings, digest, steps_per_epoch)
         log(f"resumed after epoch {epoch} (best validation loss {best:.5f})")
     xv, yv = x[valid_rows], y[valid_rows]
 
@@ -249,13 +261,20 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             z = model.module(xv)
             return float(loss_fn(z, yv)), torch.sigmoid(z).numpy()
 
-    if epoch == 0:
+    if not resumed:
         v0, p0 = valid_loss()
+        if not math.isfinite(v0):           # (a checkpoint would keep a NaN best loss)
+            raise SupervisedError(f"epoch 0: the validation loss is not finite ({v0}): "
+                                  f"the targets or the initial network are not finite "
+                                  f"numbers. No network was saved")
         history.append({"epoch": 0, "valid_loss": round(v0, 6),
                         "valid_eq_error": _report(p0, data, valid_rows)})
         best = v0
         log(f"epoch 0: valid loss {v0:.5f}, equity error {history[-1]['valid_eq_error']}")
     start = time.time() - elapsed
+    if not resumed:     # the folder is this run's before any network is written to it
+        _save(ck_path, model, opt, settings, 0, best, 0, history, time.time() - start,
+              best_arrays, digest)
     while epoch < settings.epochs and stale < settings.patience:
         epoch += 1
         order = np.random.default_rng([settings.seed, 17, epoch]).permutation(train_rows)
@@ -294,19 +313,36 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
 
 
 def _check_folder(out: Path, resume: bool) -> None:
-    """``out`` as a supervised run's folder: not a file, not a self-play run (whose
-    ``model.npz`` this run would replace), and without ``resume`` not a run already
-    (its best network would be replaced by a worse one)."""
-    if out.exists() and not out.is_dir():
-        raise SupervisedError(f"--out {str(out)!r} is a file; expected a run folder")
+    """``out`` as a supervised run's folder: a folder or a path to make one at (no file
+    on the way), not a self-play run (whose ``model.npz`` this run would replace); a
+    new run (nothing to resume) only where it replaces no ``model.npz`` or
+    ``model.json`` (another run's or a released network, written over without a word
+    before), and without ``resume`` not a run already (its best network would be
+    replaced by a worse one)."""
+    for where in (out, *out.parents):
+        if where.exists():
+            break
+    if not where.is_dir():
+        if where == out:
+            raise SupervisedError(f"--out {str(out)!r} is a file; expected a run folder")
+        raise SupervisedError(f"--out {str(out)!r}: {str(where)!r} is a file, not a "
+                              f"folder; expected a path to a run folder")
+    if where != out:
+        return                                      # a new folder: nothing to replace
     if any(out.glob("checkpoint-*.npz")):
         raise SupervisedError(f"{str(out)!r} holds a self-play run (checkpoint-*.npz); "
                               f"a supervised run needs a folder of its own")
-    if not resume:
-        held = [n for n in ("checkpoint.npz", "model.npz") if (out / n).exists()]
-        if held:
-            raise SupervisedError(f"{str(out)!r} holds a run ({', '.join(held)}): resume "
-                                  f"it, or give a new --out (its network is not replaced)")
+    if resume and (out / "checkpoint.npz").exists():
+        return                                      # resumed: it updates its own model
+    held = [n for n in ("checkpoint.npz", "model.npz", "model.json") if (out / n).exists()]
+    if "checkpoint.npz" in held:
+        raise SupervisedError(f"{str(out)!r} holds a run ({', '.join(held)}): resume "
+                              f"it, or give a new --out (its network is not replaced)")
+    if held:
+        raise SupervisedError(f"--out {str(out)!r} holds {' and '.join(held)} but no "
+                              f"checkpoint.npz to resume: a new run would replace "
+                              f"{'them' if len(held) > 1 else 'it'}; give another --out, "
+                              f"or move {'them' if len(held) > 1 else 'it'} away")
 
 
 def data_digest(data: PositionSet) -> str:
@@ -353,57 +389,187 @@ def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: 
                         "best_w1": bw1, "best_b1": bb1, "best_w2": bw2, "best_b2": bb2})
 
 
-def _load(path: Path, model: _Model, opt, settings: Settings, digest: str):
+def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,
+          steps_per_epoch: int):
+    """The run saved in the checkpoint ``path``, put into ``model`` and ``opt``:
+    (epoch, best, stale, history, elapsed, best weights). Everything read is checked
+    before anything is set (:func:`_check_record`, :func:`_check_arrays`): a damaged
+    file is refused naming the field, not resumed into a traceback or a run that can
+    no longer save its best network (a NaN best loss, that no epoch beats), and it is
+    left as it is."""
     got = read_npz(path, _CK)
     missing = [k for k in _CK if k not in got]
-    try:
-        run = json.loads(got["run"].tobytes())
-    except (KeyError, ValueError):
-        missing = missing or ["run"]
-    else:
-        missing = missing or _bad_record(run)
+    record = None
+    if "run" in got:
+        try:
+            record = json.loads(got["run"].tobytes())
+        except (ValueError, RecursionError):
+            missing.append("run")
     if missing:
-        raise SupervisedError(f"{path}: not a supervised checkpoint (missing or bad "
-                              f"{missing}); move it away to start afresh")
-    shapes = [a.shape for a in model.arrays()]
-    for names in (("w1", "b1", "w2", "b2"), ("best_w1", "best_b1", "best_w2", "best_b2")):
-        if [got[k].shape for k in names] != shapes:
-            raise SupervisedError(f"{path}: weights of shapes {[got[k].shape for k in names]}"
-                                  f"; this run's network has {shapes}")
+        raise SupervisedError(f"{path}: not a supervised checkpoint (missing or unreadable "
+                              f"{missing}); give a new --out to start afresh")
+    run = _check_record(path, record)
     if run.get("data", digest) != digest:    # (checkpoints before the digest: no check)
         raise SupervisedError(f"{path}: trained on other data (sha256 {run['data'][:12]}..., "
                               f"these positions {digest[:12]}...); start a new folder")
     def fixed(d):                       # a run may be resumed with more epochs
         return {k: v for k, v in d.items() if k != "epochs"}
-    if not isinstance(run.get("settings"), dict) or fixed(run["settings"]) != fixed(
-            asdict(settings)):
+    if fixed(run["settings"]) != fixed(asdict(settings)):
         raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
                               f"start a new folder or pass the same settings")
+    steps = _check_arrays(path, got, model, run["epoch"], steps_per_epoch)
     model.set_arrays(got["w1"], got["b1"], got["w2"], got["b2"])
     torch = model.torch
     params = list(model.module.parameters())
-    if float(got["step"][0]) > 0:
+    if steps > 0:
         k = 0
         for p in params:
             n = p.numel()
             def part(a):
                 return torch.from_numpy(a[k:k + n].reshape(p.shape).copy())
-            opt.state[p] = {"step": torch.tensor(float(got["step"][0])),
+            opt.state[p] = {"step": torch.tensor(float(steps)),
                             "exp_avg": part(got["m"]), "exp_avg_sq": part(got["v"])}
             k += n
     best = (got["best_w1"], got["best_b1"], got["best_w2"], got["best_b2"])
-    return (int(run["epoch"]), float(run["best"]), int(run["stale"]), list(run["history"]),
+    return (run["epoch"], float(run["best"]), run["stale"], list(run["history"]),
             float(run["elapsed"]), best)
 
 
-def _bad_record(run) -> list:
-    """The fields of a checkpoint's run record that are missing or of the wrong type."""
+def _damaged(path: Path, field: str, value: str, expected: str) -> SupervisedError:
+    """The error for a checkpoint's field that is not what this program writes."""
+    return SupervisedError(f"{path}: {field} = {value}: expected {expected} (a damaged "
+                           f"checkpoint, left as it is; give a new --out to start afresh)")
+
+
+def _finite(value) -> float | None:
+    """``value`` as a float where it is a finite JSON number (not a boolean), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        f = float(value)
+    except OverflowError:                   # an integer of hundreds of digits
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _check_record(path: Path, run) -> dict:
+    """A checkpoint's run record as :func:`_save` writes it: its version, the settings,
+    ``epoch`` >= 0 with one history entry per epoch from 0 (each its epoch and a finite
+    validation loss), ``best`` the least of those losses, ``stale`` at most ``epoch``,
+    ``elapsed`` >= 0 and the data's digest a string; returns it."""
     if not isinstance(run, dict):
-        return ["run"]
-    kinds = {"epoch": int, "best": (int, float), "stale": int, "history": list,
-             "elapsed": (int, float), "settings": dict}
-    return [f"run.{k}" for k, t in kinds.items()
-            if isinstance(run.get(k), bool) or not isinstance(run.get(k), t)]
+        raise _damaged(path, "run", quote(run), "a JSON object (the run's record)")
+
+    def field(name):
+        return quote(run[name]) if name in run else "(missing)"
+
+    if run.get("version") != 1 or isinstance(run.get("version"), bool):
+        raise _damaged(path, "run.version", field("version"), "1")
+    if not isinstance(run.get("settings"), dict):
+        raise _damaged(path, "run.settings", field("settings"), "an object of the settings")
+    if "data" in run and not isinstance(run["data"], str):
+        raise _damaged(path, "run.data", field("data"), "the data's SHA-256 (a string)")
+    epoch = run.get("epoch")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+        raise _damaged(path, "run.epoch", field("epoch"), "an integer >= 0")
+    history = run.get("history")
+    losses = []
+    if isinstance(history, list) and len(history) == epoch + 1:
+        for i, h in enumerate(history):
+            if not (isinstance(h, dict) and h.get("epoch") == i
+                    and not isinstance(h.get("epoch"), bool)
+                    and _finite(h.get("valid_loss")) is not None
+                    and h["valid_loss"] >= 0):
+                break
+            losses.append(float(h["valid_loss"]))
+    if len(losses) != epoch + 1:
+        raise _damaged(path, "run.history", field("history"),
+                       f"a list of {epoch + 1} records, one per epoch 0 .. {epoch} (run.epoch), "
+                       f"each with its epoch and a finite validation loss >= 0")
+    best = _finite(run.get("best"))
+    if best is None or abs(best - min(losses)) > 1e-5:
+        raise _damaged(path, "run.best", field("best"),
+                       f"the least validation loss of run.history ({min(losses)})")
+    stale = run.get("stale")
+    if isinstance(stale, bool) or not isinstance(stale, int) or not 0 <= stale <= epoch:
+        raise _damaged(path, "run.stale", field("stale"),
+                       f"an integer 0 .. {epoch} (epochs since the best, at most run.epoch)")
+    elapsed = _finite(run.get("elapsed"))
+    if elapsed is None or elapsed < 0:
+        raise _damaged(path, "run.elapsed", field("elapsed"), "seconds, a number >= 0")
+    return run
+
+
+def _check_arrays(path: Path, got: dict, model: _Model, epoch: int,
+                  steps_per_epoch: int) -> int:
+    """A checkpoint's arrays as :func:`_save` writes them for this run's network: the
+    weights and best weights of its shapes, Adam's moments of its size, float32 and
+    finite (the second moments >= 0), and Adam's step ``epoch`` times the batches of an
+    epoch (a NaN step dropped Adam's state without a word); returns that step."""
+    shapes = [a.shape for a in model.arrays()]
+    n = sum(math.prod(s) for s in shapes)
+    expect = {}
+    for prefix in ("", "best_"):
+        for k, shape in zip(("w1", "b1", "w2", "b2"), shapes):
+            expect[prefix + k] = (shape, "this run's network")
+    expect["m"] = ((n,), "Adam's first moments of this run's network")
+    expect["v"] = ((n,), "Adam's second moments of this run's network")
+    for k, (shape, what) in expect.items():
+        a = got[k]
+        if a.shape != shape or a.dtype != np.float32:
+            raise _damaged(path, k, f"{a.dtype} array of shape {a.shape}",
+                           f"float32 of shape {shape} ({what})")
+        bad = ~np.isfinite(a)
+        if k == "v":
+            bad |= a < 0
+        if bad.any():
+            raise _damaged(path, k, f"{int(bad.sum()):,} values "
+                           f"{'not finite' if k != 'v' else 'not finite or negative'} "
+                           f"(the first {a.ravel()[np.flatnonzero(bad.ravel())[0]]})",
+                           f"{'numbers >= 0' if k == 'v' else 'finite numbers'} ({what})")
+    steps = epoch * steps_per_epoch
+    step = got["step"]
+    if (step.shape != (1,) or step.dtype.kind not in "fiu"
+            or not float(step[0]) == steps):
+        raise _damaged(path, "step", f"{step.dtype} array {clip(str(step.tolist()), 80)}",
+                       f"[{steps}] (Adam's steps: run.epoch {epoch} x {steps_per_epoch} "
+                       f"batches an epoch)")
+    return steps
+
+
+def load_labelled(paths: list) -> PositionSet:
+    """The labelled position sets ``paths`` as one set: each must have targets (an
+    unlabelled one is named, not left to a "no targets" about the joined set), and no
+    set may come twice, by name or as a copy (its positions would count twice, and the
+    validation rows would share positions with the training rows)."""
+    seen: dict = {}
+    for i, p in enumerate(paths):
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue                    # PositionSet.load says what is wrong
+        first = seen.setdefault((st.st_dev, st.st_ino), i)
+        if first != i:
+            again = ("is given twice" if str(p) == str(paths[first]) else
+                     f"names the same file as {str(paths[first])!r}")
+            raise SupervisedError(f"--data {str(p)!r} {again}: its positions would count "
+                                  f"twice and validation would share positions with "
+                                  f"training; give each set once")
+    parts: list = []
+    digests: dict = {}
+    for i, p in enumerate(paths):
+        part = PositionSet.load(p)
+        if part.targets is None:
+            raise SupervisedError(f"--data {str(p)!r}: the position set has no targets; "
+                                  f"label it first (python -m training.label)")
+        first = digests.setdefault(data_digest(part), i)
+        if first != i:
+            raise SupervisedError(f"--data {str(p)!r} holds the same labelled positions as "
+                                  f"{str(paths[first])!r} (a copy): its positions would "
+                                  f"count twice and validation would share positions with "
+                                  f"training; give each set once")
+        parts.append(part)
+    return PositionSet.join(parts)
 
 
 def errors(net: Network, data: PositionSet) -> dict:
@@ -433,13 +599,15 @@ def main(argv=None) -> int:
         ap.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
     args = ap.parse_args(argv)
     try:
-        data = PositionSet.join([PositionSet.load(p) for p in args.data])
+        if not args.errors:
+            if not args.out:
+                raise SupervisedError("--out (the run folder) is required to train")
+            _check_folder(Path(args.out), not args.no_resume)    # before any work
+        data = load_labelled(args.data)
         if args.errors:
             for m in args.errors:
                 print(f"{m}: {json.dumps(errors(Network.load(m), data))}")
             return 0
-        if not args.out:
-            raise SupervisedError("--out (the run folder) is required to train")
         settings = Settings(**{k: getattr(args, k) for k in asdict(d)})
         net = train(data, args.out, settings, resume=not args.no_resume,
                     log=lambda s: print(s, file=sys.stderr, flush=True))
