@@ -244,7 +244,7 @@ def main(argv=None) -> int:
         from tqdm import tqdm
 
         set_output(args.out)
-        output_folder(str(args.out) + ".parts", "--out's chunk folder")
+        output_folder(str(args.out) + ".parts", "--out's chunk folder", make=False)
 
         ps = PositionSet.load(args.positions)
         backend = make_backend(args.backend, args.address)

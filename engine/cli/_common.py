@@ -70,12 +70,12 @@ class OutputError(NardyError):
     other way round, or a folder that cannot be made."""
 
 
-def output_folder(path, what: str = "--out") -> Path:
-    """``path`` as a folder to write into, made with its parents when missing; an
-    :class:`OutputError` naming ``what`` when a file stands in the way or the folder
-    cannot be made, so a program fails before its work, not after it."""
+def output_folder(path, what: str = "--out", make: bool = True) -> Path:
+    """``path`` as a folder to write into, made with its parents when missing (unless
+    not ``make``); an :class:`OutputError` naming ``what`` when a file stands in the way
+    or the folder cannot be made, so a program fails before its work, not after it."""
     p = Path(path)
-    _make_folder(p, p, what)
+    _make_folder(p, p, what, make)
     return p
 
 
@@ -89,11 +89,13 @@ def output_file(path, what: str = "--out") -> Path:
     return p
 
 
-def _make_folder(folder: Path, shown: Path, what: str) -> None:
+def _make_folder(folder: Path, shown: Path, what: str, make: bool = True) -> None:
     for up in (folder, *folder.parents):
         if up.exists() and not up.is_dir():
             raise OutputError(f"{what} {quote(str(shown))}: {quote(str(up))} is a file; "
                               f"expected a folder")
+    if not make:
+        return
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
