@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli._common import non_negative_int
+from engine.cli._common import integer, is_whole, non_negative_int
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,3 +67,30 @@ def test_non_negative_int():
     for bad in ("-1", "1.5", "x", "", "\u0663", "1e3"):
         with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
             non_negative_int(bad)
+
+
+def test_integer_takes_ascii_digits_only():
+    """Plain ``int`` read '\u0663' as 3 and '1_0' as 10, and ``str.isdigit`` passes '²',
+    which ``int`` then refused with a traceback."""
+    assert integer("-2") == -2 and integer(" +7 ") == 7 and integer("0") == 0
+    for bad in ("\u0663", "\uff13", "\u00b2", "1_0", "1.5", "", "-", "1" * 31):
+        with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
+            integer(bad)
+    assert is_whole("12") and not is_whole("\u00b2") and not is_whole("\u0663")
+
+
+@pytest.mark.parametrize("argv", [
+    ["engine.analyse", "--dice", "31", "--ply", "\u0663"],
+    ["engine.analyse", "--dice", "31", "--top", "1_0"],
+    ["engine.cube_cli", "--position", "4HPwATDgc/ABMA", "--match", "7", "--score", "\u00b2,1"],
+    ["engine.cube_cli", "--position", "4HPwATDgc/ABMA", "--match", "\u0667"],
+    ["engine.web", "--port", "\u0668080"],
+    ["engine.web", "--host", ""],
+])
+def test_command_lines_refuse_other_digits_with_a_usage_error(argv):
+    proc = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    last = proc.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in proc.stderr and "error" in last and repr(argv[-1]) in last, (
+        proc.stderr)

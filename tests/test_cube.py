@@ -336,7 +336,8 @@ def test_cli_text_and_json(capsys):
     for extra, said in ((["--match", "5", "--jacoby"], "the Jacoby rule is a money-play"),
                         (["--match", "0", "--score", "1,1"], "--score / --crawford need a"),
                         (["--match", "0", "--crawford"], "--score / --crawford need a"),
-                        (["--ply", "2"], "--ply 2 with --probabilities")):
+                        (["--ply", "2"], "--ply 2 with --probabilities"),
+                        (["--model", "/none.npz"], "--model /none.npz with --probabilities")):
         assert main(["--position", "4HPwATDgc/ABMA", *probs, *extra]) == 2, extra
         assert said in capsys.readouterr().err
     # a new match length keeps the score the ID holds

@@ -157,6 +157,7 @@ def test_evaluation_gives_six_numbers():
     (board() + " resignation 5", "resignation"),
     ("evaluation " + board(), "evaluation fibsboard"),
     (f"evaluation fibsboard {board()} plies 9", "plies"),
+    (f"evaluation fibsboard {board()} plies \u00b2", "plies"),     # passed isdigit
     (board(Position.start("backgammon"), dice=(3, 1)).replace(":0:25:", ":0:0:"), "bar"),
 ])
 def test_bad_requests_are_answered_error(line, words):

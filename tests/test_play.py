@@ -141,6 +141,23 @@ def test_command_line_pipe():
     assert "1. " in proc.stdout and "point" in proc.stdout
 
 
+def test_a_play_number_in_other_digits_is_not_read():
+    """'²' passed ``str.isdigit`` and then failed ``int`` with a traceback; '\u0663' was
+    taken as play 3."""
+    from engine.cli.play import Session
+    from engine.rules.dice import Dice
+    from engine.rules.variants import get_rules
+    pos = Position.start()
+    out = io.StringIO()
+    session = Session("heuristic", np.random.default_rng(1),
+                      io.StringIO("\u00b2\nhint \u00b2\n\u0663\n2\n"), out)
+    chosen = session._human_turn(pos, Dice(3, 1), get_rules("backgammon"))
+    text = out.getvalue()
+    assert "cannot read '\u00b2'" in text and "hint '\u00b2': expected" in text
+    assert "cannot read '\u0663'" in text
+    assert chosen == successors(pos, (3, 1))[1]
+
+
 def test_moves_lists_the_first_thousand_plays_of_a_cascade():
     """A gul bara cascade of 1,238 plays: ``moves`` lists 1,000 and says so, ``moves
     all`` lists every one, and a play typed in notation is taken."""

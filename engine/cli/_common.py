@@ -57,10 +57,26 @@ def field(req: dict, name: str, default: Any = ...) -> Any:
     return default
 
 
+def is_whole(text: str) -> bool:
+    """Whether ``text`` is a whole number in ASCII digits (``str.isdigit`` also takes
+    '²' and '٣', which ``int`` then refuses or reads as another script's digit)."""
+    return text.isascii() and text.isdigit()
+
+
+def integer(text: str) -> int:
+    """An ``argparse`` type: a whole number, optionally signed, in ASCII digits (at most
+    30), else a one-line error. Plain ``int`` takes '٣' (3) and '1_0' (10)."""
+    digits = text.strip()
+    body = digits[1:] if digits[:1] in "+-" else digits
+    if not (body and is_whole(body)) or len(body) > 30:
+        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a whole number")
+    return int(digits)
+
+
 def non_negative_int(text: str) -> int:
     """An ``argparse`` type: a whole number 0 or more (a seed), else a one-line error."""
     digits = text.strip()
-    if not (digits.isascii() and digits.isdigit()):
+    if not is_whole(digits):
         raise argparse.ArgumentTypeError(f"{quote(text)}: expected a whole number 0 or more")
     return int(digits)
 

@@ -30,7 +30,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-from engine.cli._common import non_negative_int
+from engine.cli._common import integer, non_negative_int
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import DiceError, NardyError
 from engine.eval.evaluator import NoModelError, model_path
@@ -110,11 +110,11 @@ def main(argv=None) -> int:
                                        "before its roll (or its pending segment played)")
     parser.add_argument("--variant", choices=VARIANTS, default=None,
                         help="game of a 'start' position or of an ID (default backgammon)")
-    parser.add_argument("--ply", type=int, default=0,
+    parser.add_argument("--ply", type=integer, default=0,
                         help=f"search depth 0..{MAX_PLY} (default 0: the network alone)")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
-    parser.add_argument("--top", type=int, default=None,
+    parser.add_argument("--top", type=integer, default=None,
                         help=f"show only the first N plays (default {DEFAULT_SHOWN:,}; "
                              f"0: all)")
     parser.add_argument("--board", action="store_true", help="draw the position first")
@@ -122,14 +122,14 @@ def main(argv=None) -> int:
     ro = parser.add_argument_group("rollouts")
     ro.add_argument("--rollout", action="store_true",
                     help="roll out (the plays of --dice, or the position before its roll)")
-    ro.add_argument("--trials", type=int, default=TRIALS,
+    ro.add_argument("--trials", type=integer, default=TRIALS,
                     help=f"trials per play (default {TRIALS})")
-    ro.add_argument("--truncate", type=int, default=0,
+    ro.add_argument("--truncate", type=integer, default=0,
                     help="rolls after which the network ends a trial (default 0: to the end)")
     ro.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
     ro.add_argument("--no-vr", action="store_true", help="no variance reduction")
     ro.add_argument("--cubeful", action="store_true", help="cubeful rollout (backgammon)")
-    ro.add_argument("--candidates", type=int, default=5,
+    ro.add_argument("--candidates", type=integer, default=5,
                     help="plays of the roll rolled out, the best at 0-ply (default 5)")
     ro.add_argument("--stop", type=float, default=None, metavar="SIGMAS",
                     help="stop once the best play leads every other by SIGMAS standard "

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.cli._common import RequestError, field
+from engine.cli._common import RequestError, field, integer, is_whole
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -206,9 +206,9 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
 
 def _parse_score(text: str) -> tuple[int, int]:
     parts = text.replace("-", ",").split(",")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+    if len(parts) != 2 or not all(is_whole(p.strip()) for p in parts):
         raise MatchError(f"score {quote(text)}: expected two integers, e.g. 2,4")
-    return int(parts[0]), int(parts[1])
+    return int(parts[0].strip()), int(parts[1].strip())
 
 
 def _parse_probs(text: str) -> np.ndarray:
@@ -229,11 +229,11 @@ def main(argv=None) -> int:
     ap.add_argument("--position", required=True,
                     help="GNU Backgammon Position ID (or PositionID:MatchID), XGID or "
                          "Position JSON")
-    ap.add_argument("--cube-value", type=int, help="cube value (default: from the ID, else 1)")
+    ap.add_argument("--cube-value", type=integer, help="cube value (default: from the ID, else 1)")
     ap.add_argument("--cube-owner", choices=("me", "them", "centre", "center"),
                     help="who owns the cube (default: from the ID; else centre for a cube "
                          "at 1, and the side on roll for --cube-value above 1)")
-    ap.add_argument("--match", type=int, help="match length (0 or absent: money)")
+    ap.add_argument("--match", type=integer, help="match length (0 or absent: money)")
     ap.add_argument("--score", default=None, help="score as me,them (match play)")
     ap.add_argument("--crawford", action="store_true", help="this is the Crawford game")
     ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=None,
@@ -242,7 +242,7 @@ def main(argv=None) -> int:
     ap.add_argument("--beavers", dest="beavers", action="store_true", default=None,
                     help="money: beavers allowed (default off, or the XGID's flag)")
     ap.add_argument("--no-beavers", dest="beavers", action="store_false")
-    ap.add_argument("--ply", type=int, default=0,
+    ap.add_argument("--ply", type=integer, default=0,
                     help=f"search depth 0..{MAX_PLY} (default 0)")
     ap.add_argument("--efficiency", type=float, default=None,
                     help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
@@ -287,6 +287,9 @@ def main(argv=None) -> int:
         if args.probabilities is not None and ply != 0:
             raise CubeError(f"--ply {ply} with --probabilities: the probabilities are given, "
                             f"no search runs; leave out --ply")
+        if args.probabilities is not None and args.model is not None:
+            raise CubeError(f"--model {args.model} with --probabilities: the probabilities "
+                            f"are given, no model is read; leave out --model")
         if args.probabilities is not None:
             probs = _parse_probs(args.probabilities)
             fn: ProbabilityFn = lambda position, p: probs  # noqa: E731

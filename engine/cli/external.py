@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from engine.cli import _decide
-from engine.cli._common import non_negative_int
+from engine.cli._common import integer, is_whole, non_negative_int
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
@@ -140,7 +140,7 @@ def _options(words: list[str], settings: Settings, evaluation: bool) -> tuple[Se
                 raise RequestError(f"option resignation {quote(arg)}: expected 0..3")
             opts.resignation = int(arg)
         elif key == "plies":
-            if not arg.isdigit() or int(arg) > MAX_PLY:
+            if not is_whole(arg) or int(arg) > MAX_PLY:
                 raise RequestError(f"option plies {quote(arg)}: expected 0..{MAX_PLY}")
             opts.plies = int(arg)
         elif key == "noise":
@@ -438,10 +438,10 @@ def main(argv=None) -> int:
                     "(default 127.0.0.1, localhost only)")
     ap.add_argument("--socket", dest="unix", metavar="PATH",
                     help="Unix socket path (in GNU Backgammon: set player 1 external PATH)")
-    ap.add_argument("--ply", type=int, default=2,
+    ap.add_argument("--ply", type=integer, default=2,
                     help=f"checker-play depth, GNU Backgammon's plies 0..{MAX_PLY} "
                          f"(default 2)")
-    ap.add_argument("--cube-ply", type=int, default=None,
+    ap.add_argument("--cube-ply", type=integer, default=None,
                     help="cube-decision depth (default: --ply)")
     ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=True,
                     help="money: the Jacoby rule (default on, as in GNU Backgammon)")
@@ -455,7 +455,7 @@ def main(argv=None) -> int:
                     help="whose points the board's score fields hold: gnubg (as GNU "
                          "Backgammon writes them for its external players, the default) "
                          "or fibs (the player's, then the opponent's)")
-    ap.add_argument("--threads", type=int, default=None, help="search threads")
+    ap.add_argument("--threads", type=integer, default=None, help="search threads")
     ap.add_argument("--log", metavar="FILE", help="append each request and reply to FILE "
                                                   "(JSON lines)")
     ap.add_argument("--once", action="store_true",

@@ -46,7 +46,7 @@ from typing import Sequence, TextIO
 
 import numpy as np
 
-from engine.cli._common import non_negative_int
+from engine.cli._common import integer, is_whole, non_negative_int
 from engine.errors import NardyError, quote
 from engine.eval.heuristic import HeuristicPlayer
 from engine.movegen.generate import successors
@@ -220,7 +220,7 @@ class Session:
             if word.split()[0] == "hint":
                 self._hint(word, dice, succ, text, rules)
                 continue
-            if word.isdigit():
+            if is_whole(word):
                 k = int(word)
                 if not 1 <= k <= len(succ):
                     self.say(f"no play numbered {k}: there are {len(succ)} legal plays "
@@ -241,7 +241,7 @@ class Session:
         parts = word.split()
         k = HINTS
         if len(parts) > 1:
-            if not parts[1].isdigit() or int(parts[1]) < 1:
+            if not is_whole(parts[1]) or int(parts[1]) < 1:
                 self.say(f"hint {quote(parts[1])}: expected a positive number of plays")
                 return
             k = int(parts[1])
@@ -336,7 +336,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                                  description="Play a game or a match against the engine.")
     ap.add_argument("--variant", default="backgammon", choices=[*VARIANTS, TAVLI],
                     help="game to play (tavli: a tavli match)")
-    ap.add_argument("--match", type=int, metavar="N",
+    ap.add_argument("--match", type=integer, metavar="N",
                     help="play a match to N points (tavli: default 5)")
     ap.add_argument("--engine", default="auto",
                     help="auto (default), heuristic, model, or a model file")
