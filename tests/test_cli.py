@@ -86,6 +86,7 @@ def test_integer_takes_ascii_digits_only():
     ["engine.cube_cli", "--position", "4HPwATDgc/ABMA", "--match", "\u0667"],
     ["engine.web", "--port", "\u0668080"],
     ["engine.web", "--host", ""],
+    ["engine.web", "--host", "256.1.1.1"],
 ])
 def test_command_lines_refuse_other_digits_with_a_usage_error(argv):
     proc = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, capture_output=True,
@@ -94,3 +95,16 @@ def test_command_lines_refuse_other_digits_with_a_usage_error(argv):
     last = proc.stderr.strip().splitlines()[-1]
     assert "Traceback" not in proc.stderr and "error" in last and repr(argv[-1]) in last, (
         proc.stderr)
+
+
+def test_the_web_board_says_when_its_port_is_taken():
+    """It said it served the board, then stopped with uvicorn's error."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "engine.web", "--port", str(port)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "cannot listen there" in proc.stderr, proc.stderr
+    assert "nardy web board on" not in proc.stderr

@@ -33,7 +33,8 @@ def parse_position(value: Any, variant: str | None = None):
     text = value.strip()
     if text.lower() == "start":
         return Position.start(variant or "backgammon"), None
-    if text.startswith("{"):
+    if text.startswith(("{", "[", '"')) or text in ("null", "true", "false"):
+        # JSON (no ID or XGID starts so): an object, or the error says one is expected
         return parse_position(_json_object(text), variant)
     if text.upper().startswith("XGID="):
         from engine.notation.xgid import parse_xgid

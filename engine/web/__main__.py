@@ -28,11 +28,33 @@ def main(argv=None) -> None:
     except ImportError as exc:
         sys.exit(f"engine.web needs the optional extra 'web' ({exc.name} is missing): "
                  f"pip install -e '.[web]'")
+    problem = _cannot_listen(args.host, args.port)
+    if problem:
+        parser.error(problem)
     from engine.search import precompile
     precompile.allow()       # a cold start compiles on two cores
     print(f"nardy web board on http://{args.host}:{args.port}/ (the first search "
           f"compiles kernels for about 20 s)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why the server could not listen on ``host:port`` (an unknown host, a port in use
+    or not allowed), found by binding a socket there first, or None. Without it the
+    program said it served the board and then stopped with uvicorn's error."""
+    import socket
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port,
+                                                          type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        return f"--host {host!r}: {getattr(exc, 'strerror', None) or exc}"
+    try:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as uvicorn does
+            s.bind(addr)
+    except OSError as exc:
+        return f"--host {host!r} --port {port}: cannot listen there ({exc.strerror or exc})"
+    return None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,34 @@
+"""``engine.notation.parse.parse_position``: every way a position can be written, read
+through one entry point, and what it says when the text is none of them."""
+
+import pytest
+
+from engine.errors import NotationError, PositionError
+from engine.notation.parse import parse_position
+from engine.rules.position import Position
+
+START_ID = "4HPwATDgc/ABMA"
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+
+
+def test_each_notation_gives_the_start():
+    start = Position.start()
+    for text in ("start", START_ID, START_XGID, start.to_json(), " start "):
+        assert parse_position(text)[0] == start
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "null", '"start"', "true", "[]"])
+def test_json_that_is_not_an_object_is_said_to_be_so(text):
+    """Such text was read as a GNU Backgammon ID and refused as one."""
+    with pytest.raises(PositionError, match="expected a JSON object"):
+        parse_position(text)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("{not json", "not valid JSON"),
+    ("4HPwATDgc/ABM!", "neither Position JSON, an XGID nor a GNU Backgammon ID"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0", "10 fields"),
+])
+def test_other_text_names_what_it_is_not(text, words):
+    with pytest.raises((PositionError, NotationError), match=words):
+        parse_position(text)
