@@ -32,6 +32,7 @@ from engine.movegen._core import generate
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
+from engine.rules.setups import setup_positions
 from engine.rules.variants import get_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,10 +240,9 @@ def test_reencoded_network_keeps_its_values():
                          scale=0.4)
     wide = net.reencoded("tesauro198+f21")
     assert wide.sizes == "219-12-5"
-    rng = np.random.default_rng(9)
-    states = [random_state(rng) for _ in range(20)]
-    np.testing.assert_allclose(wide.probabilities_of_arrays(np.array(states)),
-                               net.probabilities_of_arrays(np.array(states)), atol=1e-6)
+    states = np.stack([p.to_array() for p in setup_positions("backgammon", 20, 9)])
+    np.testing.assert_allclose(wide.probabilities_of_arrays(states),
+                               net.probabilities_of_arrays(states), atol=1e-6)
     with pytest.raises(NetworkFileError, match="cannot read nardy255"):
         net.reencoded("nardy255")
 

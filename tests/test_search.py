@@ -543,3 +543,33 @@ def test_the_root_rates_a_roll_as_expand_does(variant, games):
             state = kids[rng.integers(len(kids))].copy()
     if variant == "backgammon":
         assert seen["race"] > 0 and seen["many"] > 0
+
+
+@pytest.mark.parametrize("position", [
+    Position("backgammon", (0, 0, 0, 0, 0, 40) + (0,) * 18, (15,) + (0,) * 23),  # crashed
+    Position("backgammon", (1,) * 24, Position.start().them),                   # hung
+    Position("backgammon", Position.start().me, Position.start().them, bar=(-1, 0),
+             off=(1, 0)),
+])
+def test_a_position_that_breaks_the_rules_is_refused_not_searched(search, position):
+    """``Position`` does not check what it is built with; a search that rated 40
+    checkers on a point read past the bear-off tables (a segfault), and 24 checkers a
+    side never ended a 1-ply search."""
+    for call in (lambda: search.evaluate(position, 0), lambda: search.evaluate(position, 1),
+                 lambda: search.analyse(position, (3, 1), ply=0)):
+        with pytest.raises(PositionError):
+            call()
+    with pytest.raises(PositionError):
+        successors(position, (1, 1))
+    with pytest.raises(PositionError):
+        search.evaluator.probabilities_of_arrays(position.to_array())
+
+
+def test_a_position_of_one_game_is_not_moved_by_another_games_rules():
+    with pytest.raises(PositionError, match="backgammon position given with the rules of gul"):
+        successors(Position.start(), (6, 5), get_rules("gul_bara"))
+
+
+def test_threads_are_bounded():
+    with pytest.raises(SearchError, match="threads = 100000"):
+        Search.load("backgammon", threads=100_000)

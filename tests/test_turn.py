@@ -93,7 +93,7 @@ def test_illegal_steps_are_refused_with_the_legal_ones_named():
 def test_a_forced_bear_off_with_the_higher_die():
     # checkers on my 2 and 1 points, dice 6-5: the higher one first (a die bears off
     # from below its point only when no checker stands higher), then the other
-    pos = Position("backgammon", (1, 1) + (0,) * 22, (0,) * 18 + (2,) * 6, off=(13, 3))
+    pos = Position("backgammon", (1, 1) + (0,) * 22, (2,) * 6 + (0,) * 18, off=(13, 3))
     walk = TurnWalk(pos, (6, 5))
     turn = walk.walk()
     assert {(s[0], s[1]) for s in turn.steps} == {(2, 0)}

@@ -34,9 +34,9 @@ from engine.eval import bearoff as _bo
 from engine.eval.network import NetArrays, Network, hidden_full, output_probs, rows_of
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
-from engine.rules._layout import STATE_LEN
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
+from engine.rules.states import check_states
 from engine.rules.variants import HIT, OPPOSITE, Rules, get_rules
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -299,8 +299,10 @@ class Evaluator:
         return self._net, ctx
 
     def probabilities_of_arrays(self, states: np.ndarray) -> np.ndarray:
-        """Outputs (n x 5, float64) of ``int16`` state rows for each one's side to move."""
-        states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, STATE_LEN)
+        """Outputs (n x 5, float64) of ``int16`` state rows for each one's side to move;
+        a row that is not a legal position raises :class:`~engine.errors.PositionError`
+        (:func:`engine.rules.states.check_states`)."""
+        states = check_states(states, self.rules, "states")
         probs = np.zeros((states.shape[0], N_OUTPUTS))
         net, ctx = self.kernel_args()
         static_probs(states, states.shape[0], net, ctx, probs)

@@ -43,6 +43,7 @@ from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_value
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
+from engine.rules.states import check_states
 from engine.rules.variants import VARIANTS, get_rules
 
 FORMAT = "nardy-td-network"
@@ -543,8 +544,10 @@ class Network:
 
     # ----------------------------------------------------------------- evaluation
     def probabilities_of_arrays(self, states: np.ndarray) -> np.ndarray:
-        """Outputs (n x 5) of ``int16`` state rows, for each one's side to move."""
-        states = np.ascontiguousarray(states, dtype=np.int16).reshape(-1, L.STATE_LEN)
+        """Outputs (n x 5) of ``int16`` state rows, for each one's side to move; a row
+        that is not a legal position raises :class:`~engine.errors.PositionError`
+        (:func:`engine.rules.states.check_states`)."""
+        states = check_states(states, self.variant, "states")
         probs = np.zeros((states.shape[0], N_OUTPUTS), np.float32)
         sc = score_table(get_rules(self.variant))
         evaluate_states(states, *self.arrays(), *self.encoder_arrays(), sc, probs)

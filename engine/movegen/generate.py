@@ -24,6 +24,7 @@ from engine.movegen.keys import key_order
 from engine.rules._layout import STATE_LEN
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
+from engine.rules.states import position_state
 from engine.rules.variants import Rules, get_rules
 
 __all__ = ["successors", "successor_arrays", "generate", "CascadeLayers"]
@@ -39,7 +40,8 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)
-    state, table = position.to_array(), rules.table()
+    table = rules.table()
+    state = position_state(position, rules, table)
     out = np.empty((64, STATE_LEN), np.int16)
     walk = core.walk_for(table)
     direct = isinstance(walk, core.DirectWalk)
@@ -313,7 +315,8 @@ class CascadeLayers:
         rules = rules or get_rules(position.variant)
         d = check_dice(dice, position.pending)
         d1, d2 = d if d is not None else (0, 0)
-        state, table = position.to_array(), rules.table()
+        table = rules.table()
+        state = position_state(position, rules, table)
         route, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, table)
         if not route:
             raise ValueError(f"{position.variant} turn with dice {dice} is not a cascade "

@@ -16,7 +16,7 @@ import numpy as np
 from engine._jit import njit
 from engine.errors import PositionError
 from engine.rules import _layout as L
-from engine.rules.position import CHECKERS
+from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import (
     CASCADE_NONE,
     PIN,
@@ -134,3 +134,29 @@ def check_states(states, rules: Rules | str, what: str = "states") -> np.ndarray
         raise PositionError(f"{what}: row {row} is not a legal {rules.variant} position: "
                             f"{STATE_ERRORS[code]}")
     return a
+
+
+def position_state(position: Position, rules: Rules | None = None,
+                   table: np.ndarray | None = None) -> np.ndarray:
+    """The state array of ``position`` (:meth:`Position.to_array`), checked by
+    :func:`state_error` against ``rules`` (its game's by default; ``table``, when
+    given, is ``rules.table()``): the public entry points that hand a position to a
+    kernel call this, since :class:`Position` itself does not check what it is built
+    with, and a kernel given 40 checkers on a point read past its tables or never
+    ended its walk. A position of another game than ``rules`` is refused too. Cheap
+    (a few microseconds); :meth:`Position.check` words the error when there is one."""
+    rules = rules or get_rules(position.variant)
+    if rules.variant != position.variant:
+        raise PositionError(f"a {position.variant} position given with the rules of "
+                            f"{rules.variant}")
+    try:
+        state = position.to_array()
+    except (TypeError, ValueError, OverflowError, IndexError):
+        position.check(rules)             # says which field is wrong
+        raise PositionError(f"position {position!r}: its fields do not make a state "
+                            f"array") from None
+    code = state_error(state, rules.table() if table is None else table)
+    if code:
+        position.check(rules)
+        raise PositionError(f"position {position!r}: {STATE_ERRORS[code]}")
+    return state

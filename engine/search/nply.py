@@ -67,10 +67,13 @@ from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
-from engine.rules.states import check_states
+from engine.rules.states import check_states, position_state
 
 MAX_PLY = 3
 """Deepest search offered (:func:`check_ply`)."""
+MAX_THREADS = 256
+"""Most threads a search may be given: each holds work spaces of its own, and 100,000
+of them ran out of memory."""
 
 
 class SearchError(NardyError):
@@ -839,8 +842,9 @@ class Search:
         self.settings = settings
         """Default settings; each call may override the ply."""
         if threads is not None and (isinstance(threads, bool) or not isinstance(
-                threads, (int, np.integer)) or threads < 1):
-            raise SearchError(f"threads = {quote(threads)}: expected an integer 1 or more")
+                threads, (int, np.integer)) or not 1 <= threads <= MAX_THREADS):
+            raise SearchError(f"threads = {quote(threads)}: expected an integer 1 .. "
+                              f"{MAX_THREADS} (each holds work spaces of its own)")
         self.threads = cascade_threads() if threads is None else int(threads)
         """Threads a large level of the search is split over (results do not depend
         on it); default: the cores this process may use, at most four
@@ -868,9 +872,14 @@ class Search:
         return s
 
     def _check(self, position: Position) -> None:
+        """``position`` is one of this search's game and a legal one
+        (:func:`engine.rules.states.position_state`): the kernels trust it."""
+        if not isinstance(position, Position):
+            raise SearchError(f"position {quote(position)}: expected a Position")
         if position.variant != self.variant:
             raise SearchError(f"position of {position.variant} given to the {self.variant} "
                               f"search")
+        position_state(position, self.evaluator.rules)
 
     def _tree(self, settings: SearchSettings, root: bool = False,
               static: bool = False) -> _Tree:
