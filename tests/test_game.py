@@ -14,6 +14,7 @@ stays quick on a shared machine; set the budget to 0 to insist on the full count
 """
 
 import os
+import re
 import time
 import warnings
 from collections import Counter
@@ -403,6 +404,21 @@ OPTIONS = [
     ("long_nardy", dict(home_mars=True, block=BLOCK_EACH)),
     ("gul_bara", dict(cascade=CASCADE_GAME, koks=True, home_mars=True)),
 ]
+
+
+def test_rule_options_take_their_own_values_only():
+    """``block=7`` or ``mother=9`` made a game the kernels do not know, and
+    ``head_first=10**30`` an OverflowError when the rules were packed for them."""
+    from engine.errors import VariantError
+    for options, words in ((dict(block=7), "block=7: expected one of [0, 1, 2, 3]"),
+                           (dict(mother=9), "mother=9"), (dict(head_first=10**30), "head_first"),
+                           (dict(cascade=True), "cascade=true"), (dict(koks=2), "koks=2"),
+                           (dict(koks="yes"), "expected an int or bool"),
+                           (dict(speed=1), "unknown rule option 'speed'")):
+        with pytest.raises(VariantError, match=re.escape(words)):
+            get_rules("long_nardy", **options)
+    rules = get_rules("long_nardy", koks=True, home_mars=1, block=BLOCK_EACH, head_first=2)
+    assert rules.koks and rules.home_mars and rules.block == BLOCK_EACH
 
 
 @pytest.mark.parametrize("variant,options", OPTIONS)

@@ -53,6 +53,15 @@ TABLE_LEN = T_OPP + 26
 
 VARIANTS = ("backgammon", "portes", "plakoto", "fevga", "long_nardy", "gul_bara")
 
+_OPTION_VALUES = {
+    "head_first": (HEAD_FIRST_CLASSIC, HEAD_FIRST_ANY_DOUBLE, HEAD_FIRST_NONE),
+    "block": (BLOCK_NONE, BLOCK_END, BLOCK_EACH, BLOCK_QUARTER),
+    "cascade": (CASCADE_NONE, CASCADE_OWN, CASCADE_GAME),
+    "mother": (MOTHER_NONE, MOTHER_IMMEDIATE, MOTHER_DEFERRED),
+}
+"""The values of the options that pick one of several rules; every other option is a
+flag (True / False, or 1 / 0)."""
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -108,6 +117,12 @@ class Rules:
                                    f"expected one of {sorted(names)}")
             if not isinstance(value, (bool, int)):
                 raise VariantError(f"rule option {key}={quote(value)}: expected an int or bool")
+            allowed = _OPTION_VALUES.get(key)
+            if allowed is None and value not in (0, 1):
+                raise VariantError(f"rule option {key}={quote(value)}: expected true or false")
+            if allowed is not None and (isinstance(value, bool) or value not in allowed):
+                raise VariantError(f"rule option {key}={quote(value)}: expected one of "
+                                   f"{list(allowed)}")
         return replace(self, **options)
 
     def opposite_point(self, p: int) -> int:
