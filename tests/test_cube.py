@@ -113,6 +113,8 @@ def test_cube_ownership_rules():
     (dict(match_length=5, score=(5, 0)), MatchError),
     (dict(match_length=5, score=(2, 2), crawford=True), MatchError),
     (dict(crawford=True), MatchError), (dict(score=(1, 0)), MatchError),
+    (dict(jacoby="no"), CubeError), (dict(match_length=5, score=(4, 0), crawford="yes"),
+                                     CubeError), (dict(beavers=1), CubeError),
 ])
 def test_invalid_states(kwargs, error):
     with pytest.raises(error):

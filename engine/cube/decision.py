@@ -91,6 +91,10 @@ class CubeState:
     cube); off by default (``docs/rules.md``)."""
 
     def __post_init__(self) -> None:
+        for name in ("crawford", "jacoby", "beavers"):
+            flag = getattr(self, name)
+            if not isinstance(flag, (bool, np.bool_)):      # "no" was taken as true
+                raise CubeError(f"{name} = {quote(flag)}: expected true or false")
         v = self.value
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v & (v - 1):
             raise CubeError(f"cube value {quote(v)}: expected a power of two (1, 2, 4, ...)")

@@ -112,9 +112,10 @@ class XgidInfo:
         if m and any(x >= m for x in s):
             raise NotationError(f"score={quote(s)} in a {m}-point match: expected scores "
                                 f"below the match length (a side at {m} has won the match)")
-        if m and self.crawford and m - 1 not in s:
+        if m and self.crawford and (m - 1 not in s or s == (m - 1, m - 1)):
             raise NotationError(f"crawford=True at score={quote(s)} in a {m}-point match: "
-                                f"the Crawford game needs a side at {m - 1}")
+                                f"the Crawford game needs one side at {m - 1} (both there "
+                                f"is after it)")
         if self.cube_value > self.max_cube:
             raise NotationError(f"cube_value={self.cube_value} above max_cube="
                                 f"{self.max_cube}")
