@@ -206,6 +206,21 @@ def test_cube_efficiency_zero_gives_the_dead_mwc():
     assert match_cubeful_mwc(p, xg2, 5, 5, 1, "me") > dead
 
 
+def test_cubeful_values_refuse_what_they_cannot_value():
+    """An owner of 'x' and an efficiency of 5 gave numbers; a cube of 0 recursed until
+    Python stopped it."""
+    xg2 = kazaross_xg2()
+    p = probs(0.6, 0.15, 0.0, 0.1, 0.0)
+    for call in (lambda: money_cubeful_equity(p, "x"),
+                 lambda: money_cubeful_equity(p, "centre", 5.0),
+                 lambda: money_cubeful_equity(p, "centre", float("nan")),
+                 lambda: match_cubeful_mwc(p, xg2, 3, 5, cube=0),
+                 lambda: match_cubeful_mwc(p, xg2, 3, 5, cube=3),
+                 lambda: match_cubeful_mwc(p, xg2, 3, 5, owner="x")):
+        with pytest.raises(CubeError):
+            call()
+
+
 # --------------------------------------------------------------------- positions
 def test_efficiency_contact_and_race():
     assert not is_race(Position.start())

@@ -280,11 +280,26 @@ def _money_live(w: float, l: float, p: float, owner: str, jacoby: bool) -> float
     return -1.0 + (w + 1.0) * (p - tp) / (1.0 - tp)
 
 
+def check_efficiency(efficiency: Any) -> float:
+    """The cube efficiency (0 .. 1, how live the cube is), else :class:`CubeError`."""
+    if isinstance(efficiency, bool) or not isinstance(efficiency, (int, float, np.number)) \
+            or not 0.0 <= efficiency <= 1.0:                 # NaN fails the range too
+        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
+    return float(efficiency)
+
+
+def _check_owner(owner: Any) -> None:
+    if owner not in OWNERS:
+        raise CubeError(f"cube owner {quote(owner)}: expected one of {list(OWNERS)}")
+
+
 def money_cubeful_equity(probs: Any, owner: str = "centre", efficiency: float = 0.68,
                          jacoby: bool = True) -> float:
     """Cubeful money equity, per unit of the cube, for the side on roll (Janowski as
     GNU Backgammon's ``Cl2CfMoney``). ``jacoby`` matters only for a centred cube."""
     p = check_probabilities(probs)
+    _check_owner(owner)
+    efficiency = check_efficiency(efficiency)
     jac = jacoby and owner == "centre"
     dead = float(2 * p[0] - 1) if jac else cubeless_equity(p)
     if not _EPS < p[0] < 1 - _EPS:
@@ -340,6 +355,11 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     him nothing: he doubles at once and we take or pass, as GNU Backgammon values it.
     """
     p = check_probabilities(probs)
+    _check_owner(owner)
+    efficiency = check_efficiency(efficiency)
+    if isinstance(cube, bool) or not isinstance(cube, (int, np.integer)) or cube < 1 \
+            or cube & (cube - 1):
+        raise CubeError(f"cube value {quote(cube)}: expected a power of two (1, 2, 4, ...)")
     fw, fl = _fractions(p)
     win, lose = _ends(table, away_me, away_them, cube, fw, fl)
     w = float(p[0])
@@ -466,8 +486,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
                   table: MatchEquityTable | None = None) -> CubeDecision:
     """The cube decision of the side on roll from its cubeless ``probs``."""
     p = check_probabilities(probs)
-    if not 0.0 <= efficiency <= 1.0:
-        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
+    efficiency = check_efficiency(efficiency)
     fw, fl = _fractions(p)
     can = state.can_double()
     if state.money:
@@ -540,8 +559,7 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     double was right: a double the doubler should not have made (a dead cube in a match)
     is answered all the same. A double in the Crawford game raises :class:`CubeError`."""
     p = check_probabilities(probs)
-    if not 0.0 <= efficiency <= 1.0:
-        raise CubeError(f"cube efficiency {quote(efficiency)}: expected 0 .. 1")
+    efficiency = check_efficiency(efficiency)
     if state.owner == "them":
         raise CubeError("the side on roll doubled a cube its opponent owns")
     if state.money:
