@@ -628,3 +628,22 @@ def test_analyse_prints_one_line_for_a_damaged_model(tmp_path, capsys):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_a_network_of_arrays_that_do_not_fit_is_refused():
+    """The kernels index the arrays by each other's sizes, unchecked: 3 x 2 weights
+    with 5,000,000 biases crashed the process; a NaN scale made a file no load read."""
+    net = Network.create("backgammon", 8)
+    enc = net.encoder
+    bad = [(np.zeros((3, 2), np.float32), net.b1, net.w2, net.b2),
+           (net.w1t, np.zeros(9, np.float32), net.w2, net.b2),
+           (net.w1t.astype(np.float64), net.b1, net.w2, net.b2),
+           (net.w1t, net.b1, net.w2, [0.0] * 5)]
+    for w1t, b1, w2, b2 in bad:
+        with pytest.raises(NetworkFileError, match="expected float32"):
+            Network("backgammon", enc, w1t, b1, w2, b2)
+    for scale in (float("nan"), 0.0, -1.0, "0.1"):
+        with pytest.raises(NetworkFileError, match="scale"):
+            Network.create("backgammon", 8, scale=scale)
+    with pytest.raises(NetworkFileError, match="rng"):
+        Network.create("backgammon", 8, rng=5)

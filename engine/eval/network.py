@@ -481,6 +481,24 @@ class Network:
     info: dict = field(default_factory=dict)
     """Free metadata saved in the card under ``"info"`` (games trained, config, ...)."""
 
+    def __post_init__(self) -> None:
+        # the kernels index these arrays by each other's sizes, unchecked: arrays that
+        # do not fit read out of bounds (a network of 3 x 2 weights and 5,000,000
+        # biases crashed the process)
+        if not isinstance(self.encoder, Encoder):
+            raise NetworkFileError(f"encoder {quote(self.encoder)}: expected an Encoder "
+                                   f"(engine.eval.encoding.get_encoder)")
+        h = getattr(self.b1, "shape", (None,))[0]
+        want = {"w1t": (self.encoder.n_inputs, h), "b1": (h,), "w2": (N_OUTPUTS, h),
+                "b2": (N_OUTPUTS,)}
+        for name, shape in want.items():
+            a = getattr(self, name)
+            if not isinstance(a, np.ndarray) or a.dtype != np.float32 or a.shape != shape:
+                got = (f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray)
+                       else type(a).__name__)
+                raise NetworkFileError(f"{name} is {got}; expected float32 {shape} (a "
+                                       f"{self.encoder.name} network of {h} hidden units)")
+
     @classmethod
     def create(cls, variant: str, hidden: int, encoder: str = "tesauro198",
                rng: np.random.Generator | None = None, scale: float = 0.1) -> "Network":
@@ -488,6 +506,13 @@ class Network:
         get_rules(variant)
         enc = get_encoder(encoder)
         check_hidden(hidden, enc)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float, np.number)) \
+                or not 0 < scale < float("inf"):
+            raise NetworkFileError(f"scale = {quote(scale)}: expected a number above 0 "
+                                   f"(the initial weights' standard deviation)")
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise NetworkFileError(f"rng = {quote(rng)}: expected a numpy Generator "
+                                   f"(numpy.random.default_rng)")
         rng = rng if rng is not None else np.random.default_rng(0)
         w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
         w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
