@@ -481,3 +481,21 @@ def test_check_states_agrees_with_position_check(variant):
             assert not legal, (row.tolist(), str(exc))
             refused += 1
     assert refused > 300
+
+
+def test_a_game_starts_from_a_legal_position_of_its_own_game():
+    """A backgammon start was played under plakoto's rules, and ``max_turns=0`` ended
+    in a RuntimeError."""
+    from engine.errors import NardyError, PositionError
+    from engine.eval.network import Network
+    from engine.play.duel import duel
+    rng = np.random.default_rng(1)
+    with pytest.raises(PositionError, match="backgammon position given with the rules of "
+                                            "plakoto"):
+        play_game(RandomPlayer(rng), RandomPlayer(rng), rng, "plakoto",
+                  start=Position.start())
+    with pytest.raises(NardyError, match="max_turns"):
+        play_game(RandomPlayer(rng), RandomPlayer(rng), rng, max_turns=0)
+    net = Network.create("plakoto", 8, "nardy255")
+    with pytest.raises(PositionError):
+        duel(net, "random", 2, 1, "plakoto", start=Position.start())

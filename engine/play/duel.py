@@ -52,6 +52,7 @@ from engine.play.loop import KIND_HEURISTIC, KIND_NETWORK, KIND_PUBEVAL, KIND_RA
 from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, score_table
+from engine.rules.states import position_state
 from engine.rules.variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -259,6 +260,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     race_a = _race_network(race_a, net_a, rules, "A")
     race_b = _race_network(race_b, net_b, rules, "B")
     start_pos = start if start is not None else Position.start(rules.variant)
+    position_state(start_pos, rules)          # a legal position of this game
     games = loop.new_games(n)
     announce_compile("the game loop", [loop.play_games], "30-60 seconds")
     loop.play_games(*loop.game_args(
@@ -302,6 +304,7 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
     rules = rules or get_rules(variant)
     n = _check_games(n_games)
     start_pos = start if start is not None else Position.start(rules.variant)
+    position_state(start_pos, rules)          # a legal position of this game
     seeds = stream_states(seed, DICE_STREAM, first_pair, n // 2)
     players = (a, b)
     rows = np.zeros((n, N_COLUMNS), np.int64)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 import numpy as np
 
 from engine.cube.decision import CubeState
+from engine.errors import NardyError, quote
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successors
 from engine.play.loop import (
@@ -45,6 +46,7 @@ from engine.rules._rng import rng_state
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, result, score_table
+from engine.rules.states import position_state
 from engine.rules.variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -184,7 +186,11 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
     """
     variant = rules.variant
     first, dice = opening
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        raise NardyError(f"max_turns = {quote(max_turns)}: expected an integer 1 or more")
     pos = start if start is not None else Position.start(variant)
+    position_state(pos, rules)          # a legal position of this game (a backgammon
+    #                                     start was played under plakoto's rules)
     mover = first
     turns = 0
     value, owner = 1, None
