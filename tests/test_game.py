@@ -499,3 +499,17 @@ def test_a_game_starts_from_a_legal_position_of_its_own_game():
     net = Network.create("plakoto", 8, "nardy255")
     with pytest.raises(PositionError):
         duel(net, "random", 2, 1, "plakoto", start=Position.start())
+
+
+def test_rules_given_as_a_name_are_refused_in_one_line():
+    """A game's name where its ``Rules`` belong gave an AttributeError from inside."""
+    from engine.errors import PositionError, VariantError
+    from engine.play.duel import DuelError, heuristic_duel
+    with pytest.raises(VariantError, match="expected a Rules"):
+        successors(Position.start(), (3, 1), "backgammon")
+    with pytest.raises(VariantError, match="expected a Rules"):
+        Position.start().check("backgammon")
+    with pytest.raises(PositionError, match="expected a Position"):
+        successors(None, (3, 1))
+    with pytest.raises(DuelError, match="expected 15"):    # the kernel read past them
+        heuristic_duel("long_nardy", 2, np.random.default_rng(1), w=np.zeros(1))

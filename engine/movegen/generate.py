@@ -17,7 +17,7 @@ from typing import Iterable
 import numpy as np
 
 from engine._jit import announce_compile
-from engine.errors import TooManyPlaysError
+from engine.errors import PositionError, TooManyPlaysError, VariantError, quote
 from engine.movegen import _core as core
 from engine.movegen._core import PLAY_BEAM, generate, generate_turn, new_scratch
 from engine.movegen.keys import key_order
@@ -37,6 +37,11 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     bara cascade (:func:`engine.movegen._core.generate_turn` with its beam); else every
     legal play. Raises :class:`TooManyPlaysError` for a cascade too large to list
     (:data:`MAX_LAYER_BOARDS`, :data:`MAX_PLAYS`)."""
+    if rules is not None and not isinstance(rules, Rules):
+        raise VariantError(f"rules {quote(rules)}: expected a Rules "
+                           f"(engine.get_rules(variant, **options))")
+    if not isinstance(position, Position):
+        raise PositionError(f"position {quote(position)}: expected a Position")
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)

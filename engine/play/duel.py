@@ -42,7 +42,7 @@ from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
 from engine.eval.encoding import extends
 from engine.eval.evaluator import race_geometry
-from engine.eval.heuristic import weights as heuristic_weights
+from engine.eval.heuristic import N_WEIGHTS, weights as heuristic_weights
 from engine.eval.network import Network
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successor_arrays
@@ -282,6 +282,9 @@ def heuristic_duel(variant: str, n_games: int, rng: np.random.Generator, *,
     cut at ``max_turns`` or drawn scores 0."""
     rules = rules or get_rules(variant)
     w = heuristic_weights(rules) if w is None else np.asarray(w, np.float64)
+    if w.shape != (N_WEIGHTS,) or not np.isfinite(w).all():   # the kernel reads 15
+        raise DuelError(f"heuristic weights of shape {w.shape}: expected {N_WEIGHTS} "
+                        f"finite numbers (engine.eval.heuristic)")
     games = loop.new_games(n_games)
     loop.play_games(*loop.game_args(
         Position.start(rules.variant).to_array(), rules.table(), score_table(rules),
