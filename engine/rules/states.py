@@ -1,12 +1,13 @@
-"""State rows checked: the kernels' ``int16`` state arrays (:mod:`engine.rules._layout`)
-that come from outside a kernel (a file, a caller) are legal positions before any kernel
-reads them.
+"""Positions checked where they enter the kernels: a kernel trusts its input, and an
+impossible position gives garbage, reads out of bounds or never ends its walk.
 
 :func:`state_error` is the kernel twin of :meth:`engine.rules.position.Position.check`
-(the game loop checks every position of a checked game with it);
-:func:`check_states` runs it over many rows and raises
-:class:`~engine.errors.PositionError` naming the first row at fault. A kernel trusts
-its input: an impossible position gives garbage, or reads out of bounds.
+on a state array (:mod:`engine.rules._layout`; the game loop checks every position of
+a checked game with it). :func:`position_state` is a :class:`Position`'s array, checked
+so (the public entry points that take a position call it: :class:`Position` itself
+checks nothing it is built with); :func:`check_states` runs the check over many rows
+from outside a kernel (a file, a caller) and raises
+:class:`~engine.errors.PositionError` naming the first row at fault.
 """
 
 from __future__ import annotations
