@@ -89,6 +89,12 @@ def test_bad_input_is_an_error(models, capsys):
         run(capsys, "--position", "start", "--dice", "31", "--top", "-1")
     code, _, err = run(capsys, "--position", "start", "--dice", "71")
     assert code == 2 and "71" in err
+    # flags that were ignored without a word
+    for flags, words in ((["--top", "3"], "--top 3 lists a roll's plays"),
+                         (["--dice", "31", "--json", "--board"], "--json has none")):
+        with pytest.raises(SystemExit):
+            run(capsys, "--position", "start", *flags)
+        assert words in capsys.readouterr().err
 
 
 def test_a_model_asked_for_must_exist(models, capsys):

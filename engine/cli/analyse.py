@@ -145,6 +145,8 @@ def main(argv=None) -> int:
         parser.error("--stop with --cubeful: the early stop compares cubeless equities")
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
+    if args.board and args.json:
+        parser.error("--board draws the board in the text output; --json has none")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
     if args.stop is not None and not 0 < args.stop < 100:       # also catches nan
         parser.error(f"--stop {args.stop}: expected a number of standard errors between 0 "
@@ -167,6 +169,9 @@ def main(argv=None) -> int:
         if dice != "evaluate":
             check_game_on(pos)
             dice = check_dice(dice, pos.pending)
+        elif args.top is not None and not args.rollout:
+            parser.error(f"--top {args.top} lists a roll's plays: give --dice (or a "
+                         f"position whose ID holds the dice)")
         try:
             search = Search.load(pos.variant, args.model)
             note = None
