@@ -458,7 +458,7 @@ def test_supervised_command_refuses_bad_out_and_data_in_one_line(tmp_path, capsy
     afile.write_text("x")
     out = str(tmp_path / "out")
     for argv, why in ((["--data", lab, "--out", str(afile / "s")],
-                       f"{str(afile)!r} is a file, not a folder"),
+                       f"{str(afile)!r} is a file; expected a folder"),
                       (["--data", lab, unl, "--out", out], f"{unl!r}: the position set has "
                                                            f"no targets"),
                       (["--data", unl, "--errors", "models/backgammon.npz"],

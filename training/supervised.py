@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.errors import NardyError, clip, describe, quote
+from engine.cli._common import output_folder
+from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
@@ -230,11 +231,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         net = Network.create(data.variant, settings.hidden or 128, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
         encoder = settings.encoder
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SupervisedError(f"--out {str(out)!r}: cannot make the run folder "
-                              f"({describe(exc)})") from None
+    output_folder(out)
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
                            weight_decay=settings.weight_decay)
@@ -319,15 +316,8 @@ def _check_folder(out: Path, resume: bool) -> None:
     ``model.json`` (another run's or a released network, written over without a word
     before), and without ``resume`` not a run already (its best network would be
     replaced by a worse one)."""
-    for where in (out, *out.parents):
-        if where.exists():
-            break
-    if not where.is_dir():
-        if where == out:
-            raise SupervisedError(f"--out {str(out)!r} is a file; expected a run folder")
-        raise SupervisedError(f"--out {str(out)!r}: {str(where)!r} is a file, not a "
-                              f"folder; expected a path to a run folder")
-    if where != out:
+    output_folder(out, make=False)                  # no file on the way
+    if not out.exists():
         return                                      # a new folder: nothing to replace
     if any(out.glob("checkpoint-*.npz")):
         raise SupervisedError(f"{str(out)!r} holds a self-play run (checkpoint-*.npz); "

@@ -17,7 +17,7 @@ from typing import Iterable
 import numpy as np
 
 from engine._jit import announce_compile
-from engine.errors import PositionError, TooManyPlaysError, VariantError, quote
+from engine.errors import TooManyPlaysError
 from engine.movegen import _core as core
 from engine.movegen._core import PLAY_BEAM, generate, generate_turn, new_scratch
 from engine.movegen.keys import key_order
@@ -37,16 +37,11 @@ def successor_arrays(position: Position, dice, rules: Rules | None = None, *,
     bara cascade (:func:`engine.movegen._core.generate_turn` with its beam); else every
     legal play. Raises :class:`TooManyPlaysError` for a cascade too large to list
     (:data:`MAX_LAYER_BOARDS`, :data:`MAX_PLAYS`)."""
-    if rules is not None and not isinstance(rules, Rules):
-        raise VariantError(f"rules {quote(rules)}: expected a Rules "
-                           f"(engine.get_rules(variant, **options))")
-    if not isinstance(position, Position):
-        raise PositionError(f"position {quote(position)}: expected a Position")
+    state = position_state(position, rules)        # a legal position of ``rules``' game
     rules = rules or get_rules(position.variant)
     d = check_dice(dice, position.pending)
     d1, d2 = d if d is not None else (0, 0)
     table = rules.table()
-    state = position_state(position, rules, table)
     out = np.empty((64, STATE_LEN), np.int16)
     walk = core.walk_for(table)
     direct = isinstance(walk, core.DirectWalk)
@@ -317,11 +312,11 @@ class CascadeLayers:
     opponent does not move during the turn, so the points I may land on are fixed."""
 
     def __init__(self, position: Position, dice, rules: Rules | None = None):
+        state = position_state(position, rules)
         rules = rules or get_rules(position.variant)
         d = check_dice(dice, position.pending)
         d1, d2 = d if d is not None else (0, 0)
         table = rules.table()
-        state = position_state(position, rules, table)
         route, seq, total, _, _, head_limit = core.cascade_plan(state, d1, d2, table)
         if not route:
             raise ValueError(f"{position.variant} turn with dice {dice} is not a cascade "

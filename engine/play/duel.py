@@ -307,7 +307,6 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
     rules = rules or get_rules(variant)
     n = _check_games(n_games)
     start_pos = start if start is not None else Position.start(rules.variant)
-    position_state(start_pos, rules)          # a legal position of this game
     seeds = stream_states(seed, DICE_STREAM, first_pair, n // 2)
     players = (a, b)
     rows = np.zeros((n, N_COLUMNS), np.int64)

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import PositionError, VariantError, quote
+from engine.errors import PositionError, quote
 from engine.rules import _layout as L
-from engine.rules.variants import PIN, Rules, get_rules
+from engine.rules.variants import PIN, Rules, get_rules, rules_for
 
 FIELDS = ("variant", "me", "them", "bar", "off", "pinned", "turns", "pending")
 CHECKERS = 15
@@ -234,10 +234,7 @@ class Position:
     # ----------------------------------------------------------------- checks
     def check(self, rules: Rules | None = None) -> "Position":
         """Raise :class:`PositionError` unless the position is legal for ``rules``."""
-        if rules is not None and not isinstance(rules, Rules):
-            raise VariantError(f"rules {quote(rules)}: expected a Rules "
-                               f"(engine.get_rules(variant, **options))")
-        rules = rules or get_rules(self.variant)
+        rules = rules_for(self.variant, rules)
         if rules.variant != self.variant:
             raise PositionError(f"position variant {quote(self.variant)} does not match "
                                 f"the rules of {rules.variant!r}")

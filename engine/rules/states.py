@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine._jit import njit
-from engine.errors import PositionError
+from engine.errors import PositionError, quote
 from engine.rules import _layout as L
 from engine.rules.position import CHECKERS, Position
 from engine.rules.variants import (
@@ -27,6 +27,7 @@ from engine.rules.variants import (
     T_OPP,
     Rules,
     get_rules,
+    rules_for,
 )
 
 STATE_ERRORS = {
@@ -137,16 +138,17 @@ def check_states(states, rules: Rules | str, what: str = "states") -> np.ndarray
     return a
 
 
-def position_state(position: Position, rules: Rules | None = None,
-                   table: np.ndarray | None = None) -> np.ndarray:
+def position_state(position: Position, rules: Rules | None = None) -> np.ndarray:
     """The state array of ``position`` (:meth:`Position.to_array`), checked by
-    :func:`state_error` against ``rules`` (its game's by default; ``table``, when
-    given, is ``rules.table()``): the public entry points that hand a position to a
+    :func:`state_error` against ``rules`` (its game's by default; anything but a
+    :class:`Rules` is refused): the public entry points that hand a position to a
     kernel call this, since :class:`Position` itself does not check what it is built
     with, and a kernel given 40 checkers on a point read past its tables or never
     ended its walk. A position of another game than ``rules`` is refused too. Cheap
     (a few microseconds); :meth:`Position.check` words the error when there is one."""
-    rules = rules or get_rules(position.variant)
+    if not isinstance(position, Position):
+        raise PositionError(f"position {quote(position)}: expected a Position")
+    rules = rules_for(position.variant, rules)
     if rules.variant != position.variant:
         raise PositionError(f"a {position.variant} position given with the rules of "
                             f"{rules.variant}")
@@ -156,7 +158,7 @@ def position_state(position: Position, rules: Rules | None = None,
         position.check(rules)             # says which field is wrong
         raise PositionError(f"position {position!r}: its fields do not make a state "
                             f"array") from None
-    code = state_error(state, rules.table() if table is None else table)
+    code = state_error(state, rules.table())
     if code:
         position.check(rules)
         raise PositionError(f"position {position!r}: {STATE_ERRORS[code]}")

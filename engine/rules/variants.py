@@ -175,6 +175,18 @@ _DEFAULTS = {
 }
 
 
+def rules_for(variant: str, rules: object = None) -> Rules:
+    """``rules`` where a function takes a game's rules (``None``: ``variant``'s
+    defaults); anything but a :class:`Rules` (a game's name, say) raises
+    :class:`VariantError`."""
+    if rules is None:
+        return get_rules(variant)
+    if not isinstance(rules, Rules):
+        raise VariantError(f"rules {quote(rules)}: expected a Rules "
+                           f"(engine.get_rules(variant, **options))")
+    return rules
+
+
 def get_rules(variant: str, **options) -> Rules:
     """The rules of ``variant`` with its defaults, changed by ``options``."""
     try:
