@@ -32,3 +32,28 @@ def test_json_that_is_not_an_object_is_said_to_be_so(text):
 def test_other_text_names_what_it_is_not(text, words):
     with pytest.raises((PositionError, NotationError), match=words):
         parse_position(text)
+
+
+def _with_match(**fields) -> str:
+    from engine.notation.gnubg_id import MatchInfo, format_gnubg
+    return format_gnubg(Position.start(), MatchInfo(**fields))
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"game_state": 2}, "the game is over .*'over'"),
+    ({"game_state": 3}, "the game is over .*'resigned'"),
+    ({"game_state": 4}, "the game is over .*'drop'"),
+    ({"resigned": 2, "turn": 1}, "resignation offered \\(a gammon\\)"),
+    ({"doubled": True, "turn": 1, "dice": (3, 1)}, "double offered and the dice 3-1"),
+])
+def test_a_match_id_that_leaves_no_decision_is_refused(fields, words):
+    """Each was read as a position and analysed as if play went on."""
+    with pytest.raises(NotationError, match=words):
+        parse_position(_with_match(**fields))
+
+
+@pytest.mark.parametrize("fields", [{}, {"game_state": 0}, {"doubled": True, "turn": 1},
+                                    {"dice": (6, 5)}])
+def test_a_match_id_with_a_decision_open_is_read(fields):
+    pos, info = parse_position(_with_match(**fields))
+    assert pos == Position.start() and info.doubled == fields.get("doubled", False)

@@ -19,7 +19,9 @@ def parse_position(value: Any, variant: str | None = None):
     """Parse ``value``; returns ``(position, info)`` where ``info`` is a
     :class:`engine.notation.gnubg_id.MatchInfo`, :class:`engine.notation.xgid.XgidInfo` or ``None``.
 
-    Raises :class:`PositionError` / :class:`NotationError` quoting the input.
+    Raises :class:`PositionError` / :class:`NotationError` quoting the input; also
+    :class:`NotationError` for a Match ID whose game is over, or that holds a
+    resignation offered or a double offered after the roll (:func:`_check_open`).
     """
     if isinstance(value, dict):
         pos = Position.from_json(value)
@@ -41,10 +43,35 @@ def parse_position(value: Any, variant: str | None = None):
         return parse_xgid(text, variant or "backgammon")
     from engine.notation.gnubg_id import position_from_gnubg
     try:
-        return position_from_gnubg(text, variant or "backgammon")
+        pos, info = position_from_gnubg(text, variant or "backgammon")
     except NotationError as exc:
         raise NotationError(f"position {quote(text)} is neither Position JSON, an XGID "
                             f"nor a GNU Backgammon ID: {exc}") from None
+    if info is not None:
+        _check_open(info, text)
+    return pos, info
+
+
+def _check_open(info, text: str) -> None:
+    """Refuse a Match ID that leaves nothing to decide in its position, or asks for a
+    decision the engine does not take: a game that is over (ended, resigned or dropped),
+    a resignation offered, a double offered with the dice already rolled (a double
+    comes before the roll). Read as a position, each was analysed as if play went on."""
+    from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, GAME_STATES
+    what = f"GNU Backgammon ID {quote(text)}"
+    if info.game_state not in (GAME_NONE, GAME_PLAYING):
+        raise NotationError(f"{what}: its Match ID says the game is over (game state "
+                            f"{GAME_STATES[info.game_state]!r}); there is nothing left to "
+                            f"decide")
+    if info.resigned:
+        kind = ("a single game", "a gammon", "a backgammon")[info.resigned - 1]
+        raise NotationError(f"{what}: its Match ID holds a resignation offered ({kind}); "
+                            f"resignations are not analysed: give the position without "
+                            f"it")
+    if info.doubled and info.dice is not None:
+        raise NotationError(f"{what}: its Match ID holds a double offered and the dice "
+                            f"{info.dice[0]}-{info.dice[1]} rolled; a double is offered "
+                            f"before the roll")
 
 
 def _json_object(text: str) -> dict:
