@@ -444,7 +444,7 @@ def test_run_folders_and_resume_flags_that_would_lose_or_ignore_something(tmp_pa
         assert words in capsys.readouterr().err
     assert (model_only / "model.npz").read_bytes() == kept
     for flags in (["--games", "\u0663"], ["--workers", "\u0661"], ["--games", "-3"],
-                  ["--games", str(2**63)]):
+                  ["--games", str(2**63)], ["--workers", "0"], ["--workers", "100000"]):
         with pytest.raises(SystemExit):
             main(["--games", "5", "--out", str(tmp_path / "new"), *FAST, *flags])
         assert "--" + flags[0].lstrip("-") in capsys.readouterr().err

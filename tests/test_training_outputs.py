@@ -53,9 +53,13 @@ def test_labels_never_overwrite_a_model_and_check_their_flags(tmp_path, a_model,
     (tmp_path / "l.npz.parts").write_text("x")                   # the chunk folder
     assert label_main(flags + ["--out", str(tmp_path / "l.npz")]) == 2
     assert "is a file" in capsys.readouterr().err
-    for flag in ("--ply", "--workers", "--seed"):
+    for flag, value in (("--ply", "\u0661"), ("--workers", "\u0661"), ("--seed", "\u0661"),
+                        ("--workers", "0"), ("--workers", "257")):
         with pytest.raises(SystemExit):
-            label_main(flags + [flag, "\u0661", "--out", str(tmp_path / "m.npz")])
+            label_main(flags + [flag, value, "--out", str(tmp_path / "m.npz")])
+        assert flag in capsys.readouterr().err
+    with pytest.raises(PositionSetError, match="workers = 100000: expected an integer 1 .. 256"):
+        label(PositionSet.load(sets), str(a_model), 0, workers=100_000)
 
 
 def test_damaged_chunks_are_labelled_again(tmp_path):

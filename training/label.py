@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.cli._common import non_negative_int, output_folder
+from engine.cli._common import MAX_WORKERS, non_negative_int, output_folder, worker_count
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
@@ -136,8 +136,10 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     labels are the same."""
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
         raise PositionSetError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise PositionSetError(f"workers = {quote(workers)}: expected an integer >= 1")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not (
+            1 <= workers <= MAX_WORKERS):
+        raise PositionSetError(f"workers = {quote(workers)}: expected an integer 1 .. "
+                               f"{MAX_WORKERS}")
     if backend is not None and rollout is not None:
         raise PositionSetError("rollout labels run here (--workers), not on a cluster backend")
     # the search, built here first: a model that cannot label these positions is an
@@ -218,8 +220,9 @@ def main(argv=None) -> int:
     ap.add_argument("--positions", required=True, help="position set (.npz)")
     ap.add_argument("--model", default=None, help="model (default: the released one)")
     ap.add_argument("--ply", type=non_negative_int, default=2)
-    ap.add_argument("--workers", type=non_negative_int, default=usable_cores(),
-                    help="worker processes of --backend local (default: the cores this process may use)")
+    ap.add_argument("--workers", type=worker_count, default=min(usable_cores(), MAX_WORKERS),
+                    help=f"worker processes of --backend local, 1 .. {MAX_WORKERS} (default: "
+                         f"the cores this process may use)")
     ap.add_argument("--rollout", type=non_negative_int, default=0, metavar="TRIALS",
                     help="label by a rollout of TRIALS trials (0-ply play, variance "
                          "reduction) instead of the n-ply value; 0: off")

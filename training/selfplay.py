@@ -48,10 +48,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 from engine.cli._common import (  # noqa: E402
+    MAX_WORKERS,
     OutputError,
     non_negative_int,
     output_folder,
     run as run_cli,
+    worker_count,
 )
 from engine.cluster import add_arguments as add_cluster_arguments  # noqa: E402
 from engine.eval.encoding import extends  # noqa: E402
@@ -170,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", metavar="MODEL",
                     help="start a fresh run from a trained model's weights (inputs the "
                          "model lacks start at zero)")
-    ap.add_argument("--workers", type=non_negative_int, default=usable_cores(),
-                    help="worker processes (default: the cores this process may use)")
+    ap.add_argument("--workers", type=worker_count, default=min(usable_cores(), MAX_WORKERS),
+                    help=f"worker processes, 1 .. {MAX_WORKERS} (default: the cores this "
+                         f"process may use)")
     ap.add_argument("--config", help="JSON file of TrainConfig fields")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override one config field (repeatable)")
@@ -190,8 +193,6 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--games {args.games}: expected the run's total, 1 .. 2**63 - 1")
     if not args.out or args.games is None:
         ap.error("--out and --games are required")
-    if args.workers < 1:
-        ap.error("--workers must be at least 1")
     if args.backend != "ray" and (args.address is not None or args.sync_games is not None):
         ap.error("--address and --sync-games are for --backend ray")
     if args.sync_games is not None and args.sync_games < 1:

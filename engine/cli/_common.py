@@ -81,6 +81,22 @@ def non_negative_int(text: str) -> int:
     return int(digits)
 
 
+MAX_WORKERS = 256
+"""The most worker processes a program starts (``--workers``), as many as a search's
+threads (:data:`engine.search.nply.MAX_THREADS`): each is a whole process with its own
+kernels and work spaces, so a mistyped count (100000 for 10) would start processes until
+the machine's memory ran out, where a one-line error costs nothing."""
+
+
+def worker_count(text: str) -> int:
+    """An ``argparse`` type: a number of worker processes, 1 .. :data:`MAX_WORKERS`."""
+    digits = text.strip()
+    if not (is_whole(digits) and len(digits) <= 30 and 1 <= int(digits) <= MAX_WORKERS):
+        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a number of worker "
+                                         f"processes, 1 .. {MAX_WORKERS}")
+    return int(digits)
+
+
 class OutputError(NardyError):
     """An output path a program cannot write: a file where a folder must be, or the
     other way round, or a folder that cannot be made."""
