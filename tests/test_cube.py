@@ -363,6 +363,26 @@ def test_cli_text_and_json(capsys):
     assert "Match to 7, score 2-1" in capsys.readouterr().out
 
 
+def test_cli_answers_a_double_the_id_says_is_offered(capsys):
+    """A Match ID with a double offered got the doubler's analysis alone, and one whose
+    side on roll may not double was analysed as if no double were offered."""
+    from engine.cli.cube import main
+    from engine.notation.gnubg_id import MatchInfo, match_id
+    offered = match_id(MatchInfo(doubled=True, turn=1, match_length=5, score=(1, 2)))
+    for probs, answer in (("0.6,0,0,0,0", "Take"), ("0.9,0,0,0,0", "Pass")):
+        assert main(["--position", f"4HPwATDgc/ABMA:{offered}", "--probabilities",
+                     probs]) == 0
+        out = capsys.readouterr().out
+        assert f"Double offered: the proper response is {answer} (taking" in out
+    assert main(["--position", "4HPwATDgc/ABMA", "--probabilities", "0.6,0,0,0,0"]) == 0
+    assert "Double offered" not in capsys.readouterr().out
+    owned = match_id(MatchInfo(cube_value=2, cube_owner="them", doubled=True, turn=1))
+    assert main(["--position", f"4HPwATDgc/ABMA:{owned}", "--probabilities",
+                 "0.6,0,0,0,0"]) == 2
+    assert "holds a double offered, but the side on roll may not double here (the " \
+           "opponent owns the cube)" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------- beavers
 def test_beaver_classification_follows_gnubg():
     # the taker would stand at or above zero after taking: a beaver, when allowed

@@ -12,7 +12,8 @@ point and gammon price), or its JSON with ``--json``::
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
 (``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
 flag too); flags override them. ``--beavers`` allows beavers in money play (off by
-default, as ``docs/rules.md`` has it).
+default, as ``docs/rules.md`` has it). When a Match ID says a double is offered, the
+text ends with the proper response to it (take, pass or beaver).
 Probabilities come from the released model through :class:`engine.search.nply.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 """
@@ -157,6 +158,13 @@ def cmd_met(req: dict) -> dict:
 
 
 # --------------------------------------------------------------------- text
+def _no_cube_reason(state: CubeState) -> str:
+    """Why the side on roll may not double."""
+    return ("the Crawford game has no cube" if state.crawford else
+            "the opponent owns the cube" if state.owner == "them" else
+            "the cube is dead (winning the cube's value wins the match)")
+
+
 def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
     """GNU Backgammon-style text of a cube analysis."""
     owners = {"centre": "centred", "me": "owned by the side on roll",
@@ -180,9 +188,7 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
              f"  lose {100 * (1 - p[0]):4.1f}%  gammon {100 * p[3]:5.1f}%  backgammon "
              f"{100 * p[4]:5.1f}%", ""]
     if not d.cube_available:
-        why = ("the Crawford game has no cube" if state.crawford else
-               "the opponent owns the cube" if state.owner == "them" else
-               "the cube is dead (winning the cube's value wins the match)")
+        why = _no_cube_reason(state)
         lines += [f"Cubeful equity, no double {d.no_double:+.3f}", "",
                   f"No cube action: {why}."]
         return "\n".join(lines)
@@ -299,6 +305,11 @@ def main(argv=None) -> int:
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    offered = bool(getattr(info, "doubled", False))
+    if offered and not decision.cube_available:
+        print(f"error: {args.position!r} holds a double offered, but the side on roll may "
+              f"not double here ({_no_cube_reason(state)})", file=sys.stderr)
+        return 2
     rolled = getattr(info, "dice", None)
     if rolled:                          # a cube decision comes before the roll
         print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
@@ -307,7 +318,17 @@ def main(argv=None) -> int:
         print(json.dumps(decision.to_json(), indent=2))
     else:
         print(format_decision(decision, state, ply))
+        if offered:
+            print(format_response(decision))
     return 0
+
+
+def format_response(d: CubeDecision) -> str:
+    """The answer to a double the position's ID says is offered, for the side that must
+    answer it (the opponent of the side on roll), in the doubler's cubeful terms."""
+    answer = "Beaver" if d.beavers else "Take" if d.takes else "Pass"
+    return (f"Double offered: the proper response is {answer} (taking leaves the doubler "
+            f"{d.double_take:+.3f}, passing {d.double_pass:+.3f})")
 
 
 if __name__ == "__main__":
