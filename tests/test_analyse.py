@@ -67,6 +67,16 @@ def test_evaluate_without_dice(models, capsys):
     assert data["equity"] == pytest.approx(want.equity, abs=1e-6)
 
 
+def test_a_double_offered_is_pointed_to_the_cube_advice(models, capsys):
+    from engine.notation.gnubg_id import MatchInfo, match_id
+    offered = match_id(MatchInfo(doubled=True, turn=1))
+    code, out, err = run(capsys, "--position", f"4HPwATDgc/ABMA:{offered}")
+    assert code == 0 and "before the roll" in out
+    assert "the ID holds a double offered; python -m engine.cube_cli" in err
+    code, out, err = run(capsys, "--position", "4HPwATDgc/ABMA:cAkAAAAAAAAA")
+    assert code == 0 and "double offered" not in err
+
+
 def test_game_without_a_model_still_lists_plays(models, capsys):
     code, out, _ = run(capsys, "--position", "start", "--variant", "long_nardy",
                        "--dice", "63")

@@ -196,6 +196,9 @@ def main(argv=None) -> int:
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if getattr(info, "doubled", False):
+        print("note: the ID holds a double offered; python -m engine.cube_cli --position "
+              "ID gives the response to it", file=sys.stderr)
     model = None if search is None else {
         "file": args.model or _shown(model_path(pos.variant)),
         "sizes": search.evaluator.network.sizes}
