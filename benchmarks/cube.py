@@ -40,13 +40,14 @@ START_ID = "4HPwATDgc/ABMA"
 
 
 def gnubg_table(gnubg, name: str, length: int) -> MatchEquityTable:
-    """GNU Backgammon's pre-Crawford table ``name`` as a MatchEquityTable (no
-    post-Crawford part: NaN)."""
+    """GNU Backgammon's pre-Crawford table ``name`` as a MatchEquityTable. Its
+    post-Crawford part is Kazaross-XG2's: ``equities.value`` gives none, a table must be
+    whole, and at the scores compared it is never read (module docstring)."""
     gnubg.set.equities(name)
     pre = np.array([[(gnubg.equities.value(a, b) + 1.0) / 2.0 for b in range(1, length + 1)]
                     for a in range(1, length + 1)])
-    return MatchEquityTable(f"gnubg {name}", pre, np.full(length, np.nan),
-                            "gnubg_nn.equities.value")
+    return MatchEquityTable(f"gnubg {name}", pre, kazaross_xg2().post_crawford[:length],
+                            "gnubg_nn.equities.value, post-Crawford from Kazaross-XG2")
 
 
 def gnubg_action(flags) -> str:

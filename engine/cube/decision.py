@@ -38,7 +38,7 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.cube.met import MatchEquityTable, MatchError, default_table, gammon_price
-from engine.errors import NardyError, quote
+from engine.errors import NardyError, PositionError, quote
 from engine.rules.position import Position
 
 ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass",
@@ -178,14 +178,38 @@ class CubeState:
                   beavers: bool | None = None) -> "CubeState":
         """From a :class:`engine.notation.gnubg_id.MatchInfo` or :class:`engine.notation.xgid.XgidInfo`
         (cube, score, length, Crawford, Jacoby, beavers (an XGID's; a Match ID has no
-        such flag), all relative to the side to move)."""
-        m = info.match_length
-        jac = info.jacoby if jacoby is None else jacoby
-        beav = getattr(info, "beaver", False) if beavers is None else beavers
-        value = info.cube_value
-        owner = info.cube_owner
-        return cls(value, owner, m, tuple(info.score) if m else (0, 0),
-                   bool(info.crawford) if m else False, bool(jac), bool(beav) and not m)
+        such flag), all relative to the side to move). The cube layer does not import
+        the notations, so any object with their fields is read; one without them raises
+        :class:`CubeError`."""
+        try:
+            m = info.match_length
+            jac = info.jacoby if jacoby is None else jacoby
+            beav = getattr(info, "beaver", False) if beavers is None else beavers
+            value = info.cube_value
+            owner = info.cube_owner
+            score = info.score if m else (0, 0)
+            crawford = info.crawford if m else False
+        except AttributeError:
+            raise CubeError(f"info {quote(info)}: expected a MatchInfo or an XgidInfo "
+                            f"(match_length, cube_value, cube_owner, score, crawford, "
+                            f"jacoby)") from None
+        score = tuple(score) if isinstance(score, (tuple, list)) else score
+        return cls(value, owner, m, score, bool(crawford), bool(jac), bool(beav) and not m)
+
+
+def _check_state(state: Any) -> None:
+    """:class:`CubeError` unless ``state`` is a :class:`CubeState` (a dict or a tuple
+    would otherwise fail deep inside as an ``AttributeError``)."""
+    if not isinstance(state, CubeState):
+        raise CubeError(f"state {quote(state)}: expected a CubeState")
+
+
+def _check_table(table: Any, optional: bool = True) -> None:
+    """:class:`MatchError` unless ``table`` is a :class:`MatchEquityTable` (or, when
+    ``optional``, None for the default): an empty list must not pass as "no table"."""
+    if not (isinstance(table, MatchEquityTable) or (optional and table is None)):
+        raise MatchError(f"table {quote(table)}: expected a MatchEquityTable"
+                         f"{' or None (the default table)' if optional else ''}")
 
 
 # --------------------------------------------------------------------- efficiency
@@ -355,6 +379,7 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     him nothing: he doubles at once and we take or pass, as GNU Backgammon values it.
     """
     p = check_probabilities(probs)
+    _check_table(table, optional=False)
     _check_owner(owner)
     efficiency = check_efficiency(efficiency)
     if isinstance(cube, bool) or not isinstance(cube, (int, np.integer)) or cube < 1 \
@@ -486,6 +511,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
                   table: MatchEquityTable | None = None) -> CubeDecision:
     """The cube decision of the side on roll from its cubeless ``probs``."""
     p = check_probabilities(probs)
+    _check_state(state)
+    _check_table(table)
     efficiency = check_efficiency(efficiency)
     fw, fl = _fractions(p)
     can = state.can_double()
@@ -559,6 +586,8 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     double was right: a double the doubler should not have made (a dead cube in a match)
     is answered all the same. A double in the Crawford game raises :class:`CubeError`."""
     p = check_probabilities(probs)
+    _check_state(state)
+    _check_table(table)
     efficiency = check_efficiency(efficiency)
     if state.owner == "them":
         raise CubeError("the side on roll doubled a cube its opponent owns")
@@ -597,6 +626,13 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
     """Cube analysis of ``position`` (before the side on roll rolls): its cubeless
     probabilities from ``probability_fn(position, ply)``, the efficiency from
     :func:`cube_efficiency` unless given."""
+    if not isinstance(position, Position):
+        raise PositionError(f"position {quote(position)}: expected a Position")
+    _check_state(state)
+    if not callable(probability_fn):
+        raise CubeError(f"probability_fn {quote(probability_fn)}: expected a function "
+                        f"(position, ply) -> five probabilities")
+    _check_table(table)
     if position.variant != "backgammon":
         raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     if position.is_over():

@@ -61,6 +61,41 @@ class MatchEquityTable:
     description: str = field(default="", repr=False)
     """How they were made."""
 
+    def __post_init__(self) -> None:
+        """Check the shapes and numbers once, here, so that a table built by hand with a
+        ragged or short part fails naming that part rather than as an ``IndexError`` in
+        a later lookup. Nested lists are taken as arrays."""
+        for name in ("name", "source", "description"):
+            if not isinstance(getattr(self, name), str):
+                raise MatchError(f"{name} = {quote(getattr(self, name))}: expected a string")
+        arrays = {}
+        for name in ("pre_crawford", "post_crawford"):
+            value = getattr(self, name)
+            try:
+                arrays[name] = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise MatchError(f"{name} = {quote(value)}: expected an array of match "
+                                 f"winning chances") from None
+        pre, post = arrays["pre_crawford"], arrays["post_crawford"]
+        if pre.ndim != 2 or pre.shape[0] != pre.shape[1] or pre.shape[0] < 1:
+            raise MatchError(f"pre_crawford of shape {pre.shape}: expected a square "
+                             f"matrix, one row and one column per score away")
+        if post.ndim != 1:
+            raise MatchError(f"post_crawford of shape {post.shape}: expected one row of "
+                             f"match winning chances")
+        if post.shape[0] != pre.shape[0]:
+            raise MatchError(f"post_crawford has {post.shape[0]} entries, pre_crawford is "
+                             f"{pre.shape[0]} x {pre.shape[0]}: expected one post-Crawford "
+                             f"entry per row of pre_crawford")
+        for name, values in arrays.items():
+            if not np.all((values >= 0.0) & (values <= 1.0)):      # NaN fails too
+                bad = np.argwhere(~((values >= 0.0) & (values <= 1.0)))[0]
+                at = "".join(f"[{int(k)}]" for k in bad)
+                raise MatchError(f"{name}{at} = {float(values[tuple(bad)])}: expected a "
+                                 f"match winning chance in [0, 1]")
+            if values is not getattr(self, name):
+                object.__setattr__(self, name, values)
+
     @property
     def length(self) -> int:
         """Longest match the table covers (points away)."""

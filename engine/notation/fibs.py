@@ -377,8 +377,23 @@ def gnubg_board(position: Position, *, on_roll_is_o: bool, names=("O", "X"),
     is its player 1, X its player 0; ``on_roll_is_o`` says which of them is on roll.
     ``score``, ``owner`` are relative to the side on roll; ``names`` are (O, X). The
     score and name fields follow GNU Backgammon's players as its ``play.c`` writes them
-    (:data:`SCORE_CONVENTIONS`, ``"gnubg"``). For tests and for reading logs."""
+    (:data:`SCORE_CONVENTIONS`, ``"gnubg"``). For tests and for reading logs.
+
+    Raises :class:`FibsBoardError` for a name the board string cannot hold (empty, or
+    with a space or the field separator ``:``, so that :func:`parse_fibs_board` reads
+    back what was written) and for an unknown ``owner``."""
+    if not isinstance(position, Position):
+        raise FibsBoardError(f"position {quote(position)}: expected a Position")
     check_geometry(position.variant, "gnubg_board", "a FIBS board", FibsBoardError)
+    if not isinstance(names, (tuple, list)) or len(names) != 2:
+        raise FibsBoardError(f"names = {quote(names)}: expected two names (O, X)")
+    for label, name in zip(("names[0]", "names[1]"), names):
+        if not isinstance(name, str) or not name or ":" in name \
+                or any(c.isspace() for c in name):
+            raise FibsBoardError(f"{label} = {quote(name)}: expected a non-empty name "
+                                 f"without spaces or ':' (the board's field separator)")
+    if owner not in ("centre", "me", "them"):
+        raise FibsBoardError(f"owner = {quote(owner)}: expected 'centre', 'me' or 'them'")
     roll = 1 if on_roll_is_o else -1
     o_view = position if on_roll_is_o else position.flip()
     board = [0] * 26

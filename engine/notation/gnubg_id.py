@@ -99,6 +99,8 @@ def check_geometry(variant: str, what: str, notation: str = "a GNU Backgammon ID
 # ----------------------------------------------------------------- Position ID
 def position_key(pos: Position) -> bytes:
     """The 10-byte gnubg position key of ``pos`` (player on roll = side to move)."""
+    if not isinstance(pos, Position):
+        raise PositionError(f"pos = {quote(pos)}: expected a Position")
     check_geometry(pos.variant, "position_key")
     bits = 0
     n = 0
@@ -262,6 +264,8 @@ def match_key(info: MatchInfo) -> bytes:
     rolled), 21-35 match length, 36-50 player 0's score, 51-65 player 1's score, 66 Jacoby
     *off* (newer gnubg), 67-71 unused.
     """
+    if not isinstance(info, MatchInfo):
+        raise NotationError(f"info = {quote(info)}: expected a MatchInfo")
     owner = info.cube_owner_raw
     d1, d2 = info.dice or (0, 0)
     s0, s1 = info.scores_raw
@@ -366,5 +370,7 @@ def position_from_gnubg(text: str, variant: str = "backgammon"
 
 def format_gnubg(pos: Position, info: MatchInfo | None = None) -> str:
     """``"PositionID:MatchID"``, or the bare Position ID when ``info`` is ``None``."""
+    if info is not None and not isinstance(info, MatchInfo):
+        raise NotationError(f"info = {quote(info)}: expected a MatchInfo or None")
     pid = position_id(pos)
     return pid if info is None else f"{pid}:{match_id(info)}"

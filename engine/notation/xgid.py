@@ -145,7 +145,12 @@ def format_xgid(pos: Position, info: XgidInfo | None = None) -> str:
     Without ``info`` the cube is centred at 1, the side to move has not rolled, and it is
     a money game with no Jacoby or beaver flag: the protocol's example form.
     """
-    info = info or XgidInfo()
+    if not isinstance(pos, Position):
+        raise PositionError(f"pos = {quote(pos)}: expected a Position")
+    if info is None:
+        info = XgidInfo()
+    elif not isinstance(info, XgidInfo):
+        raise NotationError(f"info = {quote(info)}: expected an XgidInfo or None")
     check_geometry(pos.variant, "format_xgid", "an XGID")
     if info.turn == 1:
         (bottom, bbar), (top, tbar) = (pos.me, pos.bar[0]), (pos.them, pos.bar[1])
