@@ -62,7 +62,7 @@ def test_evaluate_without_dice(models, capsys):
     code, out, _ = run(capsys, "--position", "start", "--json", "--ply", "1")
     data = json.loads(out)
     assert code == 0 and data["ply"] == 1
-    from engine.search.nply import Search     # the models folder's network at 1-ply
+    from engine.search.nply import Search  # the models folder's network at 1-ply
     want = Search.load("backgammon").evaluate(Position.start(), 1)
     assert data["equity"] == pytest.approx(want.equity, abs=1e-6)
 

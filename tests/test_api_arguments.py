@@ -7,13 +7,11 @@ import numpy as np
 import pytest
 
 from engine.cube.computed_met import met_from_gammon_rate, post_crawford_from_gammon_rate
-from engine.cube.decision import (CubeError, CubeState, analyse_cube, answer_double,
-                                  cube_decision)
+from engine.cube.decision import CubeError, CubeState, analyse_cube, answer_double, cube_decision
 from engine.cube.met import MatchEquityTable, MatchError, kazaross_xg2
 from engine.errors import FibsBoardError, NotationError, PositionError
 from engine.notation.fibs import gnubg_board, parse_fibs_board
-from engine.notation.gnubg_id import (MatchInfo, format_gnubg, match_id, position_id,
-                                      position_key)
+from engine.notation.gnubg_id import MatchInfo, format_gnubg, match_id, position_id, position_key
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 
