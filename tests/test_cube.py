@@ -383,6 +383,48 @@ def test_cli_answers_a_double_the_id_says_is_offered(capsys):
            "opponent owns the cube)" in capsys.readouterr().err
 
 
+def test_a_cube_at_its_maximum_is_dead():
+    """An XGID's max cube was dropped: a cube at it was doubled ("too good", "double,
+    take") and valued as a live cube."""
+    p = [0.75, 0.0, 0.0, 0.0, 0.0]
+    at_max = CubeState(8, "me", max_value=8)
+    assert at_max.at_max and not at_max.can_double()
+    d = cube_decision(p, at_max)
+    assert d.action == "no_double" and not d.cube_available
+    assert d.no_double == pytest.approx(money_cubeful_equity(p, "me", 0.0))   # dead: 0.5
+    below = CubeState(4, "me", max_value=8)
+    assert below.can_double() and below.doubled().max_value == 8
+    assert below.flip().max_value == 8 and below.doubled().at_max
+    # the taker's cube at 8 is dead: the take is worth the cubeless 2 x 0.5
+    assert cube_decision(p, below).double_take == pytest.approx(1.0)
+    assert cube_decision(p, CubeState(4, "me")).double_take < 1.0
+    assert answer_double(p, below).double_take == pytest.approx(1.0)
+    with pytest.raises(CubeError, match="a double of a cube at its maximum value, 8"):
+        answer_double(p, at_max)
+    match_max = CubeState(2, "me", 9, (0, 0), max_value=2)
+    assert cube_decision(p, match_max).action == "no_double"
+    for bad in (3, 4, True, "8"):                # not a power of two at least the cube
+        with pytest.raises(CubeError, match="max cube value"):
+            CubeState(8, "me", max_value=bad)
+
+
+def test_an_xgid_max_cube_reaches_the_cube_advice(capsys, monkeypatch):
+    from engine.cli import cube as cube_cli
+    from engine.cli.cube import main
+    at_max = "XGID=-b----E-C---eE---c-e----B-:3:1:1:00:0:0:0:0:3"      # cube 8, max 8
+    assert main(["--position", at_max, "--probabilities", "0.75,0,0,0,0"]) == 0
+    out = capsys.readouterr().out
+    assert "No cube action: the cube is at its maximum value, 8." in out
+    below = "XGID=-b----E-C---eE---c-e----B-:2:1:1:00:0:0:0:0:3"       # cube 4, max 8
+    assert main(["--position", below, "--probabilities", "0.75,0,0,0,0"]) == 0
+    assert "Proper cube action: Double, pass" in capsys.readouterr().out
+    monkeypatch.setattr(cube_cli, "model_probability_fn",
+                        lambda model=None: _fixed(probs(0.75)))
+    r = _ask({"cmd": "cube", "position": at_max})
+    assert not r["cube_available"] and r["equities"]["no_double"] == pytest.approx(0.5)
+    assert _ask({"cmd": "cube", "position": below})["action"] == "double_pass"
+
+
 # --------------------------------------------------------------------- beavers
 def test_beaver_classification_follows_gnubg():
     # the taker would stand at or above zero after taking: a beaver, when allowed

@@ -11,7 +11,7 @@ point and gammon price), or its JSON with ``--json``::
 
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
 (``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
-flag too); flags override them. ``--beavers`` allows beavers in money play (off by
+flag and max cube too: a cube at its maximum is dead); flags override them. ``--beavers`` allows beavers in money play (off by
 default, as ``docs/rules.md`` has it). When a Match ID says a double is offered, the
 text ends with the proper response to it (take, pass or beaver).
 Probabilities come from the released model through :class:`engine.search.nply.Search` at
@@ -122,7 +122,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
-                     beavers)
+                     beavers, base.max_value)
 
 
 def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
@@ -162,6 +162,7 @@ def _no_cube_reason(state: CubeState) -> str:
     """Why the side on roll may not double."""
     return ("the Crawford game has no cube" if state.crawford else
             "the opponent owns the cube" if state.owner == "them" else
+            f"the cube is at its maximum value, {state.max_value}" if state.at_max else
             "the cube is dead (winning the cube's value wins the match)")
 
 

@@ -89,6 +89,10 @@ class CubeState:
     beavers: bool = False
     """Money play: a doubled player may beaver (take and redouble at once, keeping the
     cube); off by default (``docs/rules.md``)."""
+    max_value: int | None = None
+    """The highest value the cube may reach (an XGID's max cube), None for no limit: a
+    cube at it cannot be turned, so :func:`cube_decision` values it as a dead cube
+    (efficiency 0), and a double to it as one the taker cannot turn again."""
 
     def __post_init__(self) -> None:
         for name in ("crawford", "jacoby", "beavers"):
@@ -131,6 +135,11 @@ class CubeState:
                 raise MatchError("crawford in money play: there is no Crawford game")
         if self.beavers and m:
             raise MatchError("beavers in match play: beavers are a money-play option")
+        top = self.max_value
+        if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
+                                or top < v or top & (top - 1)):
+            raise CubeError(f"max cube value {quote(top)}: expected None or a power of two "
+                            f"at least the cube's value {v}")
 
     @property
     def money(self) -> bool:
@@ -160,25 +169,31 @@ class CubeState:
     def can_double(self) -> bool:
         """Whether the side on roll may (usefully) double now: he owns the cube or it is
         centred, and it is not dead for him. A dead cube never doubles."""
-        return self.owner in ("centre", "me") and not self.dead_for(0)
+        return (self.owner in ("centre", "me") and not self.dead_for(0)
+                and not self.at_max)
+
+    @property
+    def at_max(self) -> bool:
+        """The cube is at its highest value (:attr:`max_value`): it cannot be turned."""
+        return self.max_value is not None and self.value >= self.max_value
 
     def doubled(self) -> "CubeState":
         """The state after the side on roll doubles and the opponent takes."""
         return CubeState(self.value * 2, "them", self.match_length, self.score,
-                         self.crawford, self.jacoby, self.beavers)
+                         self.crawford, self.jacoby, self.beavers, self.max_value)
 
     def flip(self) -> "CubeState":
         """The same state seen from the opponent."""
         owner = {"centre": "centre", "me": "them", "them": "me"}[self.owner]
         return CubeState(self.value, owner, self.match_length, self.score[::-1],
-                         self.crawford, self.jacoby, self.beavers)
+                         self.crawford, self.jacoby, self.beavers, self.max_value)
 
     @classmethod
     def from_info(cls, info: Any, jacoby: bool | None = None,
                   beavers: bool | None = None) -> "CubeState":
         """From a :class:`engine.notation.gnubg_id.MatchInfo` or :class:`engine.notation.xgid.XgidInfo`
-        (cube, score, length, Crawford, Jacoby, beavers (an XGID's; a Match ID has no
-        such flag), all relative to the side to move). The cube layer does not import
+        (cube, score, length, Crawford, Jacoby, beavers and the max cube (an XGID's; a
+        Match ID has neither), all relative to the side to move). The cube layer does not import
         the notations, so any object with their fields is read; one without them raises
         :class:`CubeError`."""
         try:
@@ -194,7 +209,8 @@ class CubeState:
                             f"(match_length, cube_value, cube_owner, score, crawford, "
                             f"jacoby)") from None
         score = tuple(score) if isinstance(score, (tuple, list)) else score
-        return cls(value, owner, m, score, bool(crawford), bool(jac), bool(beav) and not m)
+        return cls(value, owner, m, score, bool(crawford), bool(jac), bool(beav) and not m,
+                   getattr(info, "max_cube", None))
 
 
 def _check_state(state: Any) -> None:
@@ -516,15 +532,18 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     efficiency = check_efficiency(efficiency)
     fw, fl = _fractions(p)
     can = state.can_double()
+    # a cube at its maximum value is dead: no one can turn it, whoever holds it
+    eff_nd = 0.0 if state.at_max else efficiency
+    eff_dt = 0.0 if can and state.doubled().at_max else efficiency
     if state.money:
-        nd = money_cubeful_equity(p, state.owner, efficiency, state.jacoby)
+        nd = money_cubeful_equity(p, state.owner, eff_nd, state.jacoby)
         dt = dp = tp = None
         if can:
-            dt = 2.0 * money_cubeful_equity(p, "them", efficiency, False)
+            dt = 2.0 * money_cubeful_equity(p, "them", eff_dt, False)
             dp = 1.0
             w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
             l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
-            tp = money_take_point(l, w, efficiency)   # the taker wins our loss, loses our win
+            tp = money_take_point(l, w, eff_dt)   # the taker wins our loss, loses our win
             action = classify(nd, dt, dp, state.beavers)
         else:
             action = "no_double"
@@ -539,16 +558,16 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     def norm(m: float) -> float:
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
-    nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, efficiency)
+    nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
     win, lose = _ends(table, a, b, c, fw, fl)
     dead_m = float(p[0]) * win + (1 - float(p[0])) * lose
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
     dt = dp = tp = None
     if can:
-        dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, efficiency)
+        dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
-        tp = _take_point(table, b, a, 2 * c, fl, fw, efficiency)
+        tp = _take_point(table, b, a, 2 * c, fl, fw, eff_dt)
         action = classify(norm(nd_m), dt, dp)
     else:
         action = "no_double"
@@ -591,12 +610,19 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     efficiency = check_efficiency(efficiency)
     if state.owner == "them":
         raise CubeError("the side on roll doubled a cube its opponent owns")
+    if state.at_max:
+        raise CubeError(f"a double of a cube at its maximum value, {state.max_value}")
+    top = state.max_value is not None and 2 * state.value >= state.max_value
+    # (the taker could not turn it again)
+    if top:
+        efficiency = 0.0
     if state.money:
         take = 2.0 * money_cubeful_equity(p, "them", efficiency, False)
         if take >= 1.0:
             answer = "pass"
         else:
-            answer = "beaver" if state.beavers and -2.0 <= take <= 0.0 else "take"
+            answer = ("beaver" if state.beavers and not top and -2.0 <= take <= 0.0
+                      else "take")
         return DoubleAnswer(answer, take, 1.0)
     if state.crawford:
         raise CubeError("a double in the Crawford game: the Crawford game has no cube")

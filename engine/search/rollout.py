@@ -312,7 +312,7 @@ class _Cubes:
         rel = "centre" if own == 0 else ("me" if (own == 1) == me else "them")
         score = r.score if me else r.score[::-1]
         return CubeState(int(self.value[i]), rel, r.match_length, tuple(score), r.crawford,
-                         r.jacoby, False)
+                         r.jacoby, False, r.max_value)
 
     def scale(self, i: int) -> float:
         """What one point of cubeless equity at trial ``i``'s cube is worth in its units
