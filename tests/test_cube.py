@@ -408,6 +408,23 @@ def test_a_cube_at_its_maximum_is_dead():
             CubeState(8, "me", max_value=bad)
 
 
+def test_a_cube_is_never_turned_above_the_limit():
+    """A cube of 2**62 sent to a cubeful rollout overflowed its trials' 64-bit values on
+    a redouble, and 2**70 crashed it (an OverflowError as an internal error)."""
+    from engine.cube.decision import CUBE_LIMIT
+    from engine.play.game import CubeRules
+    top = CubeState(CUBE_LIMIT, "me")
+    assert top.at_max and not top.can_double()
+    assert CubeState(CUBE_LIMIT // 2, "me").can_double()
+    with pytest.raises(CubeError, match="expected a power of two 1 .. 2\\*\\*30"):
+        CubeState(2 * CUBE_LIMIT, "me")
+    assert not CubeRules(policies=()).allows(2 * CUBE_LIMIT)
+    for value in (2**62, 2**70):
+        r = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 1,
+                  "cubeful": True, "cube": {"value": value, "owner": "me"}})
+        assert r["error"]["code"] == "invalid_cube" and str(value) in r["error"]["message"]
+
+
 def test_an_xgid_max_cube_reaches_the_cube_advice(capsys, monkeypatch):
     from engine.cli import cube as cube_cli
     from engine.cli.cube import main

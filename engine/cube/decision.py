@@ -70,6 +70,12 @@ class CubeError(NardyError):
 
 
 # --------------------------------------------------------------------- the cube state
+CUBE_LIMIT = 1 << 30
+"""The highest cube value any state may hold, the XGID's (log2 values 0..30): a cube at
+it is never turned, so a value held in a 64-bit integer (a rollout's trials) cannot
+overflow however often it is doubled."""
+
+
 @dataclass(frozen=True)
 class CubeState:
     """Cube and match state, seen from the side on roll (money when ``match_length`` 0)."""
@@ -100,8 +106,10 @@ class CubeState:
             if not isinstance(flag, (bool, np.bool_)):      # "no" was taken as true
                 raise CubeError(f"{name} = {quote(flag)}: expected true or false")
         v = self.value
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v & (v - 1):
-            raise CubeError(f"cube value {quote(v)}: expected a power of two (1, 2, 4, ...)")
+        if (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1
+                or v & (v - 1) or v > CUBE_LIMIT):
+            raise CubeError(f"cube value {quote(v)}: expected a power of two 1 .. 2**30 "
+                            f"(1, 2, 4, ...)")
         if self.owner not in OWNERS:
             raise CubeError(f"cube owner {quote(self.owner)}: expected one of {list(OWNERS)}")
         if self.owner == "centre" and v != 1:
@@ -137,9 +145,9 @@ class CubeState:
             raise MatchError("beavers in match play: beavers are a money-play option")
         top = self.max_value
         if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
-                                or top < v or top & (top - 1)):
+                                or top < v or top & (top - 1) or top > CUBE_LIMIT):
             raise CubeError(f"max cube value {quote(top)}: expected None or a power of two "
-                            f"at least the cube's value {v}")
+                            f"from the cube's value {v} to 2**30")
 
     @property
     def money(self) -> bool:
@@ -174,8 +182,9 @@ class CubeState:
 
     @property
     def at_max(self) -> bool:
-        """The cube is at its highest value (:attr:`max_value`): it cannot be turned."""
-        return self.max_value is not None and self.value >= self.max_value
+        """The cube is at its highest value (:attr:`max_value`, else :data:`CUBE_LIMIT`):
+        it cannot be turned."""
+        return self.value >= (CUBE_LIMIT if self.max_value is None else self.max_value)
 
     def doubled(self) -> "CubeState":
         """The state after the side on roll doubles and the opponent takes."""
@@ -612,7 +621,7 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
         raise CubeError("the side on roll doubled a cube its opponent owns")
     if state.at_max:
         raise CubeError(f"a double of a cube at its maximum value, {state.max_value}")
-    top = state.max_value is not None and 2 * state.value >= state.max_value
+    top = 2 * state.value >= (CUBE_LIMIT if state.max_value is None else state.max_value)
     # (the taker could not turn it again)
     if top:
         efficiency = 0.0

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from engine.cube.decision import CubeState
+from engine.cube.decision import CUBE_LIMIT, CubeState
 from engine.errors import NardyError, quote
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successors
@@ -143,8 +143,9 @@ class CubeRules:
                          self.beavers and money)
 
     def allows(self, value: int) -> bool:
-        """Whether the cube may reach ``value``."""
-        return self.max_cube is None or value <= self.max_cube
+        """Whether the cube may reach ``value`` (never above
+        :data:`engine.cube.decision.CUBE_LIMIT`)."""
+        return value <= CUBE_LIMIT and (self.max_cube is None or value <= self.max_cube)
 
 
 Turn = Callable[[int, Position, "Dice | None"], Position]
