@@ -7,9 +7,9 @@ import pytest
 from engine import Position
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
-from engine.search.nply import Search
 from engine.rules import _layout as L
 from engine.search import rollout as rollout_module
+from engine.search.nply import Search
 from engine.search.rollout import (
     Rollout,
     RolloutError,
@@ -134,6 +134,24 @@ def test_candidates_are_ranked_and_rolled_out_on_the_same_dice(search):
         assert c.result.equity == pytest.approx(-alone.equity, abs=1e-12)
     j = cands[1].to_json()
     assert set(j) >= {"position", "move", "equity", "se", "probabilities"}
+
+
+def test_many_candidates_are_played_in_groups_with_the_same_results(search, monkeypatch):
+    """All candidates' trials were advanced at once: 100 candidates of 1,296 trials took
+    402 MB, 1,000 would take some 4 GB. In groups of at most ``IN_FLIGHT`` trials the numbers, the cubeful
+    ones and the progress are the same."""
+    pos = Position.start()
+    settings = RolloutSettings(trials=36, truncate=2)
+    cube = CubeState(2, "me")
+    whole = Rollout(search).candidates(pos, (3, 1), 5, settings, cube=cube)
+    seen = []
+    monkeypatch.setattr(rollout_module, "IN_FLIGHT", 2 * 36)          # groups of 2, 2, 1
+    grouped = Rollout(search).candidates(pos, (3, 1), 5, settings, seen.append, cube=cube)
+    assert [c.move for c in grouped] == [c.move for c in whole]
+    for g, w in zip(grouped, whole):
+        assert g.result.results.tobytes() == w.result.results.tobytes()
+        assert g.result.cubeful_results.tobytes() == w.result.cubeful_results.tobytes()
+    assert seen[-1] == 36 and seen == sorted(seen)
 
 
 def test_a_rollout_of_candidates_stops_when_the_best_is_clear(search):

@@ -67,8 +67,14 @@ thousand candidates of a million trials would need some 160 GB."""
 MAX_PLY_INSIDE = 2
 """The deepest checker play inside a rollout."""
 BATCH = 1296
-"""Trials advanced together (all candidates of a roll at once); a rollout with a stop
-rule checks it after each batch."""
+"""Trials of each root advanced together; a rollout with a stop rule checks it after
+each batch."""
+IN_FLIGHT = 64 * BATCH
+"""The most trials advanced together over all roots: candidates beyond ``IN_FLIGHT //
+BATCH`` are played in groups, one after another (a trial's results do not depend on
+its company). The positions and expansions of a trial in flight take some 3 KB: 100
+candidates of 1,296 trials at once took 402 MB more, so the 1,000 candidates allowed
+would have taken some 4 GB."""
 Z95 = 1.959964
 """Two-sided 95% normal quantile: a difference is *significant* beyond Z95 standard errors."""
 
@@ -603,6 +609,23 @@ class LocalBackend:
         return play_chunks(search, roots, ranges, settings, cube, table, on_trials)
 
 
+def _merged(parts: list[TrialChunk]) -> TrialChunk:
+    """The chunks of one trial range played for groups of roots, as one chunk of all the
+    roots in order."""
+    if len(parts) == 1:
+        return parts[0]
+    if len({(c.lo, c.hi) for c in parts}) != 1:
+        raise RuntimeError("a rollout backend returned its trials out of order")
+    results = [c.cube_result for c in parts if c.cube_result is not None]
+    lucks = [c.cube_luck for c in parts if c.cube_luck is not None]
+    return TrialChunk(parts[0].lo, parts[0].hi,
+                      np.concatenate([c.plain for c in parts]),
+                      np.concatenate([c.luck for c in parts]),
+                      np.concatenate(results) if results else None,
+                      np.concatenate(lucks) if lucks else None,
+                      sum(c.evaluated for c in parts))
+
+
 class Rollout:
     """Rollouts with one :class:`~engine.search.nply.Search` (its evaluator and threads).
 
@@ -625,18 +648,26 @@ class Rollout:
                   for lo in range(0, settings.trials, BATCH)]
         # with a stop rule, one batch at a time (checked after each); else all at once
         rounds = [[r] for r in ranges] if stop is not None else [ranges]
+        m = roots.shape[0]
+        size = max(1, IN_FLIGHT // min(settings.trials, BATCH))
+        groups = [(g, min(m, g + size)) for g in range(0, m, size)]
         chunks: list[TrialChunk] = []
-        done = 0
+        done = 0.0                      # trials of every root, groups counted by their share
 
-        def on_trials(n: int) -> None:
-            nonlocal done
-            done += n
-            if progress is not None:
-                progress(done)
+        def counter(share: float) -> Callable[[int], None]:
+            """``on_trials`` of a group holding ``share`` of the roots."""
+            def on_trials(n: int) -> None:
+                nonlocal done
+                done += n * share
+                if progress is not None:
+                    progress(int(round(done)))
+            return on_trials
 
         for batch in rounds:
-            chunks += self.backend.play(self.search, roots, batch, settings, cube, table,
-                                        on_trials)
+            parts = [self.backend.play(self.search, roots[a:b], batch, settings, cube, table,
+                                       counter((b - a) / m))
+                     for a, b in groups]
+            chunks += [_merged([p[k] for p in parts]) for k in range(len(batch))]
             if stop is not None and chunks[-1].hi < settings.trials and stop(
                     np.concatenate([c.plain for c in chunks], axis=1),
                     np.concatenate([c.luck for c in chunks], axis=1)):
