@@ -45,6 +45,8 @@ def _with_match(**fields) -> str:
     ({"game_state": 4}, "the game is over .*'drop'"),
     ({"resigned": 2, "turn": 1}, "resignation offered \\(a gammon\\)"),
     ({"doubled": True, "turn": 1, "dice": (3, 1)}, "double offered and the dice 3-1"),
+    ({"doubled": True, "turn": 1, "match_length": 5, "score": (4, 0), "crawford": True},
+     "double offered in the Crawford game"),
 ])
 def test_a_match_id_that_leaves_no_decision_is_refused(fields, words):
     """Each was read as a position and analysed as if play went on."""

@@ -277,6 +277,27 @@ def test_xgid_and_match_id_set_the_context():
     assert answer(s, "go cube", "bestcube") == "take"
 
 
+def test_an_xgid_max_cube_and_impossible_match_ids():
+    """The XGID's max cube was dropped (a cube at 2 of 2 got "double"), and Match IDs
+    with a double offered after the roll, or in the Crawford game, were taken."""
+    s = session()
+    ahead = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")
+    at_max = format_xgid(ahead, XgidInfo(cube_value=2, cube_owner="me", max_cube=2))
+    silent(s, f"position xgid {at_max}")
+    assert answer(s, "go cube", "bestcube") == "nodouble"
+    below = format_xgid(ahead, XgidInfo(cube_value=2, cube_owner="me", max_cube=4))
+    silent(s, f"position xgid {below}")
+    assert answer(s, "go cube", "bestcube") == "double"
+    silent(s, "setcube value 2 owner p0")          # a cube set by hand has no max
+    assert s.max_cube is None
+    for info, words in ((MatchInfo(doubled=True, turn=1, dice=(3, 1)), "rolled"),
+                        (MatchInfo(doubled=True, turn=1, match_length=5, score=(4, 0),
+                                   crawford=True), "Crawford game")):
+        reply = s.handle("position gnubgid " + format_gnubg(ahead, info))
+        assert reply[0].startswith("error bad_value ") and words in reply[0], reply
+    assert s.handle(f"setcube value {2**31} owner p0")[0].startswith("error bad_value ")
+
+
 def test_go_turn():
     s = session()
     silent(s, "position start", "dice 3 1")

@@ -25,10 +25,16 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
-from engine.cube.decision import CubeState
+from engine.cube.decision import CUBE_LIMIT, CubeState
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads
-from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, MatchInfo, position_from_gnubg
+from engine.notation.gnubg_id import (
+    GAME_NONE,
+    GAME_PLAYING,
+    MatchInfo,
+    match_conflict,
+    position_from_gnubg,
+)
 from engine.notation.movetext import BAR, OFF, move_steps
 from engine.notation.xgid import XgidInfo, parse_xgid
 from engine.rules.position import Position
@@ -225,6 +231,7 @@ class Session:
     def _new_game(self) -> None:
         self.cube_value = 1
         self.cube_owner = "centre"
+        self.max_cube: int | None = None    # an XGID's max cube
         self.turn = "p0"
         self.position: Position | None = None
         self.dice: tuple | None = None
@@ -246,9 +253,9 @@ class Session:
             if self.match_length:
                 return CubeState(self.cube_value, owner, self.match_length,
                                  (self.score[me], self.score[them]), self.crawford,
-                                 False, False)
+                                 False, False, self.max_cube)
             return CubeState(self.cube_value, owner, 0, (0, 0), False, self.jacoby,
-                             self.beavers)
+                             self.beavers, self.max_cube)
         except NardyError as exc:
             raise _bad("bad_state", f"cube and score: {exc}") from None
 
@@ -428,7 +435,7 @@ class Session:
         opts = dict(zip(words[::2], words[1::2]))
         if set(opts) != {"value", "owner"}:
             raise _bad("bad_command", usage)
-        value = _int(opts["value"], "setcube value", 1)
+        value = _int(opts["value"], "setcube value", 1, CUBE_LIMIT)
         if value & (value - 1):
             raise _bad("bad_value", f"setcube value {value}: expected a power of two")
         owner = {"center": "centre", "centre": "centre", "p0": "p0", "p1": "p1"}.get(
@@ -441,7 +448,7 @@ class Session:
                                     f"cube is at 1, an owned cube at 2 or more")
         if owner != "centre" and self.crawford:
             raise _bad("bad_state", "setcube: the Crawford game has no cube")
-        self.cube_value, self.cube_owner = value, owner
+        self.cube_value, self.cube_owner, self.max_cube = value, owner, None
         return []
 
     def cmd_setturn(self, rest: str) -> list[str]:
@@ -510,6 +517,9 @@ class Session:
             raise _bad("bad_value", "the Match ID says the game is over")
         if info.resigned:
             raise _bad("unsupported", "a Match ID with a resignation offered")
+        conflict = match_conflict(info)
+        if conflict is not None:
+            raise _bad("bad_value", f"the Match ID holds {conflict}")
         turn = PLAYERS[info.on_roll]
         s0, s1 = info.scores_raw
         owner = info.cube_owner_raw
@@ -526,20 +536,22 @@ class Session:
         other = self._other(turn)
         owner = {"centre": "centre", "me": turn, "them": other}[info.cube_owner]
         self._context(turn, info.match_length, {turn: info.score[0], other: info.score[1]},
-                      info.crawford, info.cube_value, owner, info.jacoby, info.beaver)
+                      info.crawford, info.cube_value, owner, info.jacoby, info.beaver,
+                      info.max_cube)
         return info.cube_action == "double"
 
-    def _context(self, turn, length, score, crawford, value, owner, jacoby, beavers):
+    def _context(self, turn, length, score, crawford, value, owner, jacoby, beavers,
+                 max_cube=None):
         if length > MAX_MATCH:
             raise _bad("bad_value", f"a match to {length}; expected at most {MAX_MATCH}")
         if length and max(score.values()) >= length:
             raise _bad("bad_value", f"score {score['p0']}-{score['p1']} in a match to "
                                     f"{length}: the match is over")
         names = ("turn", "match_length", "score", "crawford", "cube_value", "cube_owner",
-                 "jacoby", "beavers")
+                 "jacoby", "beavers", "max_cube")
         old = {n: getattr(self, n) for n in names}
         self.turn, self.match_length, self.score, self.crawford = turn, length, score, crawford
-        self.cube_value, self.cube_owner = value, owner
+        self.cube_value, self.cube_owner, self.max_cube = value, owner, max_cube
         if not length:
             self.jacoby, self.beavers = jacoby, beavers
         try:

@@ -255,6 +255,19 @@ class MatchInfo:
         return self.match_length == 0
 
 
+def match_conflict(info: MatchInfo) -> str | None:
+    """What makes ``info`` a state no game reaches, or None: a double offered with the
+    dice already rolled (a double comes before the roll), or in the Crawford game (which
+    has no cube). The key holds such states; the readers that act on a Match ID refuse
+    them (:func:`engine.notation.parse.parse_position`, the UBGI session)."""
+    if info.doubled and info.dice is not None:
+        return (f"a double offered and the dice {info.dice[0]}-{info.dice[1]} rolled; a "
+                f"double is offered before the roll")
+    if info.doubled and info.crawford:
+        return "a double offered in the Crawford game, which has no cube"
+    return None
+
+
 def match_key(info: MatchInfo) -> bytes:
     """The 9-byte gnubg match key of ``info``.
 

@@ -56,8 +56,10 @@ def _check_open(info, text: str) -> None:
     """Refuse a Match ID that leaves nothing to decide in its position, or asks for a
     decision the engine does not take: a game that is over (ended, resigned or dropped),
     a resignation offered, a double offered with the dice already rolled (a double
-    comes before the roll). Read as a position, each was analysed as if play went on."""
-    from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, GAME_STATES
+    comes before the roll) or in the Crawford game
+    (:func:`engine.notation.gnubg_id.match_conflict`). Read as a
+    position, each was analysed as if play went on."""
+    from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, GAME_STATES, match_conflict
     what = f"GNU Backgammon ID {quote(text)}"
     if info.game_state not in (GAME_NONE, GAME_PLAYING):
         raise NotationError(f"{what}: its Match ID says the game is over (game state "
@@ -68,10 +70,9 @@ def _check_open(info, text: str) -> None:
         raise NotationError(f"{what}: its Match ID holds a resignation offered ({kind}); "
                             f"resignations are not analysed: give the position without "
                             f"it")
-    if info.doubled and info.dice is not None:
-        raise NotationError(f"{what}: its Match ID holds a double offered and the dice "
-                            f"{info.dice[0]}-{info.dice[1]} rolled; a double is offered "
-                            f"before the roll")
+    conflict = match_conflict(info)
+    if conflict is not None:
+        raise NotationError(f"{what}: its Match ID holds {conflict}")
 
 
 def _json_object(text: str) -> dict:
