@@ -298,6 +298,14 @@ def test_an_xgid_max_cube_and_impossible_match_ids():
     assert s.handle(f"setcube value {2**31} owner p0")[0].startswith("error bad_value ")
 
 
+def test_an_error_says_the_length_of_the_input_it_cuts():
+    """The detail was cut a second time, and said the length of the message (221
+    characters) instead of the input's."""
+    s = session()
+    reply = s.handle("get " + "k" * 5000)[0]
+    assert reply.startswith("error ") and "(5,002 chars)" in reply, reply[-80:]  # quoted
+
+
 def test_go_turn():
     s = session()
     silent(s, "position start", "dice 3 1")

@@ -169,6 +169,12 @@ def _wire_int(text: str) -> int | None:
     return int(text)
 
 
+DETAIL_LIMIT = 1000
+"""Characters of an error line's detail: the inputs it quotes are already cut to
+:data:`engine.errors.QUOTE_LIMIT` with their length said, and a detail cut again at that
+limit said the length of the message instead of the input's."""
+
+
 def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
     n = _wire_int(text)
     if n is None or n < lo or (hi is not None and n > hi):
@@ -278,9 +284,9 @@ class Session:
                 raise _bad("bad_command", f"unknown command {quote(clip(word, 40))}")
             return handler(self, rest)
         except UbgiError as exc:
-            return [f"error {exc.code} {' '.join(clip(exc.detail).split())}"]
+            return [f"error {exc.code} {' '.join(clip(exc.detail, DETAIL_LIMIT).split())}"]
         except NardyError as exc:
-            return [f"error bad_value {' '.join(clip(str(exc)).split())}"]
+            return [f"error bad_value {' '.join(clip(str(exc), DETAIL_LIMIT).split())}"]
         except Exception as exc:  # a bug: report it, keep going
             traceback.print_exc(file=sys.stderr)
             return [f"error bad_state internal error: {describe(exc)}"]
