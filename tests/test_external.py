@@ -159,6 +159,10 @@ def test_evaluation_gives_six_numbers():
     (f"evaluation fibsboard {board()} plies 9", "plies"),
     (f"evaluation fibsboard {board()} plies \u00b2", "plies"),     # passed isdigit
     (board(Position.start("backgammon"), dice=(3, 1)).replace(":0:25:", ":0:0:"), "bar"),
+    ("version 2", "version takes no arguments, got '2'"),        # was "unknown request"
+    ("help me", "help takes no arguments"),
+    ("exit now", "exit takes no arguments"),
+    (board().replace(":0:25:", ":0:1048576:", 1), "of at most 6 digits"),
 ])
 def test_bad_requests_are_answered_error(line, words):
     reply = answer(line, FAST)
@@ -231,6 +235,24 @@ def test_a_scripted_session_over_tcp_and_a_unix_socket():
         rows = [json.loads(x) for x in Path(log).read_text().splitlines()]
         assert len(rows) == 12 and rows[-1]["reply"] is None
         assert servers[0].log.errors == 2
+
+
+def test_a_line_over_the_limit_is_refused_even_when_it_arrives_whole():
+    """A board followed by 100,000 spaces and its newline, read in one piece, was
+    answered as a board; the limit held only for a line without its newline yet."""
+    from engine.cli.external import MAX_REQUEST
+    (server,) = make_servers(FAST, port=0)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        with socket.create_connection(server.server_address) as tcp:
+            long_line = board(dice=(3, 1)) + " " * (MAX_REQUEST + 10)
+            replies = _session(tcp, [long_line, board(dice=(3, 1)), "exit"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert replies[0] == f"Error: request longer than {MAX_REQUEST} bytes"
+    assert replies[1] == "8/5 6/5"
 
 
 def test_the_command_line_serves_a_connection_then_exits():

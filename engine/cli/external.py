@@ -273,6 +273,9 @@ def answer(line: str, settings: Settings) -> str | None:
                     f"{VERSION}")
         if head == "help" and len(words) == 1:
             return HELP
+        if head in ("exit", "quit", "version", "help"):
+            raise RequestError(f"{head} takes no arguments, got "
+                               f"{quote(clip(' '.join(words[1:]), 40))}")
         if head == "set":
             raise RequestError(f"set option {quote(' '.join(words[1:2]))} not supported")
         if head == "evaluation":
@@ -359,6 +362,11 @@ class _Handler(socketserver.BaseRequestHandler):
                 raw, buf = buf[:end], buf[end + 1:]
                 if skipping:
                     skipping = False
+                    continue
+                if len(raw) > MAX_REQUEST:  # a whole line in one read: refused all the same
+                    if not self._reply(conn, f"Error: request longer than {MAX_REQUEST} "
+                                             f"bytes"):
+                        return
                     continue
                 line = raw.replace(b"\x00", b"").decode("utf-8", "replace")
                 if not line.strip(" \t\r") and not raw.strip(b"\x00 \t\r") and b"\x00" in raw:

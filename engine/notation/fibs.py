@@ -289,8 +289,9 @@ def parse_fibs_board(text: object) -> FibsBoard:
     nums = []
     for label, field in zip(labels, raw):
         if not _INT.fullmatch(field):
+            long = re.fullmatch(r"[-+]?[0-9]+", field) is not None
             raise FibsBoardError(f"{what}: field {label} = {quote(field)}: expected an "
-                                 f"integer")
+                                 f"integer{' of at most 6 digits' if long else ''}")
         nums.append(int(field))
     v = dict(zip(labels, nums))
 
