@@ -178,6 +178,34 @@ def test_a_long_error_is_cut_to_one_line_gnubg_can_read():
         assert reply.startswith("Error: ") and len(reply.encode()) <= 254, reply
 
 
+FIBS_CRAWFORD = ("board:gnubg:nardy:5:0:4:0:0:0:0:5:5:5:0:0:0:0:0:0:0:0:0:0:-4:-4:-4:-3:0:0:0:"
+                 "0:0:1:{dice}:0:0:1:0:0:0:1:-1:0:25:0:0:0:0:0:0:0:0")
+
+
+def test_the_crawford_game_as_fibs_writes_it_is_no_double_on_offer():
+    """FIBS writes the Crawford game with both may-double flags 0 and the cube at 1;
+    read as a double on offer, it got 'crawford with a turned cube', or with dice 'a
+    double offered after the roll'."""
+    view = parse_fibs_board(FIBS_CRAWFORD.format(dice="0:0")).view("gnubg")
+    assert view.decision == "cube" and view.crawford
+    assert answer(FIBS_CRAWFORD.format(dice="0:0"), FAST) == "roll"
+    rolled = FIBS_CRAWFORD.format(dice="3:1")
+    view = parse_fibs_board(rolled).view("gnubg")
+    parse_move(answer(rolled, FAST), view.position, (3, 1))
+    # both flags 0 outside the Crawford game is still a double on offer
+    after = FIBS_CRAWFORD.format(dice="0:0")[:-3] + "1:0"        # did Crawford: 1
+    assert parse_fibs_board(after).view("gnubg").decision == "take"
+
+
+def test_a_resignation_with_a_double_on_offer_is_refused():
+    """It was answered 'beaver', an answer to the double, where 'resignation N' asks
+    for accept or reject."""
+    offered = board(BEHIND, doubled=True)
+    assert answer(offered, FAST) == "beaver"
+    reply = answer(offered + " resignation 1", FAST)
+    assert reply.startswith("Error: resignation 1 with a double on offer"), reply
+
+
 def test_version_help_exit():
     assert answer("version", FAST).split("\n") == [
         "Interface: 2", "RFBF: 0", "Engine: nardy", "Software: nardy 0.1.0"]

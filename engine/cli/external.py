@@ -176,6 +176,9 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
     """The reply to a board (without its newline)."""
     search = _decide.search_for(view.position.variant, settings.threads)
     state = cube_state(view, settings)
+    if resignation and view.decision in ("take", "beaver"):
+        raise RequestError(f"resignation {resignation} with a double on offer: the board "
+                           f"asks for the answer to the double first")
     if view.decision == "take":
         return {"take": "take", "pass": "drop", "beaver": "beaver"}[
             _decide.answer(search, view.position, state, settings.cube_ply).answer]

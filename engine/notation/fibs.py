@@ -178,7 +178,14 @@ class FibsBoard:
         if self.turn == 0:
             raise FibsBoardError(f"{what}: turn 0, the game is over; no decision to make")
         mover = self.turn                       # colour on roll
-        doubled = self.was_doubled != 0 or (not self.may_double and not self.opponent_may_double)
+        # FIBS writes the Crawford game with neither side allowed to double and the cube
+        # at 1; GNU Backgammon sets both flags then, and clears both for a double offered
+        fibs_crawford = (self.cube == 1 and self.was_doubled == 0 and bool(self.length)
+                         and self.length - 1 in (self.score, self.opponent_score)
+                         and self.score != self.opponent_score
+                         and not (self.did_crawford or self.redoubles))
+        doubled = self.was_doubled != 0 or (not self.may_double and not self.opponent_may_double
+                                            and not fibs_crawford)
         # dice: the mover's, in whichever slot they were written
         mover_dice = self.dice if mover == self.colour else self.opponent_dice
         other = self.opponent_dice if mover == self.colour else self.dice
