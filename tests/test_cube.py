@@ -419,6 +419,19 @@ def test_a_cube_is_never_turned_above_the_limit():
     with pytest.raises(CubeError, match="expected a power of two 1 .. 2\\*\\*30"):
         CubeState(2 * CUBE_LIMIT, "me")
     assert not CubeRules(policies=()).allows(2 * CUBE_LIMIT)
+
+
+def test_the_match_cube_stops_at_64():
+    """RULES.md: "Cube: 2, 4, 8, ... 64 (higher allowed in money play)". A match over 64
+    points turned the cube past 64."""
+    from engine.cube.decision import MATCH_CUBE_LIMIT
+    assert MATCH_CUBE_LIMIT == 64
+    long_match = CubeState(64, "me", 201, (0, 0))
+    assert long_match.at_max and not long_match.can_double()
+    assert CubeState(32, "me", 201, (0, 0)).can_double()
+    assert CubeState(64, "me").can_double()                      # money play
+    with pytest.raises(MatchError, match="cube value 128 in match play"):
+        CubeState(128, "me", 201, (0, 0))
     for value in (2**62, 2**70):
         r = _ask({"cmd": "rollout", "position": "start", "trials": 36, "truncate": 1,
                   "cubeful": True, "cube": {"value": value, "owner": "me"}})

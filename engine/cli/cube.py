@@ -162,7 +162,7 @@ def _no_cube_reason(state: CubeState) -> str:
     """Why the side on roll may not double."""
     return ("the Crawford game has no cube" if state.crawford else
             "the opponent owns the cube" if state.owner == "them" else
-            f"the cube is at its maximum value, {state.max_value}" if state.at_max else
+            f"the cube is at its maximum value, {state.limit}" if state.at_max else
             "the cube is dead (winning the cube's value wins the match)")
 
 

@@ -74,6 +74,9 @@ CUBE_LIMIT = 1 << 30
 """The highest cube value any state may hold, the XGID's (log2 values 0..30): a cube at
 it is never turned, so a value held in a 64-bit integer (a rollout's trials) cannot
 overflow however often it is doubled."""
+MATCH_CUBE_LIMIT = 64
+"""The highest cube value in match play (RULES.md: "Cube: 2, 4, 8, ... 64 (higher allowed
+in money play)"); a dead cube is never turned, so only a match over 64 points reaches it."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,9 @@ class CubeState:
                 raise MatchError("crawford in money play: there is no Crawford game")
         if self.beavers and m:
             raise MatchError("beavers in match play: beavers are a money-play option")
+        if m and v > MATCH_CUBE_LIMIT:
+            raise MatchError(f"cube value {v} in match play: the cube goes up to "
+                             f"{MATCH_CUBE_LIMIT} in a match (higher in money play only)")
         top = self.max_value
         if top is not None and (isinstance(top, bool) or not isinstance(top, (int, np.integer))
                                 or top < v or top & (top - 1) or top > CUBE_LIMIT):
@@ -182,9 +188,15 @@ class CubeState:
 
     @property
     def at_max(self) -> bool:
-        """The cube is at its highest value (:attr:`max_value`, else :data:`CUBE_LIMIT`):
-        it cannot be turned."""
-        return self.value >= (CUBE_LIMIT if self.max_value is None else self.max_value)
+        """The cube is at its highest value (:attr:`max_value`, else :data:`CUBE_LIMIT`;
+        in match play at most :data:`MATCH_CUBE_LIMIT`): it cannot be turned."""
+        return self.value >= self.limit
+
+    @property
+    def limit(self) -> int:
+        """The highest value the cube may reach here (:attr:`at_max`)."""
+        top = CUBE_LIMIT if self.max_value is None else self.max_value
+        return min(top, MATCH_CUBE_LIMIT) if self.match_length else top
 
     def doubled(self) -> "CubeState":
         """The state after the side on roll doubles and the opponent takes."""
@@ -620,8 +632,8 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     if state.owner == "them":
         raise CubeError("the side on roll doubled a cube its opponent owns")
     if state.at_max:
-        raise CubeError(f"a double of a cube at its maximum value, {state.max_value}")
-    top = 2 * state.value >= (CUBE_LIMIT if state.max_value is None else state.max_value)
+        raise CubeError(f"a double of a cube at its maximum value, {state.limit}")
+    top = 2 * state.value >= state.limit
     # (the taker could not turn it again)
     if top:
         efficiency = 0.0
