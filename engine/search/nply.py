@@ -871,15 +871,15 @@ class Search:
             s = SearchSettings(ply, filters, s.reply, s.bearoff, s.prune)
         return s
 
-    def _check(self, position: Position) -> None:
-        """``position`` is one of this search's game and a legal one
-        (:func:`engine.rules.states.position_state`): the kernels trust it."""
+    def _check(self, position: Position) -> np.ndarray:
+        """The state array of ``position``, which must be one of this search's game and
+        a legal one (:func:`engine.rules.states.position_state`): the kernels trust it."""
         if not isinstance(position, Position):
             raise SearchError(f"position {quote(position)}: expected a Position")
         if position.variant != self.variant:
             raise SearchError(f"position of {position.variant} given to the {self.variant} "
                               f"search")
-        position_state(position, self.evaluator.rules)
+        return position_state(position, self.evaluator.rules)
 
     def _tree(self, settings: SearchSettings, root: bool = False,
               static: bool = False) -> _Tree:
@@ -924,11 +924,11 @@ class Search:
         for a pending segment), rated and ranked best first. ``top`` limits how many
         candidates get move text and objects (all are still rated)."""
         from engine.notation.movetext import format_move
-        self._check(position)
+        state = self._check(position)
         check_game_on(position, self.evaluator.rules)
         settings = self._settings(ply, settings)
         d = check_dice(dice, position.pending)
-        kids, probs, eq, plies, evaluated = self.rate(position.to_array(), d, settings)
+        kids, probs, eq, plies, evaluated = self.rate(state, d, settings)
         n = len(kids)
         # more plies first, then higher equity, then generation order
         order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
@@ -952,10 +952,10 @@ class Search:
                  settings: SearchSettings | None = None) -> Evaluation:
         """The ``ply``-ply value of ``position`` for its side to move, before it rolls
         (0-ply: the static evaluation; n-ply: the 21 rolls' best plays at n - 1)."""
-        self._check(position)
+        state = self._check(position)
         settings = self._settings(ply, settings)
         tree = self._tree(settings, static=True)
-        o = tree.values(position.to_array()[None, :], settings.ply)[0]
+        o = tree.values(state[None, :], settings.ply)[0]
         tree.close()
         p = tuple(float(x) for x in o)
         return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx.stats[S_STATIC]))
