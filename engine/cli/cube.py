@@ -11,9 +11,10 @@ point and gammon price), or its JSON with ``--json``::
 
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
 (``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
-flag and max cube too: a cube at its maximum is dead); flags override them. ``--beavers`` allows beavers in money play (off by
-default, as ``docs/rules.md`` has it). When a Match ID says a double is offered, the
-text ends with the proper response to it (take, pass or beaver).
+flag and max cube too: a cube at its maximum is dead); flags override them.
+``--beavers`` allows beavers in money play (off by default, as ``docs/rules.md`` has
+it). When a Match ID says a double is offered, the text ends with the proper response
+to it (take, pass or beaver).
 Probabilities come from the released model through :class:`engine.search.nply.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 """

@@ -178,8 +178,9 @@ class FibsBoard:
         if self.turn == 0:
             raise FibsBoardError(f"{what}: turn 0, the game is over; no decision to make")
         mover = self.turn                       # colour on roll
-        # FIBS writes the Crawford game with neither side allowed to double and the cube
-        # at 1; GNU Backgammon sets both flags then, and clears both for a double offered
+        # both may-double flags 0 read as a double on offer (module docs), but FIBS also
+        # writes the Crawford game so, with the cube at 1 (GNU Backgammon's boards of
+        # the Crawford game set both flags)
         fibs_crawford = (self.cube == 1 and self.was_doubled == 0 and bool(self.length)
                          and self.length - 1 in (self.score, self.opponent_score)
                          and self.score != self.opponent_score

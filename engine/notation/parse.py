@@ -21,7 +21,8 @@ def parse_position(value: Any, variant: str | None = None):
 
     Raises :class:`PositionError` / :class:`NotationError` quoting the input; also
     :class:`NotationError` for a Match ID whose game is over, or that holds a
-    resignation offered or a double offered after the roll (:func:`_check_open`).
+    resignation offered or a double offered after the roll or in the Crawford game
+    (:func:`_check_open`).
     """
     if isinstance(value, dict):
         pos = Position.from_json(value)
@@ -57,8 +58,8 @@ def _check_open(info, text: str) -> None:
     decision the engine does not take: a game that is over (ended, resigned or dropped),
     a resignation offered, a double offered with the dice already rolled (a double
     comes before the roll) or in the Crawford game
-    (:func:`engine.notation.gnubg_id.match_conflict`). Read as a
-    position, each was analysed as if play went on."""
+    (:func:`engine.notation.gnubg_id.match_conflict`). Read as a position, each was
+    analysed as if play went on."""
     from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, GAME_STATES, match_conflict
     what = f"GNU Backgammon ID {quote(text)}"
     if info.game_state not in (GAME_NONE, GAME_PLAYING):
