@@ -39,6 +39,7 @@ generator lists.
 from __future__ import annotations
 
 import functools
+import math
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -62,11 +63,20 @@ from engine.eval.evaluator import (
 from engine.eval.network import delta_work, hidden_deltas, hidden_ref, kids_ref, outputs_batch
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import PLAY_BEAM, turn
-from engine.movegen.generate import cascade_threads
+from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, OUTPUTS, check_game_on, equities, equity, flip_probs
+from engine.rules.scoring import (
+    N_OUTPUTS,
+    OUTPUTS,
+    check_game_on,
+    equities,
+    equity,
+    flip_probs,
+    result_k,
+    score_table,
+)
 from engine.rules.states import check_states, position_state
 
 MAX_PLY = 3
@@ -74,6 +84,10 @@ MAX_PLY = 3
 MAX_THREADS = 256
 """Most threads a search may be given: each holds work spaces of its own, and 100,000
 of them ran out of memory."""
+MAX_KEEP = 10**9
+"""The most plays a :class:`MoveFilter` may keep: above every turn's count (a gul bara
+cascade's is bounded by :data:`engine.movegen.generate.MAX_PLAYS`), and within the
+kernels' 64-bit filter arrays."""
 
 
 class SearchError(NardyError):
@@ -86,9 +100,9 @@ def check_ply(ply: object) -> int:
     """``ply`` as the depth of a search, an integer 0..:data:`MAX_PLY`, or
     :class:`SearchError` (code ``invalid_ply``) quoting it: the one check of a ply, for
     the search's settings, the protocol and the command lines."""
-    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= MAX_PLY:
+    if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= ply <= MAX_PLY:
         raise SearchError(f"ply = {quote(ply)}: expected an integer 0..{MAX_PLY}")
-    return ply
+    return int(ply)
 
 
 # --------------------------------------------------------------------- settings
@@ -102,11 +116,16 @@ class MoveFilter:
     """Largest equity gap to the best play that a kept play may have."""
 
     def __post_init__(self):
-        if isinstance(self.keep, bool) or not isinstance(self.keep, int) or self.keep < 1:
-            raise SearchError(f"MoveFilter keep = {quote(self.keep)}: expected an int >= 1")
-        if (isinstance(self.within, bool) or not isinstance(self.within, (int, float))
-                or not self.within >= 0):
+        if (isinstance(self.keep, bool) or not isinstance(self.keep, (int, np.integer))
+                or not 1 <= self.keep <= MAX_KEEP):
+            raise SearchError(f"MoveFilter keep = {quote(self.keep)}: expected an int "
+                              f"1..{MAX_KEEP:,}")
+        if (isinstance(self.within, bool)
+                or not isinstance(self.within, (int, float, np.integer, np.floating))
+                or not 0 <= self.within < math.inf):
             raise SearchError(f"MoveFilter within = {quote(self.within)}: expected a number >= 0")
+        object.__setattr__(self, "keep", int(self.keep))
+        object.__setattr__(self, "within", float(self.within))
 
 
 DEFAULT_FILTERS = {
@@ -766,10 +785,12 @@ class _Tree:
                                "promise of at least one successor")
         return roll_average(vals, best, states.shape[0], _ROLLS)
 
-    def root(self, state, d1: int, d2: int):
+    def root(self, state, d1: int, d2: int, given=None):
         """Every legal play of the roll ``d1, d2`` (``0, 0``: the pending segment) from
         ``state``, rated at 0-ply: ``(kids, probs, eq)`` as :func:`expand` gives them
-        for one state and one roll, in the generator's order.
+        for one state and one roll, in the generator's order (``given``: those plays,
+        already listed by :func:`engine.movegen.generate.successor_arrays`, which
+        refuses a gul bara cascade too large to list).
 
         The same kernels :func:`expand` calls, called from here one after the other,
         with the same types (the same digits; ``tests/test_precompile.py``): a 0-ply
@@ -792,8 +813,11 @@ class _Tree:
                                        rate_space(64, nh)]
         ref, h_ref, work, space = ws
         _node_ref(state, segment, here, ref, h_ref, work)
-        n, kids = turn(ctx.walk, state, d1, d2, ctx.table, ctx.scratch,
-                       np.empty((64, L.STATE_LEN), np.int16), 0)
+        if given is None:
+            n, kids = turn(ctx.walk, state, d1, d2, ctx.table, ctx.scratch,
+                           np.empty((64, L.STATE_LEN), np.int16), 0)
+        else:
+            n, kids = len(given), np.ascontiguousarray(given, np.int16)
         if space[1].shape[0] < n:
             space = rate_space(max(n, 2 * space[1].shape[0]), h_ref.shape[0])
             if n <= _KEPT_SPACE:         # not a cascade's hundreds of MB for good
@@ -803,12 +827,13 @@ class _Tree:
         _rate_children(ref, h_ref, work, segment, kids, n, here, ctx, probs, eq, space)
         return kids[:n], probs[:n], eq[:n]
 
-    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin):
+    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin, given=None):
         """Every play of the roll from ``state`` rated at up to ``ply``:
-        ``(kids, probs, eq, plies)`` for the mover, in the generator's order."""
+        ``(kids, probs, eq, plies)`` for the mover, in the generator's order
+        (``given``: the plays, listed already; :meth:`root`)."""
         segment = d1 == 0
         if ply == 0:
-            kids, probs, eq = self.root(state, d1, d2)
+            kids, probs, eq = self.root(state, d1, d2, given)
         else:
             # ``expand`` compiles anyway: one Python call, no wrappers for its callees
             roll = _SEGMENT if segment else np.array([[d1, d2, 1]], np.int64)
@@ -837,6 +862,11 @@ class Search:
 
     def __init__(self, evaluator: Evaluator, settings: SearchSettings = SearchSettings(),
                  threads: int | None = None):
+        if not isinstance(evaluator, Evaluator):
+            raise SearchError(f"evaluator {quote(evaluator)}: expected an Evaluator "
+                              f"(Search.load(variant) makes one from a model file)")
+        if not isinstance(settings, SearchSettings):
+            raise SearchError(f"settings {quote(settings)}: expected a SearchSettings")
         self.evaluator = evaluator
         """Static evaluation (network, exact results, bear-off tables)."""
         self.settings = settings
@@ -865,6 +895,9 @@ class Search:
         return self.evaluator.variant
 
     def _settings(self, ply, settings) -> SearchSettings:
+        if settings is not None and not isinstance(settings, SearchSettings):
+            raise SearchError(f"settings {quote(settings)}: expected a SearchSettings or "
+                              f"None")
         s = settings or self.settings
         if ply is not None and check_ply(ply) != s.ply:
             filters = s.filters if (s.filters is not None and len(s.filters) == ply) else None
@@ -909,12 +942,44 @@ class Search:
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
-        state array, unsorted (benchmarks use it to skip building objects)."""
+        state array, unsorted (benchmarks use it to skip building objects). The state
+        and the dice are checked as :meth:`analyse` checks a position's."""
+        settings = self._settings(None, settings)
+        rows = check_states(np.asarray(state)[None, ...] if np.ndim(state) == 1 else state,
+                            self.evaluator.rules, "rate: state")
+        if rows.shape[0] != 1:
+            raise SearchError(f"rate: state of shape {np.shape(state)}: expected one state "
+                              f"row of {L.STATE_LEN}")
+        row = rows[0]
+        rules = self.evaluator.rules
+        if result_k(row, score_table(rules))[0] >= 0:     # the kernel twin of check_game_on
+            check_game_on(Position.from_array(row, self.variant), rules)
+        d = check_dice(dice, tuple(row[L.PEND:L.PEND + row[L.NPEND]].tolist()))
+        position = Position.from_array(row, self.variant) if rules.cascade else None
+        return self._rate(row, d, settings, position)
+
+    def _dice(self, position: Position, dice):
+        """``dice`` checked for ``position``, a game still on."""
+        check_game_on(position, self.evaluator.rules)
+        return check_dice(dice, position.pending)
+
+    def _rate(self, state: np.ndarray, d, settings: SearchSettings,
+              position: Position | None):
+        """:meth:`rate` of a checked state and dice. The plays of a cascade game's
+        double or pending segment are listed by
+        :func:`engine.movegen.generate.successor_arrays`, which refuses a cascade too
+        large to list (:class:`~engine.errors.TooManyPlaysError`); the search's own walk
+        has no such bound."""
         fkeep, fwithin, _, _ = settings.packed()
+        given = None
+        if self.evaluator.rules.cascade and (d is None or d[0] == d[1]):
+            assert position is not None                 # the callers make it for these
+            given = successor_arrays(position, d, self.evaluator.rules)
         tree = self._tree(settings, root=True)
-        d1, d2 = dice if dice is not None else (0, 0)
+        d1, d2 = d if d is not None else (0, 0)
         kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
-                                             int(d1), int(d2), settings.ply, fkeep, fwithin)
+                                             int(d1), int(d2), settings.ply, fkeep, fwithin,
+                                             given)
         tree.close()
         return kids, probs, eq, plies, int(tree.ctx.stats[S_STATIC])
 
@@ -925,10 +990,9 @@ class Search:
         candidates get move text and objects (all are still rated)."""
         from engine.notation.movetext import format_move
         state = self._check(position)
-        check_game_on(position, self.evaluator.rules)
         settings = self._settings(ply, settings)
-        d = check_dice(dice, position.pending)
-        kids, probs, eq, plies, evaluated = self.rate(state, d, settings)
+        d = self._dice(position, dice)
+        kids, probs, eq, plies, evaluated = self._rate(state, d, settings, position)
         n = len(kids)
         # more plies first, then higher equity, then generation order
         order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
@@ -982,6 +1046,8 @@ class SearchPlayer:
     """A :class:`engine.play.players.Player` that plays the best play of an n-ply search."""
 
     def __init__(self, search: Search, ply: int = 0):
+        if not isinstance(search, Search):
+            raise SearchError(f"search {quote(search)}: expected a Search")
         self.search = search
         """The search (model, tables, filters)."""
         self.settings = search._settings(ply, None)
@@ -992,8 +1058,9 @@ class SearchPlayer:
         the legal plays (a gul bara cascade's sample, :func:`engine.movegen.generate.
         successor_arrays` with ``play=True``): the search still rates every play, and
         the best one among those offered is taken."""
-        d = check_dice(dice, position.pending)
-        kids, probs, eq, plies, _ = self.search.rate(position.to_array(), d, self.settings)
+        state = self.search._check(position)           # a position of the search's game
+        d = self.search._dice(position, dice)
+        kids, probs, eq, plies, _ = self.search._rate(state, d, self.settings, position)
         offered = {succ.to_array()[:L.KEY_LEN].tobytes(): i
                    for i, succ in enumerate(successors)}
         # best first, as :meth:`Search.analyse` ranks: more plies, higher equity, earlier

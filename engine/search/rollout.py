@@ -634,9 +634,33 @@ class Rollout:
 
     def __init__(self, search: Search, settings: RolloutSettings = RolloutSettings(),
                  backend=None):
+        if not isinstance(search, Search):
+            raise RolloutError(f"search {quote(search)}: expected a Search "
+                               f"(Search.load(variant))")
         self.search = search
+        if settings is None:
+            settings = RolloutSettings()
+        if not isinstance(settings, RolloutSettings):
+            raise RolloutError(f"settings {quote(settings)}: expected a RolloutSettings")
         self.settings = settings
+        if backend is not None and not callable(getattr(backend, "play", None)):
+            raise RolloutError(f"backend {quote(backend)}: expected None (this process) or "
+                               f"a backend with a play method (engine.cluster.RayBackend)")
         self.backend = backend if backend is not None else LocalBackend()
+
+    def _settings(self, settings) -> RolloutSettings:
+        """``settings``, or the rollout's own for None; anything else is refused."""
+        if settings is None:
+            return self.settings
+        if not isinstance(settings, RolloutSettings):
+            raise RolloutError(f"settings {quote(settings)}: expected a RolloutSettings")
+        return settings
+
+    @staticmethod
+    def _progress(progress):
+        if progress is not None and not callable(progress):
+            raise RolloutError(f"progress {quote(progress)}: expected None or a function "
+                               f"of the trials done")
 
     def _run(self, roots: np.ndarray, settings: RolloutSettings,
              progress: Callable[[int], None] | None = None,
@@ -702,7 +726,8 @@ class Rollout:
         trial the side to move doubles, and the other takes or passes, as
         :func:`~engine.cube.decision.cube_decision` advises at 0-ply (a beaver is a
         take); ``table`` the match equity table (default Kazaross-XG2)."""
-        settings = settings or self.settings
+        settings = self._settings(settings)
+        self._progress(progress)
         self.search._check(position)
         self._check_cube(position, cube)
         if settings.stop_sigmas is not None:
@@ -727,11 +752,13 @@ class Rollout:
         """The best ``count`` plays of ``dice`` at 0-ply, each rolled out on the same
         dice, ranked best first by their rollout equity (cubeful equity when ``cube``
         is given: the cube as the mover sees it before his play)."""
-        settings = settings or self.settings
+        settings = self._settings(settings)
+        self._progress(progress)
         count = _whole("candidates", count, 1, 1000)
         if count * settings.trials > MAX_TRIAL_TOTAL:
             raise RolloutError(f"candidates = {count} of trials = {settings.trials}: at most "
                                f"{MAX_TRIAL_TOTAL:,} trials in all, candidates times trials")
+        self.search._check(position)
         self._check_cube(position, cube)
         if cube is not None and settings.stop_sigmas is not None:
             raise RolloutError("stop_sigmas with a cube: the early stop compares cubeless "
