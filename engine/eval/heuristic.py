@@ -48,9 +48,11 @@ from typing import Sequence
 import numpy as np
 
 from engine._jit import njit
+from engine.errors import NardyError, PositionError, VariantError, quote
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import result_k, score_table
+from engine.rules.states import check_states, position_state
 from engine.rules.variants import (
     HIT,
     HOLD,
@@ -101,6 +103,40 @@ def weights(rules_or_variant: Rules | str, **changes: float) -> np.ndarray:
                              f"{list(WEIGHT_NAMES)}")
         table[key] = float(v)
     return np.array([table[k] for k in WEIGHT_NAMES], dtype=np.float64)
+
+
+class HeuristicError(NardyError):
+    """Heuristic weights the kernel cannot read (not :data:`N_WEIGHTS` finite numbers)."""
+
+    code = "invalid_heuristic"
+
+
+def check_weights(w, rules: Rules) -> np.ndarray:
+    """``w`` as a contiguous ``float64[N_WEIGHTS]`` (None: the game's :func:`weights`);
+    anything else (another length or shape, not numbers, NaN or infinite) raises
+    :class:`HeuristicError`: the kernel reads 15 weights and checks nothing."""
+    if w is None:
+        return weights(rules)
+    try:
+        a = np.asarray(w)
+    except (TypeError, ValueError):
+        a = np.asarray(None)
+    if a.shape != (N_WEIGHTS,) or a.dtype.kind not in "iuf" or not np.isfinite(a).all():
+        raise HeuristicError(f"w = {quote(w)}: expected {N_WEIGHTS} finite numbers "
+                             f"(engine.eval.heuristic.WEIGHT_NAMES), got "
+                             f"{a.dtype} of shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _rules(rules, variant: str) -> Rules:
+    """``rules`` (None: ``variant``'s) checked to be a :class:`Rules` of ``variant``."""
+    if rules is None:
+        return get_rules(variant)
+    if not isinstance(rules, Rules):
+        raise VariantError(f"rules = {quote(rules)}: expected None or a Rules")
+    if rules.variant != variant:
+        raise VariantError(f"rules of {rules.variant} given for a {variant} position")
+    return rules
 
 
 # --------------------------------------------------------------------- kernels
@@ -233,20 +269,36 @@ def best_successor(out, n, segment, t, sc, w):
 def value(position: Position, rules: Rules | None = None,
           w: np.ndarray | None = None) -> float:
     """Heuristic value of ``position`` for its side to move (pip units; a finished game
-    is worth ``±1000`` per point)."""
-    rules = rules or get_rules(position.variant)
-    w = weights(rules) if w is None else np.asarray(w, np.float64)
-    return float(value_k(position.to_array(), rules.table(), score_table(rules), w))
+    is worth ``±1000`` per point). Raises :class:`~engine.errors.PositionError` for an
+    illegal position or one of another game than ``rules``, :class:`HeuristicError` for
+    bad weights."""
+    if not isinstance(position, Position):
+        raise PositionError(f"position {quote(position)}: expected a Position")
+    rules = _rules(rules, position.variant)
+    w = check_weights(w, rules)
+    state = position_state(position, rules)
+    return float(value_k(state, rules.table(), score_table(rules), w))
 
 
 def values(positions: Sequence[Position], rules: Rules | None = None,
            w: np.ndarray | None = None) -> np.ndarray:
-    """:func:`value` of each position, in one kernel call."""
+    """:func:`value` of each position, in one kernel call; all of one game (``rules``'s
+    when given) and legal, else :class:`~engine.errors.PositionError`."""
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence):
+        raise PositionError(f"positions = {quote(positions)}: expected a sequence of "
+                            f"Positions")
     if not positions:
         return np.zeros(0)
-    rules = rules or get_rules(positions[0].variant)
-    w = weights(rules) if w is None else np.asarray(w, np.float64)
-    states = np.stack([p.to_array() for p in positions])
+    first = positions[0]
+    if not isinstance(first, Position):
+        raise PositionError(f"positions[0] = {quote(first)}: expected a Position")
+    rules = _rules(rules, first.variant)
+    w = check_weights(w, rules)
+    for i, p in enumerate(positions):
+        if not isinstance(p, Position) or p.variant != rules.variant:
+            raise PositionError(f"positions[{i}] = {quote(p)}: expected a "
+                                f"{rules.variant} Position (one game per call)")
+    states = check_states(np.stack([p.to_array() for p in positions]), rules, "positions")
     v = np.empty(len(positions))
     values_k(states, len(positions), rules.table(), score_table(rules), w, v)
     return v
@@ -258,9 +310,12 @@ class HeuristicPlayer:
     Deterministic: the first of equally rated successors wins."""
 
     def __init__(self, rules: Rules | str, w: np.ndarray | None = None):
+        if not isinstance(rules, (str, Rules)):
+            raise VariantError(f"rules = {quote(rules)}: expected a game's name or its "
+                               f"Rules")
         self.rules = get_rules(rules) if isinstance(rules, str) else rules
         """The game's rules (scoring of finished successors, rules table)."""
-        self.w = weights(self.rules) if w is None else np.asarray(w, np.float64)
+        self.w = check_weights(w, self.rules)
         """The weight vector (see :data:`WEIGHT_NAMES`)."""
         self._t = self.rules.table()
         self._sc = score_table(self.rules)
@@ -270,6 +325,12 @@ class HeuristicPlayer:
         return values(successors, self.rules, self.w)
 
     def choose(self, position, dice, successors) -> int:
+        if getattr(position, "variant", None) != self.rules.variant:
+            raise VariantError(f"{self!r} asked to move in {quote(position)}: it plays "
+                               f"{self.rules.variant} only")
+        if not len(successors):
+            raise PositionError("successors = []: expected at least one position to "
+                                "choose among")
         states = np.stack([p.to_array() for p in successors])
         return int(best_successor(states, len(successors), dice is None, self._t,
                                   self._sc, self.w))

@@ -34,9 +34,10 @@ from typing import Sequence
 import numpy as np
 
 from engine._jit import njit
-from engine.errors import VariantError
+from engine.errors import NardyError, PositionError, VariantError, quote
 from engine.rules import _layout as L
 from engine.rules.position import Position
+from engine.rules.states import check_states, position_state
 from engine.rules.variants import HIT, OPPOSITE, Rules, get_rules
 
 NUM_INPUTS = 122
@@ -197,11 +198,21 @@ def check_supported(rules: Rules) -> None:
                            f"hitting); {rules.variant!r} is not one")
 
 
+def _state(position: Position, what: str = "position") -> np.ndarray:
+    """The checked state of ``position``: a legal backgammon-board position
+    (:class:`~engine.errors.PositionError` / :class:`VariantError` otherwise)."""
+    if not isinstance(position, Position):
+        raise PositionError(f"{what} = {quote(position)}: expected a Position")
+    rules = get_rules(position.variant)
+    check_supported(rules)
+    return position_state(position, rules)
+
+
 def board28(position: Position) -> np.ndarray:
     """pubeval.c's 28-int board for ``position``, its side to move as the "computer"."""
-    check_supported(get_rules(position.variant))
+    state = _state(position)
     pos = np.zeros(28, dtype=np.int32)
-    _board28(position.to_array(), L.ME, pos)
+    _board28(state, L.ME, pos)
     return pos
 
 
@@ -214,8 +225,7 @@ def inputs(position: Position) -> np.ndarray:
 
 def is_race(position: Position) -> bool:
     """Whether ``position`` is a race (no contact), which picks the race weights."""
-    check_supported(get_rules(position.variant))
-    return bool(_is_race(position.to_array()))
+    return bool(_is_race(_state(position)))
 
 
 def pubeval(position: Position, race: bool | None = None) -> float:
@@ -223,6 +233,8 @@ def pubeval(position: Position, race: bool | None = None) -> float:
     moved into it (pubeval scores boards after the move). ``race`` picks the weight set;
     by default it is taken from ``position`` itself, though pubeval.c means it to come
     from the position *before* the move (as :class:`engine.play.players.PubEvalPlayer` does)."""
+    if race is not None and not isinstance(race, (bool, np.bool_)):
+        raise NardyError(f"race = {quote(race)}: expected None, True or False")
     pos = board28(position)
     if race is None:
         race = bool(_is_race(position.to_array()))
@@ -236,12 +248,17 @@ def score_successors(before: Position, successors: Sequence[Position]) -> np.nda
     Successors come flipped (the opponent to move), so each is read from its ``them``
     side; the weight set is chosen from ``before``, the position before the move, as
     pubeval.c prescribes. Batch-first: one kernel call for the whole list."""
-    check_supported(get_rules(before.variant))
-    race = bool(_is_race(before.to_array()))
+    race = bool(_is_race(_state(before, "before")))
+    variant = before.variant
     n = len(successors)
     states = np.zeros((max(n, 1), L.STATE_LEN), dtype=np.int16)
     for i, p in enumerate(successors):
+        if not isinstance(p, Position) or p.variant != variant:
+            raise PositionError(f"successors[{i}] = {quote(p)}: expected a {variant} "
+                                f"Position (the game of before)")
         states[i] = p.to_array()
+    if n:
+        check_states(states[:n], get_rules(variant), "successors")
     scores = np.zeros(n, dtype=np.float32)
     _score_states(states, n, L.THEM, race, _WEIGHTS, scores)
     return scores

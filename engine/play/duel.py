@@ -42,13 +42,14 @@ from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
 from engine.eval.encoding import extends
 from engine.eval.evaluator import race_geometry
-from engine.eval.heuristic import N_WEIGHTS, weights as heuristic_weights
+from engine.eval.heuristic import HeuristicError, check_weights, weights as heuristic_weights
 from engine.eval.network import Network
 from engine.eval.pubeval import check_supported
 from engine.movegen.generate import successor_arrays
 from engine.play import loop
-from engine.play.game import play, play_turn
+from engine.play.game import check_max_turns, play, play_turn
 from engine.play.loop import KIND_HEURISTIC, KIND_NETWORK, KIND_PUBEVAL, KIND_RANDOM
+from engine.play.players import check_player, check_rng
 from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, score_table
@@ -64,6 +65,13 @@ class DuelError(NardyError):
     game, an odd number of games."""
 
     code = "invalid_duel"
+
+
+MAX_GAMES = 1_000_000
+"""Most games of one call (their rows are held at once; the same bound as
+``training.config.MAX_EVAL_GAMES``)."""
+MAX_PAIR = 1 << 62
+"""Bound on ``first_pair`` (pair numbers index a 64-bit random stream)."""
 
 
 # columns of the per-game rows
@@ -211,11 +219,23 @@ def _kernel_player(p: KernelPlayer, rules: Rules, label: str) -> tuple[int, Netw
 
 
 def _check_games(n_games: int) -> int:
-    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) \
-            or n_games < 2 or n_games % 2:
-        raise DuelError(f"n_games = {quote(n_games)}: expected an even number >= 2 (games come "
-                        f"in pairs on the same dice)")
+    if isinstance(n_games, (bool, np.bool_)) or not isinstance(n_games, (int, np.integer)) \
+            or not 2 <= n_games <= MAX_GAMES or n_games % 2:
+        raise DuelError(f"n_games = {quote(n_games)}: expected an even number 2..{MAX_GAMES} "
+                        f"(games come in pairs on the same dice)")
     return int(n_games)
+
+
+def _check_first_pair(first_pair: int) -> int:
+    if isinstance(first_pair, (bool, np.bool_)) or not isinstance(
+            first_pair, (int, np.integer)) or not 0 <= first_pair <= MAX_PAIR:
+        raise DuelError(f"first_pair = {quote(first_pair)}: expected an integer "
+                        f"0..2**62")
+    return int(first_pair)
+
+
+def _check_turns(max_turns) -> int:
+    return check_max_turns(max_turns, DuelError)
 
 
 def _race_network(race: Network | None, net: Network | None, rules: Rules,
@@ -241,6 +261,14 @@ def _race_network(race: Network | None, net: Network | None, rules: Rules,
     return race
 
 
+def _check_rules(rules, variant: str) -> Rules:
+    if rules is None:
+        return get_rules(variant)
+    if not isinstance(rules, Rules):
+        raise DuelError(f"rules = {quote(rules)}: expected None or a Rules")
+    return rules
+
+
 def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
          variant: str = "backgammon", *, rules: Rules | None = None,
          start: Position | None = None, max_turns: int = 10_000,
@@ -253,8 +281,10 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     ``race_b``: a network player's race network, which then plays its races (positions
     without contact; as :class:`engine.eval.evaluator.Evaluator` rates them, but with
     no bear-off tables: the race network plays home races too)."""
-    rules = rules or get_rules(variant)
+    rules = _check_rules(rules, variant)
     n = _check_games(n_games)
+    max_turns = _check_turns(max_turns)
+    first_pair = _check_first_pair(first_pair)
     kind_a, net_a = _kernel_player(a, rules, "A")
     kind_b, net_b = _kernel_player(b, rules, "B")
     race_a = _race_network(race_a, net_a, rules, "A")
@@ -280,12 +310,17 @@ def heuristic_duel(variant: str, n_games: int, rng: np.random.Generator, *,
     the heuristic sits in seat 0 in the even games, in seat 1 in the odd ones; dice and
     random choices come from one stream seeded from ``rng`` (no duplicate dice). A game
     cut at ``max_turns`` or drawn scores 0."""
-    rules = rules or get_rules(variant)
-    w = heuristic_weights(rules) if w is None else np.asarray(w, np.float64)
-    if w.shape != (N_WEIGHTS,) or not np.isfinite(w).all():   # the kernel reads 15
-        raise DuelError(f"heuristic weights of shape {w.shape}: expected {N_WEIGHTS} "
-                        f"finite numbers (engine.eval.heuristic)")
-    games = loop.new_games(n_games)
+    rules = _check_rules(rules, variant)
+    try:
+        w = check_weights(w, rules)                       # the kernel reads 15
+    except HeuristicError as exc:
+        raise DuelError(f"heuristic weights: {exc}") from None
+    if isinstance(n_games, (bool, np.bool_)) or not isinstance(
+            n_games, (int, np.integer)) or not 1 <= n_games <= MAX_GAMES:
+        raise DuelError(f"n_games = {quote(n_games)}: expected an integer 1..{MAX_GAMES}")
+    max_turns = _check_turns(max_turns)
+    check_rng(rng)
+    games = loop.new_games(int(n_games))
     loop.play_games(*loop.game_args(
         Position.start(rules.variant).to_array(), rules.table(), score_table(rules),
         rules.opening_rolls_both, [KIND_HEURISTIC, KIND_RANDOM], games=games,
@@ -304,9 +339,16 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
     players choose as the kernel's do. Successors are offered in the move generator's
     order (the kernel's), each player asked only when there are two or more.
     ``progress(games_done)`` is called after every game."""
-    rules = rules or get_rules(variant)
+    rules = _check_rules(rules, variant)
     n = _check_games(n_games)
+    max_turns = _check_turns(max_turns)
+    first_pair = _check_first_pair(first_pair)
+    check_player(a, "player A", rules.variant, DuelError)
+    check_player(b, "player B", rules.variant, DuelError)
+    if progress is not None and not callable(progress):
+        raise DuelError(f"progress = {quote(progress)}: expected None or a function")
     start_pos = start if start is not None else Position.start(rules.variant)
+    position_state(start_pos, rules)          # a legal position of this game
     seeds = stream_states(seed, DICE_STREAM, first_pair, n // 2)
     players = (a, b)
     rows = np.zeros((n, N_COLUMNS), np.int64)

@@ -41,6 +41,7 @@ from engine.play.loop import (
     new_games,
     play_games,
 )
+from engine.play.players import check_player, check_rng
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
 from engine.rules.dice import Dice, roll_one
@@ -51,6 +52,24 @@ from engine.rules.variants import Rules, get_rules
 
 if TYPE_CHECKING:  # pragma: no cover
     from engine.play.players import Player
+
+MAX_TURNS = 100_000
+"""Most rolls a game may be given before it is abandoned (``max_turns``; the same bound
+as ``training.config.MAX_TURNS``)."""
+
+
+class GameError(NardyError):
+    """A game that cannot be played: a bad player, generator, game or turn limit."""
+
+    code = "invalid_game"
+
+
+def check_max_turns(max_turns, error: type[NardyError] = NardyError) -> int:
+    """``max_turns`` as an int in 1 .. :data:`MAX_TURNS`, else ``error``."""
+    if isinstance(max_turns, (bool, np.bool_)) or not isinstance(
+            max_turns, (int, np.integer)) or not 1 <= max_turns <= MAX_TURNS:
+        raise error(f"max_turns = {quote(max_turns)}: expected an integer 1..{MAX_TURNS}")
+    return int(max_turns)
 
 
 # --------------------------------------------------------------------- opening
@@ -187,8 +206,7 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
     """
     variant = rules.variant
     first, dice = opening
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise NardyError(f"max_turns = {quote(max_turns)}: expected an integer 1 or more")
+    max_turns = check_max_turns(max_turns)
     pos = start if start is not None else Position.start(variant)
     position_state(pos, rules)          # a legal position of this game (a backgammon
     #                                     start was played under plakoto's rules)
@@ -267,8 +285,14 @@ def play_game(player_a: "Player", player_b: "Player", rng: np.random.Generator,
     from the starter). A player is asked to choose only when a roll has two or more
     successors; a lost turn passes on its own.
     """
+    if rules is not None and not isinstance(rules, Rules):
+        raise GameError(f"rules = {quote(rules)}: expected None or a Rules")
     rules = rules or get_rules(variant)
+    check_player(player_a, "player_a", rules.variant, GameError)
+    check_player(player_b, "player_b", rules.variant, GameError)
     players = (player_a, player_b)
+    check_rng(rng)
+    check_max_turns(max_turns, GameError)
     return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
                 rules, opening=opening_roll(rng, rules), roll=lambda: Dice.roll(rng),
                 start=start, record=record, max_turns=max_turns)

@@ -27,17 +27,66 @@ from typing import Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from engine.cube.decision import CubeState, ProbabilityFn, cube_decision, cube_efficiency
+from engine.cube.computed_met import MAX_LENGTH
+from engine.cube.decision import (
+    CUBE_LIMIT,
+    CubeState,
+    ProbabilityFn,
+    cube_decision,
+    cube_efficiency,
+)
 from engine.cube.met import MatchEquityTable, MatchError
 from engine.errors import quote
-from engine.play.game import CubeRules, GameRecord, opening_roll, play, play_turn
-from engine.play.players import Player
+from engine.play.game import (
+    CubeRules,
+    GameRecord,
+    check_max_turns,
+    opening_roll,
+    play,
+    play_turn,
+)
+from engine.play.players import Player, check_players, check_rng
 from engine.rules.dice import Dice
 from engine.rules.position import Position
 from engine.rules.variants import Rules, get_rules
 
 TAVLI_GAMES = ("portes", "plakoto", "fevga")
 """The tavli rotation, in order."""
+MAX_GAMES = 100_000
+"""Most games a match may be given (``max_games``)."""
+
+
+def _is_int(x) -> bool:
+    return not isinstance(x, (bool, np.bool_)) and isinstance(x, (int, np.integer))
+
+
+def _check_bool(value, name: str) -> None:
+    if not isinstance(value, (bool, np.bool_)):
+        raise MatchError(f"{name} = {quote(value)}: expected true or false")
+
+
+def _check_callback(fn, name: str) -> None:
+    if fn is not None and not callable(fn):
+        raise MatchError(f"{name} = {quote(fn)}: expected None or a function")
+
+
+def _check_policies(policies) -> tuple:
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence) \
+            or len(policies) != 2:
+        raise MatchError(f"cube_policies = {quote(policies)}: expected None or two cube "
+                         f"policies (A's and B's)")
+    for i, p in enumerate(policies):
+        if not (callable(getattr(p, "double", None)) and callable(getattr(p, "take", None))):
+            raise MatchError(f"cube_policies[{i}] = {quote(p)}: expected a CubePolicy (double "
+                             f"and take methods)")
+    return tuple(policies)
+
+
+def _check_max_games(max_games) -> int:
+    if not _is_int(max_games) or not 1 <= max_games <= MAX_GAMES:
+        raise MatchError(f"max_games = {quote(max_games)}: expected an integer "
+                         f"1..{MAX_GAMES}")
+    return int(max_games)
 
 
 # --------------------------------------------------------------------- cube policies
@@ -81,6 +130,18 @@ class DecisionCubePolicy:
 
     def __init__(self, probability_fn: ProbabilityFn, ply: int = 0,
                  efficiency: float | None = None, table: MatchEquityTable | None = None):
+        if not callable(probability_fn):
+            raise MatchError(f"probability_fn = {quote(probability_fn)}: expected a function "
+                             f"(position, ply) -> cubeless probabilities")
+        if not _is_int(ply) or ply < 0:
+            raise MatchError(f"ply = {quote(ply)}: expected an integer 0 or more")
+        if efficiency is not None and (isinstance(efficiency, (bool, np.bool_)) or not
+                                       isinstance(efficiency, (int, float, np.number))
+                                       or not 0 <= efficiency <= 1):
+            raise MatchError(f"efficiency = {quote(efficiency)}: expected None or a number "
+                             f"0..1")
+        if table is not None and not isinstance(table, MatchEquityTable):
+            raise MatchError(f"table = {quote(table)}: expected None or a MatchEquityTable")
         self.probability_fn = probability_fn
         """Cubeless probabilities of a position for its side to move."""
         self.ply = ply
@@ -127,18 +188,42 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
     roll decides (and, in backgammon and portes, gives the first roll). ``max_cube``
     caps the cube (no limit when None); ``on_turn`` is :func:`engine.play.game.play`'s.
     """
-    rules = rules or get_rules(variant)
+    rules = _check_rules(rules, variant)
     variant = rules.variant
-    if cube_policies is not None and variant != "backgammon":
-        raise MatchError(f"{variant} has no cube (backgammon only)")
+    players = check_players(players, "players", variant, MatchError)
+    check_rng(rng)
+    check_max_turns(max_turns, MatchError)
+    _check_callback(on_turn, "on_turn")
+    if cube_policies is not None:
+        if variant != "backgammon":
+            raise MatchError(f"{variant} has no cube (backgammon only)")
+        cube_policies = _check_policies(cube_policies)
     if starter is None:
         opening = opening_roll(rng, rules)
-    elif starter in (0, 1):
-        opening = (starter, None)
+    elif _is_int(starter) and starter in (0, 1):
+        opening = (int(starter), None)
     else:
-        raise ValueError(f"starter {starter!r}: expected 0, 1 or None")
+        raise MatchError(f"starter = {quote(starter)}: expected 0, 1 or None")
+    if not _is_int(match_length) or not 0 <= match_length <= MAX_LENGTH:
+        raise MatchError(f"match_length = {quote(match_length)}: expected an integer "
+                         f"0..{MAX_LENGTH} (0: money play)")
+    if isinstance(score, (str, bytes)) or not isinstance(score, Sequence) or len(score) != 2 \
+            or not all(_is_int(x) and x >= 0 for x in score) \
+            or (match_length and max(score) >= match_length):
+        raise MatchError(f"score = {quote(score)}: expected two integers 0 or more (A, B)"
+                         + (f", each below the match length {match_length}"
+                            if match_length else ""))
+    for name, flag in (("crawford", crawford), ("jacoby", jacoby)):
+        _check_bool(flag, name)
+    if beavers is not None:
+        _check_bool(beavers, "beavers")
+    if max_cube is not None and (not _is_int(max_cube) or not 2 <= max_cube <= CUBE_LIMIT
+                                 or max_cube & (max_cube - 1)):
+        raise MatchError(f"max_cube = {quote(max_cube)}: expected None or a power of two "
+                         f"2..2**{CUBE_LIMIT.bit_length() - 1}")
     cube = None if cube_policies is None else CubeRules(
-        cube_policies, match_length, tuple(score), crawford, jacoby,
+        cube_policies, match_length, tuple(int(x) for x in score), bool(crawford),
+        bool(jacoby),
         (rules.beavers if beavers is None else beavers) and not match_length, max_cube)
     return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
                 rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
@@ -183,9 +268,18 @@ class MatchRecord:
     """Every game, in order."""
 
 
-def _check_length(length) -> None:
-    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise MatchError(f"match length {quote(length)}: expected a positive integer")
+def _check_length(length, name: str = "length") -> None:
+    if not _is_int(length) or not 1 <= length <= MAX_LENGTH:
+        raise MatchError(f"match {name} {quote(length)}: expected an integer "
+                         f"1..{MAX_LENGTH}")
+
+
+def _check_rules(rules, variant: str) -> Rules:
+    if rules is None:
+        return get_rules(variant)
+    if not isinstance(rules, Rules):
+        raise MatchError(f"rules = {quote(rules)}: expected None or a Rules")
+    return rules
 
 
 def crawford_game(score, length: int, crawford_done: bool) -> bool:
@@ -214,10 +308,19 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
     ends.
     """
     _check_length(length)
-    rules = rules or get_rules(variant)
+    rules = _check_rules(rules, variant)
     variant = rules.variant
-    if cube_policies is not None and variant != "backgammon":
-        raise MatchError(f"{variant} has no cube (backgammon only)")
+    players = check_players(players, "players", variant, MatchError)
+    check_rng(rng)
+    max_games = _check_max_games(max_games)
+    check_max_turns(max_turns, MatchError)
+    _check_bool(crawford_rule, "crawford_rule")
+    _check_callback(on_turn, "on_turn")
+    _check_callback(on_game, "on_game")
+    if cube_policies is not None:
+        if variant != "backgammon":
+            raise MatchError(f"{variant} has no cube (backgammon only)")
+        cube_policies = _check_policies(cube_policies)
     score = [0, 0]
     crawford_done = False
     games: list = []
@@ -252,9 +355,20 @@ def play_tavli_match(target: int, players: Sequence[Player], rng: np.random.Gene
     reaches ``target`` points. The first game opens with the opening roll; the winner
     of each game starts the next, rolling both dice (after a draw, the opening roll).
     ``on_turn`` and ``on_game`` as for :func:`play_match`."""
-    _check_length(target)
-    for g in games:
-        get_rules(g)
+    _check_length(target, "target")
+    if isinstance(games, (str, bytes)) or not isinstance(games, Sequence) or not games \
+            or not all(isinstance(g, str) and g in TAVLI_GAMES for g in games):
+        raise MatchError(f"games = {quote(games)}: expected a non-empty sequence of "
+                         f"{', '.join(TAVLI_GAMES)}")
+    games = tuple(games)
+    players = check_players(players, "players", None, MatchError)
+    for g in set(games):                 # a player built for one game plays only it
+        check_players(players, "players", g, MatchError)
+    check_rng(rng)
+    max_games = _check_max_games(max_games)
+    check_max_turns(max_turns, MatchError)
+    _check_callback(on_turn, "on_turn")
+    _check_callback(on_game, "on_game")
     score = [0, 0]
     played: list = []
     starter: int | None = None

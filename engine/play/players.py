@@ -19,11 +19,63 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from engine.errors import NardyError, quote
 from engine.eval.pubeval import is_race, score_successors
 from engine.rules.dice import Dice
 from engine.rules.position import Position
 from engine.rules.scoring import result
 from engine.rules.variants import Rules
+
+
+class PlayerError(NardyError):
+    """A player, a random generator or a choice that cannot be played with."""
+
+    code = "invalid_player"
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """``rng`` if it is a :class:`numpy.random.Generator` (``np.random.default_rng``);
+    else :class:`PlayerError` naming ``name`` (a legacy ``RandomState`` has no
+    ``integers``)."""
+    if not isinstance(rng, np.random.Generator):
+        raise PlayerError(f"{name} = {quote(rng)}: expected a numpy.random.Generator "
+                          f"(numpy.random.default_rng(seed))")
+    return rng
+
+
+def player_variant(player) -> str | None:
+    """The game ``player`` was built for, when it says (a ``variant`` name, or
+    ``rules`` that are a :class:`Rules`); None when it plays any game."""
+    variant = getattr(player, "variant", None)
+    if isinstance(variant, str):
+        return variant
+    rules = getattr(player, "rules", None)
+    return rules.variant if isinstance(rules, Rules) else None
+
+
+def check_player(player, name: str, variant: str | None = None,
+                 error: type[NardyError] = PlayerError) -> None:
+    """Raise ``error`` naming ``name`` unless ``player`` has a ``choose`` method and,
+    when it knows its game, that game is ``variant``. Once per game or match, never per
+    move."""
+    if not callable(getattr(player, "choose", None)):
+        raise error(f"{name} = {quote(player)}: expected a player (an object with a "
+                    f"choose(position, dice, successors) method)")
+    own = player_variant(player)
+    if variant is not None and own is not None and own != variant:
+        raise error(f"{name} = {player!r} plays {own}, not {variant}")
+
+
+def check_players(players, name: str, variant: str | None = None,
+                  error: type[NardyError] = PlayerError) -> tuple:
+    """``players`` as a pair, each checked by :func:`check_player`."""
+    if isinstance(players, (str, bytes)) or not isinstance(players, Sequence) \
+            or len(players) != 2:
+        raise error(f"{name} = {quote(players)}: expected a sequence of two players "
+                    f"(A and B)")
+    for i, p in enumerate(players):
+        check_player(p, f"{name}[{i}]", variant, error)
+    return tuple(players)
 
 
 @runtime_checkable
@@ -60,7 +112,7 @@ class RandomPlayer:
     """Plays a uniformly random successor, drawn from the generator it was given."""
 
     def __init__(self, rng: np.random.Generator):
-        self.rng = rng
+        self.rng = check_rng(rng)
         """Source of the choices; shared with nothing else unless the caller wants it."""
 
     def choose(self, position, dice, successors) -> int:
@@ -79,6 +131,9 @@ class PubEvalPlayer:
     """
 
     def choose(self, position, dice, successors) -> int:
+        if not len(successors):
+            raise PlayerError("successors = []: expected at least one position to choose "
+                              "among")
         return int(np.argmax(score_successors(position, successors)))
 
     def __repr__(self) -> str:
@@ -96,6 +151,13 @@ class GreedyPlayer:
 
     def __init__(self, evaluator: Evaluator, rules: Rules | None = None,
                  race: Evaluator | None = None):
+        for name, ev in (("evaluator", evaluator), ("race", race)):
+            if (ev is not None or name == "evaluator") and not callable(
+                    getattr(ev, "evaluate", None)):
+                raise PlayerError(f"{name} = {quote(ev)}: expected an Evaluator (an "
+                                  f"object with an evaluate(positions) method)")
+        if rules is not None and not isinstance(rules, Rules):
+            raise PlayerError(f"rules = {quote(rules)}: expected None or a Rules")
         self.evaluator = evaluator
         """Rates positions for their side to move; a network, or a hand-made heuristic."""
         self.rules = rules
