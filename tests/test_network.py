@@ -412,8 +412,13 @@ def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     feature index (when it is compiled); a full forward equals the encoding by its
     definition: the raw inputs, then ``features``, ``extended_features`` or
     ``family_features`` by name."""
-    from engine.eval.features import (EXTENDED_INDEX, FAMILY_INDEX, N_EXTENDED, N_FAMILY,
-                                      extended_features)
+    from engine.eval.features import (
+        EXTENDED_INDEX,
+        FAMILY_INDEX,
+        N_EXTENDED,
+        N_FAMILY,
+        extended_features,
+    )
     enc = get_encoder(encoder)
     family = encoder.endswith("+m14")
     extended = encoder.endswith("+f21")

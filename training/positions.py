@@ -42,7 +42,7 @@ import numpy as np
 
 from engine.cli._common import non_negative_int, output_file
 from engine.errors import NardyError, PositionError, VariantError, quote
-from engine.eval.network import Network, NetworkFileError, atomic_savez, read_npz
+from engine.eval.network import MAX_ARRAY_BYTES, Network, NetworkFileError, atomic_savez, read_npz
 from engine.movegen.generate import successor_arrays
 from engine.play import loop
 from engine.rules import _layout as L
@@ -143,14 +143,40 @@ class PositionSet:
                            dict(self.info))
 
     def save(self, path: str | Path) -> Path:
-        """Write atomically to ``path`` (``.npz``)."""
+        """Write atomically to ``path`` (``.npz``). What :meth:`load` would refuse
+        (arrays of the wrong type or shape, bad codes or targets, an unknown game,
+        illegal states, an array over the file format's
+        :data:`~engine.eval.network.MAX_ARRAY_BYTES`) raises :class:`PositionSetError`
+        before anything is written."""
         path = Path(path)
+        where = f"saving to {path}"
+        try:
+            states = np.asarray(self.states)
+            klass = np.asarray(self.klass)
+            source = np.asarray(self.source)
+            targets = (None if self.targets is None
+                       else np.asarray(self.targets).astype(np.float32))
+        except (TypeError, ValueError) as exc:
+            raise PositionSetError(f"{where}: arrays that are not numbers ({exc})") from None
+        _check_arrays(where, self.variant, states, klass, source, targets)
         card = dict(self.info, variant=self.variant, format="nardy-positions", version=1,
                     counts=self.counts(), size=len(self))
-        arrays = {"states": self.states, "klass": self.klass, "source": self.source,
-                  "card": np.frombuffer(json.dumps(card, sort_keys=True).encode(), np.uint8)}
-        if self.targets is not None:
-            arrays["targets"] = self.targets.astype(np.float32)
+        try:
+            text = json.dumps(card, sort_keys=True).encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise PositionSetError(f"{where}: info is not plain JSON data "
+                                   f"({type(exc).__name__}: {exc})") from None
+        arrays = {"states": states, "klass": klass, "source": source,
+                  "card": np.frombuffer(text, np.uint8)}
+        if targets is not None:
+            arrays["targets"] = targets
+        for name, a in arrays.items():
+            if a.nbytes > MAX_ARRAY_BYTES:
+                raise PositionSetError(
+                    f"{where}: {name} would take {a.nbytes:,} bytes; a position-set file's "
+                    f"array may take at most {MAX_ARRAY_BYTES:,} (64 MiB: "
+                    f"{MAX_ARRAY_BYTES // (2 * L.STATE_LEN):,} positions), and load would "
+                    f"refuse it: split the set into several files")
         atomic_savez(path, arrays)
         return path
 
@@ -167,47 +193,17 @@ class PositionSet:
             raise PositionSetError(f"{path}: missing array(s) {missing}; not a position set")
         try:
             card = json.loads(got["card"].tobytes())
-        except ValueError:
-            raise PositionSetError(f"{path}: card is not JSON") from None
+        except (ValueError, RecursionError) as exc:
+            raise PositionSetError(f"{path}: card is not JSON ({type(exc).__name__})"
+                                   ) from None
         fmt = card.get("format") if isinstance(card, dict) else card
         if fmt != "nardy-positions":
             raise PositionSetError(f"{path}: card format {quote(fmt)}; expected "
                                    f"'nardy-positions'")
-        states = got["states"]
-        n = states.shape[0] if states.ndim == 2 else -1
-        if states.dtype != np.int16 or states.ndim != 2 or states.shape[1] != L.STATE_LEN:
-            raise PositionSetError(f"{path}: states are {states.dtype} {states.shape}; "
-                                   f"expected int16 (n, {L.STATE_LEN})")
-        for name, dtype, shape in (("klass", np.int8, (n,)), ("source", np.int8, (n,)),
-                                   ("targets", np.float32, (n, N_OUTPUTS))):
-            a = got.get(name)
-            if a is not None and (a.dtype != dtype or a.shape != shape):
-                raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
-                                       f"{np.dtype(dtype)} {shape}")
-        targets = got.get("targets")
-        if targets is not None:
-            ok = np.isfinite(targets) & (targets >= 0) & (targets <= 1)
-            if not ok.all():
-                bad = int(np.flatnonzero(~ok.all(axis=1))[0])
-                raise PositionSetError(f"{path}: targets of position {bad} are "
-                                       f"{targets[bad].tolist()}; expected five "
-                                       f"probabilities 0..1")
-        for name, names in (("klass", CLASSES), ("source", SOURCES)):
-            codes = got[name]
-            wrong = (codes < 0) | (codes >= len(names))
-            if wrong.any():
-                bad = int(np.flatnonzero(wrong)[0])
-                raise PositionSetError(f"{path}: {name} of position {bad} is "
-                                       f"{int(codes[bad])}; expected 0..{len(names) - 1} "
-                                       f"({', '.join(names)})")
         variant = card.get("variant")
-        try:
-            get_rules(variant)
-            check_states(states, variant, f"{path}: states")
-        except VariantError as exc:
-            raise PositionSetError(f"{path}: card: {exc}") from None
-        except PositionError as exc:
-            raise PositionSetError(str(exc)) from None
+        _check_arrays(str(path), variant, got["states"], got["klass"], got["source"],
+                      got.get("targets"))
+        states = got["states"]
         info = {k: v for k, v in card.items()
                 if k not in ("variant", "format", "version", "counts", "size")}
         return cls(variant, states, got["klass"], got["source"], got.get("targets"), info)
@@ -215,8 +211,14 @@ class PositionSet:
     @classmethod
     def join(cls, parts: list["PositionSet"]) -> "PositionSet":
         """One set of ``parts`` (one game; targets kept only when every part has them)."""
+        if isinstance(parts, PositionSet) or not isinstance(parts, (list, tuple)):
+            raise PositionSetError(f"parts = {quote(parts)}: expected a list of "
+                                   f"PositionSets")
         if not parts:
             raise PositionSetError("no position sets to join")
+        for i, p in enumerate(parts):
+            if not isinstance(p, PositionSet):
+                raise PositionSetError(f"parts[{i}] = {quote(p)}: expected a PositionSet")
         variants = {p.variant for p in parts}
         if len(variants) != 1:
             raise PositionSetError(f"position sets of several games: {sorted(variants)}")
@@ -230,6 +232,46 @@ class PositionSet:
                    np.concatenate([p.klass for p in parts]),
                    np.concatenate([p.source for p in parts]),
                    np.concatenate([p.targets for p in parts]) if labelled else None, info)
+
+
+def _check_arrays(path: str, variant, states: np.ndarray, klass: np.ndarray,
+                  source: np.ndarray, targets: np.ndarray | None) -> None:
+    """What a position-set file must hold, for :meth:`PositionSet.load` and, before it
+    writes one, :meth:`PositionSet.save`: :class:`PositionSetError` naming ``path``
+    and the first problem."""
+    n = states.shape[0] if states.ndim == 2 else -1
+    if states.dtype != np.int16 or states.ndim != 2 or states.shape[1] != L.STATE_LEN:
+        raise PositionSetError(f"{path}: states are {states.dtype} {states.shape}; "
+                               f"expected int16 (n, {L.STATE_LEN})")
+    got = {"klass": klass, "source": source, "targets": targets}
+    for name, dtype, shape in (("klass", np.int8, (n,)), ("source", np.int8, (n,)),
+                               ("targets", np.float32, (n, N_OUTPUTS))):
+        a = got.get(name)
+        if a is not None and (a.dtype != dtype or a.shape != shape):
+            raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
+                                   f"{np.dtype(dtype)} {shape}")
+    if targets is not None:
+        ok = np.isfinite(targets) & (targets >= 0) & (targets <= 1)
+        if not ok.all():
+            bad = int(np.flatnonzero(~ok.all(axis=1))[0])
+            raise PositionSetError(f"{path}: targets of position {bad} are "
+                                   f"{targets[bad].tolist()}; expected five "
+                                   f"probabilities 0..1")
+    for name, names in (("klass", CLASSES), ("source", SOURCES)):
+        codes = got[name]
+        wrong = (codes < 0) | (codes >= len(names))
+        if wrong.any():
+            bad = int(np.flatnonzero(wrong)[0])
+            raise PositionSetError(f"{path}: {name} of position {bad} is "
+                                   f"{int(codes[bad])}; expected 0..{len(names) - 1} "
+                                   f"({', '.join(names)})")
+    try:
+        get_rules(variant)
+        check_states(states, variant, f"{path}: states")
+    except VariantError as exc:
+        raise PositionSetError(f"{path}: card: {exc}") from None
+    except PositionError as exc:
+        raise PositionSetError(str(exc)) from None
 
 
 # --------------------------------------------------------------------- sources

@@ -42,9 +42,10 @@ from pathlib import Path
 import numpy as np
 
 from engine._jit import njit
-from engine.errors import NardyError
+from engine.errors import NardyError, quote
 from engine.rules import _layout as L
 from engine.rules.position import Position
+from engine.rules.states import position_state
 from engine.rules.variants import CASCADE_NONE, Rules, get_rules
 
 POINTS = 6
@@ -282,12 +283,19 @@ class BearoffDB:
         return self.off, self.off_tail, self.first_tail
 
     def index(self, board) -> int:
-        """Rank of a home board given as six counts (points 1..6)."""
+        """Rank of a home board given as six counts (points 1..6): six integers 0..15
+        summing to at most 15, else :class:`BearoffError` naming ``board``."""
+        try:
+            a = np.asarray(board)
+        except Exception:                      # a ragged or exotic object
+            a = np.asarray(None)
+        if (a.shape != (POINTS,) or a.dtype.kind not in "iu" or a.min() < 0
+                or a.sum() > CHECKERS):
+            raise BearoffError(f"board = {quote(board)}: expected six integer counts "
+                               f"(points 1..6) of 0..{CHECKERS}, summing to at most "
+                               f"{CHECKERS}")
         b = np.zeros(POINTS + 1, np.int64)
-        b[1:] = board
-        if len(board) != POINTS or b.min() < 0 or b.sum() > CHECKERS:
-            raise BearoffError(f"home board {list(board)}: expected six counts 0..15 "
-                               f"summing to at most {CHECKERS}")
+        b[1:] = a
         return int(rank(b))
 
     def rolls(self, board) -> np.ndarray:
@@ -304,12 +312,16 @@ class BearoffDB:
 
     def probabilities(self, position: Position) -> np.ndarray:
         """The five outputs of ``position`` for its side to move; raises
-        :class:`BearoffError` when the tables do not apply (see :func:`applies`)."""
+        :class:`BearoffError` when the tables do not apply (see :func:`applies`), a
+        :class:`~engine.errors.PositionError` when ``position`` is not a legal position
+        (:func:`engine.rules.states.position_state`)."""
+        _check_position(position)
+        state = position_state(position)
         if not applies(position):
             raise BearoffError(f"{position!r} is not a race with both sides home "
                                f"in a game the bear-off tables cover")
         o = np.zeros(5)
-        race_probs(position.to_array(), *self.arrays(), o)
+        race_probs(state, *self.arrays(), o)
         return o
 
 
@@ -355,7 +367,10 @@ def save(db: BearoffDB, path: str | os.PathLike) -> Path:
 
 
 def read(path: str | os.PathLike) -> BearoffDB:
-    """Read a cache file written by :func:`save`; raises :class:`BearoffError`."""
+    """Read a cache file written by :func:`save`; anything wrong with it (another
+    format or version, tables of the wrong shape or type, values that are not
+    distributions: non-finite, outside 0..1, rows not summing to 1) raises
+    :class:`BearoffError`."""
     from engine.eval.network import NetworkFileError, read_npz
     try:
         z = read_npz(path, ("format", "version", "off", "first"))
@@ -363,14 +378,42 @@ def read(path: str | os.PathLike) -> BearoffDB:
         raise BearoffError(f"not a readable bear-off file: {exc}") from None
     if len(z) != 4 or z["format"].shape != () or z["version"].shape != ():
         raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
-    if str(z["format"]) != FORMAT or int(z["version"]) != VERSION:
-        raise BearoffError(f"{path}: format {str(z['format'])!r} version "
-                           f"{int(z['version'])}; expected {FORMAT!r} {VERSION}")
+    fmt, version = z["format"], z["version"]
+    if (fmt.dtype.kind != "U" or str(fmt) != FORMAT or version.dtype.kind not in "iu"
+            or int(version) != VERSION):
+        raise BearoffError(f"{path}: format {quote(fmt.item())} version "
+                           f"{quote(version.item())}; expected {FORMAT!r} {VERSION}")
     off, first = z["off"], z["first"]
     if off.shape != (N_POSITIONS, MAX_ROLLS) or first.shape != off.shape:
         raise BearoffError(f"{path}: tables of shape {off.shape}, {first.shape}; expected "
                            f"{(N_POSITIONS, MAX_ROLLS)}")
+    for name, t in (("off", off), ("first", first)):
+        if t.dtype.kind != "f":
+            raise BearoffError(f"{path}: table {name} is {t.dtype}; expected float64")
+        ok = np.isfinite(t).all(axis=1) & (t >= 0).all(axis=1) & (t <= 1 + 1e-9).all(axis=1)
+        ok &= np.abs(t.sum(axis=1, where=np.isfinite(t)) - 1.0) <= 1e-6
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            raise BearoffError(f"{path}: table {name} row {row} is not a distribution "
+                               f"(values 0..1 summing to 1): damaged")
     return BearoffDB.from_tables(off, first)
+
+
+def _is_cache(path: Path) -> bool:
+    """Whether ``path`` is missing or a file :func:`load` may overwrite with the tables:
+    one tagged as a bear-off cache (:data:`FORMAT`, whatever is damaged in it) or the
+    standard cache file (``<cache>/nardy/bearoff_os6.npz``, this module's own)."""
+    from engine.eval.network import NetworkFileError, read_npz
+    if not os.path.lexists(path):
+        return True
+    if path.name == "bearoff_os6.npz" and path.parent.name == "nardy":
+        return True
+    try:
+        fmt = read_npz(path, ("format",)).get("format")
+    except NetworkFileError:
+        return False
+    return fmt is not None and fmt.shape == () and fmt.dtype.kind == "U" \
+        and str(fmt) == FORMAT
 
 
 _LOADED: dict = {}
@@ -386,9 +429,13 @@ def load(path: str | os.PathLike | None = None, build_missing: bool = True) -> B
         return _LOADED[key]
     try:
         db = read(path)
-    except BearoffError:
+    except BearoffError as exc:
         if not build_missing:
             raise
+        if not _is_cache(path):
+            raise BearoffError(f"{path} exists and is not a bear-off cache ({exc}); "
+                               f"refusing to overwrite it with the tables: remove it or "
+                               f"give another path") from None
         db = build()
         try:
             save(db, path)
@@ -410,8 +457,18 @@ def applies(position: Position, rules: Rules | None = None) -> bool:
     """Whether ``position`` is a race the tables value: both sides' checkers all on
     their home points (or off), nobody on the bar, no pins, no pending dice, the game
     not over, in a game :func:`covers` allows."""
-    rules = rules or get_rules(position.variant)
+    _check_position(position)
+    if rules is None:
+        rules = get_rules(position.variant)
+    elif not isinstance(rules, Rules):
+        raise BearoffError(f"rules = {quote(rules)}: expected a Rules "
+                           f"(engine.rules.variants.get_rules) or None")
     return covers(rules) and bool(_home_race(position.to_array()))
+
+
+def _check_position(position: object) -> None:
+    if not isinstance(position, Position):
+        raise BearoffError(f"position = {quote(position)}: expected a Position")
 
 
 @njit(cache=True)

@@ -44,7 +44,7 @@ counter) read as 24."""
 
 
 class EncodingError(NardyError):
-    """An unknown encoder name."""
+    """An unknown encoder name, or a state an encoder cannot read."""
 
     code = "invalid_encoding"
 
@@ -85,7 +85,11 @@ class Encoder:
     (the whole search with it) once more."""
 
     def encode(self, state: np.ndarray) -> np.ndarray:
-        """The ``float32`` input vector of one ``int16`` state (see :func:`encode`)."""
+        """The ``float32`` input vector of one ``int16`` state (see :func:`encode`):
+        ``state`` must be an ``int16`` array of :data:`engine.rules._layout.STATE_LEN`
+        values, none negative and each checker slot at most 15, else
+        :class:`EncodingError` (the kernel would read outside its tables)."""
+        check_state(state)
         x = np.zeros(self.n_inputs, dtype=np.float32)
         encode(state, self.unit_index, self.unit_value, self.const_index,
                self.const_value, x)
@@ -97,6 +101,26 @@ class Encoder:
 
     def __repr__(self) -> str:
         return f"get_encoder({self.name!r})"
+
+
+CHECKERS = 15
+"""Most checkers a slot of a state may hold (:data:`engine.rules.position.CHECKERS`)."""
+
+
+def check_state(state: object) -> None:
+    """Raise :class:`EncodingError` naming ``state`` unless it is one ``int16`` state
+    of :data:`~engine.rules._layout.STATE_LEN` values, none negative, each checker slot
+    (:data:`N_SLOTS`) at most :data:`CHECKERS`: what :meth:`Encoder.encode` and its
+    kernel read without bounds checks."""
+    if (not isinstance(state, np.ndarray) or state.dtype != np.int16
+            or state.shape != (L.STATE_LEN,)):
+        got = (f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray)
+               else quote(state))
+        raise EncodingError(f"state = {got}: expected an int16 array of shape "
+                            f"({L.STATE_LEN},) (Position.to_array())")
+    if state.min() < 0 or state[:N_SLOTS].max() > CHECKERS:
+        raise EncodingError(f"state = {quote(state.tolist())}: expected values >= 0 and "
+                            f"at most {CHECKERS} checkers per slot (slots 0..{N_SLOTS - 1})")
 
 
 def _tesauro198() -> Encoder:

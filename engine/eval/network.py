@@ -27,6 +27,7 @@ import datetime as _dt
 import json
 import math
 import os
+import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from engine._jit import FAST, njit
-from engine.errors import NardyError, describe, quote
+from engine.errors import NardyError, VariantError, describe, quote
 from engine.eval.encoding import (MAX_COUNT, MAX_UNITS, Encoder, EncodingError, extends,
                                   get_encoder)
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
@@ -434,6 +435,11 @@ class NetArrays(NamedTuple):
 
 
 # --------------------------------------------------------------------- the container
+def describe_array(a: object) -> str:
+    """``"<dtype> <shape>"`` of an array, else its type's name (for error messages)."""
+    return f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
+
+
 def check_hidden(hidden: object, encoder: Encoder) -> int:
     """``hidden`` as a network's hidden units for ``encoder``'s inputs: a positive int
     whose hidden weights fit in a model file's array (:data:`MAX_ARRAY_BYTES`), else
@@ -482,13 +488,27 @@ class Network:
     """Free metadata saved in the card under ``"info"`` (games trained, config, ...)."""
 
     def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`NetworkFileError` (:class:`~engine.errors.VariantError` for the
+        game) unless this network is one :meth:`load` would accept: a known game, an
+        :class:`Encoder`, ``float32`` weights of fitting shapes, all finite, and
+        ``info`` a dict. Run on construction and again by :meth:`save`."""
+        if not isinstance(self.variant, str) or self.variant not in VARIANTS:
+            raise VariantError(f"variant = {quote(self.variant)}: expected one of "
+                               f"{list(VARIANTS)}")
         # the kernels index these arrays by each other's sizes, unchecked: arrays that
         # do not fit read out of bounds (a network of 3 x 2 weights and 5,000,000
         # biases crashed the process)
         if not isinstance(self.encoder, Encoder):
             raise NetworkFileError(f"encoder {quote(self.encoder)}: expected an Encoder "
                                    f"(engine.eval.encoding.get_encoder)")
-        h = getattr(self.b1, "shape", (None,))[0]
+        shape = getattr(self.b1, "shape", None)
+        h = shape[0] if isinstance(shape, tuple) and len(shape) == 1 else None
+        if h is None:
+            raise NetworkFileError(f"b1 is {describe_array(self.b1)}; expected float32 "
+                                   f"(hidden,): one axis, a bias per hidden unit")
         want = {"w1t": (self.encoder.n_inputs, h), "b1": (h,), "w2": (N_OUTPUTS, h),
                 "b2": (N_OUTPUTS,)}
         for name, shape in want.items():
@@ -498,6 +518,14 @@ class Network:
                        else type(a).__name__)
                 raise NetworkFileError(f"{name} is {got}; expected float32 {shape} (a "
                                        f"{self.encoder.name} network of {h} hidden units)")
+            if not np.isfinite(a).all():
+                bad = int(np.count_nonzero(~np.isfinite(a)))
+                raise NetworkFileError(f"{name} holds {bad:,} non-finite value(s) (NaN or "
+                                       f"inf); expected finite weights (a model file "
+                                       f"with them is refused)")
+        if not isinstance(self.info, dict):
+            raise NetworkFileError(f"info = {quote(self.info)}: expected a dict (saved in "
+                                   f"the card as a JSON object)")
 
     @classmethod
     def create(cls, variant: str, hidden: int, encoder: str = "tesauro198",
@@ -514,8 +542,13 @@ class Network:
             raise NetworkFileError(f"rng = {quote(rng)}: expected a numpy Generator "
                                    f"(numpy.random.default_rng)")
         rng = rng if rng is not None else np.random.default_rng(0)
-        w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
-        w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
+        with np.errstate(over="ignore"):
+            w1t = (rng.standard_normal((enc.n_inputs, hidden)) * scale).astype(np.float32)
+            w2 = (rng.standard_normal((N_OUTPUTS, hidden)) * scale).astype(np.float32)
+        if not (np.isfinite(w1t).all() and np.isfinite(w2).all()):
+            raise NetworkFileError(f"scale = {quote(scale)}: the weights overflow float32 "
+                                   f"(expected a number above 0 well below "
+                                   f"{float(np.finfo(np.float32).max):.3g})")
         return cls(variant, enc, w1t, np.zeros(hidden, np.float32), w2,
                    np.zeros(N_OUTPUTS, np.float32))
 
@@ -617,9 +650,17 @@ class Network:
 
     def save(self, path: str | os.PathLike, card_file: bool = False) -> Path:
         """Write the model atomically to ``path`` (``.npz``); with ``card_file`` also
-        the card as readable JSON next to it (``.json``)."""
+        the card as readable JSON next to it (``.json``). A network :meth:`load` would
+        refuse (:meth:`check`; ``info`` that is not plain JSON data) raises
+        :class:`NetworkFileError` before anything is written."""
         path = Path(path)
-        atomic_savez(path, self.file_arrays())
+        self.check()
+        try:
+            arrays = self.file_arrays()
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise NetworkFileError(f"saving to {path}: info is not plain JSON data "
+                                   f"({describe(exc)})") from None
+        atomic_savez(path, arrays)
         if card_file:
             text = json.dumps(self.card(), indent=2, sort_keys=True) + "\n"
             atomic_write_bytes(path.with_suffix(".json"), text.encode())
@@ -742,6 +783,8 @@ def read_npz(path: str | os.PathLike, names: Sequence[str]) -> dict:
     unpickled. Anything wrong, down to a corrupt deflate stream, raises
     :class:`NetworkFileError` naming the file and the problem."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):     # a FIFO would block for ever
+            raise NetworkFileError(f"{path}: not a regular file")
         with open(path, "rb") as f:
             head = f.read(6)
         if head == b"\x93NUMPY":
