@@ -54,7 +54,7 @@ from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, score_table
 from engine.rules.states import position_state
-from engine.rules.variants import Rules, get_rules
+from engine.rules.variants import Rules, rules_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from engine.play.players import Player
@@ -261,14 +261,6 @@ def _race_network(race: Network | None, net: Network | None, rules: Rules,
     return race
 
 
-def _check_rules(rules, variant: str) -> Rules:
-    if rules is None:
-        return get_rules(variant)
-    if not isinstance(rules, Rules):
-        raise DuelError(f"rules = {quote(rules)}: expected None or a Rules")
-    return rules
-
-
 def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
          variant: str = "backgammon", *, rules: Rules | None = None,
          start: Position | None = None, max_turns: int = 10_000,
@@ -281,7 +273,7 @@ def duel(a: KernelPlayer, b: KernelPlayer, n_games: int, seed: int,
     ``race_b``: a network player's race network, which then plays its races (positions
     without contact; as :class:`engine.eval.evaluator.Evaluator` rates them, but with
     no bear-off tables: the race network plays home races too)."""
-    rules = _check_rules(rules, variant)
+    rules = rules_for(variant, rules)
     n = _check_games(n_games)
     max_turns = _check_turns(max_turns)
     first_pair = _check_first_pair(first_pair)
@@ -310,7 +302,7 @@ def heuristic_duel(variant: str, n_games: int, rng: np.random.Generator, *,
     the heuristic sits in seat 0 in the even games, in seat 1 in the odd ones; dice and
     random choices come from one stream seeded from ``rng`` (no duplicate dice). A game
     cut at ``max_turns`` or drawn scores 0."""
-    rules = _check_rules(rules, variant)
+    rules = rules_for(variant, rules)
     try:
         w = check_weights(w, rules)                       # the kernel reads 15
     except HeuristicError as exc:
@@ -339,7 +331,7 @@ def duel_players(a: "Player", b: "Player", n_games: int, seed: int,
     players choose as the kernel's do. Successors are offered in the move generator's
     order (the kernel's), each player asked only when there are two or more.
     ``progress(games_done)`` is called after every game."""
-    rules = _check_rules(rules, variant)
+    rules = rules_for(variant, rules)
     n = _check_games(n_games)
     max_turns = _check_turns(max_turns)
     first_pair = _check_first_pair(first_pair)

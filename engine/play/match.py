@@ -48,7 +48,7 @@ from engine.play.game import (
 from engine.play.players import Player, check_players, check_rng
 from engine.rules.dice import Dice
 from engine.rules.position import Position
-from engine.rules.variants import Rules, get_rules
+from engine.rules.variants import Rules, rules_for
 
 TAVLI_GAMES = ("portes", "plakoto", "fevga")
 """The tavli rotation, in order."""
@@ -188,7 +188,7 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
     roll decides (and, in backgammon and portes, gives the first roll). ``max_cube``
     caps the cube (no limit when None); ``on_turn`` is :func:`engine.play.game.play`'s.
     """
-    rules = _check_rules(rules, variant)
+    rules = rules_for(variant, rules)
     variant = rules.variant
     players = check_players(players, "players", variant, MatchError)
     check_rng(rng)
@@ -274,14 +274,6 @@ def _check_length(length, name: str = "length") -> None:
                          f"1..{MAX_LENGTH}")
 
 
-def _check_rules(rules, variant: str) -> Rules:
-    if rules is None:
-        return get_rules(variant)
-    if not isinstance(rules, Rules):
-        raise MatchError(f"rules = {quote(rules)}: expected None or a Rules")
-    return rules
-
-
 def crawford_game(score, length: int, crawford_done: bool) -> bool:
     """Whether the next game of a match to ``length`` at ``score`` is its Crawford
     game: the first game after a player reaches ``length - 1`` (``crawford_done``: it
@@ -308,7 +300,7 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
     ends.
     """
     _check_length(length)
-    rules = _check_rules(rules, variant)
+    rules = rules_for(variant, rules)
     variant = rules.variant
     players = check_players(players, "players", variant, MatchError)
     check_rng(rng)
