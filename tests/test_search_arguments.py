@@ -94,3 +94,20 @@ def test_constructors_and_settings_are_checked(search):
     r = Rollout(search, None).position(Position.start(), RolloutSettings(trials=2,
                                                                          truncate=1))
     assert r.trials == 2
+
+
+def test_an_evaluator_refuses_what_is_not_a_network_or_rules():
+    """Each raised an AttributeError or a TypeError from pathlib."""
+    from engine.eval.evaluator import NoModelError
+    from engine.rules.variants import get_rules
+    net = Network.create("backgammon", 8, rng=np.random.default_rng(5), scale=0.3)
+    for bad, words in ((lambda: Evaluator(None), "network = null: expected a Network"),
+                       (lambda: Evaluator("backgammon"), "network = 'backgammon'"),
+                       (lambda: Evaluator(net, rules="backgammon"), "rules = 'backgammon'"),
+                       (lambda: Evaluator(net, prune="x"), "prune = 'x'"),
+                       (lambda: Evaluator(net, race=5), "race = 5"),
+                       (lambda: Evaluator.load("backgammon", prune=5), "prune = 5"),
+                       (lambda: Search.load("backgammon", 123), "path = 123")):
+        with pytest.raises(NoModelError, match=words):
+            bad()
+    assert Evaluator(net, get_rules("backgammon")).variant == "backgammon"

@@ -197,6 +197,13 @@ class Evaluator:
     def __init__(self, network: Network, rules: Rules | None = None,
                  bearoff: "_bo.BearoffDB | bool | None" = True,
                  prune: Network | None = None, race: Network | None = None):
+        for role, net in (("network", network), ("prune", prune), ("race", race)):
+            if (net is not None or role == "network") and not isinstance(net, Network):
+                raise NoModelError(f"{role} = {quote(net)}: expected a Network "
+                                   f"(Network.load(path)){'' if role == 'network' else ' or None'}")
+        if rules is not None and not isinstance(rules, Rules):
+            raise NoModelError(f"rules = {quote(rules)}: expected None or a Rules "
+                               f"(engine.get_rules(variant))")
         self.network = network
         """The value network (its ``variant`` names the game)."""
         self.rules = rules or get_rules(network.variant)
@@ -252,6 +259,11 @@ class Evaluator:
         None (the default) take the game's released one, ``models/<variant>.prune.npz``
         or ``models/<variant>.race.npz``, when the released model is loaded and that
         file exists; False: none."""
+        for role, given in (("path", path), ("prune", prune), ("race", race)):
+            if not (given is None or isinstance(given, (str, os.PathLike))
+                    or (role != "path" and isinstance(given, bool))):
+                raise NoModelError(f"{role} = {quote(given)}: expected a model file's path"
+                                   f"{', true, false' if role != 'path' else ''} or None")
         extra = {}
         for role, given in (("prune", prune), ("race", race)):
             if given is None or given is True:
