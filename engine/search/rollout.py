@@ -738,7 +738,7 @@ class Rollout:
                                f"{'-'.join(map(str, position.pending))}: no roll comes "
                                f"before them; roll out the plays of its segment instead "
                                f"(protocol: \"dice\": null; Python: "
-                               f"candidates(position, None))")
+                               f"Rollout(search).candidates(position, None))")
         plain, luck, evaluated, cf = self._run(position.to_array()[None, :], settings,
                                                progress, None, cube, table)
         cubeful = (cf[0][0], cf[1][0], cube, cf[2]) if cf is not None else None
