@@ -111,3 +111,17 @@ def test_an_evaluator_refuses_what_is_not_a_network_or_rules():
         with pytest.raises(NoModelError, match=words):
             bad()
     assert Evaluator(net, get_rules("backgammon")).variant == "backgammon"
+
+
+def test_evaluator_probabilities_want_a_list_and_stop_sigmas_a_number(search):
+    """An empty array gave numpy's "truth value of an empty array is ambiguous"; a
+    numpy float was refused as a number of standard errors."""
+    from engine.eval.evaluator import NoModelError
+    ev = search.evaluator
+    for bad in (np.array([]), iter([Position.start()]), Position.start()):
+        with pytest.raises(NoModelError, match="positions = .*: expected a list or tuple"):
+            ev.probabilities(bad)
+    assert ev.probabilities([]).shape == (0, 5)
+    assert ev.probabilities((Position.start(),)).shape == (1, 5)
+    s = RolloutSettings(stop_sigmas=np.float32(2.5))
+    assert s.stop_sigmas == 2.5 and type(s.stop_sigmas) is float

@@ -321,7 +321,11 @@ class Evaluator:
         return probs
 
     def probabilities(self, positions: Sequence[Position]) -> np.ndarray:
-        """Outputs (n x 5) of ``positions``, each for its side to move, in one batch."""
+        """Outputs (n x 5) of ``positions`` (a list or tuple of Positions), each for its
+        side to move, in one batch."""
+        if not isinstance(positions, (list, tuple)):
+            raise NoModelError(f"positions = {quote(positions)}: expected a list or tuple "
+                               f"of Positions (probabilities_of_arrays takes state rows)")
         if not positions:
             return np.zeros((0, N_OUTPUTS))
         return self.probabilities_of_arrays(rows_of(positions, self.variant, "evaluator"))

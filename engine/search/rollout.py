@@ -138,10 +138,12 @@ class RolloutSettings:
                                    f"or false")
         if self.stop_sigmas is not None and (
                 isinstance(self.stop_sigmas, bool)
-                or not isinstance(self.stop_sigmas, (int, float))
+                or not isinstance(self.stop_sigmas, (int, float, np.integer, np.floating))
                 or not 0 < self.stop_sigmas < 100):
             raise RolloutError(f"stop_sigmas = {quote(self.stop_sigmas)}: expected a number "
                                f"between 0 and 100, or none")
+        if self.stop_sigmas is not None:
+            object.__setattr__(self, "stop_sigmas", float(self.stop_sigmas))
 
 
 @dataclass(frozen=True)
