@@ -20,6 +20,8 @@ from engine.eval.encoding import ENCODERS, default_encoder, get_encoder
 from engine.eval.evaluator import race_geometry
 from engine.eval.features import FAMILY_INDEX
 from engine.eval.network import NetworkFileError, check_hidden
+from engine.play.duel import MAX_GAMES as DUEL_MAX_GAMES
+from engine.play.game import MAX_TURNS as GAME_MAX_TURNS
 from engine.rules.variants import VARIANTS, get_rules
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
@@ -27,11 +29,12 @@ SIZES = {"tiny": 40, "standard": 80, "large": 128}
 large 198-128)."""
 
 
-MAX_TURNS = 100_000
-"""Most rolls a game may last before it is abandoned (``max_turns``): the game loop
-keeps a record row for each."""
-MAX_EVAL_GAMES = 1_000_000
-"""Most games of one strength figure (``eval_games``): their rows are held at once."""
+MAX_TURNS = GAME_MAX_TURNS
+"""Most rolls a game may last before it is abandoned (``max_turns``): the game loop's
+own bound (:data:`engine.play.game.MAX_TURNS`)."""
+MAX_EVAL_GAMES = DUEL_MAX_GAMES
+"""Most games of one strength figure (``eval_games``): a duel's own bound
+(:data:`engine.play.duel.MAX_GAMES`; their rows are held at once)."""
 
 
 class ConfigError(ValueError):

@@ -152,8 +152,6 @@ def cmd_met(req: dict) -> dict:
     else:
         if isinstance(g, bool) or not isinstance(g, (int, float)):
             raise MatchError(f"gammon_rate {quote(g)}: expected a number 0 <= g < 1")
-        if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= 64:
-            raise MatchError(f"length = {quote(length)}: expected an integer 1..64")
         table = met_from_gammon_rate(float(g), length)
     return table.to_json(length)
 

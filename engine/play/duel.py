@@ -68,8 +68,8 @@ class DuelError(NardyError):
 
 
 MAX_GAMES = 1_000_000
-"""Most games of one call (their rows are held at once; the same bound as
-``training.config.MAX_EVAL_GAMES``)."""
+"""Most games of one call: their rows are held at once. Training's strength figures take
+the same bound from here."""
 MAX_PAIR = 1 << 62
 """Bound on ``first_pair`` (pair numbers index a 64-bit random stream)."""
 

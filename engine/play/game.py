@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from engine.play.players import Player
 
 MAX_TURNS = 100_000
-"""Most rolls a game may be given before it is abandoned (``max_turns``; the same bound
-as ``training.config.MAX_TURNS``)."""
+"""Most rolls a game may be given before it is abandoned (``max_turns``): the loop keeps
+a record row for each. Training's configuration takes the same bound from here."""
 
 
 class GameError(NardyError):

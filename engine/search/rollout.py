@@ -640,11 +640,8 @@ class Rollout:
             raise RolloutError(f"search {quote(search)}: expected a Search "
                                f"(Search.load(variant))")
         self.search = search
-        if settings is None:
-            settings = RolloutSettings()
-        if not isinstance(settings, RolloutSettings):
-            raise RolloutError(f"settings {quote(settings)}: expected a RolloutSettings")
-        self.settings = settings
+        self.settings = RolloutSettings()
+        self.settings = self._settings(settings)
         if backend is not None and not callable(getattr(backend, "play", None)):
             raise RolloutError(f"backend {quote(backend)}: expected None (this process) or "
                                f"a backend with a play method (engine.cluster.RayBackend)")
