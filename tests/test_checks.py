@@ -137,3 +137,44 @@ def test_a_position_of_impossible_counts_is_refused(make, words):
     from engine.errors import PositionError
     with pytest.raises(PositionError, match=words):
         make()
+
+
+_START = Position.start()
+
+
+@pytest.mark.parametrize("fields, words", [
+    (dict(me=tuple(x + 0.5 if x else 0 for x in _START.me)), "field 'me'.*entry 5.5"),
+    (dict(me=tuple(str(x) for x in _START.me)), "field 'me'.*entry '0'"),
+    (dict(turns=(1.5, 0)), "field 'turns'.*entry 1.5"),
+    (dict(off=(0, "0")), "field 'off'"),
+    (dict(bar=(0.25, 0)), "field 'bar'"),
+    (dict(me="0" * 24), "field 'me'.*expected a list"),
+])
+def test_position_state_refuses_numbers_the_array_would_coerce(fields, words):
+    """numpy's assignment takes 5.5 as 5 and "5" as 5: the state array of such a
+    Position held a different, legal position and every public entry point went on
+    with it."""
+    from engine.errors import PositionError
+    from engine.rules.states import position_state
+    bad = Position("backgammon", **{"me": _START.me, "them": _START.them, **fields})
+    with pytest.raises(PositionError, match=words):
+        position_state(bad)
+    with pytest.raises(PositionError, match=words.split(".*")[0]):
+        successors(bad, (3, 1))
+
+
+def test_position_state_takes_numpy_integers_and_check_words_their_errors():
+    """numpy integers are the same numbers; ``check`` used to call them "not an
+    integer" when it worded another fault, and a pinned field of two bare numbers
+    raised TypeError."""
+    from engine.errors import PositionError
+    from engine.rules.states import position_state
+    ok = Position("backgammon", tuple(np.int64(x) for x in _START.me), np.array(_START.them))
+    assert (position_state(ok) == _START.to_array()).all()
+    me = list(_START.me)
+    me[0] = 1
+    with pytest.raises(PositionError, match="16 checkers"):
+        position_state(Position("backgammon", np.array(me), _START.them))
+    plakoto = Position.start("plakoto")
+    with pytest.raises(PositionError, match="pinned"):
+        position_state(Position("plakoto", plakoto.me, plakoto.them, pinned=(3, 4)))

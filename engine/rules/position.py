@@ -257,7 +257,7 @@ class Position:
                                     f"bar (no hitting); expected 0")
         if self.off[0] == CHECKERS and self.off[1] == CHECKERS:
             raise PositionError("both sides have borne off all 15 checkers")
-        pins = self.pinned
+        pins = _pinned(self.pinned)
         if rules.meet != PIN and (pins[0] or pins[1]):
             raise PositionError(f"pinned = {[list(p) for p in pins]}: only plakoto has pins")
         if self.pending and rules.cascade == 0:
@@ -293,16 +293,16 @@ class Position:
 
 
 def _int_list(value: Any, name: str, length: int | None) -> tuple:
-    if not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1:
         raise PositionError(f"field {name!r} = {quote(value)}: expected a list")
     if length is not None and len(value) != length:
         raise PositionError(f"field {name!r} = {quote(value)}: expected {length} entries, "
                             f"got {len(value)}")
     for v in value:
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v > 9999:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 or v > 9999:
             raise PositionError(f"field {name!r} = {quote(value)}: entry {quote(v)} is "
                                 f"not an integer 0..9999")
-    return tuple(value)
+    return tuple(int(v) for v in value)
 
 
 def _pinned(value: Any) -> tuple:

@@ -158,8 +158,25 @@ def position_state(position: Position, rules: Rules | None = None) -> np.ndarray
         position.check(rules)             # says which field is wrong
         raise PositionError(f"position {position!r}: its fields do not make a state "
                             f"array") from None
+    if not _same_numbers(state, position):
+        position.check(rules)             # says which field is wrong
+        raise PositionError(f"position {position!r}: a field holds what is not an "
+                            f"integer")
     code = state_error(state, rules.table())
     if code:
         position.check(rules)
         raise PositionError(f"position {position!r}: {STATE_ERRORS[code]}")
     return state
+
+
+def _same_numbers(state: np.ndarray, position: Position) -> bool:
+    """Whether ``state`` holds ``position``'s numbers as they are: numpy's assignment
+    takes 5.5 as 5 and ``"5"`` as 5 without a word, and these compare unequal."""
+    v = state.tolist()
+    n = len(position.pending)
+    return (v[L.ME + 1:L.ME + 25] == list(position.me)
+            and v[L.THEM + 1:L.THEM + 25] == list(position.them)
+            and [v[L.ME + L.BAR], v[L.THEM + L.BAR]] == list(position.bar)
+            and [v[L.ME + L.OFF], v[L.THEM + L.OFF]] == list(position.off)
+            and [v[L.TURNS_ME], v[L.TURNS_THEM]] == list(position.turns)
+            and v[L.PEND:L.PEND + n] == list(position.pending))
