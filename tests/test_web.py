@@ -241,6 +241,7 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
     assert max(end["score"].values()) >= 3 and "match" in end["result"]
     results = [e for e in end["log"] if e["who"] == "result"]
     assert len(results) == len({e["game"] for e in end["log"]})
+    assert end["game"] == len(results)          # not one more after the match ended
 
 
 def test_long_polls_hold_no_thread():
@@ -285,3 +286,104 @@ def test_long_polls_hold_no_thread():
             await c.delete(f"/api/sessions/{sid}")
 
     asyncio.run(run())
+
+
+def test_the_engine_s_double_keeps_the_board_on_the_person_s_side(client):
+    """When the engine doubled, the state showed the engine's side of the board (the
+    game loop hands the taker the doubler's position), the pips swapped, and the page's
+    cube advice mixed the engine's position with the person's cube. The board stays the
+    person's; ``cube_state`` gives the doubler's position and cube for the advice."""
+    from engine import Position
+    rng = random.Random(1)
+    state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
+                                               "seed": 1}).json()
+    sid = state["id"]
+    for _ in range(400):
+        assert not state["finished"], "the engine never doubled"
+        if state["waiting"] == "take":
+            break
+        if state["waiting"] == "double":
+            c = state["cube_state"]
+            assert c["doubler"] == "you" and c["position"] == state["board"]
+            state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
+        elif state["waiting"] == "move":
+            steps, turn = [], state["turn"]
+            while turn["steps"]:
+                steps.append(rng.choice(turn["steps"]))
+                turn = client.post(f"/api/sessions/{sid}/walk", json={"steps": steps}).json()
+            state = client.post(f"/api/sessions/{sid}/act", json={"move": steps}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    c = state["cube_state"]
+    assert c["doubler"] == "engine" and c["owner"] in ("centre", "me")
+    assert Position.from_json(c["position"]).flip().to_json() == state["board"]
+    advice = client.post("/api/cube", json={"position": c["position"],
+                                            "cube": {"value": c["value"],
+                                                     "owner": c["owner"]}}).json()
+    assert advice["action"] in ("double_take", "double_pass", "too_good_pass",
+                                "too_good_take", "no_double")
+    client.delete(f"/api/sessions/{sid}")
+
+
+def test_a_game_without_a_model_is_refused_at_its_start(client, tmp_path, monkeypatch):
+    """Without a model file the session started (200) and its game then died with
+    "internal error" and a traceback; it is refused at once, as /api/best is."""
+    monkeypatch.setenv("NARDY_MODELS", str(tmp_path))
+    for body in ({"variant": "plakoto", "seed": 1}, {"mode": "tavli", "length": 3}):
+        r = client.post("/api/sessions", json=body)
+        assert r.status_code == 404 and r.json()["error"]["code"] == "no_model", r.text
+
+
+def test_a_position_id_keeps_its_dice_cube_and_score(client):
+    """The answer dropped the info's tuples (dice, score), and an XGID's dice and cube
+    were lost in its GNU Backgammon ID (and a Match ID's in its XGID)."""
+    xgid = "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:3:0:7:10"
+    r = client.post("/api/position", json={"position": xgid}).json()
+    assert r["info"]["dice"] == [5, 2] and r["info"]["score"] == [2, 3]
+    assert r["xgid"] == xgid
+    back = client.post("/api/position", json={"position": r["gnubg_id"]}).json()
+    assert back["info"]["dice"] == [5, 2] and back["info"]["score"] == [2, 3]
+    assert back["info"]["cube_value"] == 2 and back["info"]["cube_owner"] == "me"
+    assert back["info"]["match_length"] == 7 and back["xgid"] == xgid
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"position": "start", "trials": 1296 * 7}, "at most"),
+    ({"position": "start", "dice": [3, 1], "trials": 1296, "candidates": 7}, "at most"),
+    ({"position": "start", "dice": [3, 1], "trials": 1600}, "at most"),   # 5 candidates
+    ({"position": "start", "trials": 36, "ply": 1}, "0-ply"),
+])
+def test_the_board_s_rollouts_are_bounded(client, body, words):
+    """One rollout request held the one search lock of every session's engine: 5,184
+    trials stalled a 0-ply evaluation 10 s, and the protocol allows a million."""
+    r = client.post("/api/rollout", json=body)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "too_large", r.text
+    assert words in r.json()["error"]["message"]
+
+
+def test_session_answers_name_their_fields(client):
+    state = _waiting_for_a_move(client, {"variant": "fevga", "seed": 4})
+    sid = state["id"]
+    for after in ("1_0", "\u0663", "x", ""):
+        r = client.get(f"/api/sessions/{sid}?after={after}")
+        assert r.status_code == 400 and "after" in r.json()["error"]["message"], after
+    r = client.post(f"/api/sessions/{sid}/act", json={"move": None})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("move = null")
+    r = client.post(f"/api/sessions/{sid}/walk", json={"steps": 3})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("steps = 3")
+    client.delete(f"/api/sessions/{sid}")
+
+
+def test_the_server_names_an_ipv6_host_in_brackets(monkeypatch, capsys):
+    """``--host ::1`` printed http://::1:8080/, not a URL."""
+    import uvicorn
+
+    from engine.search import precompile
+    from engine.web import __main__ as web_main
+    monkeypatch.setattr(web_main, "_cannot_listen", lambda host, port: None)
+    monkeypatch.setattr(precompile, "allow", lambda: None)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    for host, url in (("::1", "http://[::1]:8123/"), ("127.0.0.1", "http://127.0.0.1:8123/")):
+        monkeypatch.setattr("sys.argv", ["engine.web", "--host", host, "--port", "8123"])
+        web_main.main()
+        assert url in capsys.readouterr().err

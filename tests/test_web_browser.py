@@ -113,6 +113,10 @@ def _play_game(page, variant: str, *, cube: bool = False, double_at: int = 8,
             page.click("#double" if doubles == double_at else "#roll")
         elif waiting == "take":
             takes += 1
+            if takes == 1:                      # advice on the engine's double
+                page.click("#cube-advice")
+                _settle(page)
+                assert "of the engine's double" in page.locator("#cube-action").text_content()
             page.click("#take")
         elif waiting == "move":
             steps = json.loads(board.get_attribute("data-steps"))
@@ -199,3 +203,28 @@ def _wait_idle(page) -> None:
     page.wait_for_function("document.body.dataset.busy !== '1'")
     status = page.locator("#status")
     assert "error" not in (status.get_attribute("class") or ""), status.text_content()
+
+
+def test_a_position_set_up_during_a_game_and_back_to_the_game(page):
+    """Setting up a position during a game hid every control of the game, and the way
+    out was New game. ``Back to the game`` returns to it; an ID's own dice are kept for
+    the hint when none are typed."""
+    page.select_option("#variant", "portes")
+    page.select_option("#mode", "game")
+    page.click("#start")
+    _settle(page)
+    board = page.locator("#board")
+    while board.get_attribute("data-waiting") != "move":
+        page.wait_for_function("document.getElementById('board').dataset.waiting === 'move'")
+    page.fill("#position-text", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10")
+    page.fill("#setup-dice", "")
+    page.click("#setup")
+    _wait_idle(page)
+    assert page.locator("#back").is_visible() and not page.locator("#undo").is_visible()
+    page.click("#hint")
+    _wait_idle(page)
+    assert "8/5 6/5" in page.locator("#hint-table tr").all_text_contents()[1]
+    page.click("#back")
+    assert not page.locator("#back").is_visible() and page.locator("#undo").is_visible()
+    assert board.get_attribute("data-waiting") == "move"
+    assert board.get_attribute("data-variant") == "portes"

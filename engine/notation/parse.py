@@ -86,3 +86,47 @@ def _json_object(text: str) -> dict:
         raise PositionError(f"position {quote(text)}: expected a JSON object")
     return data
 
+
+
+def as_match_info(info):
+    """``info`` (a :class:`~engine.notation.gnubg_id.MatchInfo`, an
+    :class:`~engine.notation.xgid.XgidInfo` or None) as a MatchInfo: the cube, the
+    dice, the match and score, the Crawford and Jacoby flags and a double on offer
+    carried over from an XGID; None when there is none, or when the XGID holds what a
+    Match ID cannot (a cube over 32768, a beaver or raccoon on offer)."""
+    from engine.errors import NotationError
+    from engine.notation.gnubg_id import MatchInfo
+    from engine.notation.xgid import XgidInfo
+    if info is None or isinstance(info, MatchInfo):
+        return info
+    if not isinstance(info, XgidInfo) or info.cube_action not in (None, "double"):
+        return None
+    doubled = info.cube_action == "double"
+    try:
+        return MatchInfo(cube_value=info.cube_value, cube_owner=info.cube_owner,
+                         on_roll=0, turn=1 if doubled else 0, doubled=doubled,
+                         crawford=info.crawford, dice=info.dice,
+                         match_length=info.match_length, score=tuple(info.score),
+                         jacoby=info.jacoby if not info.match_length else True)
+    except NotationError:
+        return None
+
+
+def as_xgid_info(info):
+    """``info`` (a MatchInfo, an XgidInfo or None) as an
+    :class:`~engine.notation.xgid.XgidInfo`, the mirror of :func:`as_match_info`."""
+    from engine.errors import NotationError
+    from engine.notation.gnubg_id import MatchInfo
+    from engine.notation.xgid import XgidInfo
+    if info is None or isinstance(info, XgidInfo):
+        return info
+    if not isinstance(info, MatchInfo):
+        return None
+    try:
+        return XgidInfo(cube_value=info.cube_value, cube_owner=info.cube_owner,
+                        dice=info.dice, cube_action="double" if info.doubled else None,
+                        score=tuple(info.score), match_length=info.match_length,
+                        crawford=info.crawford,
+                        jacoby=info.jacoby if not info.match_length else False)
+    except NotationError:
+        return None

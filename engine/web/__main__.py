@@ -33,7 +33,8 @@ def main(argv=None) -> None:
         parser.error(problem)
     from engine.search import precompile
     precompile.allow()       # a cold start compiles on two cores
-    print(f"nardy web board on http://{args.host}:{args.port}/ (the first search "
+    shown = f"[{args.host}]" if ":" in args.host else args.host      # an IPv6 address
+    print(f"nardy web board on http://{shown}:{args.port}/ (the first search "
           f"compiles kernels for about 20 s)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 

@@ -7,10 +7,13 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
 - ``GET /api/games``: the six games, their geometry and start positions.
 - ``POST /api/{cmd}``: a protocol command (``moves``, ``best``, ``evaluate``, ``cube``,
   ``rollout``, ``met``; ``docs/protocol.md``), its request object as the body, its
-  reply as the answer.
+  reply as the answer. A ``rollout`` here plays at most :data:`MAX_ROLLOUT_TRIALS`
+  trials over its candidates, at 0-ply inside (``too_large`` beyond): every session's
+  engine waits for it.
 - ``POST /api/position``: ``{"position": text}`` read as Position JSON, a GNU Backgammon
   ID or an XGID; the answer gives the position and its IDs.
-- ``POST /api/sessions``: a game or match against the engine (:mod:`engine.web.session`);
+- ``POST /api/sessions``: a game or match against the engine (:mod:`engine.web.session`;
+  a game without a model file is refused, 404 ``no_model``);
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
   ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
   ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
@@ -41,7 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from engine.cli import protocol
-from engine.cli._common import field
+from engine.cli._common import field, is_whole
 from engine.errors import NardyError, describe, quote
 from engine.rules.position import Position
 from engine.rules.variants import HIT, OPPOSITE, PIN, VARIANTS, get_rules
@@ -198,8 +201,38 @@ def command(request: Request, body: Any) -> dict:
     if handler is None:
         raise ApiError("unknown_cmd", f"command {quote(cmd)}: expected one of "
                                       f"{sorted(protocol.COMMANDS)}", 404)
+    req = _object(body)
+    if cmd == "rollout":
+        _check_rollout_size(req)
     with _SEARCH_LOCK:
-        return handler(_object(body))
+        return handler(req)
+
+
+MAX_ROLLOUT_TRIALS = 6 * 1296
+"""The most trials a rollout request of the board's server plays, over all its
+candidates (the page asks for 3 x 1296): the games and requests of every session wait
+for one search at a time, and the protocol's own limits (a million trials, 2-ply play
+inside) would hold them for hours. ``python -m engine.protocol`` and ``engine.analyse
+--rollout`` take the protocol's limits."""
+
+
+def _check_rollout_size(req: dict) -> None:
+    """Refuse a rollout over :data:`MAX_ROLLOUT_TRIALS` trials, or with checker play
+    inside above 0-ply, before the protocol reads the rest of it."""
+    from engine.search.rollout import RolloutSettings
+    trials = req.get("trials", RolloutSettings.trials)
+    count = req.get("candidates", 5) if "dice" in req else 1
+    ply = req.get("ply", 0)
+    if ply != 0 and type(ply) is int:
+        raise ApiError("too_large", f"ply = {ply}: the board's server plays rollouts at "
+                                    f"0-ply inside (the protocol, python -m "
+                                    f"engine.protocol, takes 1 and 2)")
+    if type(trials) is int and type(count) is int and trials * max(count, 1) > \
+            MAX_ROLLOUT_TRIALS:
+        raise ApiError("too_large", f"trials = {trials} x {max(count, 1)} candidate(s): the "
+                                    f"board's server plays at most {MAX_ROLLOUT_TRIALS} "
+                                    f"trials a request (the protocol, python -m "
+                                    f"engine.protocol, takes more)")
 
 
 def position(request: Request, body: Any) -> dict:
@@ -211,13 +244,14 @@ def position(request: Request, body: Any) -> dict:
     pos, info = parse_position(field(req, "position"), variant)
     out: dict = {"position": pos.to_json()}
     if pos.variant == "backgammon":
-        from engine.notation.gnubg_id import MatchInfo, format_gnubg
-        from engine.notation.xgid import XgidInfo, format_xgid
-        out["gnubg_id"] = format_gnubg(pos, info if isinstance(info, MatchInfo) else None)
-        out["xgid"] = format_xgid(pos, info if isinstance(info, XgidInfo) else None)
+        from engine.notation.gnubg_id import format_gnubg
+        from engine.notation.parse import as_match_info, as_xgid_info
+        from engine.notation.xgid import format_xgid
+        out["gnubg_id"] = format_gnubg(pos, as_match_info(info))
+        out["xgid"] = format_xgid(pos, as_xgid_info(info))
     if info is not None:
-        out["info"] = {k: v for k, v in vars(info).items()
-                       if isinstance(v, (int, str, bool, type(None)))}
+        out["info"] = {k: list(v) if isinstance(v, tuple) else v
+                       for k, v in vars(info).items()}
     return out
 
 
@@ -242,12 +276,11 @@ def session_state(request: Request, body: Any) -> dict | _Later:
     after = request.query_params.get("after")
     if after is None:
         return session.state()
-    try:
-        serial = int(after)
-    except ValueError:
-        raise ApiError("bad_request", f"after = {quote(after)}: expected an "
-                                      f"integer") from None
-    return _Later(session, serial, 30.0)
+    digits = after[1:] if after[:1] == "-" else after
+    if not is_whole(digits) or len(digits) > 30:
+        raise ApiError("bad_request", f"after = {quote(after)}: expected an integer "
+                                      f"(the serial of the last question seen)")
+    return _Later(session, int(after), 30.0)
 
 
 def session_walk(request: Request, body: Any) -> dict:

@@ -23,6 +23,7 @@ import numpy as np
 from engine.errors import NardyError, describe, quote
 from engine.notation.movetext import NO_MOVE, format_move
 from engine.play.match import (
+    TAVLI_GAMES,
     DecisionCubePolicy,
     crawford_game,
     play_cube_game,
@@ -66,8 +67,12 @@ class Need:
     walk: TurnWalk | None = None
     """The turn's legal steps (``move``)."""
     cube: Any = None
-    """The :class:`engine.cube.decision.CubeState` as the person sees it (``double``,
-    ``take``)."""
+    """The :class:`engine.cube.decision.CubeState` of the cube decision (``double``,
+    ``take``), seen from the side that may double: the person for ``double``, the
+    engine for ``take``."""
+    doubler: Position | None = None
+    """The position the cube decision is about, seen from the side that may double
+    (``double``: :attr:`position`; ``take``: the engine's side of it)."""
     serial: int = 0
 
 
@@ -83,10 +88,13 @@ class _Person:
         return self.session._ask(Need("move", position, walk.dice, walk))
 
     def double(self, position, state) -> bool:
-        return self.session._ask(Need("double", position, cube=state))
+        return self.session._ask(Need("double", position, cube=state, doubler=position))
 
     def take(self, position, state) -> bool:
-        return self.session._ask(Need("take", position, cube=state))
+        # the game loop gives the doubler's position and cube; the board stays the
+        # person's
+        return self.session._ask(Need("take", position.flip(), cube=state,
+                                      doubler=position))
 
     def beaver(self, position, state) -> bool:
         return False
@@ -169,6 +177,8 @@ class GameSession:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed < 2 ** 63):
             raise SessionError(f"seed = {quote(seed)}: expected an integer 0..2^63-1")
+        for v in TAVLI_GAMES if mode == "tavli" else (variant,):
+            search_of(v)       # a game without a model: refused now (no_model), not mid-game
         self.id = secrets.token_hex(8)
         self.variant, self.mode, self.length, self.ply = variant, mode, length, ply
         self.cube_on = cube
@@ -219,6 +229,8 @@ class GameSession:
                 self._on_match(match)
         except _Closed:
             pass
+        except NardyError as exc:          # e.g. a model file gone since the start
+            self.error = f"the game stopped: {exc}"
         except Exception as exc:           # a bug: the session ends, the server goes on
             traceback.print_exc(file=sys.stderr)
             self.error = f"the game stopped on an internal error: {describe(exc)}"
@@ -232,8 +244,7 @@ class GameSession:
         with self._cond:
             self._serial += 1
             need.serial = self._serial
-            if need.kind == "move" or need.kind == "double":
-                self.board = need.position
+            self.board = need.position
             self._need, self._answer = need, None
             self._cond.notify_all()
             while self._answer is None and not self._closed:
@@ -298,6 +309,8 @@ class GameSession:
 
     def _on_match(self, match) -> None:
         with self._cond:
+            # on_game counted a next game after the last one as well
+            self.game = max(1, len(match.games))
             self.score = list(match.score)
             self.winner = ("you", "engine")[match.winner]
             self.result = (f"{'you win' if match.winner == 0 else 'the engine wins'} the "
@@ -335,7 +348,7 @@ class GameSession:
         with self._cond:
             need = self._current("move")
         assert need.walk is not None
-        return need.walk.walk(_steps(played)).to_json()
+        return need.walk.walk(_steps(played, "steps")).to_json()
 
     def act(self, action: Any, timeout: float = 120.0) -> dict:
         """Answer what the game asks: ``{"move": [[from, to, die], ...]}`` for a play,
@@ -356,7 +369,7 @@ class GameSession:
             need = self._current(kind)
         if kind == "move":
             assert need.walk is not None
-            turn = need.walk.walk(_steps(action["move"]))
+            turn = need.walk.walk(_steps(action["move"], "move"))
             end = turn.end
             if end is None or turn.steps:
                 raise SessionError(f"move {quote(action['move'])} does not finish the turn"
@@ -393,7 +406,12 @@ class GameSession:
 
     def state(self) -> dict:
         """The session as JSON: the board (seen from the person), what the game waits
-        for, the score, the cube and the game log."""
+        for, the score, the cube and the game log. While the game waits for a cube
+        decision (``double`` or ``take``), ``cube_state`` describes it from the side
+        that may double (``doubler``, ``"you"`` or ``"engine"``): that side's
+        ``position``, the cube's ``value`` and ``owner`` (``"me"`` being the doubler),
+        the ``match`` length and ``score`` (the doubler's first) and ``crawford``,
+        which is what the protocol's ``cube`` command takes."""
         with self._cond:
             need = self._need
             out: dict = {
@@ -416,14 +434,18 @@ class GameSession:
                     out["pending"] = need.dice is None
                     out["turn"] = need.walk.walk().to_json()
                 if need.cube is not None:
-                    out["cube_state"] = {"value": need.cube.value, "owner": need.cube.owner,
+                    assert need.doubler is not None
+                    out["cube_state"] = {"doubler": "you" if need.kind == "double"
+                                         else "engine",
+                                         "position": need.doubler.to_json(),
+                                         "value": need.cube.value, "owner": need.cube.owner,
                                          "match": need.cube.match_length,
                                          "score": list(need.cube.score),
                                          "crawford": need.cube.crawford}
             return out
 
 
-def _steps(played: Any) -> list:
+def _steps(played: Any, name: str) -> list:
     if not isinstance(played, list):
-        raise SessionError(f"steps {quote(played)}: expected a list of [from, to, die]")
+        raise SessionError(f"{name} = {quote(played)}: expected a list of [from, to, die]")
     return played

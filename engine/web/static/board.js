@@ -16,7 +16,7 @@ let S = null;          // the session's state
 let turn = null;       // the person's turn in progress (legal steps, board)
 let played = [];       // its steps so far
 let selected = null;   // the point picked to move from
-let analysis = null;   // {position, dice} when a set-up position is shown
+let analysis = null;   // {position, dice, text} when a set-up position is shown
 let busy = false;
 
 const $ = (id) => document.getElementById(id);
@@ -164,6 +164,7 @@ function render() {
   $("done").hidden = waiting !== "move";
   $("undo").disabled = !played.length;
   $("done").disabled = !(turn && turn.complete);
+  $("back").hidden = !(analysis && S && !S.finished);
   const dice = $("dice");
   dice.innerHTML = "";
   if (waiting === "move" && turn) {
@@ -273,9 +274,16 @@ function clickPoint(p) {
 // ------------------------------------------------------------------ analysis
 function analysedPosition() {
   if (analysis) return {position: analysis.position, dice: analysis.dice};
-  if (S && S.waiting === "move") return {position: S.board, dice: S.dice};
+  if (S && S.waiting === "move") return {position: S.board, dice: S.dice, pending: S.pending};
   if (S && S.waiting) return {position: S.board, dice: null};
   return null;
+}
+
+// a roll to analyse: its dice, or null for a gul bara pending segment; else an error
+function rollOf(at, what) {
+  if (at && at.pending) return null;
+  if (!at || !at.dice) throw new Error(`${what} needs a position with dice: your turn, or a set-up position with dice.`);
+  return at.dice;
 }
 
 function table(head, rows) {
@@ -294,11 +302,11 @@ const pct = (x) => (100 * x).toFixed(1);
 function hint() {
   return guard(async () => {
     const at = analysedPosition();
-    if (!at || !at.dice) throw new Error("A hint needs a position with dice: your turn, or a set-up position with dice.");
+    const dice = rollOf(at, "A hint");
     const ply = Number($("hint-ply").value);
     const out = $("analysis");
     out.textContent = "thinking...";
-    const r = await api("POST", "/api/best", {position: at.position, dice: at.dice, ply, limit: 10});
+    const r = await api("POST", "/api/best", {position: at.position, dice, ply, limit: 10});
     out.innerHTML = "";
     const best = r.candidates[0].equity;
     out.appendChild(table(["#", "play", "equity", "diff", "win", "gammon", "lose g"],
@@ -314,7 +322,17 @@ function cubeAdvice() {
     const at = analysedPosition();
     if (!at || at.position.variant !== "backgammon") throw new Error("Cube advice is for backgammon positions.");
     const req = {position: at.position, ply: Number($("hint-ply").value)};
-    if (S && S.cube && !analysis) {
+    let whose = "";
+    if (analysis && analysis.text) {
+      req.position = analysis.text;        // its ID: the cube and score it holds
+    } else if (S && S.cube_state && !analysis) {
+      // a cube decision now, seen from the side that may double
+      const c = S.cube_state;
+      req.position = c.position;
+      req.cube = {value: c.value, owner: c.owner};
+      if (c.match) req.match = {length: c.match, score: c.score, crawford: c.crawford};
+      if (c.doubler === "engine") whose = " of the engine's double";
+    } else if (S && S.cube && !analysis) {
       const owner = {centre: "centre", you: "me", engine: "them"}[S.cube.owner];
       req.cube = {value: S.cube.value, owner};
       if (S.mode === "match") req.match = {length: S.length, score: [S.score.you, S.score.engine],
@@ -330,7 +348,7 @@ function cubeAdvice() {
     t.id = "cube-table";
     const p = document.createElement("p");
     p.id = "cube-action";
-    p.textContent = `Proper action: ${r.action.replace(/_/g, " ")} (win ${pct(r.probabilities.win)}%, take point ${pct(r.take_point)}%)`;
+    p.textContent = `Proper action${whose}: ${r.action.replace(/_/g, " ")} (win ${pct(r.probabilities.win)}%, take point ${pct(r.take_point)}%)`;
     out.appendChild(p);
     out.appendChild(t);
   });
@@ -339,10 +357,10 @@ function cubeAdvice() {
 function rollout() {
   return guard(async () => {
     const at = analysedPosition();
-    if (!at || !at.dice) throw new Error("A rollout needs a position with dice: your turn, or a set-up position with dice.");
+    const dice = rollOf(at, "A rollout");
     const out = $("analysis");
     out.textContent = "rolling out the best 3 plays (1296 trials each, truncated at 7 plies)...";
-    const r = await api("POST", "/api/rollout", {position: at.position, dice: at.dice, candidates: 3,
+    const r = await api("POST", "/api/rollout", {position: at.position, dice, candidates: 3,
                                                  trials: 1296, truncate: 7});
     out.innerHTML = "";
     const t = table(["#", "play", "equity", "se", "behind", "win", "gammon"],
@@ -374,13 +392,13 @@ function setup() {
     const text = $("position-text").value.trim();
     if (!text) throw new Error("Paste a GNU Backgammon ID, an XGID or Position JSON first.");
     const r = await api("POST", "/api/position", {position: text});
-    let dice = null;
+    // the dice typed, else the ID's own
+    let dice = r.info && r.info.dice ? r.info.dice : null;
     const d = $("setup-dice").value.replace(/\D/g, "");
     if (d.length === 2) dice = [Number(d[0]), Number(d[1])];
     else if (d.length) throw new Error(`dice ${JSON.stringify($("setup-dice").value)}: expected two digits 1-6, e.g. 31`);
-    analysis = {position: r.position, dice};
+    analysis = {position: r.position, dice, text: r.info ? text : null};
     $("variant").value = r.position.variant;
-    turn = null;
     showIds(r);
     render();
   });
@@ -441,6 +459,7 @@ async function init() {
   $("rollout").onclick = rollout;
   $("setup").onclick = setup;
   $("copy").onclick = copyPosition;
+  $("back").onclick = () => { analysis = null; $("variant").value = S.variant; render(); };
   // a click picks a checker and then its destination; a drag does both at once
   const pointAt = (ev) => {
     const hit = document.elementFromPoint(ev.clientX, ev.clientY);
