@@ -138,10 +138,11 @@ def test_dice_with_a_stray_sign_are_an_error(models, capsys):
 def test_protocol_best_and_evaluate(models):
     start = Position.start().to_json()
     reply = ask(id=3, cmd="best", position=start, dice=[3, 1], ply=1)
-    assert reply["id"] == 3 and len(reply["candidates"]) == 16
+    assert reply["id"] == 3 and len(reply["candidates"]) + reply["cut"] == 16
     assert reply["best"] == reply["candidates"][0]["position"]
     assert reply["move"] == reply["candidates"][0]["move"]
-    eq = [c["equity"] for c in reply["candidates"] if c["ply"] == 1]
+    eq = [c["equity"] for c in reply["candidates"]]
+    assert all(c["ply"] == 1 for c in reply["candidates"])
     assert eq == sorted(eq, reverse=True) and reply["equity"] == eq[0]
     cut = ask(cmd="best", position=start, dice=[3, 1], ply=1, limit=5)
     assert cut["truncated"] is True and cut["count"] == 16

@@ -495,11 +495,17 @@ def test_protocol_cube_beavers(monkeypatch):
     assert _ask({**base, "beavers": 1})["error"]["code"] == "invalid_cube"
     match = {**base, "beavers": True, "match": {"length": 5, "score": [0, 0]}}
     assert _ask(match)["error"]["code"] == "invalid_match"
-    # an XGID's beaver flag (rules field bit 2) is the default
+    # an XGID's beaver flag (rules field bit 2) alone does not turn beavers on: the
+    # protocol's actions are five, and a beaver is none of them
     from engine.notation.xgid import XgidInfo, format_xgid
     xgid = format_xgid(Position.start(), XgidInfo(beaver=True))
-    assert _ask({"cmd": "cube", "position": xgid})["action"] == "no_double_beaver"
-    assert _ask({"cmd": "cube", "position": xgid, "beavers": False})["action"] == "no_double"
+    assert _ask({"cmd": "cube", "position": xgid})["action"] == "no_double"
+    assert _ask({"cmd": "cube", "position": xgid, "beavers": True})["action"] == \
+        "no_double_beaver"
+    # the Jacoby rule is money play's: a match leaves it aside, as the spec's
+    # "money only" says, where it was refused
+    jm = {**base, "match": {"length": 5, "score": [0, 0]}}
+    assert _ask({**jm, "jacoby": True}) == _ask(jm)
 
 
 @settings(max_examples=200, deadline=None)

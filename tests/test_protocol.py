@@ -350,3 +350,65 @@ def test_fuzz_the_process_with_random_bytes():
             assert reply["id"] == req["id"]
     assert codes(replies).count("line_too_long") == 1
     assert {"bad_encoding", "bad_json", "bad_request", "unknown_cmd"} <= set(codes(replies))
+
+
+def test_probabilities_are_cumulative_and_triples_only_where_the_game_has_them():
+    """Five independent sigmoids need not be in order: a plakoto position got
+    win_gammon 0.94 above win 0.85 and lose_gammon 0.21 above the 0.15 of losing, and
+    games without a 3-point result got backgammon chances of up to 6e-4."""
+    odd = {"variant": "plakoto",
+           "me": [0, 1, 2, 1, 0, 0, 1, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 3],
+           "them": [0, 1, 1, 0, 4, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1],
+           "pinned": [[2, 23], [7, 16, 18]], "turns": [20, 21]}
+    for req in ({"cmd": "evaluate", "position": odd, "ply": 0},
+                {"cmd": "evaluate", "position": odd, "ply": 1},
+                {"cmd": "best", "position": odd, "dice": [6, 5]},
+                {"cmd": "evaluate", "position": Position.start("portes").to_json()},
+                {"cmd": "evaluate", "position": Position.start("fevga").to_json()},
+                {"cmd": "evaluate", "position": "start"}):
+        reply = handle_line(json.dumps(req))
+        probs = [c["probabilities"] for c in reply["candidates"]] if "candidates" in reply \
+            else [reply["probabilities"]]
+        triple = req["position"] == "start"
+        for p in probs:
+            assert p["win_gammon"] <= p["win"] and p["win_backgammon"] <= p["win_gammon"]
+            assert p["lose_gammon"] <= 1 - p["win"] + 1e-6
+            assert p["lose_backgammon"] <= p["lose_gammon"]
+            assert (p["win_backgammon"] > 0) == triple and (p["lose_backgammon"] > 0) == triple
+        if "equity" in reply and "candidates" not in reply:
+            p = reply["probabilities"]
+            assert reply["equity"] == pytest.approx(
+                2 * p["win"] - 1 + p["win_gammon"] - p["lose_gammon"] + p["win_backgammon"]
+                - p["lose_backgammon"], abs=1e-5)
+
+
+def test_best_candidates_are_ranked_by_equity_at_every_ply():
+    """At ply 1 and more the plays a move filter cut were listed last with their 0-ply
+    equities, above some of the deeper ones: the list was not ranked by equity."""
+    pos = {"variant": "backgammon",
+           "me": [1, 2, 0, 0, 0, 5, 0, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
+           "them": [0, 1, 0, 0, 0, 5, 0, 2, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0],
+           "turns": [1, 2]}
+    count = ask(cmd="moves", position=pos, dice=[6, 1])["count"]
+    for ply in (0, 1):
+        reply = ask(cmd="best", position=pos, dice=[6, 1], ply=ply)
+        eq = [c["equity"] for c in reply["candidates"]]
+        assert eq == sorted(eq, reverse=True) and eq[0] == reply["equity"]
+        assert all(c["ply"] == ply for c in reply["candidates"])
+        assert len(eq) + reply.get("cut", 0) == count
+        assert ply == 0 or reply["cut"] > 0
+
+
+def test_null_fields_count_as_absent_and_a_byte_order_mark_is_skipped():
+    """A client that writes every field, null where it has nothing to say, was refused
+    (``"ply": null`` an invalid ply, ``"dice": null`` of a rollout invalid dice); a line
+    starting with a byte order mark was not JSON, and lost its id."""
+    plain = ask(cmd="best", position="start", dice=[3, 1])
+    assert ask(cmd="best", position="start", dice=[3, 1], ply=None, limit=None) == plain
+    r = ask(cmd="rollout", position="start", trials=36, truncate=2, dice=None, seed=None,
+            candidates=None, ply=None)
+    assert r == ask(cmd="rollout", position="start", trials=36, truncate=2)
+    assert ask(cmd="moves", position="start", dice=None)["error"]["code"] == "invalid_dice"
+    from engine.cli.protocol import handle_bytes
+    reply = handle_bytes(b'\xef\xbb\xbf{"id": 2, "cmd": "met", "length": 1}')
+    assert reply["id"] == 2 and "pre_crawford" in reply

@@ -10,7 +10,7 @@ from engine import Position
 from engine.errors import PositionError
 from engine.eval import bearoff
 from engine.eval.evaluator import Evaluator, NoModelError
-from engine.eval.network import Network, NetworkFileError
+from engine.eval.network import Network, NetworkFileError, sane_probs
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules import _layout as L, states as state_rows
@@ -49,6 +49,12 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
+def sane_equities(net, positions):
+    """Equities of ``net``'s outputs as the evaluator makes them chances
+    (:func:`engine.eval.network.sane_probs`)."""
+    return equities(sane_probs(net.probabilities(positions), net.variant))
+
+
 def slow_ranking(rank, kids, parent):
     """Each kid's equity for its side to move as a choice among ``kids`` (the plays of
     ``parent``) sees it: finished games by their result, and the rest by one network,
@@ -61,7 +67,7 @@ def slow_ranking(rank, kids, parent):
     tabled = [i for i, k in enumerate(kids)
               if result(k, rank.rules) is None and _exact(rank, k)]
     if rated:
-        values[rated + tabled] = net.evaluate([kids[i] for i in rated + tabled])
+        values[rated + tabled] = sane_equities(net, [kids[i] for i in rated + tabled])
     return values
 
 
@@ -90,7 +96,7 @@ def test_zero_ply_ranks_by_the_network(plain):
     for pos, dice in _golden("contact", 6):
         a = plain.analyse(pos, dice, ply=0)
         kids = successors(pos, dice)
-        mover = dict(zip([k.key() for k in kids], -net.evaluate(kids)))
+        mover = dict(zip([k.key() for k in kids], -sane_equities(net, kids)))
         got = [c.equity for c in a.candidates]
         assert got == sorted(got, reverse=True)
         assert sorted(c.position.key() for c in a.candidates) == sorted(mover)
@@ -175,8 +181,10 @@ def test_race_network_rates_the_races(search, raced):
     home = [Position.from_literal("x 6:3 5:2 4:2; o 6:2 5:3 3:1")]
     assert all(is_race(p) for p in race + home) and not any(is_race(p) for p in contact)
     assert bearoff.applies(home[0]) and not any(bearoff.applies(p) for p in race)
-    assert np.allclose(ev.probabilities(race), ev.race.probabilities(race), atol=1e-6)
-    assert np.allclose(ev.probabilities(contact), ev.network.probabilities(contact), atol=1e-6)
+    assert np.allclose(ev.probabilities(race), sane_probs(ev.race.probabilities(race),
+                                                          ev.variant), atol=1e-6)
+    assert np.allclose(ev.probabilities(contact),
+                       sane_probs(ev.network.probabilities(contact), ev.variant), atol=1e-6)
     assert np.allclose(ev.probabilities(home), search.evaluator.probabilities(home))
     # inside the search: replies to a race ranked and valued by the race network, a
     # contact position's plays by the network (a play that leaves a race is valued by
@@ -331,7 +339,7 @@ def test_one_scale_for_a_choice_at_the_tables_border(search):
     kids = [c.position for c in a.candidates]
     tabled = [k for k in kids if _exact(ev, k) and result(k, ev.rules) is None]
     assert tabled and any(not _exact(ev, k) for k in kids)        # a mixed choice
-    mover = -ev.network.evaluate(kids)
+    mover = -sane_equities(ev.network, kids)
     for c, e in zip(a.candidates, mover):
         assert c.equity == pytest.approx(float(e), abs=1e-5)
     assert a.best.position.key() == kids[int(np.argmax(mover))].key()
@@ -386,7 +394,7 @@ def test_pending_segment_is_its_own_decision():
     kids = successors(pos, None)
     assert len(kids) > 1 and all(k.pending == () for k in kids)
     assert s.evaluate(pos, 0).probabilities == pytest.approx(
-        tuple(net.probabilities([pos])[0]), abs=1e-6)
+        tuple(sane_probs(net.probabilities([pos]), pos.variant)[0]), abs=1e-6)
     best = max(s.evaluate(k, 1).equity for k in kids)
     assert s.evaluate(pos, 1).equity == pytest.approx(best, abs=1e-9)
     a = s.analyse(pos, None, ply=1)

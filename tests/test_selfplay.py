@@ -395,7 +395,7 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
     card = json.loads((models / "backgammon.json").read_text())
     (h2h,) = card["info"]["strength_0ply"]
     assert h2h["games"] == 200 and "replaces" in h2h["opponent"]
-    from engine.play.duel import duel       # the run's network against the old one
+    from engine.play.duel import duel  # the run's network against the old one
     assert h2h["ppg"] == round(duel(new, old, 200, 1, "backgammon").ppg, 4)
     assert h2h["ppg"] != round(duel(new, new, 200, 1, "backgammon").ppg, 4)
     (models / "backgammon.npz").write_bytes(b"not a model")

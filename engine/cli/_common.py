@@ -49,8 +49,10 @@ class RequestError(NardyError):
 
 def field(req: dict, name: str, default: Any = ...) -> Any:
     """``req[name]``; when it is absent, ``default``, or without one a ``missing_field``
-    :class:`RequestError`."""
-    if name in req:
+    :class:`RequestError`. A field with a default that is ``null`` counts as absent (a
+    client may write every field, null where it has nothing to say); a field without
+    one keeps its null (``dice: null`` is a gul bara pending segment)."""
+    if name in req and (req[name] is not None or default is ...):
         return req[name]
     if default is ...:
         raise RequestError("missing_field", f"request lacks the field {quote(name)}")

@@ -110,16 +110,18 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
             crawford = match.get("crawford", False)
             if not isinstance(crawford, bool):
                 raise MatchError(f"crawford {quote(crawford)}: expected true or false")
-    jacoby = req.get("jacoby", base.jacoby if info is not None else True)
+    jacoby = field(req, "jacoby", base.jacoby if info is not None else True)
     if not isinstance(jacoby, bool):
         raise CubeError(f"jacoby {quote(jacoby)}: expected true or false")
-    beavers = req.get("beavers", base.beavers if info is not None and not length else False)
+    # beavers only when asked: the protocol's actions are five, and a beaver is none of
+    # them (an XGID's beaver flag alone does not turn them on)
+    beavers = field(req, "beavers", False)
     if not isinstance(beavers, bool):
         raise CubeError(f"beavers {quote(beavers)}: expected true or false")
     if beavers and length:
         raise MatchError("beavers: true in match play: beavers are a money-play option")
-    if "jacoby" in req and jacoby and length:
-        raise MatchError("jacoby: true in match play: the Jacoby rule is a money-play option")
+    # ``jacoby`` is money play's: in a match it is left aside (a client may always send
+    # the rules' default, true)
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
@@ -288,7 +290,12 @@ def main(argv=None) -> int:
             req["jacoby"] = args.jacoby
         if args.beavers is not None:
             req["beavers"] = args.beavers
+        elif base.beavers and not base.match_length and not req.get("match"):
+            req["beavers"] = True           # the XGID's own beaver flag (money play)
         state = state_from_request(req, info)
+        if args.jacoby and state.match_length:
+            raise MatchError("--jacoby in match play: the Jacoby rule is a money-play "
+                             "option")
         ply = check_ply(args.ply)
         if args.probabilities is not None and ply != 0:
             raise CubeError(f"--ply {ply} with --probabilities: the probabilities are given, "

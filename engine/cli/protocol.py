@@ -110,7 +110,9 @@ def _ply(req: dict) -> int:
 
 
 def cmd_best(req: dict) -> dict:
-    """``best``: every play of the roll rated at ``ply``, best first (docs/protocol.md).
+    """``best``: the plays of the roll rated at ``ply``, best first (docs/protocol.md):
+    at ply 0 every play; deeper, those the move filters kept, and ``cut`` says how many
+    they left out.
 
     ``limit`` (default 100000, and no more than that listed, as for ``moves``): when the
     roll has more plays than that (a gul bara cascade can have a million),
@@ -122,9 +124,14 @@ def cmd_best(req: dict) -> dict:
     limit = _limit(req)
     analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
     best = analysis.best
+    # the plays rated at ``ply``: a play a move filter cut keeps a shallower rating, on
+    # another scale, and listed below the others it broke the ranking by equity
+    deep = [c for c in analysis.candidates if c.ply == ply]
     reply = {"best": best.position.to_json(), "move": best.move,
              "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
-             "candidates": [c.to_json() for c in analysis.candidates[:limit]]}
+             "candidates": [c.to_json() for c in deep[:limit]]}
+    if ply and analysis.plays <= limit:
+        reply["cut"] = analysis.plays - len(deep)
     if analysis.plays > limit:
         reply["truncated"] = True
         reply["count"] = analysis.plays
@@ -153,7 +160,7 @@ def cmd_rollout(req: dict) -> dict:
         raise RolloutError(f"cubeful = {quote(cubeful)}: expected true or false")
     cube = _cube_commands().state_from_request(req, info) if cubeful else None
     engine = Rollout(search_of(pos.variant), settings, rollout_backend())
-    if "dice" not in req:
+    if "dice" not in req or (req["dice"] is None and not pos.pending):    # null: absent
         return engine.position(pos, settings, cube=cube).to_json()
     dice = check_dice(req["dice"], pos.pending)
     count = field(req, "candidates", 5)
@@ -233,6 +240,8 @@ def handle_bytes(raw: bytes) -> dict | None:
     UTF-8 gets ``bad_encoding``."""
     if not raw.strip(b" \t\r\n"):
         return None
+    if raw.startswith(b"\xef\xbb\xbf"):       # a byte order mark (Windows tools write one)
+        raw = raw[3:]
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

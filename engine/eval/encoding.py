@@ -30,8 +30,14 @@ import numpy as np
 
 from engine._jit import njit
 from engine.errors import NardyError, quote
-from engine.eval.features import (EXTENDED_INDEX, FAMILY_INDEX, N_EXTENDED, N_FAMILY,
-                                  N_FEATURES, feature_values)
+from engine.eval.features import (
+    EXTENDED_INDEX,
+    FAMILY_INDEX,
+    N_EXTENDED,
+    N_FAMILY,
+    N_FEATURES,
+    feature_values,
+)
 from engine.rules import _layout as L
 
 N_SLOTS = 2 * L.SIDE

@@ -31,7 +31,14 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.errors import NardyError, quote
 from engine.eval import bearoff as _bo
-from engine.eval.network import NetArrays, Network, hidden_full, output_probs, rows_of
+from engine.eval.network import (
+    NetArrays,
+    Network,
+    hidden_full,
+    output_probs,
+    rows_of,
+    sane,
+)
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules.position import Position
@@ -178,6 +185,7 @@ def static_probs(states, n, net, ctx, probs):
             h = h_race if raced else h_net
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             output_probs(h, w2, b2, o32)
+            sane(o32, scores)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]
         for k in range(N_OUTPUTS):

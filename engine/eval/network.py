@@ -38,12 +38,20 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, VariantError, describe, quote
-from engine.eval.encoding import (MAX_COUNT, MAX_UNITS, Encoder, EncodingError, extends,
-                                  get_encoder)
+from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, extends, get_encoder
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
 from engine.rules import _layout as L
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, OUTPUTS, equity, result_probs, score_table
+from engine.rules.scoring import (
+    N_OUTPUTS,
+    OUTPUTS,
+    S_HOME_MARS,
+    S_KOKS,
+    S_TRIPLE,
+    equity,
+    result_probs,
+    score_table,
+)
 from engine.rules.states import check_states
 from engine.rules.variants import VARIANTS, get_rules
 
@@ -311,6 +319,57 @@ def output_probs(h, w2, b2, o):
     o[4] = sigmoid(z4 + b2[4])
 
 
+@njit(inline="always", **FAST)
+def sane(o, sc):
+    """The network's outputs ``o`` made chances a game of score table ``sc`` can have,
+    as GNU Backgammon's sanity check makes them: the evaluator's and the search's
+    values pass through it (the learning and the self-play loop read the network's
+    own outputs). Five independent sigmoids need not be in order: a plakoto network
+    gave win_gammon 0.94 above win 0.85."""
+    in_order(o)
+    no_triples(o, sc)
+
+
+def sane_probs(probs: np.ndarray, variant: str) -> np.ndarray:
+    """:func:`sane` of each row of ``probs`` (n x 5), for a game ``variant``: what the
+    evaluator makes of the network's outputs, in numpy (a copy)."""
+    p = np.array(probs, dtype=np.float64, ndmin=2)
+    p[:, 1] = np.minimum(p[:, 1], p[:, 0])
+    p[:, 2] = np.minimum(p[:, 2], p[:, 1])
+    p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
+    p[:, 4] = np.minimum(p[:, 4], p[:, 3])
+    rules = get_rules(variant)
+    if not (rules.backgammon_triple or rules.koks or rules.home_mars):
+        p[:, 2] = p[:, 4] = 0
+    return p
+
+
+@njit(inline="always", **FAST)
+def in_order(o):
+    """Put the five outputs ``o`` in the order cumulative chances have:
+    ``win_gammon <= win``, ``win_backgammon <= win_gammon``, ``lose_gammon <= 1 -
+    win``, ``lose_backgammon <= lose_gammon``."""
+    if o[1] > o[0]:
+        o[1] = o[0]
+    if o[2] > o[1]:
+        o[2] = o[1]
+    lose = 1 - o[0]
+    if o[3] > lose:
+        o[3] = lose
+    if o[4] > o[3]:
+        o[4] = o[3]
+
+
+@njit(inline="always", **FAST)
+def no_triples(o, sc):
+    """Zero the backgammon outputs of ``o`` in a game whose score table ``sc`` has no
+    3-point result (portes, plakoto, fevga; nardy without the koks option), where the
+    network's are a little above zero."""
+    if not (sc[S_TRIPLE] or sc[S_KOKS] or sc[S_HOME_MARS]):
+        o[2] = 0
+        o[4] = 0
+
+
 @njit(**FAST)
 def outputs(h, w2, b2, act, o):
     """The five outputs ``o`` from pre-activations ``h``; ``act`` gets the hidden
@@ -348,7 +407,8 @@ def outputs_batch(hs, n, w2, b2, o):
 @njit(**FAST)
 def evaluate_states(states, w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx, sc, probs):
     """Outputs of every row of ``states`` into ``probs`` (n x 5); finished states get
-    their exact result (``sc``: the game's score table, :func:`engine.rules.scoring.score_table`)."""
+    their exact result (``sc``: the game's score table, :func:`engine.rules.scoring.score_table`),
+    the others the network's own outputs (:func:`sane` is the evaluator's)."""
     nh = b1.shape[0]
     h = np.empty(nh, np.float32)
     o = np.empty(N_OUTPUTS, np.float32)

@@ -60,7 +60,14 @@ from engine.eval.evaluator import (
     races,
     static_probs,
 )
-from engine.eval.network import delta_work, hidden_deltas, hidden_ref, kids_ref, outputs_batch
+from engine.eval.network import (
+    delta_work,
+    hidden_deltas,
+    hidden_ref,
+    kids_ref,
+    outputs_batch,
+    sane,
+)
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import PLAY_BEAM, turn
 from engine.movegen.generate import cascade_threads, successor_arrays
@@ -294,6 +301,7 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq, spac
     hidden_deltas(ref, h_ref, kids, rated, m, w1t, uidx, uval, fidx, hs, work)
     outputs_batch(hs, m, w2, b2, o32)
     for j in range(m):
+        sane(o32[j], scores)
         for k in range(N_OUTPUTS):
             probs[rated[j], k] = o32[j, k]
     for i in range(n):
