@@ -540,3 +540,53 @@ def test_answer_double_of_a_dead_cube_and_its_errors():
         answer_double(probs(0.5), CubeState(2, "them"))
     with pytest.raises(CubeError, match="Crawford"):
         answer_double(probs(0.5), CubeState(match_length=5, score=(4, 1), crawford=True))
+
+
+def test_a_tie_of_playing_on_and_cashing_is_a_double_and_pass():
+    """No double equal to double/pass was "too good": playing on gains nothing there,
+    and GNU Backgammon doubles (a certain win without gammons was "too good, pass")."""
+    from engine.cube.decision import classify
+    assert classify(1.0, 2.0, 1.0) == "double_pass"
+    assert classify(1.2, 2.0, 1.0) == "too_good_pass"
+    assert cube_decision(probs(1.0, 0.0, 0.0, 0.0, 0.0)).action == "double_pass"
+
+
+@pytest.mark.parametrize("pid, state, action, dt", [
+    # money, last roll at 52.8%: double, take; no double 2p - 1, double/take twice that
+    ("AQAAiAAAAAAAAA", CubeState(), "double_take", 0.111),
+    # 3-point match at 1-0 (2-away against 3-away), the same roll: the taker's redouble
+    # comes too late; 0.528 + 0.472 x MWC(3-away vs 2-away... lost 2) = 0.680 as MWC
+    ("AQAAiAAAAAAAAA", CubeState(1, "centre", 3, (1, 0)), "double_take", 0.437),
+    ("BQAAYAAAAAAAAA", CubeState(1, "centre", 7, (5, 3)), "double_take", 0.272),
+])
+def test_the_cube_is_dead_on_the_last_roll(pid, state, action, dt):
+    """When the opponent surely bears off with his next roll, the cube has no future:
+    no double was advised at 52.8% (efficiency 0.6 made the cube live), and in match
+    play the opponent's free double was valued as if he doubled before our roll. The
+    figures are exact (and GNU Backgammon's at 1 and 2 ply)."""
+    from engine.cube.decision import analyse_cube, cube_efficiency, last_roll
+    from engine.notation.parse import parse_position
+    pos = parse_position(pid)[0]
+    assert last_roll(pos) and cube_efficiency(pos) == 0.0
+    p = 0.5278 if pid == "AQAAiAAAAAAAAA" else None
+    from engine.eval.bearoff import load
+    exact = load().probabilities(pos)
+    if p is not None:
+        assert exact[0] == pytest.approx(p, abs=1e-3)
+    d = analyse_cube(pos, state, lambda position, ply: exact)
+    assert d.action == action and d.double_take == pytest.approx(dt, abs=2e-3)
+    assert not last_roll(parse_position("CgAAkAAAAAAAAA")[0])      # two rolls can be needed
+    assert not last_roll(Position.start())
+
+
+def test_the_match_take_point_is_the_double_take_equity_s_own():
+    """The take point came from Janowski's line, which misses the taker's free
+    redouble that double/take counts: at 3-away doubled by 2-away it said 27.8%, and
+    the action was double, take at 26% for the taker."""
+    state = CubeState(1, "centre", 3, (1, 0))
+    d = cube_decision(probs(0.74, 0, 0, 0, 0), state, 0.68)
+    assert d.take_point == pytest.approx(0.2492, abs=2e-4)
+    for w in (0.745, 0.755):        # taker at 25.5% and 24.5%: take, then pass
+        got = cube_decision(probs(w, 0, 0, 0, 0), state, 0.68).action
+        assert got == ("double_take" if 1 - w > d.take_point else "double_pass"), w
+    assert cube_decision(probs(0.74, 0, 0, 0, 0), state, take_point=False).take_point is None

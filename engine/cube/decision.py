@@ -261,11 +261,26 @@ def is_race(position: Position) -> bool:
 
 def cube_efficiency(position: Position) -> float:
     """GNU Backgammon's default cube efficiency: 0.68 with contact; in a race
-    ``0.55 + 0.00125 * pips`` of the side on roll, clamped to 0.6 .. 0.7."""
+    ``0.55 + 0.00125 * pips`` of the side on roll, clamped to 0.6 .. 0.7; and 0 on the
+    last roll (:func:`last_roll`), where the cube has no future: a take cannot be
+    redoubled before the game ends, nor a game played on be doubled later."""
     if not is_race(position):
         return CONTACT_EFFICIENCY
+    if last_roll(position):
+        return 0.0
     x = RACE_COEFFICIENT + RACE_FACTOR * position.pip_counts()[0]
     return float(min(RACE_MAX, max(RACE_MIN, x)))
+
+
+def last_roll(position: Position) -> bool:
+    """Whether the game ends by the opponent's next roll at the latest: a race in which
+    the opponent's checkers are all home and bear off with any roll (the one-sided
+    bear-off table's chance of one roll is 1), so the side on roll wins this roll or
+    never."""
+    from engine.eval import bearoff
+    if not is_race(position) or position.bar[1] or any(position.them[6:]):
+        return False
+    return float(bearoff.load().rolls(np.array(position.them[:6], np.int64))[1]) > 1 - 1e-9
 
 
 # --------------------------------------------------------------------- probabilities
@@ -413,7 +428,10 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     left out when that player cannot double (cube held by the other, the Crawford game,
     or winning ``cube`` already wins him the match). Mixed as ``x live + (1 - x) dead``.
     When our own cube is dead that way and the opponent may double, his double costs
-    him nothing: he doubles at once and we take or pass, as GNU Backgammon values it.
+    him nothing: we are valued as if he doubled at once and we took or passed. He can
+    double only on his turn, after our roll, as GNU Backgammon's n-ply search finds; at
+    0-ply that timing is unseen, which undervalues a position whose roll may end the
+    game (on the last roll, :func:`cube_efficiency` 0, there is no such double).
     """
     p = check_probabilities(probs)
     _check_table(table, optional=False)
@@ -533,7 +551,9 @@ def classify(no_double: float, double_take: float, double_pass: float,
     that a beaver would punish (twice ``double_take`` below ``no_double``) is then no
     double (GNU Backgammon's ``FindBestCubeDecision``)."""
     if double_take >= double_pass:
-        return "double_pass" if double_pass > no_double else "too_good_pass"
+        # a tie of playing on and cashing: nothing is gained by playing on (GNU
+        # Backgammon doubles when both answers are at least not doubling)
+        return "double_pass" if double_pass >= no_double else "too_good_pass"
     beaver = beavers and -2.0 <= double_take <= 0.0
     if double_take > no_double:
         if beaver:
@@ -545,8 +565,12 @@ def classify(no_double: float, double_take: float, double_pass: float,
 
 
 def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
-                  table: MatchEquityTable | None = None) -> CubeDecision:
-    """The cube decision of the side on roll from its cubeless ``probs``."""
+                  table: MatchEquityTable | None = None,
+                  take_point: bool = True) -> CubeDecision:
+    """The cube decision of the side on roll from its cubeless ``probs``. In match play
+    the take point is found by bisection on the double/take equity itself (a few
+    milliseconds); ``take_point=False`` leaves it out (None), for callers that want
+    the action only (cubeful rollouts)."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -588,13 +612,45 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
-        tp = _take_point(table, b, a, 2 * c, fl, fw, eff_dt)
+        if take_point:
+            tp = _match_take_point(p, table, a, b, 2 * c, eff_dt, hi)
         action = classify(norm(nd_m), dt, dp)
     else:
         action = "no_double"
     gp = gammon_price(table, a, b, 2 * c if can else c)[0]
     return CubeDecision(action, norm(nd_m), dt, dp, tp, float(gp), norm(dead_m), efficiency,
                         tuple(float(v) for v in p), mwc)
+
+
+def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n: int,
+                      efficiency: float, drop: float) -> float:
+    """The taker's take point after a double to ``n`` (the doubler ``a``-away, the
+    taker ``b``-away, ``drop`` the doubler's MWC after a pass): the least cubeless
+    winning chance of the taker at which double/take, valued as :func:`cube_decision`
+    values it (:func:`match_cubeful_mwc`, with the taker's free redouble where he has
+    one), is no better for the doubler than the pass; the gammon shares of ``p`` held
+    fixed. Janowski's line (:func:`_take_point`) misses that free redouble: at 3-away
+    doubled by 2-away it gave 27.8% where the taker needs 24.9%."""
+    fw, fl = _fractions(p)
+    gw, bw = fw[1] + fw[2], fw[2]
+    gl, bl = fl[1] + fl[2], fl[2]
+
+    def doubler(w: float) -> float:
+        q = np.array([w, w * gw, w * bw, (1 - w) * gl, (1 - w) * bl])
+        return match_cubeful_mwc(q, table, a, b, n, "them", False, efficiency)
+
+    lo, hi = 0.0, 1.0                     # the doubler's chance: take below, pass above
+    if doubler(hi) < drop:
+        return 0.0                        # a take at any chance
+    if doubler(lo) >= drop:
+        return 1.0                        # a pass at any chance
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        if doubler(mid) < drop:
+            lo = mid
+        else:
+            hi = mid
+    return float(1.0 - 0.5 * (lo + hi))
 
 
 ANSWERS = ("take", "pass", "beaver")

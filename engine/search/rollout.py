@@ -369,7 +369,7 @@ class _Cubes:
             i = int(idx[j])
             st = self.state(i, bool(me[i]))
             pos = Position.from_array(states[j], "backgammon")
-            d = cube_decision(p, st, cube_efficiency(pos), self.table)
+            d = cube_decision(p, st, cube_efficiency(pos), self.table, take_point=False)
             if d.action in ("double_take", "double_beaver"):
                 self.value[i] *= 2
                 self.owner[i] = 2 if me[i] else 1       # the taker holds it
