@@ -590,3 +590,27 @@ def test_the_match_take_point_is_the_double_take_equity_s_own():
         got = cube_decision(probs(w, 0, 0, 0, 0), state, 0.68).action
         assert got == ("double_take" if 1 - w > d.take_point else "double_pass"), w
     assert cube_decision(probs(0.74, 0, 0, 0, 0), state, take_point=False).take_point is None
+
+
+def test_a_free_double_comes_after_our_roll():
+    """2-away against 4-away (7-point match at 5-3), a short bear-off with two checkers
+    a side: our cube dies once we own it at 2, so the opponent's redouble is free, but
+    he makes it only after our roll, which bears off more often than not. Valued as if
+    he redoubled before our roll, double/take fell below no double ("no double, take");
+    over our 21 rolls it is double, pass, as GNU Backgammon's 2-ply says."""
+    from engine.cli.cube import model_probability_fn
+    from engine.cube.decision import analyse_cube, rolls_ahead
+    from engine.notation.parse import parse_position
+    pos = parse_position("CgAAkAAAAAAAAA")[0]
+    fn = model_probability_fn()
+    state = CubeState(1, "centre", 7, (5, 3))
+    now = cube_decision(fn(pos, 0), state, 0.6)
+    assert now.action == "no_double"
+    ahead = rolls_ahead(pos, fn)
+    assert len(ahead) == 21 and sum(w for w, _, _ in ahead) == pytest.approx(1.0)
+    assert sum(w for w, _, over in ahead if over) > 0.5        # we bear off more often
+    d = analyse_cube(pos, state, fn)
+    assert d.action == "double_pass" and d.double_take > 1.0
+    # money play has no free double: no lookahead, the same decision
+    money = CubeState()
+    assert analyse_cube(pos, money, fn) == cube_decision(fn(pos, 0), money, 0.6)

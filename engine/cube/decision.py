@@ -429,9 +429,10 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     or winning ``cube`` already wins him the match). Mixed as ``x live + (1 - x) dead``.
     When our own cube is dead that way and the opponent may double, his double costs
     him nothing: we are valued as if he doubled at once and we took or passed. He can
-    double only on his turn, after our roll, as GNU Backgammon's n-ply search finds; at
-    0-ply that timing is unseen, which undervalues a position whose roll may end the
-    game (on the last roll, :func:`cube_efficiency` 0, there is no such double).
+    double only on his turn, after our roll; this function does not see that timing,
+    which undervalues a position whose roll may end the game. :func:`analyse_cube`
+    sees it: it values such a double over our 21 rolls (:func:`rolls_ahead`), and on
+    the last roll (:func:`cube_efficiency` 0) there is no such double.
     """
     p = check_probabilities(probs)
     _check_table(table, optional=False)
@@ -566,11 +567,14 @@ def classify(no_double: float, double_take: float, double_pass: float,
 
 def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
                   table: MatchEquityTable | None = None,
-                  take_point: bool = True) -> CubeDecision:
+                  take_point: bool = True, after_roll: Any = None) -> CubeDecision:
     """The cube decision of the side on roll from its cubeless ``probs``. In match play
     the take point is found by bisection on the double/take equity itself (a few
     milliseconds); ``take_point=False`` leaves it out (None), for callers that want
-    the action only (cubeful rollouts)."""
+    the action only (cubeful rollouts). ``after_roll`` (:func:`rolls_ahead`, match
+    play): where the opponent's next double is free (our cube dead, his live), the
+    value of that double comes from the positions after each of our rolls, when he
+    can double, instead of as if he doubled before our roll."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -604,12 +608,17 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
     nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
+    ahead = after_roll is not None and eff_nd > 0 and not state.crawford
+    if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
+        nd_m = _free_double_after(after_roll, table, a, b, c)
     win, lose = _ends(table, a, b, c, fw, fl)
     dead_m = float(p[0]) * win + (1 - float(p[0])) * lose
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
     dt = dp = tp = None
     if can:
         dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
+        if ahead and eff_dt > 0 and b > 2 * c >= a and 4 * c <= state.limit:
+            dt_m = _free_double_after(after_roll, table, a, b, 2 * c)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
         if take_point:
@@ -620,6 +629,47 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     gp = gammon_price(table, a, b, 2 * c if can else c)[0]
     return CubeDecision(action, norm(nd_m), dt, dp, tp, float(gp), norm(dead_m), efficiency,
                         tuple(float(v) for v in p), mwc)
+
+
+def rolls_ahead(position: Position, probability_fn: ProbabilityFn) -> list:
+    """``[(weight, probabilities, over), ...]`` over the 21 rolls of the side on roll:
+    the roll's weight (1/36 or 2/36), the side's cubeless chances after its best play
+    (the highest cubeless equity, at 0-ply) with the opponent then on roll, and whether
+    that play ends the game. What :func:`cube_decision` values a free double by."""
+    from engine.movegen.generate import successors
+    from engine.rules.scoring import flip_probs
+    out = []
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            best, best_eq = None, -np.inf
+            for s in successors(position, (d1, d2)):
+                mine = flip_probs(check_probabilities(probability_fn(s, 0)))
+                e = cubeless_equity(mine)
+                if e > best_eq:
+                    best, best_eq = (mine, s.is_over()), e
+            assert best is not None                 # every roll has a successor
+            out.append(((1 if d1 == d2 else 2) / 36.0, best[0], best[1]))
+    return out
+
+
+def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int,
+                       n: int) -> float:
+    """Our MWC (``a``-away against ``b``-away, the cube at ``n``, ours dead, the
+    opponent's double free) over our next roll (:func:`rolls_ahead`): a play that ends
+    the game scores at ``n``; otherwise he doubles to ``2n`` on his turn and we take
+    (a dead cube at ``2n``) or pass (losing ``n``), whichever is better for us."""
+    drop = table.after(a, b, -n)
+    total = 0.0
+    for weight, p, over in after_roll:
+        fw, fl = _fractions(p)
+        w = float(p[0])
+        if over:
+            win, lose = _ends(table, a, b, n, fw, fl)
+            total += weight * (w * win + (1 - w) * lose)
+        else:
+            win, lose = _ends(table, a, b, 2 * n, fw, fl)
+            total += weight * max(w * win + (1 - w) * lose, drop)
+    return float(total)
 
 
 def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n: int,
@@ -728,7 +778,9 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
                  table: MatchEquityTable | None = None) -> CubeDecision:
     """Cube analysis of ``position`` (before the side on roll rolls): its cubeless
     probabilities from ``probability_fn(position, ply)``, the efficiency from
-    :func:`cube_efficiency` unless given."""
+    :func:`cube_efficiency` unless given. In match play, where the opponent's next
+    double is free (ours dead, his live), it is valued over our 21 rolls at 0-ply
+    (:func:`rolls_ahead`; a few hundred evaluations)."""
     if not isinstance(position, Position):
         raise PositionError(f"position {quote(position)}: expected a Position")
     _check_state(state)
@@ -747,4 +799,10 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
                              f"covers matches to {table.length}")
     x = cube_efficiency(position) if efficiency is None else efficiency
     probs = probability_fn(position, ply)
-    return cube_decision(probs, state, x, table)
+    ahead = None
+    if not state.money and not state.crawford and x > 0:
+        a, b = state.away
+        c = state.value
+        if (state.owner != "me" and b > c >= a) or (state.can_double() and b > 2 * c >= a):
+            ahead = rolls_ahead(position, probability_fn)
+    return cube_decision(probs, state, x, table, after_roll=ahead)
