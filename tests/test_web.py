@@ -387,3 +387,34 @@ def test_the_server_names_an_ipv6_host_in_brackets(monkeypatch, capsys):
         monkeypatch.setattr("sys.argv", ["engine.web", "--host", host, "--port", "8123"])
         web_main.main()
         assert url in capsys.readouterr().err
+
+
+def test_a_client_gone_while_its_body_streams_in_is_no_internal_error(capsys):
+    """A client that went away in the middle of its body raised starlette's
+    ClientDisconnect, answered as an internal error with a traceback on stderr."""
+    import asyncio
+
+    from engine.web.app import make_app
+
+    async def run():
+        sent = []
+
+        async def receive():
+            if not sent:
+                sent.append(1)
+                return {"type": "http.request", "body": b'{"position": ', "more_body": True}
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/api/best", "headers": [],
+                 "query_string": b"", "root_path": "", "scheme": "http",
+                 "server": ("board", 80), "http_version": "1.1"}
+        await make_app()(scope, receive, send)
+        return [m for m in sent if isinstance(m, dict)]
+
+    messages = asyncio.run(run())
+    start = next(m for m in messages if m["type"] == "http.response.start")
+    assert start["status"] == 499
+    assert "Traceback" not in capsys.readouterr().err

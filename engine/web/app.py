@@ -38,7 +38,7 @@ from typing import Any, Callable, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -111,6 +111,8 @@ def _guarded(handler: Callable[..., Any]) -> Callable[[Request], Any]:
                 if result is None:
                     return _error("gone", "the client went away", 499)
             return JSONResponse(result)
+        except ClientDisconnect:         # gone while its body streamed in: no one to answer
+            return _error("gone", "the client went away", 499)
         except ApiError as exc:
             return _error(exc.code, str(exc), exc.status)
         except NardyError as exc:
