@@ -225,7 +225,11 @@ function adopt(state) {
 async function poll() {
   if (!S || S.finished || S.waiting) return;
   try { adopt(await api("GET", `/api/sessions/${S.id}?after=${S.serial || 0}`)); }
-  catch (err) { say(err.message, true); }
+  catch (err) {
+    say(err.message, true);
+    // a failed poll (the network, a restart) is tried again; a session that ended is not
+    if (err.code !== "unknown_session") setTimeout(poll, 2000);
+  }
 }
 
 function newGame() {
