@@ -614,3 +614,22 @@ def test_a_free_double_comes_after_our_roll():
     # money play has no free double: no lookahead, the same decision
     money = CubeState()
     assert analyse_cube(pos, money, fn) == cube_decision(fn(pos, 0), money, 0.6)
+
+
+def test_last_roll_is_the_bear_off_table_s_one_roll_certainty():
+    """:func:`last_roll` (a count of the opponent's checkers) agrees with the one-sided
+    bear-off table on every home board of up to three checkers."""
+    from itertools import combinations_with_replacement
+
+    from engine.cube.decision import last_roll
+    from engine.eval.bearoff import load
+    db = load()
+    for n in (1, 2, 3):
+        for pts in combinations_with_replacement(range(1, 7), n):
+            them = [0] * 24
+            for p in pts:
+                them[p - 1] += 1
+            pos = Position("backgammon", tuple([15] + [0] * 23), tuple(them),
+                           off=(0, 15 - n))
+            sure = float(db.rolls(np.array(them[:6], np.int64))[1]) > 1 - 1e-9
+            assert last_roll(pos) == sure, pts

@@ -18,7 +18,7 @@ ALLOWED = {
     "engine.movegen": {"engine.rules"},
     "engine.notation": {"engine.rules", "engine.movegen"},
     "engine.eval": {"engine.rules", "engine.movegen"},
-    "engine.cube": {"engine.rules"},
+    "engine.cube": {"engine.rules", "engine.movegen"},
     "engine.search": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",
                       "engine.cube"},
     "engine.play": {"engine.rules", "engine.movegen", "engine.notation", "engine.eval",

@@ -274,13 +274,16 @@ def cube_efficiency(position: Position) -> float:
 
 def last_roll(position: Position) -> bool:
     """Whether the game ends by the opponent's next roll at the latest: a race in which
-    the opponent's checkers are all home and bear off with any roll (the one-sided
-    bear-off table's chance of one roll is 1), so the side on roll wins this roll or
-    never."""
-    from engine.eval import bearoff
+    the opponent bears off with any roll, so the side on roll wins this roll or never.
+    The worst roll, 2-1, moves two checkers three pips: it bears off one checker on
+    points 1-3, or two on points 1 and 1-2; every other roll bears those off too, and
+    three checkers or more can stay after 2-1."""
     if not is_race(position) or position.bar[1] or any(position.them[6:]):
         return False
-    return float(bearoff.load().rolls(np.array(position.them[:6], np.int64))[1]) > 1 - 1e-9
+    points = [p + 1 for p in range(6) for _ in range(position.them[p])]
+    if len(points) == 1:
+        return points[0] <= 3
+    return len(points) == 2 and points[0] == 1 and points[1] <= 2
 
 
 # --------------------------------------------------------------------- probabilities
