@@ -55,6 +55,26 @@ def test_self_play_on_ray_with_one_worker_is_the_local_run(backend, tmp_path):
     np.testing.assert_array_equal(a.stats, b.stats)
 
 
+def test_a_run_resumed_on_either_backend_is_the_run_not_stopped(backend, tmp_path):
+    """Regression: the local backend restarted the learning rate's schedule on resume
+    (the Ray one counted the games before); now 100 local games, resumed on Ray to 170
+    and locally to 230, are the 230 of one local run, bit for bit (one worker)."""
+    from training import checkpoint
+    from training.selfplay import main
+    fast = ["--set", "size=tiny", "--set", "eval_games=0", "--quiet", "--workers", "1"]
+    assert main(["--games", "230", "--out", str(tmp_path / "straight")] + fast) == 0
+    out = str(tmp_path / "split")
+    assert main(["--games", "100", "--out", out] + fast) == 0
+    assert main(["--games", "170", "--out", out, "--resume", "--backend", "ray",
+                 "--sync-games", "70"] + fast) == 0
+    assert main(["--games", "230", "--out", out, "--resume"] + fast) == 0
+    a, b = checkpoint.latest(tmp_path / "straight"), checkpoint.latest(out)
+    assert a.games == b.games == 230
+    for x, y in zip(a.net.arrays(), b.net.arrays()):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(a.rng, b.rng)
+
+
 def test_self_play_on_ray_with_two_workers_learns_resumes_and_stops_exactly(backend, tmp_path):
     from training import checkpoint
     from training.selfplay import main

@@ -512,3 +512,147 @@ def test_release_of_a_checkpoint_of_no_games_warns(tmp_path, capsys):
     _good_checkpoint(run_dir, games=5)
     assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 0
     assert "holds no self-play games" not in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ audit regressions
+def test_a_worker_killed_from_outside_stops_the_run_with_its_final_checkpoint(tmp_path,
+                                                                            capsys):
+    """Regression: a worker killed with SIGKILL left the other one to play the run out
+    alone, a few games short of its target, and then a ``RuntimeError`` traceback ended
+    it without the final checkpoint or model. Now the run stops, saves the weights
+    (consistent between games), names the worker and exits 2, ready to resume."""
+    import multiprocessing as mp
+    import threading
+    out = tmp_path / "run"
+    killed = []
+    before = {p.pid for p in mp.active_children()}
+
+    def kill_one():
+        deadline = time.time() + 120             # the kernels may compile first
+        while time.time() < deadline:
+            workers = [p for p in mp.active_children() if p.pid not in before]
+            if len(workers) == 2:
+                time.sleep(0.3)                  # a few games under way
+                os.kill(workers[1].pid, signal.SIGKILL)
+                killed.append(workers[1].pid)
+                return
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=kill_one, daemon=True)
+    thread.start()
+    code = main(["--games", "4000", "--out", str(out), "--workers", "2", "--set",
+                 "size=tiny", "--set", "eval_games=0", "--set", "checkpoint_minutes=60",
+                 "--quiet"])
+    thread.join()
+    err = capsys.readouterr().err
+    assert killed and code == 2, err
+    last = err.splitlines()[-1]              # (after a note that the kernels compile)
+    assert last.startswith("error: worker ") and "Traceback" not in err, err
+    assert f"pid {killed[0]}" in err and "SIGKILL" in err and "--resume" in err, err
+    state = checkpoint.latest(out)
+    assert 0 < state.games < 4000
+    assert Network.load(out / "model.npz").info["trained_games"] == state.games
+    assert main(["--games", str(state.games + 40), "--out", str(out), "--resume",
+                 "--quiet"]) == 0
+    assert checkpoint.latest(out).games == state.games + 40
+
+
+@pytest.mark.parametrize("rate", [[], ["--set", "alpha=0.1", "--set", "alpha_final=0.1"]],
+                         ids=["schedule", "constant"])
+def test_a_resumed_run_is_the_run_not_stopped(tmp_path, rate):
+    """Regression: the learning rate followed the games of the session only, so a
+    resumed run started its schedule again from ``alpha``; with one worker a run of
+    200 games and a run of 100 resumed to 200 are now the same bit for bit."""
+    flags = ["--workers", "1", "--set", "size=tiny", "--set", "eval_games=0", "--quiet"]
+    assert main(["--games", "200", "--out", str(tmp_path / "straight"), *flags, *rate]) == 0
+    assert main(["--games", "100", "--out", str(tmp_path / "split"), *flags, *rate]) == 0
+    assert main(["--games", "200", "--out", str(tmp_path / "split"), "--resume",
+                 "--workers", "1", "--quiet"]) == 0
+    a, b = checkpoint.latest(tmp_path / "straight"), checkpoint.latest(tmp_path / "split")
+    assert a.games == b.games == 200 and b.resumes == []
+    for x, y in zip(a.net.arrays(), b.net.arrays()):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(a.rng, b.rng)
+    np.testing.assert_array_equal(a.stats, b.stats)
+
+
+def test_a_fresh_run_does_not_overwrite_a_model_card(tmp_path, capsys):
+    """Regression: only ``model.npz`` was looked for, so a fresh run wrote over a
+    ``model.json`` alone in its folder (as ``training.supervised`` refuses to)."""
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "model.json").write_text('{"mine": true}\n')
+    assert main(["--games", "5", "--out", str(out), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "model.json" in err and err.count("\n") == 1, err
+    assert (out / "model.json").read_text() == '{"mine": true}\n'
+    assert not checkpoint.checkpoints(out)
+
+
+def test_an_unwritable_out_is_refused_before_any_game(tmp_path, capsys, read_only,
+                                                      monkeypatch):
+    """Regression: a read-only ``--out`` was found out when the first checkpoint was
+    written, after the training, with a traceback."""
+    from training.trainer import Trainer
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("trained into a folder it cannot write")
+
+    monkeypatch.setattr(Trainer, "run", no_games)
+    locked = read_only(tmp_path / "locked")
+    for out, words in ((locked, "cannot write into the folder"),
+                       (locked / "run", "cannot make the folder")):
+        assert main(["--games", "5", "--out", str(out), *FAST]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --out ") and err.count("\n") == 1, err
+        assert words in err and "(Permission denied)" in err, err
+
+
+def test_a_full_disk_is_one_line_and_exit_2(tmp_path, capsys, disk_full):
+    """Regression: an OSError writing the checkpoint (a full disk) ended the run with a
+    traceback."""
+    out = tmp_path / "run"
+    assert main(["--games", "5", "--out", str(out), "--workers", "1", "--set",
+                 "size=tiny", "--set", "eval_games=0", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write {out / 'checkpoint-'}"), err
+    assert err.endswith(": No space left on device\n") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "portes", "plakoto"])
+def test_family_features_are_refused_for_games_played_in_opposite_directions(variant):
+    """Regression: ``nardy255+m14`` reads the board as if both sides moved the same
+    way; it was taken for backgammon, portes and plakoto, where its inputs are wrong."""
+    with pytest.raises(ConfigError, match=f"nardy255\\+m14.*{variant}.*same direction"):
+        TrainConfig(variant=variant, encoder="nardy255+m14")
+    for ok in ("fevga", "long_nardy", "gul_bara"):
+        assert TrainConfig(variant=ok, encoder="nardy255+m14").encoder == "nardy255+m14"
+
+
+def test_the_strength_history_counts_the_games_of_the_weights_it_measured(tmp_path,
+                                                                          monkeypatch):
+    """Regression: the figure's game count was read after the games of the figure,
+    while the workers played on, so the learning curve was shifted to the right."""
+    from training.trainer import Trainer
+    cfg = TrainConfig(size="tiny", eval_games=2, eval_minutes=1e-4, checkpoint_minutes=60)
+    trainer = Trainer(checkpoint.RunState(cfg, Network.create("backgammon", 40)),
+                      tmp_path, 1)
+    real = td.evaluate_games
+    seen = []                                    # (games at its start, at its end)
+
+    def slow_figure(*args, **kwargs):
+        if trainer._procs:                       # not the compile call
+            start = trainer.games()
+            deadline = time.time() + 5           # the workers play on meanwhile
+            while (trainer.games() < start + 20 and time.time() < deadline
+                   and any(p.is_alive() for p in trainer._procs)):
+                time.sleep(0.005)
+            seen.append((start, trainer.games()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(td, "evaluate_games", slow_figure)
+    final = trainer.run(1500, quiet=True)
+    assert len(final.history) == len(seen) >= 2, (final.history, seen)
+    assert any(end > start for start, end in seen), seen
+    for row, (start, _) in zip(final.history, seen):
+        assert row[0] <= start, (final.history, seen)

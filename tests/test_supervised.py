@@ -2,6 +2,7 @@
 training in torch and its export to the engine's model format."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -513,3 +514,54 @@ def test_torch_threads_follow_omp_num_threads(monkeypatch):
         assert supervised.torch_threads() == 2
         monkeypatch.setattr(supervised, "usable_cores", lambda: 1)
         assert supervised.torch_threads() == 1
+
+
+def test_supervised_refuses_an_unwritable_out_before_any_training(tmp_path, capsys,
+                                                                  read_only, monkeypatch):
+    """Regression: a read-only ``--out`` was found out when the first checkpoint was
+    written, after the data was read and encoded, with a traceback."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training import supervised
+    lab = str(_labelled().save(tmp_path / "L.npz"))
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained into a folder it cannot write")
+
+    monkeypatch.setattr(supervised, "train", no_training)
+    locked = read_only(tmp_path / "locked")
+    for out in (locked, locked / "run"):
+        assert supervised.main(["--data", lab, "--out", str(out), *SMALL]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --out ") and err.count("\n") == 1, err
+        assert "cannot write into the folder" in err and "(Permission denied)" in err, err
+
+
+def test_supervised_on_a_full_disk_says_so_in_one_line(tmp_path, capsys, disk_full):
+    """Regression: an OSError writing the checkpoint (a full disk) was a traceback."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import main
+    ps = _labelled()
+    lab = tmp_path / "L.npz"
+    np.savez(lab, states=ps.states, klass=ps.klass, source=ps.source, targets=ps.targets,
+             card=np.frombuffer(json.dumps({"format": "nardy-positions", "version": 1,
+                                            "variant": ps.variant}).encode(), np.uint8))
+    out = tmp_path / "out"
+    assert main(["--data", str(lab), "--out", str(out), *SMALL]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]       # (after epoch 0's line)
+    assert err == f"error: cannot write {out / 'checkpoint.npz'}: No space left on device"
+
+
+@pytest.mark.parametrize("encoder, variant", [("nardy255+m14", "backgammon"),
+                                              ("tesauro198+f13", "plakoto")])
+def test_supervised_refuses_inputs_of_another_family_of_games(tmp_path, encoder, variant):
+    """Regression: ``nardy255+m14`` (sides moving the same way) was taken for backgammon
+    data, where its inputs are wrong, as ``training.config`` refused only backgammon's
+    features for the other games."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, SupervisedError, train
+    ps = _labelled(12)
+    ps = PositionSet(variant, ps.states, ps.klass, ps.source, ps.targets)
+    with pytest.raises(SupervisedError, match=f"encoder = '{re.escape(encoder)}' for "
+                                              f"{variant}"):
+        train(ps, tmp_path / "out", Settings(hidden=4, encoder=encoder, epochs=1))
+    assert not (tmp_path / "out").exists()

@@ -103,3 +103,73 @@ def test_position_set_files_hold_known_classes_sources_and_probabilities(tmp_pat
     np.savez(no_variant, **arrays)
     with pytest.raises(PositionSetError, match="no_variant.npz: card: .*variant"):
         PositionSet.load(no_variant)
+
+
+def test_classes_are_checked_before_the_games_are_sampled(tmp_path, a_model, capsys,
+                                                          monkeypatch):
+    """Regression: a misspelt ``--classes`` was refused only after every game had been
+    sampled."""
+    from training import positions
+
+    def no_sampling(*args, **kwargs):
+        raise AssertionError("sampled games for a set it then refused")
+
+    monkeypatch.setattr(positions, "selfplay_positions", no_sampling)
+    monkeypatch.setattr(positions, "setup_positions_set", no_sampling)
+    out = tmp_path / "p.npz"
+    for classes, words in (("race,bear-off", "class 'bear-off': expected one of"),
+                           (" , ", "--classes ' , ': expected some of")):
+        assert positions_main(["--model", str(a_model), "--games", "5", "--setups", "5",
+                               "--classes", classes, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --classes") and words in err, err
+        assert err.count("\n") == 1 and not out.exists()
+
+
+def _command(which: str, a_model, sets, out) -> int:
+    """``training.positions`` (a few games and set-ups) or ``training.label`` (the
+    set-ups of ``sets`` at 0-ply) writing to ``out``."""
+    if which == "positions":
+        return positions_main(["--model", str(a_model), "--games", "3", "--setups", "3",
+                               "--out", str(out)])
+    return label_main(["--positions", str(sets), "--ply", "0", "--workers", "1",
+                       "--model", str(a_model), "--out", str(out)])
+
+
+@pytest.mark.parametrize("which", ["positions", "label"])
+def test_position_and_label_commands_refuse_a_folder_they_cannot_write(tmp_path, a_model,
+                                                                      capsys, read_only,
+                                                                      which):
+    """Regression: a read-only folder for ``--out`` was found out when the results were
+    written, after the work, with a traceback."""
+    sets = tmp_path / "p.npz"
+    setup_positions_set("backgammon", 4, seed=3).save(sets)
+    locked = read_only(tmp_path / "locked")
+    assert _command(which, a_model, sets, locked / "out.npz") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --out ") and err.count("\n") == 1, err
+    assert "cannot write into the folder" in err and "(Permission denied)" in err, err
+
+
+@pytest.mark.parametrize("which", ["positions", "label"])
+def test_position_and_label_commands_on_a_full_disk_say_so_in_one_line(tmp_path, a_model,
+                                                                       capsys, disk_full,
+                                                                       which):
+    """Regression: an OSError writing the set or a chunk (a full disk) was a traceback."""
+    sets = tmp_path / "p.npz"
+    np.savez(sets, **_set_arrays(setup_positions_set("backgammon", 4, seed=3)))
+    out = tmp_path / "out.npz"
+    assert _command(which, a_model, sets, out) == 2
+    err = capsys.readouterr().err.splitlines()[-1]      # (after a progress bar)
+    written = out if which == "positions" else (
+        tmp_path / "out.npz.parts" / "part-000000000-000000004.npz")
+    assert err == f"error: cannot write {written}: No space left on device", err
+
+
+def _set_arrays(ps: PositionSet) -> dict:
+    """The arrays of ``ps``'s file, to write with plain ``np.savez`` (what
+    :meth:`PositionSet.save` writes, past a disk made full)."""
+    import json
+    card = {"format": "nardy-positions", "version": 1, "variant": ps.variant}
+    return {"states": ps.states, "klass": ps.klass, "source": ps.source,
+            "card": np.frombuffer(json.dumps(card).encode(), np.uint8)}

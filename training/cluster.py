@@ -90,6 +90,9 @@ class RayTrainer(Trainer):
         if isinstance(sync_games, bool) or not isinstance(sync_games, int) or sync_games < 1:
             raise ClusterError(f"sync_games = {sync_games!r}: expected an integer >= 1")
         super().__init__(state, run_dir, workers)
+        # a worker is told the run's total games with each batch (its counts), so the
+        # games before this session are not added again
+        self.params[td.P_GAMES_BEFORE] = 0.0
         self.sync_games = sync_games
         self.ray = connect(address)
         self._actors: list = []
@@ -163,8 +166,8 @@ class RayTrainer(Trainer):
             self.learner_seconds += time.perf_counter() - t
         return bool(self._pending)
 
-    def _finished(self) -> None:
-        pass
+    def _failed(self) -> list[str]:
+        return []                        # Ray restarts a lost actor (see _start)
 
     def _stop(self) -> None:
         """Keep the batches under way (waiting up to :data:`DRAIN_SECONDS`), then end

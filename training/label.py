@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.cli._common import MAX_WORKERS, non_negative_int, output_folder, worker_count
+from engine.cli._common import (
+    MAX_WORKERS,
+    non_negative_int,
+    output_folder,
+    worker_count,
+    writing,
+)
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
@@ -114,8 +120,9 @@ def _same_settings(parts: Path, settings: dict) -> None:
                                    f"another --out")
         return
     tmp = f.with_suffix(".tmp")
-    tmp.write_text(json.dumps(settings, sort_keys=True))
-    os.replace(tmp, f)
+    with writing(f):
+        tmp.write_text(json.dumps(settings, sort_keys=True))
+        os.replace(tmp, f)
 
 
 def label(positions: PositionSet, model: str | None, ply: int, *, workers: int = 1,
@@ -149,7 +156,8 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
     targets = np.zeros((n, 5), np.float32)
     todo = []
     if parts is not None:
-        parts.mkdir(parents=True, exist_ok=True)
+        with writing(parts):
+            parts.mkdir(parents=True, exist_ok=True)
         _same_settings(parts, _settings(positions.variant, model, ply, race, prune, rollout))
     for lo in range(0, n, chunk):
         hi = min(lo + chunk, n)
@@ -172,8 +180,9 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         nonlocal done
         targets[lo:lo + len(got)] = got
         if parts is not None:
-            atomic_savez(parts / f"part-{lo:09d}-{lo + len(got):09d}.npz",
-                         {"targets": got, "states": positions.states[lo:lo + len(got)]})
+            f = parts / f"part-{lo:09d}-{lo + len(got):09d}.npz"
+            with writing(f):
+                atomic_savez(f, {"targets": got, "states": positions.states[lo:lo + len(got)]})
         done += len(got)
         if progress is not None:
             progress(done)
@@ -193,8 +202,14 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
                                  initializer=_init,
                                  initargs=(model, positions.variant, race, prune)) as pool:
-            for fut in as_completed([pool.submit(_label, job) for job in todo]):
-                finished(*fut.result())
+            try:
+                for fut in as_completed([pool.submit(_label, job) for job in todo]):
+                    finished(*fut.result())
+            except BaseException:
+                # a chunk that cannot be written (a full disk), a worker gone, a
+                # Ctrl-C: the chunks not started are dropped, not labelled for nothing
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     info = dict(positions.info)
     how = ({"by": "engine.search.nply.Search.values_of", "ply": ply} if rollout is None
            else {"by": "engine.search.rollout.play_chunk", "trials": rollout.trials,

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import non_negative_int, output_file
+from engine.cli._common import non_negative_int, output_file, writing
 from engine.errors import NardyError, PositionError, VariantError, quote
 from engine.eval.network import MAX_ARRAY_BYTES, Network, NetworkFileError, atomic_savez, read_npz
 from engine.movegen.generate import successor_arrays
@@ -73,6 +73,18 @@ class PositionSetError(NardyError):
 
 
 # --------------------------------------------------------------------- classes
+def class_codes(names) -> list[int]:
+    """The codes (:data:`CLASSES`) of the class names ``names``; an unknown name raises
+    :class:`PositionSetError` naming it and the classes there are."""
+    codes = []
+    for name in names:
+        if name not in CLASSES:
+            raise PositionSetError(f"class {quote(name)}: expected one of "
+                                   f"{', '.join(CLASSES)}")
+        codes.append(CLASSES.index(name))
+    return codes
+
+
 def classify(states: np.ndarray) -> np.ndarray:
     """The class code (:data:`CLASSES`) of each state row (backgammon geometry)."""
     s = np.asarray(states).reshape(-1, L.STATE_LEN).astype(np.int64)
@@ -125,13 +137,7 @@ class PositionSet:
     def of_classes(self, names) -> "PositionSet":
         """The positions of the classes ``names`` (:data:`CLASSES`); an unknown name
         raises :class:`PositionSetError` naming it and the classes there are."""
-        codes = []
-        for name in names:
-            if name not in CLASSES:
-                raise PositionSetError(f"class {quote(name)}: expected one of "
-                                       f"{', '.join(CLASSES)}")
-            codes.append(CLASSES.index(name))
-        out = self.subset(np.isin(self.klass, codes))
+        out = self.subset(np.isin(self.klass, class_codes(names)))
         out.info["classes"] = list(names)
         return out
 
@@ -147,7 +153,8 @@ class PositionSet:
         (arrays of the wrong type or shape, bad codes or targets, an unknown game,
         illegal states, an array over the file format's
         :data:`~engine.eval.network.MAX_ARRAY_BYTES`) raises :class:`PositionSetError`
-        before anything is written."""
+        before anything is written; an ``OSError`` while writing (a full disk) raises
+        :class:`engine.cli._common.WriteError` naming ``path``."""
         path = Path(path)
         where = f"saving to {path}"
         try:
@@ -177,7 +184,8 @@ class PositionSet:
                     f"array may take at most {MAX_ARRAY_BYTES:,} (64 MiB: "
                     f"{MAX_ARRAY_BYTES // (2 * L.STATE_LEN):,} positions), and load would "
                     f"refuse it: split the set into several files")
-        atomic_savez(path, arrays)
+        with writing(path):
+            atomic_savez(path, arrays)
         return path
 
     @classmethod
@@ -412,6 +420,16 @@ def main(argv=None) -> int:
         ap.error("--games 0 and --setups 0: no positions to sample")
     try:
         set_output(args.out)
+        names = []                  # --classes, checked before the games are sampled
+        if args.classes:
+            names = [c.strip() for c in args.classes.split(",") if c.strip()]
+            if not names:
+                raise PositionSetError(f"--classes {quote(args.classes)}: expected some of "
+                                       f"{', '.join(CLASSES)}")
+            try:
+                class_codes(names)
+            except PositionSetError as exc:
+                raise PositionSetError(f"--classes: {exc}") from None
         net = Network.load(args.model)
         t = time.time()
         parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,
@@ -420,11 +438,7 @@ def main(argv=None) -> int:
         if args.setups > 0:
             parts.append(setup_positions_set(net.variant, args.setups, args.seed))
         ps = PositionSet.join(parts)
-        if args.classes:
-            names = [c.strip() for c in args.classes.split(",") if c.strip()]
-            if not names:
-                raise PositionSetError(f"--classes {quote(args.classes)}: expected some of "
-                                       f"{', '.join(CLASSES)}")
+        if names:
             ps = ps.of_classes(names)
         if len(ps) == 0:
             kind = f" of the classes {args.classes}" if args.classes else ""

@@ -20,6 +20,13 @@ then the final strength figure is measured and the checkpoint written again with
 second signal skips that figure; it cannot cost the final checkpoint, because signals
 are only noted while the workers stop and a checkpoint is written (:class:`training.trainer.HeldSignals`).
 
+A worker killed from outside (``kill -9``, the kernel's out-of-memory killer) stops the
+run too: the other workers stop, the final checkpoint is written, one line names the
+worker, and the command exits with status 2; ``--resume`` goes on. An ``--out`` that
+cannot be written into (read-only, full) is refused before the first game; a checkpoint
+that cannot be written later ends the run in one line with status 2, the checkpoints
+before it kept.
+
 Every game trains through the same code: the rules table drives move generation and
 :func:`engine.rules.scoring.score_table` the exact score of a finished game (backgammon 1/2/3;
 portes, fevga 1/2; plakoto 1/2 and the mother pin 2; long nardy, gul bara oyn 1, mars 2,
@@ -61,9 +68,15 @@ from engine.eval.network import Network, NetworkFileError  # noqa: E402
 from engine.movegen.generate import usable_cores  # noqa: E402
 
 from . import checkpoint  # noqa: E402
-from .config import (ConfigError, TrainConfig, describe, load_config, parse_set,  # noqa: E402
-                     read_config_file)
-from .trainer import Trainer  # noqa: E402
+from .config import (  # noqa: E402
+    ConfigError,
+    TrainConfig,
+    describe,
+    load_config,
+    parse_set,
+    read_config_file,
+)
+from .trainer import Trainer, WorkerDied  # noqa: E402
 
 ARCH_KEYS = ("variant", "size", "hidden", "encoder")
 """Config keys a resumed run may not change."""
@@ -113,9 +126,11 @@ def build_state(args) -> checkpoint.RunState:
     if checkpoint.checkpoints(out):
         raise ConfigError(f"{str(out)!r} already holds a run; pass --resume to continue it "
                           f"or choose another --out")
-    if (out / "model.npz").exists():
-        raise ConfigError(f"{str(out)!r} holds a model.npz but no checkpoint of a run; a "
-                          f"fresh run would overwrite it: choose another --out")
+    held = [n for n in ("model.npz", "model.json") if (out / n).exists()]
+    if held:                         # a released network, or its card alone
+        them = "them" if len(held) > 1 else "it"
+        raise ConfigError(f"{str(out)!r} holds {' and '.join(held)} but no checkpoint of "
+                          f"a run; a fresh run would overwrite {them}: choose another --out")
     cfg = load_config(args.config, args.set)
     extra = {}
     if args.variant is not None:
@@ -225,8 +240,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:          # before the workers started: nothing to save
         print("interrupted before training started", file=sys.stderr)
         return 130
-    except (checkpoint.CheckpointError, ConfigError) as exc:
-        # weights gone bad, or every game abandoned: the workers are stopped
+    except (checkpoint.CheckpointError, ConfigError, OutputError, WorkerDied) as exc:
+        # weights gone bad, every game abandoned, a checkpoint that cannot be written
+        # (a full disk: the ones before it stay), a worker killed (its checkpoint
+        # written): the workers are stopped
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -48,12 +48,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import output_folder
+from engine.cli._common import output_folder, writing
 from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
 from engine.rules.scoring import N_OUTPUTS, equities
+from training.config import encoder_problem
 from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
 
 
@@ -228,9 +229,13 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             check_hidden(settings.hidden, net.encoder)
             net = widen(net, settings.hidden, np.random.default_rng([settings.seed, 5]))
     else:
+        net, encoder = None, settings.encoder
+    problem = encoder_problem(data.variant, encoder)
+    if problem:                 # hand-crafted inputs of another family of games
+        raise SupervisedError(problem)
+    if net is None:
         net = Network.create(data.variant, settings.hidden or 128, settings.encoder,
                              np.random.default_rng([settings.seed, 5]), scale=0.1)
-        encoder = settings.encoder
     output_folder(out)
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
@@ -311,12 +316,13 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
 
 def _check_folder(out: Path, resume: bool) -> None:
     """``out`` as a supervised run's folder: a folder or a path to make one at (no file
-    on the way), not a self-play run (whose ``model.npz`` this run would replace); a
+    on the way, and a folder there or above it that a file can be written into), not a
+    self-play run (whose ``model.npz`` this run would replace); a
     new run (nothing to resume) only where it replaces no ``model.npz`` or
     ``model.json`` (another run's or a released network, written over without a word
     before), and without ``resume`` not a run already (its best network would be
     replaced by a worse one)."""
-    output_folder(out, make=False)                  # no file on the way
+    output_folder(out, make=False)                  # no file on the way; writable
     if not out.exists():
         return                                      # a new folder: nothing to replace
     if any(out.glob("checkpoint-*.npz")):
@@ -352,8 +358,9 @@ def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Se
             "settings": asdict(settings), "data": data.info, "positions": len(data),
             "history": history,
             "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    Network(data.variant, get_encoder(encoder), np.ascontiguousarray(w1.T), b1, w2, b2,
-            info).save(out / "model.npz", card_file=True)
+    with writing(out / "model.npz"):
+        Network(data.variant, get_encoder(encoder), np.ascontiguousarray(w1.T), b1, w2, b2,
+                info).save(out / "model.npz", card_file=True)
 
 
 _CK = ("run", "w1", "b1", "w2", "b2", "m", "v", "step", "best_w1", "best_b1", "best_w2",
@@ -373,10 +380,12 @@ def _save(path: Path, model: _Model, opt, settings: Settings, epoch: int, best: 
     w1, b1, w2, b2 = model.arrays()
     bw1, bb1, bw2, bb2 = best_arrays
     step = float(st[0]["step"]) if "step" in st[0] else 0.0
-    atomic_savez(path, {"run": np.frombuffer(json.dumps(run).encode(), np.uint8),
-                        "w1": w1, "b1": b1, "w2": w2, "b2": b2, "m": flat("exp_avg"),
-                        "v": flat("exp_avg_sq"), "step": np.array([step]),
-                        "best_w1": bw1, "best_b1": bb1, "best_w2": bw2, "best_b2": bb2})
+    with writing(path):
+        atomic_savez(path, {"run": np.frombuffer(json.dumps(run).encode(), np.uint8),
+                            "w1": w1, "b1": b1, "w2": w2, "b2": b2, "m": flat("exp_avg"),
+                            "v": flat("exp_avg_sq"), "step": np.array([step]),
+                            "best_w1": bw1, "best_b1": bb1, "best_w2": bw2,
+                            "best_b2": bb2})
 
 
 def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,

@@ -66,9 +66,9 @@ OPP_HEURISTIC = 2      # engine.eval.heuristic, for the games PubEval cannot rea
 _OPP_KINDS = {OPP_RANDOM: KIND_RANDOM, OPP_PUBEVAL: KIND_PUBEVAL, OPP_HEURISTIC: KIND_HEURISTIC}
 _SELF = np.array([KIND_NETWORK, KIND_NETWORK], np.int64)
 
-# params vector of selfplay_games
-P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON = range(5)
-N_PARAMS = 5
+# params vector of selfplay_games; P_GAMES_BEFORE may be left out (no games before)
+P_ALPHA, P_ALPHA_FINAL, P_HALF_LIFE, P_LAM, P_EPSILON, P_GAMES_BEFORE = range(6)
+N_PARAMS = 6
 
 # control flags (shared int64 array)
 C_PAUSE = 0            # nonzero (a pause epoch): return after the current game
@@ -154,8 +154,12 @@ def selfplay_games(start, table, scratch, scoring, rolls_both, w1t, b1, w2, b2, 
     the move generator's work space (:func:`engine.movegen._core.new_scratch`). The
     opening follows the game loop's convention (:mod:`engine.play.loop`).
 
-    ``counts[w]`` are the games finished by each worker (the learning rate follows
-    their sum); this worker adds to ``counts[worker]`` and ``stats[worker]``.
+    ``params`` holds the learning settings at the ``P_*`` indices: alpha, alpha_final,
+    the half-life, lambda, epsilon and, optionally, the run's games before this session
+    (``P_GAMES_BEFORE``). ``counts[w]`` are the games finished by each worker of the
+    session; the learning rate follows the games before it plus their sum, so that a
+    resumed run goes on with the schedule where it stopped. This worker adds to
+    ``counts[worker]`` and ``stats[worker]``.
     """
     net = (w1t, b1, w2, b2, uidx, uval, cidx, cval, fidx)
     rows = 2 * int(max_turns) + 1        # a roll, and a pending segment before it
@@ -202,8 +206,9 @@ def _learn_game(game, rec, rec_meta, rec_vals, w1t, b1, w2, b2, uidx, uval, cidx
         row[ST_BACKGAMMONS] += 1
     if winner != WINNER_DRAW and winner == game[G_STARTER]:
         row[ST_WINS_FIRST] += 1
-    # learning rate from the games all workers have finished
-    total = 0
+    # learning rate from the run's games: those before this session (when given) and
+    # those all workers have finished in it
+    total = params[P_GAMES_BEFORE] if params.shape[0] > P_GAMES_BEFORE else 0.0
     for w in range(counts.shape[0]):
         total += counts[w]
     alpha = (params[P_ALPHA_FINAL] + (params[P_ALPHA] - params[P_ALPHA_FINAL])

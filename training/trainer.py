@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from engine._jit import announce_compile  # noqa: E402
+from engine.cli._common import writing  # noqa: E402
 from engine.eval.heuristic import weights as heuristic_weights  # noqa: E402
 from engine.eval.network import Network, utc_now  # noqa: E402
 from engine.eval.pubeval import weights as pubeval_weights  # noqa: E402
@@ -44,6 +45,14 @@ alternates from game to game across calls): a signal stops the figure between tw
 ABANDONED_LIMIT = 1000
 """Games abandoned at ``max_turns`` before a run that abandons ten for each it finishes
 is stopped as misconfigured."""
+CLAIM_WAIT = 0.5
+"""Seconds a worker waits for the claim lock before it looks at the stop flag again (a
+worker killed while it held the lock never releases it)."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended before the run did (killed from outside, or an error of
+    its own): the run stopped and wrote its final checkpoint; ``--resume`` goes on."""
 
 
 class HeldSignals:
@@ -112,8 +121,11 @@ class Trainer:
                            else np.zeros(td.N_STATS, np.int64))
         self.start = Position.start(self.cfg.variant).to_array()
         self.table = self.rules.table()
+        # the games before this session: a resumed run's learning rate goes on with
+        # its schedule (counts are this session's games)
         self.params = np.array([self.cfg.alpha, self.cfg.alpha_final,
-                                self.cfg.alpha_half_life, self.cfg.lam, self.cfg.epsilon])
+                                self.cfg.alpha_half_life, self.cfg.lam, self.cfg.epsilon,
+                                float(state.games)])
         self.pubeval_ok = self.rules.geometry == OPPOSITE and self.rules.meet == HIT
         self.eval_rng = np.array([np.random.SeedSequence([self.cfg.seed, 7]).generate_state(
             1, np.uint64)[0]], np.uint64)
@@ -152,12 +164,17 @@ class Trainer:
                     self.acks[w] = epoch
                     time.sleep(0.002)
                     continue
-                with self._claim_lock:        # claims keep the total exact
+                # claims keep the total exact
+                if not self._claim_lock.acquire(timeout=CLAIM_WAIT):
+                    continue
+                try:
                     left = target - self.base_games - int(self.claimed[0])
                     if left <= 0:
                         break
                     n = min(BATCH, max(1, left // self.workers))
                     self.claimed[0] += n
+                finally:
+                    self._claim_lock.release()
                 played = td.selfplay_games(*args, self.params, self.cfg.max_turns, n,
                                            st, self.counts, w, self.control, self.stats)
                 if played < n:                # a pause or stop cut the batch short
@@ -209,16 +226,38 @@ class Trainer:
         return info
 
     def save(self, elapsed: float) -> Path:
+        """Write a checkpoint and ``model.npz`` (with its card); an ``OSError`` (a full
+        disk) raises :class:`engine.cli._common.WriteError` naming the file."""
         snap = self.snapshot(elapsed)
-        path = checkpoint.save(self.run_dir, snap, self.cfg.keep_checkpoints)
-        snap.net.save(self.run_dir / "model.npz", card_file=True)
+        with writing(checkpoint.path_for(self.run_dir, snap.games)):
+            path = checkpoint.save(self.run_dir, snap, self.cfg.keep_checkpoints)
+        model = self.run_dir / "model.npz"
+        with writing(model):
+            snap.net.save(model, card_file=True)
         return path
 
-    def strength(self, n_games: int | None = None) -> tuple[float, str, int]:
-        """Points per game of the current weights against PubEval (backgammon boards)
-        or the heuristic (the other games)."""
+    def _figure(self) -> list:
+        """A strength figure (:meth:`strength`) as a row of the run's history, ``[games,
+        points per game, opponent, games of the figure]``: ``games`` is the count of
+        the weights measured, both taken while the workers wait between two games (they
+        play on while the figure is measured)."""
+        self._pause()
+        try:
+            games = self.games()
+            weights = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
+        finally:
+            self._resume()
+        ppg, opp, n = self.strength(weights=weights)
+        return [games, round(ppg, 4), opp, n]
+
+    def strength(self, n_games: int | None = None,
+                 weights: list | None = None) -> tuple[float, str, int]:
+        """Points per game of ``weights`` (``[w1t, b1, w2, b2]``; default: a copy of
+        the current ones) against PubEval (backgammon boards) or the heuristic (the
+        other games)."""
         n = self.cfg.eval_games if n_games is None else n_games
-        w = [a.copy() for a in (self.w1t, self.b1, self.w2, self.b2)]
+        w = weights if weights is not None else [a.copy() for a in (self.w1t, self.b1,
+                                                                    self.w2, self.b2)]
         opp = td.OPP_PUBEVAL if self.pubeval_ok else td.OPP_HEURISTIC
         pts = np.zeros(n, np.int64)
         args = (*self._net_args(*w), opp, pubeval_weights(), self.cfg.max_turns)
@@ -250,13 +289,23 @@ class Trainer:
             wait(alive, timeout=0.25)
         return any(p.is_alive() for p in self._procs)
 
-    def _finished(self) -> None:
-        """After the workers ended by themselves: raise if one failed."""
-        for p in self._procs:
-            p.join()
-        bad = [p.exitcode for p in self._procs if p.exitcode]
-        if bad:
-            raise RuntimeError(f"worker(s) failed with exit codes {bad}")
+    def _failed(self) -> list[str]:
+        """The workers that ended with an error or a signal (none while all play or
+        ended well), each in words: which one, its pid, how it ended."""
+        out = []
+        for w, p in enumerate(self._procs):
+            code = p.exitcode
+            if not code:                      # playing (None) or done (0)
+                continue
+            if code < 0:
+                try:
+                    how = f"was killed by {signal.Signals(-code).name}"
+                except ValueError:
+                    how = f"was killed by signal {-code}"
+            else:
+                how = f"failed with exit code {code}"
+            out.append(f"worker {w + 1} of {self.workers} (pid {p.pid}) {how}")
+        return out
 
     def _stop(self) -> None:
         """Stop the workers after their current game and wait for them."""
@@ -277,7 +326,10 @@ class Trainer:
 
     # ----------------------------------------------------------------- the run
     def run(self, target: int, quiet: bool = False) -> checkpoint.RunState:
-        """Train until ``target`` games in all, checkpointing and measuring on the way."""
+        """Train until ``target`` games in all, checkpointing and measuring on the way.
+        A worker that dies stops the run: the final checkpoint is written, then
+        :class:`WorkerDied` says which worker; a checkpoint that cannot be written (a
+        full disk) raises :class:`engine.cli._common.WriteError`."""
         self.compile()
         t0 = time.time()
         elapsed0 = self.state.elapsed
@@ -288,16 +340,23 @@ class Trainer:
         last_ckpt = last_eval = time.time()
         fig = ""
         interrupted = False
+        failed: list[str] = []
         try:
             while self._working():
                 self.trace.append((time.perf_counter(), self.games()))
                 bar.update(self.games() - bar.n)
                 self._check_abandoned()
+                # a worker that died stops the run: its checkpoint is written below and
+                # --resume goes on, where the others playing on alone would end the
+                # run short of its target, after hours at a fraction of its speed
+                failed = self._failed()
+                if failed:
+                    break
                 now = time.time()
                 if self.cfg.eval_games and now - last_eval >= 60 * self.cfg.eval_minutes:
-                    ppg, opp, n = self.strength()
-                    self.state.history.append([self.games(), round(ppg, 4), opp, n])
-                    fig = f"{ppg:+.3f} ppg vs {opp}"
+                    row = self._figure()
+                    self.state.history.append(row)
+                    fig = f"{row[1]:+.3f} ppg vs {row[2]}"
                     bar.set_postfix_str(fig)
                     last_eval = time.time()
                 if now - last_ckpt >= 60 * self.cfg.checkpoint_minutes:
@@ -305,7 +364,7 @@ class Trainer:
                     if not tty and not quiet:
                         bar.write(f"{utc_now()} games={self.games()} {fig} -> {path.name}")
                     last_ckpt = time.time()
-            self._finished()
+            failed = failed or self._failed()
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -317,17 +376,21 @@ class Trainer:
                 bar.close()
         with HeldSignals() as saving:       # the final checkpoint, before the figure
             path = self.save(elapsed0 + time.time() - t0)
+        if failed:
+            raise WorkerDied(f"{'; '.join(failed)}: the run stopped at {self.games():,} "
+                             f"of {target:,} games and wrote its checkpoint {path.name}; "
+                             f"run the same command with --resume to go on")
         if self.cfg.eval_games and (stopping.signalled or saving.signalled):
             bar.write("interrupted again: the final strength figure is skipped",
                       file=sys.stderr)
         elif self.cfg.eval_games:
             try:
-                ppg, opp, n = self.strength()
+                row = self._figure()
             except KeyboardInterrupt:
                 bar.write("interrupted again: the final strength figure is skipped",
                           file=sys.stderr)
             else:
-                self.state.history.append([self.games(), round(ppg, 4), opp, n])
+                self.state.history.append(row)
                 with HeldSignals():
                     path = self.save(elapsed0 + time.time() - t0)
         final = checkpoint.load(path)

@@ -1,5 +1,7 @@
 """What every command-line entry point shares: a quiet exit when its reader goes away,
-the argument types the parsers check with, and the error of a protocol request
+the argument types the parsers check with, the checks of an output path before any
+work and the one-line error of a failed write (:func:`output_folder`,
+:func:`output_file`, :func:`writing`), and the error of a protocol request
 (:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's.
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
@@ -15,8 +17,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 from engine.errors import NardyError, quote
 
@@ -101,21 +105,46 @@ def worker_count(text: str) -> int:
 
 class OutputError(NardyError):
     """An output path a program cannot write: a file where a folder must be, or the
-    other way round, or a folder that cannot be made."""
+    other way round, or a folder that cannot be made or written into."""
+
+
+class WriteError(OutputError):
+    """An ``OSError`` while a program writes its results (a full disk, a folder made
+    read-only under it), as one line that names the file: ``cannot write <path>:
+    <strerror>``. The program's earlier files (an older checkpoint) stay as they
+    were: every result is written to a temporary file first and then renamed."""
+
+    def __init__(self, path, exc: OSError):
+        super().__init__(f"cannot write {path}: {exc.strerror or exc}")
+        self.path = Path(path)
+        self.errno = exc.errno
+
+
+@contextmanager
+def writing(path) -> Iterator[None]:
+    """A ``with`` block that writes ``path``: an ``OSError`` raised in it becomes a
+    :class:`WriteError` naming ``path``. The errors of a write often name no file (a
+    full disk fails ``write``, not ``open``) or a temporary one the user never sees."""
+    try:
+        yield
+    except OSError as exc:
+        raise WriteError(path, exc) from None
 
 
 def output_folder(path, what: str = "--out", make: bool = True) -> Path:
     """``path`` as a folder to write into, made with its parents when missing (unless
-    not ``make``); an :class:`OutputError` naming ``what`` when a file stands in the way
-    or the folder cannot be made, so a program fails before its work, not after it."""
+    not ``make``); an :class:`OutputError` naming ``what`` when a file stands in the way,
+    the folder cannot be made, or a small file cannot be written into it (or, where it
+    is still to be made, into the nearest folder above it that exists): a read-only or
+    full disk. So a program fails before its work, not after it."""
     p = Path(path)
     _make_folder(p, p, what, make)
     return p
 
 
 def output_file(path, what: str = "--out") -> Path:
-    """``path`` as a file to write, its folder made (:func:`output_folder`); an
-    :class:`OutputError` when ``path`` is a folder."""
+    """``path`` as a file to write, its folder made and written into
+    (:func:`output_folder`); an :class:`OutputError` when ``path`` is a folder."""
     p = Path(path)
     if p.is_dir():
         raise OutputError(f"{what} {quote(str(p))} is a folder; expected a file name")
@@ -123,15 +152,45 @@ def output_file(path, what: str = "--out") -> Path:
     return p
 
 
+PROBE = b"nardy: can this folder be written into?\n"
+"""What :func:`_probe` writes (and removes at once)."""
+
+
 def _make_folder(folder: Path, shown: Path, what: str, make: bool = True) -> None:
     for up in (folder, *folder.parents):
         if up.exists() and not up.is_dir():
             raise OutputError(f"{what} {quote(str(shown))}: {quote(str(up))} is a file; "
                               f"expected a folder")
-    if not make:
-        return
+    if make:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{what} {quote(str(shown))}: cannot make the folder "
+                              f"{quote(str(folder))} ({exc.strerror or exc})") from None
+    here = next((up for up in (folder, *folder.parents) if up.is_dir()), Path("."))
+    _probe(here, shown, what)
+
+
+def _probe(folder: Path, shown: Path, what: str) -> None:
+    """Write a small file into ``folder`` (flushed to the disk) and remove it; an
+    :class:`OutputError` when that fails: the mode, a read-only mount or a full disk
+    would otherwise be found out only when the program writes its results."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".nardy-probe-", suffix=".tmp", dir=folder)
     except OSError as exc:
-        raise OutputError(f"{what} {quote(str(shown))}: cannot make the folder "
+        raise OutputError(f"{what} {quote(str(shown))}: cannot write into the folder "
                           f"{quote(str(folder))} ({exc.strerror or exc})") from None
+    try:
+        try:
+            os.write(fd, PROBE)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise OutputError(f"{what} {quote(str(shown))}: cannot write into the folder "
+                          f"{quote(str(folder))} ({exc.strerror or exc})") from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
