@@ -189,3 +189,57 @@ def test_large_cascade_shows_the_top_plays_with_their_text(models, capsys):
     assert [c["move"] for c in reply["candidates"][:2]] == [
         c["move"] for c in data["candidates"]]
     assert reply["best"] == data["candidates"][0]["position"]
+
+
+def test_the_board_draws_a_pinned_plakoto_checker_as_its_owner_s():
+    """A pinned checker was drawn with its pinner's letter (``X`` over ``X`` for one X
+    pinning one O, a made point to the eye), and the opponent's pins were listed in
+    his numbering, which the board's labels do not use."""
+    from engine.notation.board import render
+    pos = Position.from_json({"variant": "plakoto", "me": [0] * 19 + [1] + [0] * 3 + [14],
+                              "them": [0] * 4 + [1] + [0] * 18 + [14], "pinned": [[], [5]]})
+    lines = render(pos).splitlines()
+    col = lines[0].split().index("20")
+    assert [lines[r].split()[col] for r in (1, 2, 3)] == ["o", "X", "."]
+    assert "O on [20] (points as drawn)" in lines[-1]
+    mine = Position.from_json({"variant": "plakoto", "me": [0] * 4 + [1] + [0] * 18 + [14],
+                               "them": [0] * 19 + [2] + [0] * 3 + [13],
+                               "pinned": [[5], []]})
+    text = render(mine).splitlines()
+    col = text[12].split().index("5")            # the bottom labels, 12 .. 1
+    assert [text[r].split()[col] for r in (11, 10, 9, 8)] == ["x", "O", "O", "."]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--rollout", "--dice", "31", "--trials", "36", "--top", "2"], "--top 2 lists"),
+    (["--rollout", "--ply", "3"], "--ply 3: expected 0..2 with --rollout"),
+    (["--dice", "31", "--ply", "4"], "--ply 4: expected 0..3"),
+])
+def test_analyse_refuses_options_it_would_ignore_or_misname(argv, words, capsys):
+    """``--top`` with ``--rollout`` was ignored without a word, and a ply out of range
+    was named by the API's parameter (``ply = 4``), its rollout limit in no help."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_analyse_names_the_rollout_options_and_reads_a_bare_xgid(capsys):
+    """Rollout settings out of range were named ``trials = 0``; an XGID without its
+    ``XGID=`` prefix (GNU Backgammon's ``set xgid`` takes both) was "neither ... an
+    XGID"; the rollout footer explained a ``?`` that was not printed; ``--help``
+    showed reStructuredText roles."""
+    assert main(["--rollout", "--dice", "31", "--trials", "0"]) == 2
+    assert "error: --trials 0: expected" in capsys.readouterr().err
+    bare = "--BFabCa-------aAbbcb--aC-:1:-1:1:12:0:0:0:0:10"
+    assert main(["--position=" + bare, "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(["--position", "XGID=" + bare, "--json"]) == 0
+    assert a == json.loads(capsys.readouterr().out)
+    assert main(["--rollout", "--dice", "31", "--trials", "36", "--truncate", "1",
+                 "--candidates", "2"]) == 0
+    out = capsys.readouterr().out
+    assert ("?" in out.split("(?:")[0]) == ("(?:" in out)
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert ":func:" not in text and "``" not in text and "DEFAULT_SHOWN" not in text

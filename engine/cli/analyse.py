@@ -101,7 +101,10 @@ def format_evaluation(e: Evaluation) -> str:
 
 def main(argv=None) -> int:
     precompile.allow()       # a cold start compiles on two cores
-    parser = argparse.ArgumentParser(prog="python -m engine.analyse", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m engine.analyse",
+                                     description=_plain(__doc__).replace(
+                                         "DEFAULT_SHOWN", f"{DEFAULT_SHOWN:,}"),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--position", default="start",
                         help="Position JSON, GNU Backgammon ID (PositionID[:MatchID]), "
                              "XGID, or 'start' (default)")
@@ -111,7 +114,8 @@ def main(argv=None) -> int:
     parser.add_argument("--variant", choices=VARIANTS, default=None,
                         help="game of a 'start' position or of an ID (default backgammon)")
     parser.add_argument("--ply", type=integer, default=0,
-                        help=f"search depth 0..{MAX_PLY} (default 0: the network alone)")
+                        help=f"search depth 0..{MAX_PLY} (default 0: the network alone); "
+                             f"with --rollout the checker play inside it, 0..2")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
     parser.add_argument("--top", type=integer, default=None,
@@ -143,6 +147,14 @@ def main(argv=None) -> int:
             parser.error(f"{', '.join(given)}: rollout option(s); add --rollout")
     elif args.stop is not None and args.cubeful:
         parser.error("--stop with --cubeful: the early stop compares cubeless equities")
+    elif args.top is not None:
+        parser.error(f"--top {args.top} lists a roll's ranked plays; with --rollout, "
+                     f"--candidates N says how many plays are rolled out")
+    if args.rollout and not 0 <= args.ply <= 2:
+        parser.error(f"--ply {args.ply}: expected 0..2 with --rollout (the checker play "
+                     f"inside the rollout)")
+    if not args.rollout and not 0 <= args.ply <= MAX_PLY:
+        parser.error(f"--ply {args.ply}: expected 0..{MAX_PLY}")
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     if args.board and args.json:
@@ -194,7 +206,7 @@ def main(argv=None) -> int:
         else:
             result = search.analyse(pos, dice, args.ply, top=top or None)
     except NardyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_as_option(str(exc))}", file=sys.stderr)
         return 2
     if getattr(info, "doubled", False):
         print("note: the ID holds a double offered; python -m engine.cube_cli --position "
@@ -317,8 +329,24 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
         head, *rest = format_rollout(c.result)
         print(f"{i:5d}. Rollout  {c.move:<{width}}  {head}{diff}")
         print("\n".join(rest))
-    print("(?: not significantly behind the best at 95%)")
+    if any(not c.significant for c in result[1:]):
+        print("(?: not significantly behind the best at 95%)")
     return 0
+
+
+def _as_option(message: str) -> str:
+    """An error of the rollout's settings (``trials = 0: ...``) as the option that gave
+    the value (``--trials 0: ...``)."""
+    import re
+    return re.sub(r"^(trials|truncate|seed|candidates) = ", r"--\1 ", message)
+
+
+def _plain(doc: str | None) -> str:
+    """``doc`` without its reStructuredText roles and literals (``:func:`x``` as ``x``),
+    for ``--help``."""
+    import re
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc or "")
+    return text.replace("``", "")
 
 
 def _say_cut(shown: int, count: int) -> None:

@@ -9,10 +9,15 @@ protocol both read positions through it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from engine.errors import NotationError, PositionError, quote
 from engine.rules.position import Position
+
+_XGID_BARE = re.compile(r"[-a-oA-O]{26}(:[^:]*){9}")
+"""An XGID written without its ``XGID=`` prefix (as GNU Backgammon's ``set xgid`` takes
+it): 26 board characters and nine more fields."""
 
 
 def parse_position(value: Any, variant: str | None = None):
@@ -39,7 +44,7 @@ def parse_position(value: Any, variant: str | None = None):
     if text.startswith(("{", "[", '"')) or text in ("null", "true", "false"):
         # JSON (no ID or XGID starts so): an object, or the error says one is expected
         return parse_position(_json_object(text), variant)
-    if text.upper().startswith("XGID="):
+    if text.upper().startswith("XGID=") or _XGID_BARE.fullmatch(text):
         from engine.notation.xgid import parse_xgid
         return parse_xgid(text, variant or "backgammon")
     from engine.notation.gnubg_id import position_from_gnubg
