@@ -243,3 +243,15 @@ def test_analyse_names_the_rollout_options_and_reads_a_bare_xgid(capsys):
         main(["--help"])
     text = capsys.readouterr().out
     assert ":func:" not in text and "``" not in text and "DEFAULT_SHOWN" not in text
+
+
+def test_analyse_says_a_match_score_is_not_used(capsys):
+    """A Match ID's score was passed over without a word, where GNU Backgammon's hint
+    ranks by match equity."""
+    from engine.notation.gnubg_id import MatchInfo, format_gnubg
+    text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=(5, 6),
+                                                    dice=(3, 1)))
+    assert main(["--position", text]) == 0
+    assert "7-point match" in capsys.readouterr().err
+    assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
+    assert "match" not in capsys.readouterr().err

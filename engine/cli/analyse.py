@@ -211,6 +211,11 @@ def main(argv=None) -> int:
     if getattr(info, "doubled", False):
         print("note: the ID holds a double offered; python -m engine.cube_cli --position "
               "ID gives the response to it", file=sys.stderr)
+    if getattr(info, "match_length", 0) and not (args.rollout and args.cubeful):
+        print(f"note: the ID holds a {info.match_length}-point match; plays are ranked by "
+              f"cubeless money equity (GNU Backgammon ranks by match equity: gammons "
+              f"weigh as the score makes them); --rollout --cubeful uses the score",
+              file=sys.stderr)
     model = None if search is None else {
         "file": args.model or _shown(model_path(pos.variant)),
         "sizes": search.evaluator.network.sizes}
