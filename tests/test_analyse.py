@@ -213,7 +213,6 @@ def test_the_board_draws_a_pinned_plakoto_checker_as_its_owner_s():
 @pytest.mark.parametrize("argv, words", [
     (["--rollout", "--dice", "31", "--trials", "36", "--top", "2"], "--top 2 lists"),
     (["--rollout", "--ply", "3"], "--ply 3: expected 0..2 with --rollout"),
-    (["--dice", "31", "--ply", "4"], "--ply 4: expected 0..3"),
 ])
 def test_analyse_refuses_options_it_would_ignore_or_misname(argv, words, capsys):
     """``--top`` with ``--rollout`` was ignored without a word, and a ply out of range

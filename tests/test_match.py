@@ -59,8 +59,9 @@ def test_take_turns_the_cube_and_ownership_alternates():
     rng = np.random.default_rng(2)
     a, b = Scripted(double=True), Scripted(double=True)
     rec = play_money_game(randoms(2), [a, b], rng, starter=0, max_cube=8)
-    assert [d[:2] for d in rec.doubles] == [(0, 2), (1, 4), (0, 8)]
-    assert rec.cube_value == 8 and rec.cube_owner == 1
+    # A starts (no opening roll) and may not double before the game's first roll
+    assert [d[:2] for d in rec.doubles] == [(1, 2), (0, 4), (1, 8)]
+    assert rec.cube_value == 8 and rec.cube_owner == 0
     assert rec.points % 8 == 0
     # a double is offered only by the owner (or on a centred cube)
     for who, states in ((0, a.seen), (1, b.seen)):
@@ -182,3 +183,49 @@ def test_a_beaver_doubles_the_cube_again_and_the_taker_keeps_it():
                          cube_policies=[Scripted(double=True), Beaverer()],
                          match_length=7, beavers=True, starter=0, max_cube=2)
     assert rec.doubles == ((0, 2, True),)
+
+
+def test_the_cube_rules_reach_the_policies_and_the_first_roll():
+    """``max_cube`` was enforced by the loop but not handed to the policies (a cube
+    decision near the limit took doubles it should pass); with ``starter`` given, a
+    double was offered before the game's first roll; a Crawford game at a score that
+    has none was refused only after a turn, and in money play not at all."""
+    a, b = Scripted(double=True), Scripted(double=True)
+    rec = play_money_game(randoms(2), [a, b], np.random.default_rng(2), starter=0,
+                          max_cube=8)
+    states = [s for _, s in a.seen + b.seen]
+    assert states and all(s.max_value == 8 for s in states)
+    # no double before the game's first roll (player A starts, without the opening roll)
+    class When(Scripted):
+        def double(self, position, state):
+            self.seen.append(("turns", position.turns))
+            return self.d
+    first = When(double=True)
+    rec = play_money_game(randoms(4), [first, Scripted(take=False)],
+                          np.random.default_rng(4), starter=0)
+    assert rec.passed and rec.winner == 0
+    assert first.seen and all(t != (0, 0) for k, t in first.seen if k == "turns")
+    with pytest.raises(MatchError, match="crawford at score"):
+        play_cube_game(randoms(7), np.random.default_rng(7),
+                       cube_policies=[Scripted(), Scripted()], match_length=5,
+                       score=(0, 0), crawford=True, on_turn=_no_turn)
+    with pytest.raises(MatchError, match="money play"):
+        play_cube_game(randoms(7), np.random.default_rng(7),
+                       cube_policies=[Scripted(), Scripted()], crawford=True)
+
+
+def _no_turn(*args):
+    raise AssertionError("a turn was played before the settings were refused")
+
+
+def test_a_match_without_a_cube_may_be_longer_than_the_tables():
+    """Matches without a cube (nardy, tavli) were refused above 64 points, the match
+    equity tables' reach, which they do not use; docs/rules.md promised any length."""
+    from engine.play.match import play_tavli_match
+    with pytest.raises(MatchError, match=r"1\.\.64 with the cube"):
+        play_match(65, randoms(8), np.random.default_rng(8),
+                   cube_policies=[Scripted(), Scripted()])
+    with pytest.raises(MatchError, match="1,000,000"):
+        play_tavli_match(10 ** 6 + 1, randoms(8), np.random.default_rng(8))
+    with pytest.raises(RuntimeError, match="match to 65 not over after 1 games"):
+        play_match(65, randoms(8), np.random.default_rng(8), "gul_bara", max_games=1)

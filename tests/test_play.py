@@ -179,3 +179,39 @@ def test_moves_lists_the_first_thousand_plays_of_a_cascade():
     assert "(the first 1,000 of 1,238 plays; 'moves all' lists every one" in text
     assert text.count("1000. ") == 2 and text.count("1238. ") == 1
     assert chosen == successors(pos, (1, 1))[0]
+
+
+def test_ctrl_c_and_huge_numbers_end_or_go_on_without_a_traceback():
+    """Ctrl-C at the prompt ended the game in a traceback (only 'quit' was caught), and
+    a number of 5,000 digits at the prompt or after 'hint' passed the digit test and
+    then failed Python's 4,300-digit limit."""
+    class CtrlC(io.TextIOBase):
+        def readline(self):
+            raise KeyboardInterrupt
+    out = io.StringIO()
+    assert main(["--variant", "portes", "--engine", "heuristic", "--seed", "1"], CtrlC(),
+                out) == 130
+    assert "Interrupted. Bye." in out.getvalue()
+    from engine.cli.play import Session
+    from engine.rules.dice import Dice
+    from engine.rules.variants import get_rules
+    pos = Position.start()
+    out = io.StringIO()
+    big = "9" * 5000
+    session = Session("heuristic", np.random.default_rng(1),
+                      io.StringIO(f"{big}\nhint {big}\nhint 0000\n2\n"), out)
+    chosen = session._human_turn(pos, Dice(3, 1), get_rules("backgammon"))
+    text = out.getvalue()
+    assert "no play numbered 0" in text and "the engine (heuristic) prefers:" in text
+    assert "hint '0000': expected a positive number" in text
+    assert chosen == successors(pos, (3, 1))[1]
+
+
+def test_a_command_line_program_stopped_by_ctrl_c_says_so_in_one_line(capsys):
+    from engine.cli import _common
+
+    def interrupted():
+        raise KeyboardInterrupt
+    with pytest.raises(SystemExit) as exc:
+        _common.run(interrupted)
+    assert exc.value.code == 130 and capsys.readouterr().err == "interrupted\n"

@@ -38,6 +38,9 @@ def run(main: Callable[[], int | None]) -> NoReturn:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 1
+    except KeyboardInterrupt:             # Ctrl-C: the shell's status, no traceback
+        print("interrupted", file=sys.stderr)
+        code = 130
     sys.exit(code)
 
 

@@ -153,8 +153,6 @@ def main(argv=None) -> int:
     if args.rollout and not 0 <= args.ply <= 2:
         parser.error(f"--ply {args.ply}: expected 0..2 with --rollout (the checker play "
                      f"inside the rollout)")
-    if not args.rollout and not 0 <= args.ply <= MAX_PLY:
-        parser.error(f"--ply {args.ply}: expected 0..{MAX_PLY}")
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
     if args.board and args.json:

@@ -221,7 +221,8 @@ class Session:
                 self._hint(word, dice, succ, text, rules)
                 continue
             if is_whole(word):
-                k = int(word)
+                # Python reads at most 4,300 digits; no roll has a billion plays
+                k = int(word) if len(word) <= 9 else 0
                 if not 1 <= k <= len(succ):
                     self.say(f"no play numbered {k}: there are {len(succ)} legal plays "
                              f"(type 'moves' to list them)")
@@ -241,10 +242,10 @@ class Session:
         parts = word.split()
         k = HINTS
         if len(parts) > 1:
-            if not is_whole(parts[1]) or int(parts[1]) < 1:
+            if not is_whole(parts[1]) or not parts[1].strip("0"):
                 self.say(f"hint {quote(parts[1])}: expected a positive number of plays")
                 return
-            k = int(parts[1])
+            k = int(parts[1]) if len(parts[1]) <= 9 else len(succ)
         engine = self.engine(rules.variant)
         scores = engine.scores(dice, succ)
         order = sorted(range(len(succ)), key=lambda i: -scores[i])[:k]
@@ -375,6 +376,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
             session.play_game(args.variant)
     except Quit:
         session.say("Bye.")
+    except KeyboardInterrupt:            # Ctrl-C: as quit, without a traceback
+        session.say("\nInterrupted. Bye.")
+        return 130
     return 0
 
 

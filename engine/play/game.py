@@ -159,7 +159,7 @@ class CubeRules:
         score = (0, 0) if money else (self.score[mover], self.score[1 - mover])
         return CubeState(value, side, self.match_length, score,
                          self.crawford and not money, self.jacoby and money,
-                         self.beavers and money)
+                         self.beavers and money, self.max_cube)
 
     def allows(self, value: int) -> bool:
         """Whether the cube may reach ``value`` (never above
@@ -241,7 +241,9 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
             over = result(pos, rules)
             if over is not None:
                 break
-        if cube is not None and dice is None:
+        # the cube before a roll, never before the game's first (a starter given
+        # instead of the opening roll)
+        if cube is not None and dice is None and pos.turns != (0, 0):
             state = cube.state(value, owner, mover)
             if (state.can_double() and cube.allows(value * 2)
                     and cube.policies[mover].double(pos, state)):

@@ -11,7 +11,7 @@ Matches:
 
 * :func:`play_match` -- a match to N points of one game: backgammon with the cube and
   the Crawford rule (every game opens with the opening roll), long nardy and gul bara
-  (to 3, 5 or 7 as the rules say; any length is accepted), the previous game's winner
+  (to 3, 5 or 7 as the rules say; any length up to :data:`MAX_MATCH_LENGTH`), the previous game's winner
   starting the next;
 * :func:`play_tavli_match` -- portes, plakoto and fevga in rotation until a player
   reaches the total, the winner of a game starting the next.
@@ -204,9 +204,12 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
         opening = (int(starter), None)
     else:
         raise MatchError(f"starter = {quote(starter)}: expected 0, 1 or None")
-    if not _is_int(match_length) or not 0 <= match_length <= MAX_LENGTH:
+    most = MAX_LENGTH if cube_policies is not None else MAX_MATCH_LENGTH
+    if not _is_int(match_length) or not 0 <= match_length <= most:
         raise MatchError(f"match_length = {quote(match_length)}: expected an integer "
-                         f"0..{MAX_LENGTH} (0: money play)")
+                         f"0..{most:,} (0: money play)"
+                         + (" with the cube (the match equity tables' reach)"
+                            if cube_policies is not None else ""))
     if isinstance(score, (str, bytes)) or not isinstance(score, Sequence) or len(score) != 2 \
             or not all(_is_int(x) and x >= 0 for x in score) \
             or (match_length and max(score) >= match_length):
@@ -225,6 +228,11 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
         cube_policies, match_length, tuple(int(x) for x in score), bool(crawford),
         bool(jacoby),
         (rules.beavers if beavers is None else beavers) and not match_length, max_cube)
+    if crawford and not match_length:
+        raise MatchError("crawford = True in money play (match_length 0): the Crawford "
+                         "game is a match's")
+    if cube is not None:
+        cube.state(1, None, 0)       # a Crawford game at a score that has none: refused now
     return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
                 rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
                 cube=cube, max_turns=max_turns, on_turn=on_turn)
@@ -268,10 +276,16 @@ class MatchRecord:
     """Every game, in order."""
 
 
-def _check_length(length, name: str = "length") -> None:
-    if not _is_int(length) or not 1 <= length <= MAX_LENGTH:
+MAX_MATCH_LENGTH = 10 ** 6
+"""The longest match without a cube (nardy, plakoto, tavli ...); with the cube,
+:data:`engine.cube.computed_met.MAX_LENGTH`, the match equity tables' reach."""
+
+
+def _check_length(length, name: str = "length", cube: bool = False) -> None:
+    most = MAX_LENGTH if cube else MAX_MATCH_LENGTH
+    if not _is_int(length) or not 1 <= length <= most:
         raise MatchError(f"match {name} {quote(length)}: expected an integer "
-                         f"1..{MAX_LENGTH}")
+                         f"1..{most:,}" + (" with the cube" if cube else ""))
 
 
 def crawford_game(score, length: int, crawford_done: bool) -> bool:
@@ -299,7 +313,7 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
     (:func:`engine.play.game.play`), ``on_game(game)`` of every :class:`MatchGame` when it
     ends.
     """
-    _check_length(length)
+    _check_length(length, cube=cube_policies is not None)
     rules = rules_for(variant, rules)
     variant = rules.variant
     players = check_players(players, "players", variant, MatchError)
