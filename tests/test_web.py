@@ -307,10 +307,7 @@ def test_the_engine_s_double_keeps_the_board_on_the_person_s_side(client):
             assert c["doubler"] == "you" and c["position"] == state["board"]
             state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
         elif state["waiting"] == "move":
-            steps, turn = [], state["turn"]
-            while turn["steps"]:
-                steps.append(rng.choice(turn["steps"]))
-                turn = client.post(f"/api/sessions/{sid}/walk", json={"steps": steps}).json()
+            steps = _a_legal_move(client, state, rng)
             state = client.post(f"/api/sessions/{sid}/act", json={"move": steps}).json()
         else:
             state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
