@@ -109,3 +109,28 @@ def test_head_rule_of_long_nardy_on_the_first_turn_only_66_takes_two():
     assert all(s[0] != 24 for s in after_one.steps)        # one checker off the head
     walk66 = TurnWalk(start, (6, 6))
     assert walk66.walk([(24, 18, 6)]).steps                 # 6-6 opening: a second may go
+
+
+def test_a_cascade_whose_every_play_ends_in_an_illegal_block_is_lost():
+    """Every playable 6 fills the six points the opponent never passed, and more than
+    one die could be played: the walk reported a later layer's board (two checkers
+    moved, the block standing) as the unplayed turn, its ``pending`` passing on all four
+    dice. The turn is lost: the board unchanged (helper 46's reference generator)."""
+    from engine import Position, successors
+
+    def board(points):
+        a = [0] * 24
+        for p, n in points.items():
+            a[p - 1] = n
+        return a
+    # the opponent on my points 7-12, written in his numbering (his p is my p + 12)
+    them = board({p - 12 + 24 if p - 12 < 1 else p - 12: n
+                  for p, n in {7: 3, 8: 2, 9: 2, 10: 3, 11: 2, 12: 3}.items()})
+    me = board({21: 2, 18: 3, 17: 3, 16: 3, 14: 2, 13: 2})
+    pos = Position("gul_bara", tuple(me), tuple(them), turns=(3, 3))
+    (lost,) = successors(pos, (6, 6))
+    assert lost.me == pos.them and lost.them == pos.me
+    assert lost.pending == (6, 6, 6, 6) and lost.turns == (3, 4)
+    seg = Position("gul_bara", tuple(me), tuple(them), turns=(3, 3), pending=(6, 6))
+    (kept,) = successors(seg, None)
+    assert kept.me == seg.me and kept.pending == () and kept.turns == (3, 3)

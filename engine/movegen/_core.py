@@ -915,9 +915,15 @@ def _layered(state, d1, d2, t, seq, total, nondouble, cascade, head_limit, out, 
     nover = 0
     # legal end states of the deepest layer that has any: the layer itself when every
     # end position is legal, else a copy of its legal states
+    # (a buffer of their own: the start kept as ``cur``'s row was overwritten once
+    # the layer buffers turned, and a cascade whose every play ends in an illegal block
+    # reported a later layer's board as the unplayed turn)
     legal = np.empty((32, _W_LEN), np.int8)
-    best = cur
-    nbest = 1 if _block_ok(start, t) else 0
+    best = legal
+    nbest = 0
+    if _block_ok(start, t):
+        _copy(legal[0], start)
+        nbest = 1
     best_layer = 0
     child = np.empty(_W_LEN, np.int8)
     srcs = np.empty(25, np.int64)
