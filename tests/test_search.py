@@ -10,7 +10,7 @@ from engine import Position
 from engine.errors import PositionError
 from engine.eval import bearoff
 from engine.eval.evaluator import Evaluator, NoModelError
-from engine.eval.network import Network, NetworkFileError, sane_probs
+from engine.eval.network import Network, NetworkFileError
 from engine.eval.pubeval import is_race
 from engine.movegen.generate import successors
 from engine.rules import _layout as L, states as state_rows
@@ -49,9 +49,24 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
+def sane_probs(probs, variant):
+    """The slow reference of :func:`engine.eval.network.sane`: the network's outputs
+    ``probs`` (n x 5) as the evaluator makes them chances of ``variant``'s game (a
+    copy): in cumulative order, no backgammons where the game has no 3-point result."""
+    p = np.array(probs, dtype=np.float64, ndmin=2)
+    p[:, 1] = np.minimum(p[:, 1], p[:, 0])
+    p[:, 2] = np.minimum(p[:, 2], p[:, 1])
+    p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
+    p[:, 4] = np.minimum(p[:, 4], p[:, 3])
+    rules = get_rules(variant)
+    if not (rules.backgammon_triple or rules.koks or rules.home_mars):
+        p[:, 2] = p[:, 4] = 0
+    return p
+
+
 def sane_equities(net, positions):
     """Equities of ``net``'s outputs as the evaluator makes them chances
-    (:func:`engine.eval.network.sane_probs`)."""
+    (:func:`sane_probs`)."""
     return equities(sane_probs(net.probabilities(positions), net.variant))
 
 

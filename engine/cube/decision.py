@@ -574,10 +574,11 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     """The cube decision of the side on roll from its cubeless ``probs``. In match play
     the take point is found by bisection on the double/take equity itself (a few
     milliseconds); ``take_point=False`` leaves it out (None), for callers that want
-    the action only (cubeful rollouts). ``after_roll`` (:func:`rolls_ahead`, match
-    play): where the opponent's next double is free (our cube dead, his live), the
-    value of that double comes from the positions after each of our rolls, when he
-    can double, instead of as if he doubled before our roll."""
+    the action only (cubeful rollouts). ``after_roll`` (match play): a function
+    giving :func:`rolls_ahead` of the position, called only where the opponent's next
+    double is free (our cube dead, his live); the value of that double then comes from
+    the positions after each of our rolls, when he can double, instead of as if he
+    doubled before our roll."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -612,8 +613,10 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
 
     nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
     ahead = after_roll is not None and eff_nd > 0 and not state.crawford
+    rolls: list = []                        # after_roll(), called once when needed
     if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
-        nd_m = _free_double_after(after_roll, table, a, b, c)
+        rolls = after_roll()
+        nd_m = _free_double_after(rolls, table, a, b, c)
     win, lose = _ends(table, a, b, c, fw, fl)
     dead_m = float(p[0]) * win + (1 - float(p[0])) * lose
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
@@ -621,7 +624,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     if can:
         dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
         if ahead and eff_dt > 0 and b > 2 * c >= a and 4 * c <= state.limit:
-            dt_m = _free_double_after(after_roll, table, a, b, 2 * c)
+            rolls = rolls or after_roll()
+            dt_m = _free_double_after(rolls, table, a, b, 2 * c)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
         if take_point:
@@ -802,10 +806,5 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
                              f"covers matches to {table.length}")
     x = cube_efficiency(position) if efficiency is None else efficiency
     probs = probability_fn(position, ply)
-    ahead = None
-    if not state.money and not state.crawford and x > 0:
-        a, b = state.away
-        c = state.value
-        if (state.owner != "me" and b > c >= a) or (state.can_double() and b > 2 * c >= a):
-            ahead = rolls_ahead(position, probability_fn)
-    return cube_decision(probs, state, x, table, after_roll=ahead)
+    return cube_decision(probs, state, x, table,
+                         after_roll=lambda: rolls_ahead(position, probability_fn))

@@ -330,20 +330,6 @@ def sane(o, sc):
     no_triples(o, sc)
 
 
-def sane_probs(probs: np.ndarray, variant: str) -> np.ndarray:
-    """:func:`sane` of each row of ``probs`` (n x 5), for a game ``variant``: what the
-    evaluator makes of the network's outputs, in numpy (a copy)."""
-    p = np.array(probs, dtype=np.float64, ndmin=2)
-    p[:, 1] = np.minimum(p[:, 1], p[:, 0])
-    p[:, 2] = np.minimum(p[:, 2], p[:, 1])
-    p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
-    p[:, 4] = np.minimum(p[:, 4], p[:, 3])
-    rules = get_rules(variant)
-    if not (rules.backgammon_triple or rules.koks or rules.home_mars):
-        p[:, 2] = p[:, 4] = 0
-    return p
-
-
 @njit(inline="always", **FAST)
 def in_order(o):
     """Put the five outputs ``o`` in the order cumulative chances have:
