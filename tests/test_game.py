@@ -137,6 +137,9 @@ def test_plakoto_scores_and_mother():
     assert result(mother.flip()) == GameResult(0, 2, Kind.MOTHER)
     # another pinned checker is no mother
     assert result(lit("x 23:1 pin:23 12:14; o 2:1 14:14", "plakoto")) is None
+    # Position.is_over agrees (it tested only the checkers borne off)
+    assert mother.is_over() and mother.flip().is_over()
+    assert not lit("x 23:1 pin:23 12:14; o 2:1 14:14", "plakoto").is_over()
 
 
 def test_plakoto_deferred_mother():

@@ -17,6 +17,17 @@ def test_each_notation_gives_the_start():
         assert parse_position(text)[0] == start
 
 
+def test_optional_fields_written_null_take_their_defaults():
+    """RULES.md: only variant, me and them are required, the rest default; a null was
+    refused as 'expected a list'."""
+    import json
+    start = Position.start().to_json()
+    for key in ("bar", "off", "pinned", "turns", "pending"):
+        assert parse_position(json.dumps({**start, key: None}))[0] == Position.start()
+    with pytest.raises(PositionError, match="'me'"):
+        parse_position(json.dumps({**start, "me": None}))
+
+
 @pytest.mark.parametrize("text", ["[1, 2]", "null", '"start"', "true", "[]"])
 def test_json_that_is_not_an_object_is_said_to_be_so(text):
     """Such text was read as a GNU Backgammon ID and refused as one."""

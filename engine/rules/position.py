@@ -91,11 +91,11 @@ class Position:
             variant,
             _int_list(data["me"], "me", 24),
             _int_list(data["them"], "them", 24),
-            _int_list(data.get("bar", [0, 0]), "bar", 2),
-            _int_list(data.get("off", [0, 0]), "off", 2),
-            _pinned(data.get("pinned", [[], []])),
-            _int_list(data.get("turns", [0, 0]), "turns", 2),
-            _int_list(data.get("pending", []), "pending", None),
+            _int_list(_optional(data, "bar", [0, 0]), "bar", 2),
+            _int_list(_optional(data, "off", [0, 0]), "off", 2),
+            _pinned(_optional(data, "pinned", [[], []])),
+            _int_list(_optional(data, "turns", [0, 0]), "turns", 2),
+            _int_list(_optional(data, "pending", []), "pending", None),
         )
         pos.check(rules)
         return pos
@@ -186,9 +186,16 @@ class Position:
                 sum((i + 1) * n for i, n in enumerate(self.them)) + 25 * self.bar[1])
 
     def is_over(self) -> bool:
-        """Whether either side has borne off all its checkers (or plakoto's mother pin
-        ended the game, which :func:`engine.rules.scoring.result` decides)."""
-        return self.off[0] == CHECKERS or self.off[1] == CHECKERS
+        """Whether the game is over under the game's default rules: either side has
+        borne off all its checkers, or a plakoto mother pin ended it
+        (:func:`engine.rules.scoring.result` decides, under any rules)."""
+        if self.off[0] == CHECKERS or self.off[1] == CHECKERS:
+            return True
+        if not (self.pinned[0] or self.pinned[1]):
+            return False
+        # scoring imports this module: imported here, on the rare pinned position
+        from engine.rules.scoring import result
+        return result(self) is not None
 
     def __repr__(self) -> str:
         return f"Position.from_json({json.dumps(self.to_json(), separators=(',', ':'))!r})"
@@ -303,6 +310,14 @@ def _int_list(value: Any, name: str, length: int | None) -> tuple:
             raise PositionError(f"field {name!r} = {quote(value)}: entry {quote(v)} is "
                                 f"not an integer 0..9999")
     return tuple(int(v) for v in value)
+
+
+def _optional(data: dict, key: str, default):
+    """An optional field's value: its default when absent or null (RULES.md: "the rest
+    default to zero or empty"; a client writing a missing value as null means the same,
+    as the protocol reads its own fields)."""
+    value = data.get(key)
+    return default if value is None else value
 
 
 def _pinned(value: Any) -> tuple:
