@@ -244,13 +244,38 @@ def test_analyse_names_the_rollout_options_and_reads_a_bare_xgid(capsys):
     assert ":func:" not in text and "``" not in text and "DEFAULT_SHOWN" not in text
 
 
-def test_analyse_says_a_match_score_is_not_used(capsys):
-    """A Match ID's score was passed over without a word, where GNU Backgammon's hint
-    ranks by match equity."""
+def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
+    """A Match ID's score was passed over (cubeless money ranking), where GNU
+    Backgammon's hint ranks by match equity. At double match point a play is worth its
+    winning chance; 4-away against 2-away, gammons count."""
     from engine.notation.gnubg_id import MatchInfo, format_gnubg
-    text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=(5, 6),
-                                                    dice=(3, 1)))
-    assert main(["--position", text]) == 0
-    assert "7-point match" in capsys.readouterr().err
+    for score in ((6, 6), (3, 5)):
+        text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=score,
+                                                        dice=(6, 4)))
+        assert main(["--position", text, "--json"]) == 0
+        cands = json.loads(capsys.readouterr().out)["candidates"]
+        values = [c["match_equity"] for c in cands]
+        assert values == sorted(values, reverse=True) and len(cands) == 14
+        if score == (6, 6):
+            assert all(c["mwc"] == pytest.approx(c["probabilities"]["win"], abs=2e-6)
+                       for c in cands)
+            assert [c["move"] for c in cands] == [c["move"] for c in sorted(
+                cands, key=lambda c: -c["probabilities"]["win"])]
+        else:   # not the cubeless order: the gammonish 8/2 6/2 gains
+            assert [c["move"] for c in cands] != [c["move"] for c in sorted(
+                cands, key=lambda c: -c["equity"])]
+    assert main(["--position", text, "--top", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "ranked by cubeful match equity: 4-away, 2-away, cube 1" in out
+    assert "MWC" in out and "    3. " not in out and "match" not in err
+    # money, and a match longer than the table: cubeless, the latter with a note
     assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
-    assert "match" not in capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "match" not in err and "MWC" not in out
+    text = format_gnubg(Position.start(), MatchInfo(match_length=31, dice=(3, 1)))
+    assert main(["--position", text]) == 0
+    out, err = capsys.readouterr()
+    assert "longer than the match equity table covers" in err and "MWC" not in out
+    text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=(3, 5)))
+    assert main(["--position", text]) == 0
+    assert "the evaluation is cubeless" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from engine.cube.decision import (
     match_cubeful_mwc,
     money_cubeful_equity,
     money_take_point,
+    play_value,
 )
 from engine.cube.met import MatchError, kazaross_xg2
 from engine.rules.position import Position
@@ -633,3 +634,68 @@ def test_last_roll_is_the_bear_off_table_s_one_roll_certainty():
                            off=(0, 15 - n))
             sure = float(db.rolls(np.array(them[:6], np.int64))[1]) > 1 - 1e-9
             assert last_roll(pos) == sure, pts
+
+
+# --------------------------------------------------------------------- plays at a score
+def _after():
+    """A contact position (the start) standing for the one after a play."""
+    return Position.start()
+
+
+@given(st.floats(0.05, 0.95), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+@settings(max_examples=40, deadline=None)
+def test_a_play_at_double_match_point_is_worth_its_winning_chance(w, g, l):
+    """1-away / 1-away (after the Crawford game): gammons count for nothing and the cube
+    is dead, so a play's match winning chance is its winning chance."""
+    p = probs(w, w * g, w * g * 0.1, (1 - w) * l, (1 - w) * l * 0.1)
+    state = CubeState(match_length=7, score=(6, 6))
+    equity, mwc = play_value(p, _after(), state)
+    assert mwc == pytest.approx(w, abs=1e-9)
+    assert equity == pytest.approx(2 * w - 1, abs=1e-9)
+
+
+def test_gammons_weigh_as_the_score_makes_them():
+    """The same winning chance, more gammons won: worth much more to a player 4-away
+    against 2-away than at double match point, where it is worth nothing."""
+    plain, gammony = probs(0.55, 0.05), probs(0.55, 0.30)
+    dmp = CubeState(match_length=7, score=(6, 6))
+    assert play_value(gammony, _after(), dmp)[1] == pytest.approx(
+        play_value(plain, _after(), dmp)[1])
+    behind = CubeState(match_length=7, score=(3, 5))
+    gain = play_value(gammony, _after(), behind)[1] - play_value(plain, _after(), behind)[1]
+    assert gain > 0.03
+    # 2-away against 1-away after the Crawford game, the free double makes the cube 2
+    # at once, and a gammon then wins no more than a single game
+    leader = CubeState(match_length=7, score=(5, 6))
+    assert play_value(gammony, _after(), leader)[1] == pytest.approx(
+        play_value(plain, _after(), leader)[1], abs=1e-9)
+
+
+def test_a_play_that_ends_the_game_scores_its_points_at_the_cube():
+    table = kazaross_xg2()
+    state = CubeState(2, "me", 7, (1, 2))                    # 6-away, 5-away, cube 2
+    gammon = probs(1.0, 1.0, 0.0)
+    over = Position.from_json({"variant": "backgammon", "me": [0] * 24, "them":
+                               [0] * 18 + [0, 0, 0, 0, 0, 15], "bar": [0, 0],
+                               "off": [15, 0]})
+    equity, mwc = play_value(gammon, over, state)
+    assert mwc == pytest.approx(table.after(6, 5, 4))
+    lo, hi = table.after(6, 5, -2), table.after(6, 5, 2)
+    assert equity == pytest.approx(2 * (mwc - lo) / (hi - lo) - 1)
+    # money: the cubeless points, gammons not counted with the Jacoby rule and no double
+    assert play_value(gammon, over, MONEY) == (1.0, None)
+    assert play_value(gammon, over, CubeState(2, "me"))[0] == pytest.approx(2.0)
+
+
+def test_a_money_play_is_worth_what_the_opponent_cube_action_leaves():
+    """The opponent on roll after the play holds no cube: his no-double equity, negated;
+    with the cube centred and his position strong enough he doubles and the mover's
+    value is his double/take or double/pass, whichever the mover chooses."""
+    p = probs(0.6, 0.15, 0.01, 0.1, 0.005)
+    theirs = [0.4, 0.1, 0.005, 0.15, 0.01]
+    x = cube_efficiency(_after())
+    owned = CubeState(2, "me")
+    assert play_value(p, _after(), owned)[0] == pytest.approx(
+        -money_cubeful_equity(theirs, "them", x, True))
+    weak = probs(0.25, 0.02, 0.0, 0.3, 0.02)                 # the opponent doubles us out
+    assert play_value(weak, _after(), MONEY)[0] == pytest.approx(-1.0)

@@ -401,6 +401,27 @@ def test_filters_keep_at_most_k(plain):
     assert _filter(eq, idx, 6, 3, 0.1) == 3 and list(idx[:3]) == [1, 4, 2]
 
 
+def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
+    """``rank`` replaces the cubeless equity as the order of the plays rated at the full
+    depth (here: by the losing chances, the worst play first); plays a filter cut stay
+    after them; ``top`` cuts the ranked list."""
+    pos, dice = next((p, d) for p, d in _golden("contact", 40) if len(successors(p, d)) > 8)
+    worst_first = plain.analyse(pos, dice, ply=0, rank=lambda after, p: -p[0])
+    wins = [c.probabilities[0] for c in worst_first.candidates]
+    assert wins == sorted(wins) and len(wins) == len(successors(pos, dice))
+    assert plain.analyse(pos, dice, ply=0, rank=lambda after, p: -p[0],
+                         top=2).candidates == worst_first.candidates[:2]
+    seen = []
+    a = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(3, 10.0),)),
+                      rank=lambda after, p: seen.append(after) or -p[0])
+    deep = [c for c in a.candidates if c.ply == 1]
+    assert len(seen) == len(deep) == 3 and a.candidates[:3] == tuple(deep)
+    assert [c.probabilities[0] for c in deep] == sorted(c.probabilities[0] for c in deep)
+    assert sorted(map(repr, seen)) == sorted(repr(c.position) for c in deep)
+    with pytest.raises(SearchError, match="rank = 3"):
+        plain.analyse(pos, dice, rank=3)
+
+
 def test_pending_segment_is_its_own_decision():
     net = Network.create("gul_bara", 8, rng=np.random.default_rng(3), scale=0.3)
     s = Search(Evaluator(net), SearchSettings(reply=MoveFilter(50, 10.0)))

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cli.ubgi import Session
+from engine.cli.ubgi import Session, move_payload
 from engine.movegen.generate import successors
 from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
 from engine.notation.movetext import parse_move
@@ -236,6 +236,29 @@ def _match_to_five(seed: int) -> tuple[int, int]:
         crawford_games += crawford
         score[winner] += points
     return crawford_games, cube_turns
+
+
+def test_in_a_match_the_play_is_chosen_by_match_equity():
+    """At double match point (6-6 in a match to 7) the play with the best winning
+    chance (24/14 for 6-4 from the start), not the cubeless money best (24/18 13/9),
+    and its match winning chance on the eval line; money play keeps the cubeless best."""
+    from engine.search.nply import Search
+    plays = Search.load("backgammon").analyse(Position.start(), (6, 4), 0).candidates
+    by_win = max(plays, key=lambda c: c.probabilities[0])
+    assert by_win.move != plays[0].move
+    s = session()
+    silent(s, "newsession type match length 7", "setscore 6 6 postcrawford",
+            "position gnubgid 4HPwATDgc/ABMA", "dice 6 4")
+    out = s.handle("go chequer")
+    start = Position.start()
+    assert out[-1] == "bestmove " + move_payload(start, by_win.position, (6, 4))
+    mwc = re.search(r" mwc (\S+) ", out[-2])
+    assert mwc and float(mwc[1]) == pytest.approx(by_win.probabilities[0], abs=1e-4)
+    s = session()
+    silent(s, "newsession type money", "position gnubgid 4HPwATDgc/ABMA", "dice 6 4")
+    out = s.handle("go chequer")
+    assert out[-1] == "bestmove " + move_payload(start, plays[0].position, (6, 4))
+    assert " mwc " not in out[-2]
 
 
 def test_setscore_tells_the_crawford_game_from_later_ones():

@@ -9,6 +9,8 @@ root-inclusive ``engine.ply`` is translated in :mod:`.ubgi`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from engine.cube.decision import (
@@ -19,6 +21,7 @@ from engine.cube.decision import (
     analyse_cube,
     answer_double,
     cube_efficiency,
+    play_value,
 )
 from engine.cube.met import MatchError, default_table
 from engine.rules.position import Position
@@ -41,10 +44,40 @@ def search_for(variant: str, threads: int | None = None) -> Search:
     return _SEARCHES[key]
 
 
-def best_play(search: Search, position: Position, dice, ply: int) -> Analysis:
+def best_play(search: Search, position: Position, dice, ply: int,
+              state: CubeState | None = None) -> Analysis:
     """The plays of ``dice`` (None: a gul bara pending segment) rated at ``ply``, the
-    best first (only the best gets move text and an object)."""
+    best first (only the best gets move text and an object). Given the ``state`` of a
+    backgammon match the match equity table covers, ranked by :func:`rank_by_match`;
+    otherwise by cubeless money equity."""
+    if (state is not None and not state.money and position.variant == "backgammon"
+            and max(state.away) <= default_table().length):
+        return rank_by_match(search, position, dice, ply, state, top=1)
     return search.analyse(position, dice, ply, top=1)
+
+
+def rank_by_match(search: Search, position: Position, dice, ply: int, state: CubeState,
+                  top: int | None = None) -> Analysis:
+    """:meth:`Search.analyse` with the plays rated at the full depth ranked by the
+    mover's cubeful match equity at the score and cube of ``state`` (a match;
+    :func:`engine.cube.decision.play_value` of each play's chances), as GNU Backgammon
+    ranks plays in match play: gammons weigh what the score makes them worth. Plays a
+    filter cut stay after them. The first ``top`` (None: all) carry their
+    :attr:`~engine.search.nply.Candidate.match_equity` and
+    :attr:`~engine.search.nply.Candidate.mwc`."""
+    if state.money:
+        raise MatchError("rank_by_match: the state is money play (no match score)")
+    _check_table(state)
+    table = default_table()
+    analysis = search.analyse(position, dice, ply, top=top,
+                              rank=lambda after, p: play_value(p, after, state, table)[0])
+    rated = []
+    for c in analysis.candidates:
+        if c.ply == analysis.settings.ply:
+            equity, mwc = play_value(c.probabilities, c.position, state, table)
+            c = replace(c, match_equity=equity, mwc=mwc)
+        rated.append(c)
+    return replace(analysis, candidates=tuple(rated))
 
 
 def probabilities(search: Search, position: Position, ply: int) -> np.ndarray:

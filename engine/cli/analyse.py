@@ -4,7 +4,11 @@ Reads a position in any notation :func:`engine.notation.parse.parse_position` kn
 JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) and a
 roll, and prints the legal plays in standard move notation, best first, in the manner of
 GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
-the best play, and the mover's and the opponent's win / gammon / backgammon chances.
+the best play, and the mover's and the opponent's win / gammon / backgammon chances. A
+backgammon ID that holds a match score (``PositionID:MatchID``, an XGID) has its plays
+ranked as GNU Backgammon ranks them there, by the mover's cubeful match equity (the
+opponent's cube action after the play, :func:`engine.cube.decision.play_value`), shown
+beside the match winning chance.
 Every play is rated; ``--top N`` lists the first N (default :data:`DEFAULT_SHOWN`, which
 only a gul bara cascade exceeds; ``--top 0``: all).
 Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
@@ -31,7 +35,10 @@ import sys
 from dataclasses import dataclass
 
 from engine.cli._common import integer, non_negative_int
+from engine.cli._decide import rank_by_match
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
+from engine.cube.decision import CubeState
+from engine.cube.met import default_table
 from engine.errors import DiceError, NardyError
 from engine.eval.evaluator import NoModelError, model_path
 from engine.movegen.generate import successors
@@ -82,12 +89,19 @@ def _probs_line(p) -> str:
 def format_analysis(a: Analysis, top: int = 0) -> str:
     """The ranked plays as text, gnubg-hint style."""
     shown = a.candidates[:top] if top > 0 else a.candidates
-    best = a.best.equity
+    match = bool(shown) and shown[0].match_equity is not None
+
+    def value(c) -> float:
+        return c.match_equity if match and c.match_equity is not None else c.equity
+
+    best = value(a.best)
     width = max((len(c.move) for c in shown), default=10)
     lines = []
     for i, c in enumerate(shown, 1):
-        diff = "" if i == 1 else f" ({c.equity - best:+.3f})"
-        lines.append(f"{i:5d}. {c.ply}-ply  {c.move:<{width}}  Eq.: {c.equity:+.3f}{diff}")
+        diff = "" if i == 1 else f" ({value(c) - best:+.3f})"
+        mwc = f"  MWC {100 * c.mwc:.2f}%" if match and c.mwc is not None else ""
+        lines.append(f"{i:5d}. {c.ply}-ply  {c.move:<{width}}  Eq.: {value(c):+.3f}{diff}"
+                     f"{mwc}")
         lines.append(f"       {_probs_line(c.probabilities)}")
     return "\n".join(lines)
 
@@ -201,6 +215,8 @@ def main(argv=None) -> int:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
             result = search.evaluate(pos, args.ply)
+        elif (match := _match_state(pos, info)) is not None:
+            result = rank_by_match(search, pos, dice, args.ply, match, top=top or None)
         else:
             result = search.analyse(pos, dice, args.ply, top=top or None)
     except NardyError as exc:
@@ -209,11 +225,19 @@ def main(argv=None) -> int:
     if getattr(info, "doubled", False):
         print("note: the ID holds a double offered; python -m engine.cube_cli --position "
               "ID gives the response to it", file=sys.stderr)
-    if getattr(info, "match_length", 0) and not (args.rollout and args.cubeful):
-        print(f"note: the ID holds a {info.match_length}-point match; plays are ranked by "
-              f"cubeless money equity (GNU Backgammon ranks by match equity: gammons "
-              f"weigh as the score makes them); --rollout --cubeful uses the score",
+    if getattr(info, "match_length", 0) and not isinstance(result, Analysis):
+        what = ("the evaluation is cubeless (money equity); python -m engine.cube_cli "
+                "gives the cube analysis at the score" if isinstance(result, Evaluation)
+                else "the plays are listed unranked")
+        print(f"note: the ID holds a {info.match_length}-point match; {what}",
               file=sys.stderr)
+    elif isinstance(result, Analysis) and getattr(info, "match_length", 0) and (
+            not result.candidates or result.candidates[0].match_equity is None):
+        why = (f"{pos.variant} has no cube" if pos.variant != "backgammon" else
+               f"longer than the match equity table covers ({default_table().length} "
+               f"points)")
+        print(f"note: the ID holds a {info.match_length}-point match, {why}: plays are "
+              f"ranked by cubeless money equity", file=sys.stderr)
     model = None if search is None else {
         "file": args.model or _shown(model_path(pos.variant)),
         "sizes": search.evaluator.network.sizes}
@@ -243,9 +267,25 @@ def main(argv=None) -> int:
         print(format_evaluation(result))
         return 0
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
+    if result.candidates and result.candidates[0].match_equity is not None:
+        st = _match_state(pos, info)
+        a, b = st.away
+        print(f"ranked by cubeful match equity: {a}-away, {b}-away, cube "
+              f"{st.value}{' (Crawford)' if st.crawford else ''}; Eq. on the "
+              f"cube's normalised scale (a pass of a double +1.000), MWC the match "
+              f"winning chance")
     print(format_analysis(result))
     _say_cut(len(result.candidates), result.plays)
     return 0
+
+
+def _match_state(pos: Position, info) -> CubeState | None:
+    """The cube and score of an ID's backgammon match, when the match equity table
+    covers it (the plays are then ranked by match equity), else None."""
+    if pos.variant != "backgammon" or not getattr(info, "match_length", 0):
+        return None
+    state = CubeState.from_info(info)
+    return state if max(state.away) <= default_table().length else None
 
 
 def _se(x) -> str:
@@ -275,7 +315,6 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
     pending segment's)."""
     from tqdm import tqdm
 
-    from engine.cube.decision import CubeState
     settings = RolloutSettings(args.trials, args.truncate, args.ply, args.seed,
                                not args.no_vr, stop_sigmas=args.stop)
     cube = None

@@ -648,12 +648,13 @@ class Session:
         pos = self.position
         assert pos is not None
         dice = self._dice_for_go()
-        analysis = _decide.best_play(self._search(), pos, dice, gnu)
+        match = self.cube_state() if self.match_length and self._has_cube() else None
+        analysis = _decide.best_play(self._search(), pos, dice, gnu, match)
         best = analysis.best
         payload = move_payload(pos, best.position, dice)
         lines = self._info(ply, start, f" nodes {analysis.evaluated} score "
                                        f"{_fmt(best.equity)} pv {payload}")
-        return payload, lines + self._eval(best.equity, best.probabilities)
+        return payload, lines + self._eval(best.equity, best.probabilities, best.mwc)
 
     def _go_chequer(self, gnu: int, ply: int) -> list[str]:
         payload, lines = self._best_move(gnu, ply, time.perf_counter())

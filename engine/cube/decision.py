@@ -638,6 +638,70 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
                         tuple(float(v) for v in p), mwc)
 
 
+def cubeful_value(decision: CubeDecision) -> tuple[float, float | None]:
+    """The side on roll's cubeful value under both players' proper cube action: not
+    doubling where the decision is no double or too good, else the double's value with
+    the opponent's answer (take, pass, or a beaver: twice the take). As ``(equity on the
+    normalised scale of the current cube, match winning chance or None in money
+    play)``."""
+    if not isinstance(decision, CubeDecision):
+        raise CubeError(f"decision {quote(decision)}: expected a CubeDecision")
+    key = {"double_take": "double_take", "double_pass": "double_pass",
+           "double_beaver": "double_take"}.get(decision.action, "no_double")
+    equity = {"no_double": decision.no_double, "double_take": decision.double_take,
+              "double_pass": decision.double_pass}[key]
+    if decision.action == "double_beaver":
+        equity *= 2.0
+    mwc = None if decision.mwc is None else float(decision.mwc[key])
+    return float(equity), mwc
+
+
+def play_value(probs: Any, after: Position, state: CubeState,
+               table: MatchEquityTable | None = None,
+               efficiency: float | None = None) -> tuple[float, float | None]:
+    """The mover's cubeful value of a checker play, as GNU Backgammon ranks plays in
+    match play: ``probs`` the mover's cubeless chances after the play, ``after`` the
+    position after it (the opponent on roll, as the move generator gives it), ``state``
+    the cube and score before the play, seen from the mover. The opponent then takes
+    his proper cube action (:func:`cube_decision` at the efficiency of ``after``, unless
+    given; his free double is valued as if made before his roll, see
+    :func:`match_cubeful_mwc`); a play that ends the game scores its points at the
+    cube. Returns ``(the mover's equity on the normalised scale of his cube, as
+    :func:`cube_decision` reports equities; his match winning chance, or None in money
+    play)``."""
+    p = check_probabilities(probs)
+    if not isinstance(after, Position):
+        raise PositionError(f"after {quote(after)}: expected a Position")
+    _check_state(state)
+    _check_table(table)
+    if not state.money:
+        table = table or default_table()
+        if max(state.away) > table.length:
+            raise MatchError(f"match to {state.match_length}: the table {table.name!r} "
+                             f"covers matches to {table.length}")
+    c = state.value
+    if after.is_over():
+        fw, fl = _fractions(p)
+        if state.money:
+            if state.jacoby and state.owner == "centre":
+                return float(2 * p[0] - 1), None        # gammons count once doubled
+            return cubeless_equity(p), None
+        a, b = state.away
+        win, lose = _ends(table, a, b, c, fw, fl)
+        m = float(p[0]) * win + (1 - float(p[0])) * lose
+    else:
+        x = cube_efficiency(after) if efficiency is None else efficiency
+        theirs = np.array([1 - p[0], p[3], p[4], p[1], p[2]])
+        decision = cube_decision(theirs, state.flip(), x, table, take_point=False)
+        equity, his = cubeful_value(decision)
+        if state.money:
+            return -equity, None
+        m = 1.0 - his
+    a, b = state.away
+    lo, hi = table.after(a, b, -c), table.after(a, b, c)
+    return (2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0), float(m)
+
+
 def rolls_ahead(position: Position, probability_fn: ProbabilityFn) -> list:
     """``[(weight, probabilities, over), ...]`` over the 21 rolls of the side on roll:
     the roll's weight (1/36 or 2/36), the side's cubeless chances after its best play

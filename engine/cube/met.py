@@ -95,6 +95,7 @@ class MatchEquityTable:
                                  f"match winning chance in [0, 1]")
             if values is not getattr(self, name):
                 object.__setattr__(self, name, values)
+        object.__setattr__(self, "_after", {})      # after()'s lookups, by plain ints
 
     @property
     def length(self) -> int:
@@ -138,10 +139,20 @@ class MatchEquityTable:
         leaves a post-Crawford score; otherwise a player who reaches 1-away next plays
         the Crawford game (the pre-Crawford row 0).
         """
+        # the cube code asks often; a table still being filled (computed_met) keeps none
+        memo = self.__dict__.get("_after")
+        plain = (memo is not None and type(away_me) is int and type(away_them) is int
+                 and type(points) is int)
+        if plain and (away_me, away_them, points) in memo:
+            return memo[away_me, away_them, points]
         post = away_me == 1 or away_them == 1
         if points >= 0:
-            return self.mwc(max(away_me - points, 0), away_them, post)
-        return self.mwc(away_me, max(away_them + points, 0), post)
+            value = self.mwc(max(away_me - points, 0), away_them, post)
+        else:
+            value = self.mwc(away_me, max(away_them + points, 0), post)
+        if plain:
+            memo[away_me, away_them, points] = value
+        return value
 
     def to_json(self, length: int | None = None) -> dict:
         """``{"name", "pre_crawford", "post_crawford"}`` cut to ``length`` (the protocol

@@ -551,11 +551,21 @@ class Candidate:
     """The mover's five outputs (:data:`engine.rules.scoring.OUTPUTS`) after the play."""
     ply: int
     """Depth the play was rated at (plays cut by a filter keep a shallower rating)."""
+    match_equity: float | None = None
+    """The mover's cubeful equity at a match score, on the normalised scale of his cube,
+    where the plays were ranked by it (set by :func:`engine.cli._decide.rank_by_match`;
+    the search itself knows no cube), else None."""
+    mwc: float | None = None
+    """The mover's match winning chance after the play, beside :attr:`match_equity`."""
 
     def to_json(self) -> dict:
-        return {"position": self.position.to_json(), "move": self.move,
-                "equity": round(self.equity, 6), "ply": self.ply,
-                "probabilities": probs_json(self.probabilities)}
+        out = {"position": self.position.to_json(), "move": self.move,
+               "equity": round(self.equity, 6), "ply": self.ply,
+               "probabilities": probs_json(self.probabilities)}
+        if self.match_equity is not None:
+            out["match_equity"] = round(self.match_equity, 6)
+            out["mwc"] = round(self.mwc, 6)
+        return out
 
 
 @dataclass(frozen=True)
@@ -992,18 +1002,32 @@ class Search:
         return kids, probs, eq, plies, int(tree.ctx.stats[S_STATIC])
 
     def analyse(self, position: Position, dice, ply: int | None = None,
-                settings: SearchSettings | None = None, top: int | None = None) -> Analysis:
+                settings: SearchSettings | None = None, top: int | None = None,
+                rank: Callable[[Position, tuple], float] | None = None) -> Analysis:
         """Every legal play of ``position`` for ``dice`` (a pair, :class:`Dice`, or None
         for a pending segment), rated and ranked best first. ``top`` limits how many
-        candidates get move text and objects (all are still rated)."""
+        candidates get move text and objects (all are still rated). ``rank``: a
+        function of the position after a play and the mover's chances after it, whose
+        value ranks the plays rated at the full depth in place of their cubeless equity
+        (ties by that equity), e.g. an equity at a match score, which the search does
+        not know (:func:`engine.cli._decide.rank_by_match`)."""
         from engine.notation.movetext import format_move
         state = self._check(position)
         settings = self._settings(ply, settings)
         d = self._dice(position, dice)
+        if rank is not None and not callable(rank):
+            raise SearchError(f"rank = {quote(rank)}: expected a function (position after "
+                              f"the play, its probabilities) -> value, or None")
         kids, probs, eq, plies, evaluated = self._rate(state, d, settings, position)
         n = len(kids)
-        # more plies first, then higher equity, then generation order
-        order = np.lexsort((np.arange(n), -eq[:n], -plies[:n]))
+        key = eq[:n]
+        if rank is not None:
+            key = eq[:n].copy()
+            for i in np.flatnonzero(plies[:n] == settings.ply).tolist():
+                key[i] = float(rank(Position.from_array(kids[i], position.variant),
+                                    tuple(float(x) for x in probs[i])))
+        # more plies first, then the higher value, equity, generation order
+        order = np.lexsort((np.arange(n), -eq[:n], -key, -plies[:n]))
         if top is not None:
             if isinstance(top, bool) or not isinstance(top, int) or top < 1:
                 raise SearchError(f"top = {quote(top)}: expected an integer 1 or more, or "
