@@ -207,6 +207,66 @@ def test_cubeful_money_rollout_doubles_and_reports(search):
             Position.start("portes"), RolloutSettings(trials=1), cube=CubeState())
 
 
+def _race(me: dict, them: dict) -> Position:
+    m, t = [0] * 24, [0] * 24
+    for point, n in me.items():
+        m[point - 1] = n
+    for point, n in them.items():
+        t[point - 1] = n
+    return Position.from_json({"variant": "backgammon", "me": m, "them": t,
+                              "off": [15 - sum(me.values()), 15 - sum(them.values())]})
+
+
+def test_a_trial_ended_by_the_tables_or_truncation_takes_its_cube_action(search):
+    """Where the bear-off tables end a trial (here at once: a home race) its cubeful
+    value is that of the proper cube action there, as the cube command gives it; it was
+    the no-double value, with no double (0.893 where double/pass gives 1.0), and a cube
+    at its maximum was valued live (0.505 where the dead cube gives 0.309)."""
+    from engine.cube.decision import analyse_cube, cubeful_value
+
+    def probs(pos, ply=0):
+        return np.asarray(search.evaluate(pos, 0).probabilities)
+    for pos, cube in ((_race({5: 1, 2: 1}, {6: 1, 3: 1}), CubeState()),
+                      (_race({5: 1, 2: 1}, {6: 1, 3: 1}), CubeState(match_length=7)),
+                      (_race({6: 1, 4: 1}, {5: 1, 3: 1}), CubeState(max_value=1)),
+                      (_race({6: 1, 4: 1}, {5: 1, 3: 1}), CubeState(2, "me", max_value=2))):
+        r = Rollout(search).position(pos, RolloutSettings(trials=36), cube=cube)
+        d = analyse_cube(pos, cube, probs)
+        equity, mwc = cubeful_value(d)
+        if cube.money:
+            assert r.cubeful_equity == pytest.approx(equity, abs=1e-9)   # per cube
+        else:
+            assert r.mwc == pytest.approx(mwc, abs=1e-9)
+    assert Rollout(search).position(_race({5: 1, 2: 1}, {6: 1, 3: 1}), RolloutSettings(
+        trials=36), cube=CubeState()).cubeful_equity == 1.0            # double, pass
+    dead = Rollout(search).position(_race({6: 1, 4: 1}, {5: 1, 3: 1}), RolloutSettings(
+        trials=36), cube=CubeState(max_value=1))
+    assert dead.cubeful_equity == pytest.approx(dead.equity, abs=1e-9)
+    # truncated in contact: the cube action at the truncation point counts
+    ahead = Position.from_literal("x 6:3 5:3 4:3 3:3 2:3; o 24:2 8:4 7:4 6:3 5:2")
+    r = Rollout(search).position(ahead, RolloutSettings(trials=36, truncate=1),
+                                 cube=CubeState(2, "them"))
+    assert r.cubeful_equity > 0
+
+
+def test_a_pass_leaves_the_cubeless_results_of_the_cubeless_rollout(search):
+    """A pass fixes a trial's cubeful result, and its checkers play on: the cubeless
+    figures of a cubeful rollout are those of the cubeless rollout (they were the 0-ply
+    evaluation where the pass came, with a standard error of 0 when every trial passed
+    at once: 0.609 where the rollout gives 0.322)."""
+    pos = _race({10: 1, 4: 1}, {8: 1, 5: 1})
+    settings = RolloutSettings(trials=144)
+    plain = Rollout(search).position(pos, settings)
+    for cube in (CubeState(), CubeState(match_length=5, score=(1, 2))):
+        cf = Rollout(search).position(pos, settings, cube=cube)
+        assert cf.equity == plain.equity and cf.se["equity"] == plain.se["equity"] > 0
+        assert cf.probabilities == plain.probabilities
+    start = Position.start()
+    settings = RolloutSettings(trials=72, truncate=6)
+    cf = Rollout(search).position(start, settings, cube=CubeState())
+    assert cf.equity == Rollout(search).position(start, settings).equity
+
+
 def test_the_one_call_api():
     r = rollout(Search.load("backgammon", threads=1), Position.start(), trials=36,
                 truncate=2)

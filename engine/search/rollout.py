@@ -44,6 +44,7 @@ from engine.cube.decision import (
     CubeState,
     cube_decision,
     cube_efficiency,
+    cubeful_value,
     match_cubeful_mwc,
     money_cubeful_equity,
 )
@@ -333,10 +334,21 @@ class _Cubes:
 
     def cubeful(self, i: int, me: bool, probs: np.ndarray, position: Position) -> float:
         """The cubeful value (units above) of trial ``i`` ending at ``position`` with
-        cubeless ``probs`` for its side to move (``me``: the root's side): Janowski's
-        interpolation, which is the exact score of a finished game."""
+        cubeless ``probs`` for its side to move (``me``: the root's side). A finished
+        game: its exact score (Janowski's interpolation gives it). A game the bear-off
+        tables or the truncation end: the value of the side to move's proper cube
+        action there (:func:`~engine.cube.decision.cube_decision` at 0-ply, as inside
+        the trial: he may double, the other take or pass; a cube at its maximum is
+        dead)."""
         st = self.state(i, me)
         eff = cube_efficiency(position)
+        if not position.is_over():
+            d = cube_decision(probs, st, eff, self.table, take_point=False)
+            equity, mwc = cubeful_value(d)
+            if self.root.money:
+                v = st.value * equity
+                return v if me else -v
+            return mwc if me else 1.0 - mwc
         if self.root.money:
             v = st.value * money_cubeful_equity(probs, st.owner, eff, st.jacoby)
             return v if me else -v
@@ -360,7 +372,7 @@ class _Cubes:
         passed = np.zeros(len(idx), bool)
         may = []
         for j, i in enumerate(idx.tolist()):
-            if self.state(i, bool(me[i])).can_double():
+            if not self.ended[i] and self.state(i, bool(me[i])).can_double():
                 may.append(j)
         if not may:
             return passed
@@ -437,13 +449,11 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
             ask = np.flatnonzero(~done & (s[:, L.NPEND] == 0))
             if ask.size:
                 gone = cubes.decide(tree, s[ask], live[ask], me)
-                if gone.any():
-                    at = ask[gone]
-                    vals[at] = tree.static(s[at])
-                    for i in live[at].tolist():
-                        cubes.result[i] = cubes.passed(i, bool(me[i]))
-                        cubes.ended[i] = True
-                    done[at] = True
+                # a pass ends the trial's cubeful result; its checkers play on, so that
+                # the cubeless results are those of the cubeless rollout
+                for i in live[ask[gone]].tolist():
+                    cubes.result[i] = cubes.passed(i, bool(me[i]))
+                    cubes.ended[i] = True
         if done.any():
             v = vals[done]
             idx = live[done]
@@ -486,7 +496,8 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
             if cubes is not None:
                 de = equities(got) - equities(before)
                 for j, i in enumerate(who.tolist()):
-                    cubes.luck[i] += cubes.scale(i) * (de[j] if me[i] else -de[j])
+                    if not cubes.ended[i]:      # after a pass the cubeful result stands
+                        cubes.luck[i] += cubes.scale(i) * (de[j] if me[i] else -de[j])
             if settings.ply == 0:
                 nxt[r_idx] = kids.reshape(uniq.shape[0], _ROLLS.shape[0], -1)[inv, ri]
                 rest = pending
@@ -724,7 +735,10 @@ class Rollout:
         it (money or match, :class:`~engine.cube.decision.CubeState`); inside each
         trial the side to move doubles, and the other takes or passes, as
         :func:`~engine.cube.decision.cube_decision` advises at 0-ply (a beaver is a
-        take); ``table`` the match equity table (default Kazaross-XG2)."""
+        take); a pass fixes the trial's cubeful result while its checkers play on, so
+        the cubeless results are the cubeless rollout's; where the bear-off tables or
+        the truncation end a trial, the cubeful value is that of the proper cube
+        action there. ``table`` the match equity table (default Kazaross-XG2)."""
         settings = self._settings(settings)
         self._progress(progress)
         self.search._check(position)
