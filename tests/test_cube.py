@@ -364,6 +364,33 @@ def test_cli_text_and_json(capsys):
     assert "Match to 7, score 2-1" in capsys.readouterr().out
 
 
+def test_cli_rolls_a_cube_decision_out(capsys):
+    """--rollout: the two lines with their standard errors and the action; rollout
+    options without it, and cube-analysis options with it, are refused by name."""
+    from engine.cli.cube import main
+    assert main(["--position", "4HPwATDgc/ABMA", "--rollout", "--trials", "36",
+                 "--truncate", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Cube decision rollout: 36 trials a line, truncated after 2 rolls" in out
+    assert "No double" in out and "Double, take" in out and "[0." in out
+    assert "Proper cube action: No double, take" in out
+    assert main(["--position", "4HPwATDgc/ABMA", "--match", "5", "--score", "1,3",
+                 "--rollout", "--trials", "36", "--truncate", "2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["equities"]) == {"no_double", "double_take", "double_pass"}
+    assert data["trials"] == 36 and "mwc" in data and data["se"]["difference"] > 0
+    for argv, words in ((["--trials", "36"], "--trials: rollout option(s); add --rollout"),
+                        (["--rollout", "--ply", "1"], "--ply with --rollout")):
+        with pytest.raises(SystemExit):
+            main(["--position", "4HPwATDgc/ABMA", *argv])
+        assert words in capsys.readouterr().err
+    assert main(["--position", "4HPwATDgc/ABMA", "--rollout", "--trials", "0"]) == 2
+    assert "--trials 0: expected an integer" in capsys.readouterr().err
+    assert main(["--position", "4HPwATDgc/ABMA", "--rollout", "--cube-owner", "them",
+                 "--cube-value", "2"]) == 2
+    assert "may not double" in capsys.readouterr().err
+
+
 def test_cli_answers_a_double_the_id_says_is_offered(capsys):
     """A Match ID with a double offered got the doubler's analysis alone, and one whose
     side on roll may not double was analysed as if no double were offered."""

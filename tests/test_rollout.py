@@ -267,6 +267,43 @@ def test_a_pass_leaves_the_cubeless_results_of_the_cubeless_rollout(search):
     assert cf.equity == Rollout(search).position(start, settings).equity
 
 
+def test_a_cube_decision_rolled_out_as_two_lines_on_the_same_dice(search):
+    """Rollout.cube_decision: the no-double line (the first decision held) and the
+    double/take line; at a home race both end on the tables at once and give the cube
+    analysis' own equities; in a race the 0-ply cube says double/take at the root, the
+    no-double line differs from the position's cubeful rollout (which doubles there)
+    and the double/take line is the rollout of the doubled cube, on the current scale."""
+    from engine.cube.decision import analyse_cube
+    from engine.search.rollout import RolloutCubeError
+
+    def probs(pos, ply=0):
+        return np.asarray(search.evaluate(pos, 0).probabilities)
+    home = _race({5: 1, 2: 1}, {6: 1, 3: 1})
+    for cube in (CubeState(), CubeState(match_length=7, score=(3, 1))):
+        r = Rollout(search).cube_decision(home, cube, RolloutSettings(trials=36))
+        d = analyse_cube(home, cube, probs)
+        assert r.equities["no_double"] == pytest.approx(d.no_double, abs=1e-9)
+        assert r.equities["double_take"] == pytest.approx(d.double_take, abs=1e-9)
+        assert r.action == d.action == "double_pass"
+        assert (r.mwc is None) == cube.money
+    race = Position.from_literal("x 10:3 6:4 5:4 4:4; o 9:3 7:4 6:4 5:4")
+    assert analyse_cube(race, CubeState(), probs).action == "double_take"
+    settings = RolloutSettings(trials=72, truncate=4)
+    r = Rollout(search).cube_decision(race, CubeState(), settings)
+    whole = Rollout(search).position(race, settings, cube=CubeState())
+    doubled = Rollout(search).position(race, settings, cube=CubeState(2, "them"))
+    assert r.equities["no_double"] != whole.cubeful_equity
+    assert r.equities["double_take"] == pytest.approx(2 * doubled.cubeful_equity)
+    assert r.se["difference"] > 0 and r.no_double.equity == whole.equity
+    # the opening: no double at the root, so the no-double line is the cubeful rollout
+    start = Rollout(search).cube_decision(Position.start(), CubeState(), settings)
+    assert start.equities["no_double"] == Rollout(search).position(
+        Position.start(), settings, cube=CubeState()).cubeful_equity
+    assert start.action == "no_double"
+    with pytest.raises(RolloutCubeError, match="may not double"):
+        Rollout(search).cube_decision(race, CubeState(2, "them"), settings)
+
+
 def test_the_one_call_api():
     r = rollout(Search.load("backgammon", threads=1), Position.start(), trials=36,
                 truncate=2)

@@ -17,6 +17,14 @@ it). When a Match ID says a double is offered, the text ends with the proper res
 to it (take, pass or beaver).
 Probabilities come from the released model through :class:`engine.search.nply.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
+
+``--rollout`` rolls the decision out instead, as GNU Backgammon rolls out a cube
+decision (:meth:`engine.search.rollout.Rollout.cube_decision`): the no-double line and
+the double/take line, each a cubeful rollout of ``--trials`` (default 1296) on the same
+dice, ``--truncate``, ``--seed``, ``--no-vr``, ``--rollout-ply`` (the checker play
+inside, 0..2); the equities with their standard errors and the action they give::
+
+    python -m engine.cube_cli --position 4HPwATDgc/ABMA --rollout --trials 1296 --truncate 7
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.cli._common import RequestError, field, integer, is_whole
+from engine.cli._common import RequestError, field, integer, is_whole, non_negative_int
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -45,6 +53,7 @@ from engine.notation.parse import parse_position
 from engine.rules.position import Position
 from engine.search import precompile
 from engine.search.nply import MAX_PLY, Search, check_ply
+from engine.search.rollout import TRIALS
 
 ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
                "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
@@ -56,6 +65,69 @@ ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
 @lru_cache(maxsize=4)
 def _search(model: str | None) -> Search:
     return Search.load("backgammon", model)
+
+
+def _rollout(args, pos: Position, info, state: CubeState) -> int:
+    """``--rollout``: the cube decision rolled out
+    (:meth:`engine.search.rollout.Rollout.cube_decision`), printed or as JSON."""
+    from tqdm import tqdm
+
+    from engine.search.rollout import BATCH, Rollout, RolloutSettings
+    if pos.is_over():
+        raise CubeError("the game is over: no cube decision in a finished position")
+    settings = RolloutSettings(args.trials, args.truncate, args.rollout_ply, args.seed,
+                               not args.no_vr)
+    bar = tqdm(total=2 * settings.trials, unit="trial", file=sys.stderr, leave=False,
+               disable=settings.trials <= BATCH or args.json)
+    try:
+        r = Rollout(_search(args.model)).cube_decision(
+            pos, state, settings, lambda n: bar.update(n - bar.n))
+    finally:
+        bar.close()
+    if args.json:
+        print(json.dumps(r.to_json(), indent=2))
+        return 0
+    how = (f"{settings.trials} trials a line, "
+           + (f"truncated after {settings.truncate} rolls" if settings.truncate
+              else "played to the end")
+           + f", {settings.ply}-ply play, seed {settings.seed}"
+           + (", variance reduction" if settings.variance_reduction else ""))
+    print(format_cube_rollout(r, state, how))
+    return 0
+
+
+def format_cube_rollout(r, state: CubeState, how: str) -> str:
+    """A cube decision rolled out (:class:`engine.search.rollout.CubeRollout`), in the
+    manner of GNU Backgammon's: the three cubeful equities with their standard errors,
+    the difference of the two lines and the proper action."""
+    head = _state_line(state)
+    eq, se = r.equities, r.se
+    mwc = r.mwc or {}
+
+    def m(key: str) -> str:
+        return f"  (MWC {100 * mwc[key]:.1f}%)" if key in mwc else ""
+
+    lines = [head, "", f"Cube decision rollout: {how}",
+             f"  No double     {eq['no_double']:+.3f} [{_se_text(se['no_double'])}]"
+             f"{m('no_double')}",
+             f"  Double, take  {eq['double_take']:+.3f} [{_se_text(se['double_take'])}]"
+             f"{m('double_take')}",
+             f"  Double, pass  {eq['double_pass']:+.3f}{m('double_pass')}",
+             f"  Double/take less no double {eq['double_take'] - eq['no_double']:+.3f} "
+             f"[{_se_text(se['difference'])}]", "",
+             f"Proper cube action: {ACTION_TEXT[r.action]}"]
+    return "\n".join(lines)
+
+
+def _se_text(x: float) -> str:
+    return "n/a" if x != x else f"{x:.3f}"          # NaN: a single trial
+
+
+def _as_option(message: str) -> str:
+    """A rollout setting's error (``trials = 0: ...``) as the option that gave it."""
+    import re
+    message = re.sub(r"^ply = ", "--rollout-ply ", message)
+    return re.sub(r"^(trials|truncate|seed) = ", r"--\1 ", message)
 
 
 def model_probability_fn(model: str | None = None) -> ProbabilityFn:
@@ -167,20 +239,24 @@ def _no_cube_reason(state: CubeState) -> str:
             "the cube is dead (winning the cube's value wins the match)")
 
 
-def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
-    """GNU Backgammon-style text of a cube analysis."""
+def _state_line(state: CubeState) -> str:
+    """The game and cube, as the analyses head them."""
     owners = {"centre": "centred", "me": "owned by the side on roll",
               "them": "owned by the opponent"}
     cube = f"cube {owners[state.owner]} at {state.value}"
     if state.money:
-        head = (f"Money game, Jacoby {'on' if state.jacoby else 'off'}"
+        return (f"Money game, Jacoby {'on' if state.jacoby else 'off'}"
                 f"{', beavers allowed' if state.beavers else ''}, {cube}")
-    else:
-        a, b = state.away
-        phase = (", Crawford game" if state.crawford
-                 else ", post-Crawford" if state.post_crawford else "")
-        head = (f"Match to {state.match_length}, score {state.score[0]}-{state.score[1]} "
-                f"({a}-away, {b}-away){phase}, {cube}")
+    a, b = state.away
+    phase = (", Crawford game" if state.crawford
+             else ", post-Crawford" if state.post_crawford else "")
+    return (f"Match to {state.match_length}, score {state.score[0]}-{state.score[1]} "
+            f"({a}-away, {b}-away){phase}, {cube}")
+
+
+def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
+    """GNU Backgammon-style text of a cube analysis."""
+    head = _state_line(state)
     p = d.probabilities
     lines = [head, "",
              f"{ply}-ply cubeless equity {d.cubeless_equity:+.3f}"
@@ -259,7 +335,31 @@ def main(argv=None) -> int:
                          "win,win_gammon,win_backgammon,lose_gammon,lose_backgammon")
     ap.add_argument("--model", default=None, help="model file (default models/backgammon.npz)")
     ap.add_argument("--json", action="store_true", help="print the protocol reply as JSON")
+    ro = ap.add_argument_group("rollouts")
+    ro.add_argument("--rollout", action="store_true",
+                    help="roll the decision out, as GNU Backgammon does: the no-double "
+                         "and double/take lines, cubeful, on the same dice")
+    ro.add_argument("--trials", type=integer, default=TRIALS,
+                    help=f"trials of each line (default {TRIALS})")
+    ro.add_argument("--truncate", type=integer, default=0,
+                    help="rolls after which the network ends a trial (default 0: to the end)")
+    ro.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
+    ro.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    ro.add_argument("--rollout-ply", type=integer, default=0,
+                    help="checker play inside the rollout, 0..2 (default 0)")
     args = ap.parse_args(argv)
+    if not args.rollout:
+        given = [a.option_strings[0] for a in ro._group_actions
+                 if a.dest != "rollout" and getattr(args, a.dest) != a.default]
+        if given:
+            ap.error(f"{', '.join(given)}: rollout option(s); add --rollout")
+    else:
+        for flag, given in (("--probabilities", args.probabilities is not None),
+                            ("--efficiency", args.efficiency is not None),
+                            ("--ply", args.ply != 0)):
+            if given:
+                ap.error(f"{flag} with --rollout: the rollout plays the game out (the "
+                         f"checker play inside it is --rollout-ply)")
     try:
         pos, info = parse_position(args.position)
         req: dict = {}
@@ -303,6 +403,8 @@ def main(argv=None) -> int:
         if args.probabilities is not None and args.model is not None:
             raise CubeError(f"--model {args.model} with --probabilities: the probabilities "
                             f"are given, no model is read; leave out --model")
+        if args.rollout:
+            return _rollout(args, pos, info, state)
         if args.probabilities is not None:
             probs = _parse_probs(args.probabilities)
             fn: ProbabilityFn = lambda position, p: probs  # noqa: E731
@@ -310,7 +412,7 @@ def main(argv=None) -> int:
             fn = model_probability_fn(args.model)
         decision = analyse_cube(pos, state, fn, ply, args.efficiency)
     except NardyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_as_option(str(exc))}", file=sys.stderr)
         return 2
     offered = bool(getattr(info, "doubled", False))
     if offered and not decision.cube_available:

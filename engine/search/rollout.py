@@ -34,7 +34,7 @@ roll for every live trial; large calls are split over the search's threads).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -42,6 +42,7 @@ import numpy as np
 from engine.cube.decision import (
     CubeError,
     CubeState,
+    classify,
     cube_decision,
     cube_efficiency,
     cubeful_value,
@@ -124,6 +125,10 @@ class RolloutSettings:
     stop_sigmas: float | None = None
     """Candidates only (cubeless): stop once the best is ahead of every other by this many
     standard errors of the difference (checked every :data:`BATCH` trials); None: all trials."""
+    root_double: bool = True
+    """Cubeful rollouts of a position: the side to move may double before his first
+    roll. False rolls out his no-double line (:meth:`Rollout.cube_decision`): that first
+    cube decision is no double, wherever the trial ends."""
 
     def __post_init__(self) -> None:
         _whole("trials", self.trials, 1, MAX_TRIALS)
@@ -133,7 +138,7 @@ class RolloutSettings:
         except RolloutError as exc:
             raise RolloutPlyError(str(exc)) from None
         _whole("seed", self.seed, 0, 2**63 - 1)
-        for name in ("variance_reduction", "bearoff"):
+        for name in ("variance_reduction", "bearoff", "root_double"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise RolloutError(f"{name} = {quote(getattr(self, name))}: expected true "
                                    f"or false")
@@ -332,19 +337,24 @@ class _Cubes:
         a, b = self.root.away
         return 0.5 * (self.table.after(a, b, c) - self.table.after(a, b, -c))
 
-    def cubeful(self, i: int, me: bool, probs: np.ndarray, position: Position) -> float:
+    def cubeful(self, i: int, me: bool, probs: np.ndarray, position: Position,
+                may_double: bool = True) -> float:
         """The cubeful value (units above) of trial ``i`` ending at ``position`` with
         cubeless ``probs`` for its side to move (``me``: the root's side). A finished
         game: its exact score (Janowski's interpolation gives it). A game the bear-off
         tables or the truncation end: the value of the side to move's proper cube
         action there (:func:`~engine.cube.decision.cube_decision` at 0-ply, as inside
         the trial: he may double, the other take or pass; a cube at its maximum is
-        dead)."""
+        dead; ``may_double`` False: the no-double value, the root's first decision in
+        the no-double line of :meth:`Rollout.cube_decision`)."""
         st = self.state(i, me)
         eff = cube_efficiency(position)
         if not position.is_over():
             d = cube_decision(probs, st, eff, self.table, take_point=False)
             equity, mwc = cubeful_value(d)
+            if not may_double:
+                equity = d.no_double
+                mwc = None if d.mwc is None else d.mwc["no_double"]
             if self.root.money:
                 v = st.value * equity
                 return v if me else -v
@@ -445,8 +455,10 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
             if cut.any():
                 vals[cut] = tree.static(s[cut])
                 done |= cut
+        held = (np.zeros(live.size, bool) if settings.root_double
+                else (rolls_done[live] == 0) & me[live])     # the root's no-double line
         if cubes is not None and (~done).any():
-            ask = np.flatnonzero(~done & (s[:, L.NPEND] == 0))
+            ask = np.flatnonzero(~done & (s[:, L.NPEND] == 0) & ~held)
             if ask.size:
                 gone = cubes.decide(tree, s[ask], live[ask], me)
                 # a pass ends the trial's cubeful result; its checkers play on, so that
@@ -463,7 +475,8 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
                     if not cubes.ended[i]:
                         cubes.ended[i] = True
                         cubes.result[i] = cubes.cubeful(
-                            i, bool(me[i]), vals[j], Position.from_array(s[j], "backgammon"))
+                            i, bool(me[i]), vals[j], Position.from_array(s[j], "backgammon"),
+                            not held[j])
             live, s = live[~done], s[~done]
         if not live.size:
             break
@@ -757,6 +770,43 @@ class Rollout:
         cubeful = (cf[0][0], cf[1][0], cube, cf[2]) if cf is not None else None
         return _summary(plain[0], luck[0], settings.variance_reduction, evaluated, cubeful)
 
+    def cube_decision(self, position: Position, cube: CubeState,
+                      settings: RolloutSettings | None = None,
+                      progress: Callable[[int], None] | None = None, *,
+                      table: MatchEquityTable | None = None) -> CubeRollout:
+        """The cube decision of ``position``'s side to move (backgammon, before his
+        roll, ``cube`` as he sees it), rolled out as GNU Backgammon rolls out a cube
+        decision: the no-double line (the cube as it is, his first decision no double)
+        and the double/take line (the cube doubled, the taker holding it), each a
+        cubeful rollout of ``settings`` on the same dice; then the action from the two
+        equities and double/pass. ``progress`` hears the trials of both lines together
+        (up to twice ``trials``)."""
+        settings = self._settings(settings)
+        self._progress(progress)
+        self.search._check(position)
+        if cube is None:
+            raise RolloutError("cube = None: a cube decision needs the cube (a CubeState)")
+        self._check_cube(position, cube)
+        if not cube.can_double():
+            raise RolloutCubeError("the side to move may not double (the opponent holds the "
+                                   "cube, the Crawford game, a dead cube or one at its "
+                                   "maximum): no cube decision to roll out")
+        if settings.stop_sigmas is not None:
+            raise RolloutError("stop_sigmas stops a rollout of a roll's candidates; a cube "
+                               "decision's rollout has none")
+        table = table if table is not None else default_table()
+
+        def part(offset: int):
+            if progress is None:
+                return None
+            return lambda n: progress(offset + n)
+
+        nd = self.position(position, replace(settings, root_double=False), part(0),
+                           cube=cube, table=table)
+        dt = self.position(position, replace(settings, root_double=True),
+                           part(settings.trials), cube=cube.doubled(), table=table)
+        return _cube_rollout(cube, table, nd, dt)
+
     def candidates(self, position: Position, dice, count: int = 5,
                    settings: RolloutSettings | None = None,
                    progress: Callable[[int], None] | None = None, *,
@@ -830,6 +880,61 @@ class Rollout:
                                         float(eqs[order[0]] - eqs[j]),
                                         _se(diff) if j != order[0] else 0.0))
         return out
+
+
+@dataclass(frozen=True)
+class CubeRollout:
+    """A cube decision rolled out, as GNU Backgammon rolls one out: the no-double line
+    and the double/take line of the side to move, on the same dice. Equities are his,
+    cubeful, on the normalised scale of the current cube (double/pass +1.0; in match
+    play converted from match winning chances as
+    :func:`engine.cube.decision.cube_decision` converts them)."""
+
+    no_double: RolloutResult
+    """The rollout with the cube as it is, the first cube decision no double."""
+    double_take: RolloutResult
+    """The rollout with the cube doubled and held by the taker."""
+    equities: dict
+    """``no_double``, ``double_take``, ``double_pass``."""
+    se: dict
+    """Standard errors of ``no_double``, ``double_take`` and of ``difference``
+    (double/take less no double; the trials are paired, on the same dice)."""
+    action: str
+    """The proper action from these equities (:func:`engine.cube.decision.classify`)."""
+    mwc: dict | None = None
+    """Match play: the three as match winning chances."""
+
+    def to_json(self) -> dict:
+        out = {"action": self.action,
+               "equities": {k: round(v, 6) for k, v in self.equities.items()},
+               "se": {k: _se_json(v) for k, v in self.se.items()},
+               "trials": self.no_double.trials}
+        if self.mwc is not None:
+            out["mwc"] = {k: round(v, 6) for k, v in self.mwc.items()}
+        return out
+
+
+def _cube_rollout(cube: CubeState, table: MatchEquityTable, nd: RolloutResult,
+                  dt: RolloutResult) -> CubeRollout:
+    """The two lines' results on the current cube's scale, and the action."""
+    c = cube.value
+    if cube.money:
+        nd_x, dt_x = nd.cubeful_results, 2.0 * dt.cubeful_results
+        mwc = None
+    else:
+        a, b = cube.away
+        lo, hi = table.after(a, b, -c), table.after(a, b, c)
+        lo2, hi2 = table.after(a, b, -2 * c), table.after(a, b, 2 * c)
+        dt_m = lo2 + (dt.cubeful_results + 1.0) * (hi2 - lo2) / 2.0   # back to MWC
+        nd_x = nd.cubeful_results
+        dt_x = 2.0 * (dt_m - lo) / (hi - lo) - 1.0 if hi > lo else np.zeros_like(dt_m)
+        mwc = {"no_double": float(nd.mwc), "double_take": float(dt_m.mean()),
+               "double_pass": float(hi)}
+    eq = {"no_double": float(nd_x.mean()), "double_take": float(dt_x.mean()),
+          "double_pass": 1.0}
+    se = {"no_double": _se(nd_x), "double_take": _se(dt_x), "difference": _se(dt_x - nd_x)}
+    action = classify(eq["no_double"], eq["double_take"], 1.0, cube.beavers)
+    return CubeRollout(nd, dt, eq, se, action, mwc)
 
 
 def rollout(search: Search, position: Position, dice=None, *, candidates: int = 5,
