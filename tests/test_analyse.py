@@ -264,10 +264,17 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
         else:   # not the cubeless order: the gammonish 8/2 6/2 gains
             assert [c["move"] for c in cands] != [c["move"] for c in sorted(
                 cands, key=lambda c: -c["equity"])]
+        diffs = [c["diff"] for c in cands]       # to the best by match equity
+        assert diffs[0] == 0 and all(d <= 0 for d in diffs)
     assert main(["--position", text, "--top", "2"]) == 0
     out, err = capsys.readouterr()
     assert "ranked by cubeful match equity: 4-away, 2-away, cube 1" in out
     assert "MWC" in out and "    3. " not in out and "match" not in err
+    # at 1-ply the plays the filter cut carry match equities from their 0-ply chances
+    assert main(["--position", text, "--ply", "1", "--json"]) == 0
+    cands = json.loads(capsys.readouterr().out)["candidates"]
+    assert {c["ply"] for c in cands} == {0, 1}
+    assert all("match_equity" in c and c["diff"] <= 0 for c in cands)
     # money, and a match longer than the table: cubeless, the latter with a note
     assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
     out, err = capsys.readouterr()

@@ -389,6 +389,10 @@ def test_cli_rolls_a_cube_decision_out(capsys):
     assert main(["--position", "4HPwATDgc/ABMA", "--rollout", "--cube-owner", "them",
                  "--cube-value", "2"]) == 2
     assert "may not double" in capsys.readouterr().err
+    assert main(["--position", "4HPwATDgc/ABMA", "--ply", "9"]) == 2    # not a rollout's
+    assert "error: ply = 9: expected an integer 0..3" in capsys.readouterr().err
+    assert main(["--position", "4HPwATDgc/ABMA", "--rollout", "--rollout-ply", "3"]) == 2
+    assert "--rollout-ply 3: expected an integer 0..2" in capsys.readouterr().err
 
 
 def test_cli_answers_a_double_the_id_says_is_offered(capsys):

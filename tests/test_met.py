@@ -116,3 +116,18 @@ def test_met_from_gammon_rate_without_gammons():
     assert m.mwc(1, 2) == pytest.approx(0.75)
     with pytest.raises(MatchError):
         met_from_gammon_rate(1.5, 5)
+
+
+def test_a_table_keeps_its_own_read_only_copy():
+    """after() remembers what it read: a table built from the caller's arrays must not
+    change when the caller changes them (a numpy integer, which the memo skips, read the
+    new value where a plain int read the old)."""
+    from engine.cube.met import MatchEquityTable, kazaross_xg2
+    ref = kazaross_xg2()
+    pre, post = np.array(ref.pre_crawford), np.array(ref.post_crawford)
+    table = MatchEquityTable("mine", pre, post)
+    before = table.after(3, 4, 1)
+    pre[1, 3] = 0.9
+    assert table.after(3, 4, 1) == table.after(np.int64(3), 4, 1) == before
+    with pytest.raises(ValueError):
+        table.pre_crawford[0, 0] = 0.1

@@ -421,10 +421,12 @@ def _json(pos, dice, args, model, note, result) -> dict:
         out["candidates"] = [{"move": c.move, "position": c.position.to_json()}
                              for c in plays]
         return out
-    best = result.best.equity
+    def value(c) -> float:              # what the plays are ranked by
+        return c.equity if c.match_equity is None else c.match_equity
+    best = value(result.best)
     out["count"] = result.plays
     out["evaluated"] = result.evaluated
-    out["candidates"] = [{**c.to_json(), "diff": round(c.equity - best, 6)}
+    out["candidates"] = [{**c.to_json(), "diff": round(value(c) - best, 6)}
                          for c in result.candidates]
     return out
 

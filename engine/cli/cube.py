@@ -84,6 +84,10 @@ def _rollout(args, pos: Position, info, state: CubeState) -> int:
             pos, state, settings, lambda n: bar.update(n - bar.n))
     finally:
         bar.close()
+    rolled = getattr(info, "dice", None)
+    if rolled:                          # a cube decision comes before the roll
+        print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
+              f"the cube decision before that roll", file=sys.stderr)
     if args.json:
         print(json.dumps(r.to_json(), indent=2))
         return 0
@@ -93,6 +97,11 @@ def _rollout(args, pos: Position, info, state: CubeState) -> int:
            + f", {settings.ply}-ply play, seed {settings.seed}"
            + (", variance reduction" if settings.variance_reduction else ""))
     print(format_cube_rollout(r, state, how))
+    if getattr(info, "doubled", False):
+        takes = r.action in ("double_take", "too_good_take", "no_double")
+        print(f"Double offered: the proper response is {'Take' if takes else 'Pass'} "
+              f"(taking leaves the doubler {r.equities['double_take']:+.3f}, passing "
+              f"{r.equities['double_pass']:+.3f})")
     return 0
 
 
@@ -404,7 +413,11 @@ def main(argv=None) -> int:
             raise CubeError(f"--model {args.model} with --probabilities: the probabilities "
                             f"are given, no model is read; leave out --model")
         if args.rollout:
-            return _rollout(args, pos, info, state)
+            try:
+                return _rollout(args, pos, info, state)
+            except NardyError as exc:
+                print(f"error: {_as_option(str(exc))}", file=sys.stderr)
+                return 2
         if args.probabilities is not None:
             probs = _parse_probs(args.probabilities)
             fn: ProbabilityFn = lambda position, p: probs  # noqa: E731
@@ -412,7 +425,7 @@ def main(argv=None) -> int:
             fn = model_probability_fn(args.model)
         decision = analyse_cube(pos, state, fn, ply, args.efficiency)
     except NardyError as exc:
-        print(f"error: {_as_option(str(exc))}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     offered = bool(getattr(info, "doubled", False))
     if offered and not decision.cube_available:

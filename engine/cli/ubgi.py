@@ -648,7 +648,12 @@ class Session:
         pos = self.position
         assert pos is not None
         dice = self._dice_for_go()
-        match = self.cube_state() if self.match_length and self._has_cube() else None
+        match = None
+        if self.match_length and self._has_cube():
+            try:
+                match = self.cube_state()
+            except UbgiError:           # a cube the session cannot hold: play cubeless
+                match = None
         analysis = _decide.best_play(self._search(), pos, dice, gnu, match)
         best = analysis.best
         payload = move_payload(pos, best.position, dice)

@@ -71,8 +71,9 @@ class MatchEquityTable:
         arrays = {}
         for name in ("pre_crawford", "post_crawford"):
             value = getattr(self, name)
-            try:
-                arrays[name] = np.asarray(value, dtype=np.float64)
+            try:        # a read-only copy: after() remembers what it read
+                arrays[name] = np.array(value, dtype=np.float64)
+                arrays[name].setflags(write=False)
             except (TypeError, ValueError):
                 raise MatchError(f"{name} = {quote(value)}: expected an array of match "
                                  f"winning chances") from None
