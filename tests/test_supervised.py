@@ -173,10 +173,27 @@ def test_rollout_labels_are_the_positions_rollouts(tmp_path):
     got = label(ps, None, 0, workers=1, chunk=4, rollout=settings)
     for row, t in zip(ps.states, got.targets):
         r = Rollout(search, settings).position(Position.from_array(row, "backgammon"))
-        np.testing.assert_allclose(t, r.probabilities, atol=1e-6)
+        np.testing.assert_allclose(t, np.clip(r.probabilities, 0, 1), atol=1e-6)
     assert got.info["labels"]["trials"] == 36 and got.info["labels"]["truncate"] == 2
     two = label(ps, None, 0, workers=2, chunk=4, rollout=settings)
     np.testing.assert_array_equal(got.targets, two.targets)
+
+
+def test_labels_of_a_certain_loss_are_probabilities(tmp_path):
+    """A 2-ply value summed over 21 certain losses came out at 1 + 2e-16 (its win at
+    -2e-16), and saving the labels failed ('expected five probabilities 0..1'), as a
+    luck-adjusted rollout mean past 0 or 1 would."""
+    from engine.notation.parse import parse_position
+    from engine.search.rollout import RolloutSettings
+    from training.positions import classify
+    pos = parse_position("AwAAGDwHBykAAA")[0]          # o bears off next roll, we lose
+    states = np.stack([pos.to_array()])
+    ps = PositionSet("backgammon", states, classify(states), np.zeros(1, np.int8))
+    for kw in (dict(ply=2), dict(ply=0, rollout=RolloutSettings(trials=36))):
+        got = label(ps, None, kw.pop("ply"), workers=1, chunk=4, **kw)
+        assert got.targets.min() >= 0 and got.targets.max() <= 1
+        got.save(tmp_path / "lab.npz")
+        assert got.targets[0, 0] == pytest.approx(0, abs=1e-6)
 
 
 def test_supervised_training_learns_and_exports_the_same_network(tmp_path):

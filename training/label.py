@@ -87,7 +87,9 @@ def _label(job):
     from engine.search.rollout import play_chunk
     got = play_chunk(_search, states, 0, rollout.trials, rollout)
     adjusted = got.plain - got.luck if rollout.variance_reduction else got.plain
-    return lo, adjusted.mean(axis=1).astype(np.float32)
+    # a luck-adjusted mean is an estimate and may stray past 0 or 1 (a near-certain
+    # win's gammon chance at -0.0004): a target is a probability
+    return lo, np.clip(adjusted.mean(axis=1), 0.0, 1.0).astype(np.float32)
 
 
 def _settings(variant: str, model: str | None, ply: int, race: bool, prune: bool,

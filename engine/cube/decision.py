@@ -648,12 +648,12 @@ def cubeful_value(decision: CubeDecision) -> tuple[float, float | None]:
         raise CubeError(f"decision {quote(decision)}: expected a CubeDecision")
     key = {"double_take": "double_take", "double_pass": "double_pass",
            "double_beaver": "double_take"}.get(decision.action, "no_double")
-    equity = {"no_double": decision.no_double, "double_take": decision.double_take,
+    chosen = {"no_double": decision.no_double, "double_take": decision.double_take,
               "double_pass": decision.double_pass}[key]
-    if decision.action == "double_beaver":
-        equity *= 2.0
+    assert chosen is not None                 # a double's equities exist where it is right
+    equity = 2.0 * chosen if decision.action == "double_beaver" else float(chosen)
     mwc = None if decision.mwc is None else float(decision.mwc[key])
-    return float(equity), mwc
+    return equity, mwc
 
 
 def play_value(probs: Any, after: Position, state: CubeState,
@@ -674,11 +674,10 @@ def play_value(probs: Any, after: Position, state: CubeState,
         raise PositionError(f"after {quote(after)}: expected a Position")
     _check_state(state)
     _check_table(table)
-    if not state.money:
-        table = table or default_table()
-        if max(state.away) > table.length:
-            raise MatchError(f"match to {state.match_length}: the table {table.name!r} "
-                             f"covers matches to {table.length}")
+    met = table or default_table()
+    if not state.money and max(state.away) > met.length:
+        raise MatchError(f"match to {state.match_length}: the table {met.name!r} "
+                         f"covers matches to {met.length}")
     c = state.value
     if after.is_over():
         fw, fl = _fractions(p)
@@ -687,18 +686,18 @@ def play_value(probs: Any, after: Position, state: CubeState,
                 return float(2 * p[0] - 1), None        # gammons count once doubled
             return cubeless_equity(p), None
         a, b = state.away
-        win, lose = _ends(table, a, b, c, fw, fl)
+        win, lose = _ends(met, a, b, c, fw, fl)
         m = float(p[0]) * win + (1 - float(p[0])) * lose
     else:
         x = cube_efficiency(after) if efficiency is None else efficiency
         theirs = np.array([1 - p[0], p[3], p[4], p[1], p[2]])
-        decision = cube_decision(theirs, state.flip(), x, table, take_point=False)
+        decision = cube_decision(theirs, state.flip(), x, met, take_point=False)
         equity, his = cubeful_value(decision)
-        if state.money:
+        if his is None:                       # money play
             return -equity, None
         m = 1.0 - his
     a, b = state.away
-    lo, hi = table.after(a, b, -c), table.after(a, b, c)
+    lo, hi = met.after(a, b, -c), met.after(a, b, c)
     return (2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0), float(m)
 
 

@@ -141,18 +141,18 @@ class MatchEquityTable:
         the Crawford game (the pre-Crawford row 0).
         """
         # the cube code asks often; a table still being filled (computed_met) keeps none
-        memo = self.__dict__.get("_after")
-        plain = (memo is not None and type(away_me) is int and type(away_them) is int
-                 and type(points) is int)
-        if plain and (away_me, away_them, points) in memo:
-            return memo[away_me, away_them, points]
+        memo: dict | None = self.__dict__.get("_after")
+        key = (away_me, away_them, points)
+        plain = (type(away_me) is int and type(away_them) is int and type(points) is int)
+        if memo is not None and plain and key in memo:
+            return memo[key]
         post = away_me == 1 or away_them == 1
         if points >= 0:
             value = self.mwc(max(away_me - points, 0), away_them, post)
         else:
             value = self.mwc(away_me, max(away_them + points, 0), post)
-        if plain:
-            memo[away_me, away_them, points] = value
+        if memo is not None and plain:
+            memo[key] = value
         return value
 
     def to_json(self, length: int | None = None) -> dict:

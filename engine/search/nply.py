@@ -564,6 +564,7 @@ class Candidate:
                "probabilities": probs_json(self.probabilities)}
         if self.match_equity is not None:
             out["match_equity"] = round(self.match_equity, 6)
+        if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
 
@@ -791,9 +792,12 @@ class _Tree:
 
     def roll_average(self, states, depth: int):
         """The ``depth``-ply (>= 1) outputs of ``states`` (game on, no pending dice):
-        over the 21 rolls, the mover's best play valued at ``depth - 1``."""
+        over the 21 rolls, the mover's best play valued at ``depth - 1``. Clipped to
+        0..1: the weighted sum of 21 certainties can come out at 1 + 2e-16 (and its
+        complement below zero), which a reader of probabilities refuses."""
         if depth == 1:
-            return self.expand(states, _ROLLS, False, 1, 0.0, self.rank, average=True)
+            return np.clip(self.expand(states, _ROLLS, False, 1, 0.0, self.rank,
+                                       average=True), 0.0, 1.0)
         kids, _, _, pair = self.expand(states, _ROLLS, False, int(self.rkeep[depth - 1]),
                                        float(self.rwithin[depth - 1]), self.rank)
         vals = self.values(kids, depth - 1)
@@ -801,7 +805,7 @@ class _Tree:
         if len(best) != states.shape[0] * _ROLLS.shape[0] or (best < 0).any():
             raise RuntimeError("a roll without a play: the move generator broke its "
                                "promise of at least one successor")
-        return roll_average(vals, best, states.shape[0], _ROLLS)
+        return np.clip(roll_average(vals, best, states.shape[0], _ROLLS), 0.0, 1.0)
 
     def root(self, state, d1: int, d2: int, given=None):
         """Every legal play of the roll ``d1, d2`` (``0, 0``: the pending segment) from

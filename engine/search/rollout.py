@@ -355,7 +355,7 @@ class _Cubes:
             if not may_double:
                 equity = d.no_double
                 mwc = None if d.mwc is None else d.mwc["no_double"]
-            if self.root.money:
+            if mwc is None:                   # money play
                 v = st.value * equity
                 return v if me else -v
             return mwc if me else 1.0 - mwc
@@ -918,18 +918,20 @@ def _cube_rollout(cube: CubeState, table: MatchEquityTable, nd: RolloutResult,
                   dt: RolloutResult) -> CubeRollout:
     """The two lines' results on the current cube's scale, and the action."""
     c = cube.value
+    assert nd.cubeful_results is not None and dt.cubeful_results is not None
+    nd_x = np.asarray(nd.cubeful_results, np.float64)
+    dt_c = np.asarray(dt.cubeful_results, np.float64)
+    mwc = None
     if cube.money:
-        nd_x, dt_x = nd.cubeful_results, 2.0 * dt.cubeful_results
-        mwc = None
+        dt_x = 2.0 * dt_c
     else:
         a, b = cube.away
         lo, hi = table.after(a, b, -c), table.after(a, b, c)
         lo2, hi2 = table.after(a, b, -2 * c), table.after(a, b, 2 * c)
-        dt_m = lo2 + (dt.cubeful_results + 1.0) * (hi2 - lo2) / 2.0   # back to MWC
-        nd_x = nd.cubeful_results
+        dt_m = lo2 + (dt_c + 1.0) * (hi2 - lo2) / 2.0                  # back to MWC
         dt_x = 2.0 * (dt_m - lo) / (hi - lo) - 1.0 if hi > lo else np.zeros_like(dt_m)
-        mwc = {"no_double": float(nd.mwc), "double_take": float(dt_m.mean()),
-               "double_pass": float(hi)}
+        mwc = {"no_double": float(nd.mwc if nd.mwc is not None else np.nan),
+               "double_take": float(dt_m.mean()), "double_pass": float(hi)}
     eq = {"no_double": float(nd_x.mean()), "double_take": float(dt_x.mean()),
           "double_pass": 1.0}
     se = {"no_double": _se(nd_x), "double_take": _se(dt_x), "difference": _se(dt_x - nd_x)}
