@@ -167,6 +167,12 @@ def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
     pos = _golden("race", 1)[0][0]
     assert np.allclose(pruned.evaluate(pos, 2).probabilities, slow_pruned_value(ev, pos, 2),
                        atol=2e-5)
+    # a reply filter keeps one play at the last level whatever it says (helper 52: the
+    # settings' docs promised keep plays valued at 0-ply there): at 1-ply no effect
+    wide = SearchSettings(1, reply=MoveFilter(3, 1.0), prune=True)
+    for pos in [p for p, _ in _golden("contact", 2)]:
+        assert pruned.evaluate(pos, settings=wide).probabilities == \
+            pruned.evaluate(pos, 1).probabilities
     # the root's plays are rated by the network itself
     p, dice = _golden("contact", 1)[0]
     assert [c.equity for c in pruned.analyse(p, dice, ply=0).candidates] == \

@@ -17,8 +17,9 @@ Move filters, in the manner of GNU Backgammon, keep the work bounded. At the roo
 survivors are filtered (:class:`MoveFilter`: at most ``keep`` plays within ``within``
 equity of the best) and rated one ply deeper; a level without a filter is skipped. Inside
 the search (:attr:`SearchSettings.reply`) each roll's plays are rated at 0-ply and the
-best ``keep`` within ``within`` are searched at the remaining depth; the default keeps one,
-which is GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper).
+best ``keep`` within ``within`` are searched at the remaining depth (at the last level,
+where that depth is 0, the one play the ranking picks); the default keeps one, which is
+GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper).
 
 Gul bara's pending dice are a decision of their own: a position holding pending dice is
 valued, at n >= 1 ply, as the best of its pending-segment plays valued at n-ply (the
@@ -157,7 +158,10 @@ class SearchSettings:
     the level: at level 0, None keeps every play); None: :data:`DEFAULT_FILTERS`."""
     reply: MoveFilter = MoveFilter(1, 0.0)
     """Filter of the plays searched deeper inside the search, after their 0-ply rating
-    (one: pick at 0-ply, then value at the remaining depth)."""
+    (one: pick at 0-ply, then value at the remaining depth). At the search's last level
+    (the replies valued at 0-ply) it keeps one whatever it says: the play its ranking
+    picks (the pruning network's, with :attr:`prune`), valued by the full evaluation;
+    so at 1-ply it has no effect."""
     bearoff: bool = True
     """Value home races with the bear-off tables (where the evaluator has them)."""
     prune: bool = False
