@@ -61,6 +61,13 @@ class VariantError(NardyError):
     code = "invalid_variant"
 
 
+class PositionVariantError(PositionError, VariantError):
+    """A position of an unknown game: a :class:`PositionError` to those who read
+    positions, the protocol's ``invalid_variant``."""
+
+    code = "invalid_variant"
+
+
 class TooManyPlaysError(NardyError):
     """A turn whose plays are too many to list (a gul bara cascade of tens of millions
     of boards): listing them would exhaust the machine's memory."""

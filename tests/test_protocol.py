@@ -65,6 +65,11 @@ def test_errors_name_the_problem():
                      "me": [0] * 23 + [14], "bar": [1, 0]}, "dice": [3, 1]}),
          "invalid_position"),
         (json.dumps({"cmd": "moves", "position": START, "dice": [0, 7]}), "invalid_dice"),
+        # docs/protocol.md's code for an unknown game (it was invalid_position)
+        (json.dumps({"cmd": "evaluate", "position": {**START, "variant": "chess"}}),
+         "invalid_variant"),
+        (json.dumps({"cmd": "evaluate", "position": {**START, "variant": 7}}),
+         "invalid_variant"),
         (json.dumps({"cmd": "moves", "position": "not-an-id", "dice": [3, 1]}),
          "invalid_notation"),
         (json.dumps({"cmd": "best", "position": START, "dice": [3, 1], "ply": 9}),

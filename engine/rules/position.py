@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import PositionError, quote
+from engine.errors import PositionError, PositionVariantError, quote
 from engine.rules import _layout as L
 from engine.rules.variants import PIN, Rules, get_rules, rules_for
 
@@ -81,12 +81,13 @@ class Position:
                 raise PositionError(f"position lacks the required field {key!r}")
         variant = data["variant"]
         if not isinstance(variant, str):
-            raise PositionError(f"field 'variant' = {quote(variant)}: expected a string")
+            raise PositionVariantError(f"field 'variant' = {quote(variant)}: expected a "
+                                       f"string")
         if rules is None:
             try:
                 rules = get_rules(variant)
             except ValueError as exc:
-                raise PositionError(f"field 'variant': {exc}") from None
+                raise PositionVariantError(f"field 'variant': {exc}") from None
         pos = cls(
             variant,
             _int_list(data["me"], "me", 24),
