@@ -218,6 +218,36 @@ def _no_turn(*args):
     raise AssertionError("a turn was played before the settings were refused")
 
 
+class AtScore(RandomPlayer):
+    """A random player that records the cube and score it is asked to play at."""
+
+    def __init__(self, rng):
+        super().__init__(rng)
+        self.seen = []
+
+    def choose_at_score(self, position, dice, successors, cube):
+        self.seen.append(cube)
+        return self.choose(position, dice, successors)
+
+
+def test_a_player_may_play_for_the_score():
+    """In a match with the cube, a player with choose_at_score is asked it, with the cube
+    and score as the mover sees them; in money play and without the cube, choose."""
+    rng = np.random.default_rng(4)
+    a, b = AtScore(rng), AtScore(rng)
+    rec = play_cube_game([a, b], rng, cube_policies=[Scripted(True), Scripted()],
+                         match_length=7, score=(2, 4))
+    assert a.seen and b.seen and rec.winner is not None
+    assert {(c.match_length, c.score) for c in a.seen} == {(7, (2, 4))}
+    assert {(c.match_length, c.score) for c in b.seen} == {(7, (4, 2))}
+    assert {c.value for c in a.seen + b.seen} > {1}            # the double reached them
+    assert any(c.owner == "me" for c in a.seen) or any(c.owner == "me" for c in b.seen)
+    money = [AtScore(rng), AtScore(rng)]
+    play_cube_game(money, rng, cube_policies=[NoCube(), NoCube()])
+    play_cube_game(money, rng, match_length=7, score=(2, 4))
+    assert money[0].seen == money[1].seen == []
+
+
 def test_a_match_without_a_cube_may_be_longer_than_the_tables():
     """Matches without a cube (nardy, tavli) were refused above 64 points, the match
     equity tables' reach, which they do not use; docs/rules.md promised any length."""

@@ -244,6 +244,28 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
     assert end["game"] == len(results)          # not one more after the match ended
 
 
+def test_the_engine_plays_a_match_for_the_score():
+    """In a match the board's engine plays as the protocols' engines do, by match
+    equity: at double match point 6-4 from the start is 24/14 (the best winning
+    chance), not the cubeless money best 24/18 13/9."""
+    from engine.cube.decision import CubeState
+    from engine.movegen.generate import successors
+    from engine.rules.position import Position
+    from engine.search.nply import Search
+    from engine.web.session import GameSession, _Engine
+    search = Search.load("backgammon")
+    session = GameSession("backgammon", "match", 7, cube=True,
+                          search_of=lambda variant: search)
+    engine = _Engine(session)
+    start = Position.start()
+    succ = successors(start, (6, 4))
+    moves = {s.key(): c.move for c in search.analyse(start, (6, 4)).candidates
+             for s in succ if s.key() == c.position.key()}
+    dmp = CubeState(match_length=7, score=(6, 6))
+    assert moves[succ[engine.choose_at_score(start, (6, 4), succ, dmp)].key()] == "24/14"
+    assert moves[succ[engine.choose(start, (6, 4), succ)].key()] == "24/18 13/9"
+
+
 def test_long_polls_hold_no_thread():
     """A board waiting for the engine's next question (``?after=``) holds no worker
     thread while it waits: with more polls open than the thread pool has threads

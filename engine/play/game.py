@@ -167,20 +167,30 @@ class CubeRules:
         return value <= CUBE_LIMIT and (self.max_cube is None or value <= self.max_cube)
 
 
-Turn = Callable[[int, Position, "Dice | None"], Position]
+Turn = Callable[..., Position]
 """``turn(mover, position, dice)``: the position after ``mover`` (0 = A, 1 = B) plays
-``dice`` (None: a gul bara pending segment) from ``position``."""
+``dice`` (None: a gul bara pending segment) from ``position``; in a game with the cube
+``turn(mover, position, dice, cube_state)``, the cube as the mover sees it
+(:meth:`CubeRules.state`), so that a player may play for the score."""
 
 
 def play_turn(player, pos: Position, dice, rules: Rules | None = None,
-              moves: Callable[..., list] = successors) -> Position:
+              moves: Callable[..., list] = successors,
+              cube: CubeState | None = None) -> Position:
     """The position after ``player`` plays ``dice`` (None: a gul bara pending segment)
     from ``pos``, choosing among ``moves(pos, dice, rules)`` (by default every legal
-    play, sorted by key); a turn with one legal successor is played without asking."""
+    play, sorted by key); a turn with one legal successor is played without asking.
+    In a match (``cube``, the cube and score as the mover sees them) a player with a
+    ``choose_at_score(position, dice, successors, cube)`` method is asked that instead
+    of ``choose``: it may rank the plays by match equity."""
     succ = moves(pos, None if dice is None else tuple(dice), rules)
     if len(succ) == 1:
         return succ[0]
-    i = player.choose(pos, dice, succ)
+    at_score = getattr(player, "choose_at_score", None)
+    if cube is not None and not cube.money and callable(at_score):
+        i = at_score(pos, dice, succ, cube)
+    else:
+        i = player.choose(pos, dice, succ)
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(succ):
         raise ValueError(f"player {player!r} chose {i!r}; expected an index "
                          f"0..{len(succ) - 1}")
@@ -199,7 +209,8 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
     :func:`opening_roll`); ``roll()`` gives every later roll; ``turn`` plays each turn
     and each gul bara pending segment (played before the roll of the side that received
     them). With ``cube`` (backgammon), the side on roll may double before rolling, as
-    its policy says, and the other side takes, passes or beavers. ``max_turns`` guards
+    its policy says, and the other side takes, passes or beavers; ``turn`` then also
+    gets the cube as the mover sees it (:data:`Turn`). ``max_turns`` guards
     against a game that never ends: :class:`RuntimeError`, or with ``cut`` a record
     with ``cut=True``. ``on_turn(mover, before, dice, after)``, when given, hears of
     every turn and pending segment as it is played (a board showing the game).
@@ -259,7 +270,10 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                     doubles.append((1 - mover, value, True))
         if dice is None:
             dice = roll()
-        before, pos = pos, turn(mover, pos, dice)
+        if cube is not None:
+            before, pos = pos, turn(mover, pos, dice, cube.state(value, owner, mover))
+        else:
+            before, pos = pos, turn(mover, pos, dice)
         if on_turn is not None:
             on_turn(mover, before, dice, pos)
         if record:

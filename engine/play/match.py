@@ -233,8 +233,10 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
                          "game is a match's")
     if cube is not None:
         cube.state(1, None, 0)       # a Crawford game at a score that has none: refused now
-    return play(lambda mover, pos, dice: play_turn(players[mover], pos, dice, rules),
-                rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
+    def turn(mover: int, pos: Position, dice, state: CubeState | None = None) -> Position:
+        return play_turn(players[mover], pos, dice, rules, cube=state)
+
+    return play(turn, rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
                 cube=cube, max_turns=max_turns, on_turn=on_turn)
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine.cli._decide import best_play
 from engine.errors import NardyError, describe, quote
 from engine.notation.movetext import NO_MOVE, format_move
 from engine.play.match import (
@@ -116,6 +117,18 @@ class _Engine:
         with self.session.lock:
             best = self.session.search_of(position.variant).best(position, dice,
                                                                  self.session.ply)
+        return self._index(best, successors)
+
+    def choose_at_score(self, position, dice, successors, cube) -> int:
+        """In a match, the play of the best cubeful match equity at the score
+        (:func:`engine.cli._decide.best_play`, as the protocols' engines play)."""
+        with self.session.lock:
+            best = best_play(self.session.search_of(position.variant), position, dice,
+                             self.session.ply, cube).best
+        return self._index(best, successors)
+
+    @staticmethod
+    def _index(best, successors) -> int:
         key = best.position.key()
         for i, s in enumerate(successors):
             if s.key() == key:
