@@ -321,13 +321,14 @@ def cubeless_equity(probs: np.ndarray) -> float:
 
 def _fractions(p: np.ndarray) -> tuple[tuple, tuple]:
     """Shares of single / gammon / backgammon among the wins and among the losses."""
-    w, l = p[0], 1.0 - p[0]
+    p0, p1, p2, p3, p4 = (float(x) for x in p)
+    w, l = p0, 1.0 - p0
     if w > _EPS:
-        fw = ((w - p[1]) / w, (p[1] - p[2]) / w, p[2] / w)
+        fw = ((w - p1) / w, (p1 - p2) / w, p2 / w)
     else:
         fw = (1.0, 0.0, 0.0)
     if l > _EPS:
-        fl = ((l - p[3]) / l, (p[3] - p[4]) / l, p[4] / l)
+        fl = ((l - p3) / l, (p3 - p4) / l, p4 / l)
     else:
         fl = (1.0, 0.0, 0.0)
     return fw, fl
@@ -391,8 +392,9 @@ def money_cubeful_equity(probs: Any, owner: str = "centre", efficiency: float = 
 # --------------------------------------------------------------------- match
 def _ends(table: MatchEquityTable, a: int, b: int, n: int, fw, fl) -> tuple[float, float]:
     """Gammon-weighted MWC of the player a-away (vs b-away) winning and losing at cube n."""
-    win = sum(f * table.after(a, b, k * n) for f, k in zip(fw, (1, 2, 3)) if f)
-    lose = sum(f * table.after(a, b, -k * n) for f, k in zip(fl, (1, 2, 3)) if f)
+    w1, w2, w3, l1, l2, l3 = table.outcomes(a, b, n)
+    win = fw[0] * w1 + fw[1] * w2 + fw[2] * w3
+    lose = fl[0] * l1 + fl[1] * l2 + fl[2] * l3
     return float(win), float(lose)
 
 
@@ -444,6 +446,13 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     if isinstance(cube, bool) or not isinstance(cube, (int, np.integer)) or cube < 1 \
             or cube & (cube - 1):
         raise CubeError(f"cube value {quote(cube)}: expected a power of two (1, 2, 4, ...)")
+    return _mwc(p, table, away_me, away_them, int(cube), owner, crawford, efficiency)
+
+
+def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
+         cube: int, owner: str, crawford: bool, efficiency: float) -> float:
+    """:func:`match_cubeful_mwc` of arguments already checked (the cube code calls it
+    many times a decision; the checks cost as much as the sums)."""
     fw, fl = _fractions(p)
     win, lose = _ends(table, away_me, away_them, cube, fw, fl)
     w = float(p[0])
@@ -473,8 +482,7 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
         # The opponent's double is free: winning ``cube`` already wins us the match, so
         # doubling risks him nothing and he doubles at once; we take (owning a dead
         # cube) or pass, whichever is better for us.
-        take = match_cubeful_mwc(p, table, away_me, away_them, 2 * cube, "me", crawford,
-                                 efficiency)
+        take = _mwc(p, table, away_me, away_them, 2 * cube, "me", crawford, efficiency)
         value = min(value, max(take, table.after(away_me, away_them, -cube)))
     return value
 
@@ -611,7 +619,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     def norm(m: float) -> float:
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
-    nd_m = match_cubeful_mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
+    nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
     ahead = after_roll is not None and eff_nd > 0 and not state.crawford
     rolls: list = []                        # after_roll(), called once when needed
     if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
@@ -622,7 +630,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
     dt = dp = tp = None
     if can:
-        dt_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
+        dt_m = _mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
         if ahead and eff_dt > 0 and b > 2 * c >= a and 4 * c <= state.limit:
             rolls = rolls or after_roll()
             dt_m = _free_double_after(rolls, table, a, b, 2 * c)
@@ -757,7 +765,7 @@ def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n:
 
     def doubler(w: float) -> float:
         q = np.array([w, w * gw, w * bw, (1 - w) * gl, (1 - w) * bl])
-        return match_cubeful_mwc(q, table, a, b, n, "them", False, efficiency)
+        return _mwc(q, table, a, b, n, "them", False, efficiency)
 
     lo, hi = 0.0, 1.0                     # the doubler's chance: take below, pass above
     if doubler(hi) < drop:

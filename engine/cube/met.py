@@ -155,6 +155,20 @@ class MatchEquityTable:
             memo[key] = value
         return value
 
+    def outcomes(self, away_me: int, away_them: int, cube: int) -> tuple:
+        """``(win 1, 2, 3 times cube, lose 1, 2, 3 times cube)``: the first player's MWC
+        after each result of a game at ``cube`` (:meth:`after`), remembered as
+        :meth:`after` remembers its values."""
+        memo: dict | None = self.__dict__.get("_after")
+        key = ("outcomes", away_me, away_them, cube)
+        if memo is not None and key in memo:
+            return memo[key]
+        value = tuple(self.after(away_me, away_them, k * cube) for k in (1, 2, 3, -1, -2, -3))
+        if (memo is not None and type(away_me) is int and type(away_them) is int
+                and type(cube) is int):
+            memo[key] = value
+        return value
+
     def to_json(self, length: int | None = None) -> dict:
         """``{"name", "pre_crawford", "post_crawford"}`` cut to ``length`` (the protocol
         reply of ``met``)."""
