@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
+from search_choice import contact_positions  # noqa: E402
 
 from engine._jit import njit  # noqa: E402
 from engine.eval.evaluator import exact_probs, may_be_exact  # noqa: E402
@@ -43,8 +44,15 @@ from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS  # noqa: E402
 from engine.search.nply import (  # noqa: E402
-    _ROLLS, Search, SearchSettings, _grow, _node_ref, _rate_children, _room, rate_space)
-from search_choice import contact_positions  # noqa: E402
+    _ROLLS,
+    Search,
+    SearchSettings,
+    _grow,
+    _node_ref,
+    _rate_children,
+    _room,
+    rate_space,
+)
 
 PARTS = ("move generation", "+ exact test, whole context", "+ exact test, may_be_exact",
          "+ rating (_rate_children)", "+ features only")

@@ -40,8 +40,14 @@ from engine.notation.gnubg_id import position_id  # noqa: E402
 from engine.rules.position import Position  # noqa: E402
 from engine.rules.scoring import equities  # noqa: E402
 from engine.search.nply import Search  # noqa: E402
-from training.positions import BEAROFF, CLASSES, RACE, PositionSet, selfplay_positions, \
-    setup_positions_set  # noqa: E402
+from training.positions import (
+    BEAROFF,
+    CLASSES,
+    RACE,
+    PositionSet,
+    selfplay_positions,
+    setup_positions_set,  # noqa: E402
+)
 
 
 def judge(gnubg_nn, states: np.ndarray, ply: int) -> np.ndarray:

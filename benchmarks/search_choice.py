@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
+from rollout_choice import decisions, judge, the_judge  # noqa: E402
 
 from engine._jit import njit  # noqa: E402
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS  # noqa: E402
@@ -54,7 +55,6 @@ from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS, equity  # noqa: E402
 from engine.search.nply import MoveFilter, Search, SearchError, check_ply  # noqa: E402
-from rollout_choice import decisions, judge, the_judge  # noqa: E402
 
 OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
 
@@ -186,7 +186,6 @@ def prune_agreement(threads: int = 1, rank_model: str | None = None) -> None:
     often the pruning network's first play of a roll is the network's best, the equity
     its pick loses by the network's rating, how often the network's best is among its
     first k, and the time of one :func:`engine.search.nply.expand` pass of each."""
-    from engine.rules.scoring import equities
     from engine.search.nply import _ROLLS, SearchSettings
     search = Search.load("backgammon", threads=threads)
     tree = search._tree(SearchSettings(ply=0, prune=True))       # tree.rank: the pruning net
