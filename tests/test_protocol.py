@@ -81,6 +81,29 @@ def test_errors_name_the_problem():
         assert reply["error"]["message"]
 
 
+def test_best_at_a_match_score_ranks_by_match_equity():
+    """Extension: best with a match (and cube) ranks a backgammon roll's plays by the
+    mover's cubeful match equity; without one, by cubeless equity, as the spec has it."""
+    plain = ask(id=1, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4])
+    assert plain["move"] == "24/18 13/9" and "match_equity" not in plain
+    assert all("mwc" not in c for c in plain["candidates"])
+    dmp = ask(id=2, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
+              match={"length": 7, "score": [6, 6]})
+    assert dmp["move"] == "24/14" and dmp["match_equity"] == dmp["candidates"][0][
+        "match_equity"]
+    wins = [c["probabilities"]["win"] for c in dmp["candidates"]]
+    assert wins == sorted(wins, reverse=True)
+    assert all(c["mwc"] == pytest.approx(c["probabilities"]["win"], abs=2e-6)
+               for c in dmp["candidates"])
+    for req, code in (({"match": {"length": 7, "score": [9, 6]}}, "invalid_match"),
+                      ({"match": {"length": 7}, "cube": {"value": 3}}, "invalid_cube"),
+                      ({"match": {"length": 7}, "position": {**START, "variant": "portes"}},
+                       "invalid_cube")):
+        reply = ask(id=3, cmd="best", **{"position": "4HPwATDgc/ABMA", "dice": [6, 4],
+                                          **req})
+        assert reply["error"]["code"] == code, reply
+
+
 def test_both_sides_on_one_point_is_rejected_with_the_point():
     me = [0] * 24
     me[5] = 15

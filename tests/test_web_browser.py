@@ -205,6 +205,31 @@ def _wait_idle(page) -> None:
     assert "error" not in (status.get_attribute("class") or ""), status.text_content()
 
 
+def test_a_hint_in_a_match_ranks_by_match_equity(page):
+    """In a backgammon match with the cube the hint sends the game's score and cube, and
+    the plays come ranked by match equity (the table says so)."""
+    page.select_option("#variant", "backgammon")
+    page.select_option("#mode", "match")
+    page.fill("#length", "5")
+    page.set_checked("#cube", True)
+    page.click("#start")
+    _settle(page)
+    board = page.locator("#board")
+    for _ in range(200):
+        waiting = board.get_attribute("data-waiting")
+        if waiting == "move" and json.loads(board.get_attribute("data-steps")):
+            break
+        page.click("#roll" if waiting == "double" else "#take" if waiting == "take"
+                   else "#done")
+        _settle(page)
+    else:
+        raise AssertionError("no move of the person's came")
+    page.click("#hint")
+    _settle(page)
+    rows = page.locator("#hint-table tr").all_text_contents()
+    assert "match eq." in rows[0] and len(rows) >= 2, rows
+
+
 def test_a_position_set_up_during_a_game_and_back_to_the_game(page):
     """Setting up a position during a game hid every control of the game, and the way
     out was New game. ``Back to the game`` returns to it; an ID's own dice are kept for

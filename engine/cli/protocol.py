@@ -117,12 +117,29 @@ def cmd_best(req: dict) -> dict:
     ``limit`` (default 100000, and no more than that listed, as for ``moves``): when the
     roll has more plays than that (a gul bara cascade can have a million),
     ``candidates`` holds the best ``limit`` of them, and the reply adds ``"truncated":
-    true`` and ``count``, the number of plays rated."""
-    pos = _position(req)
+    true`` and ``count``, the number of plays rated.
+
+    Extension: ``match`` (with ``cube``, as the ``cube`` command reads them; backgammon)
+    ranks the plays by the mover's cubeful match equity at that score
+    (:func:`engine.cli._decide.rank_by_match`); each candidate then adds
+    ``match_equity`` and ``mwc``, and the reply ``match_equity``."""
+    pos, info = parse_position(field(req, "position"))
     dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
-    analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
+    match = field(req, "match", None)
+    if match is not None:
+        # extension: a backgammon match's plays ranked by cubeful match equity
+        from engine.cli._decide import rank_by_match
+        from engine.cube.decision import CubeError
+        if pos.variant != "backgammon":
+            raise CubeError(f"match with {pos.variant}: only backgammon has a cube and "
+                            f"a match equity table")
+        state = _cube_commands().state_from_request(req, info)
+        analysis = rank_by_match(search_of(pos.variant), pos, dice, ply, state,
+                                 top=max(limit, 1))
+    else:
+        analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
     best = analysis.best
     # the plays rated at ``ply``: a play a move filter cut keeps a shallower rating, on
     # another scale, and listed below the others it broke the ranking by equity
@@ -130,6 +147,8 @@ def cmd_best(req: dict) -> dict:
     reply = {"best": best.position.to_json(), "move": best.move,
              "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
              "candidates": [c.to_json() for c in deep[:limit]]}
+    if best.match_equity is not None:
+        reply["match_equity"] = round(best.match_equity, 6)
     if ply and analysis.plays <= limit:
         reply["cut"] = analysis.plays - len(deep)
     if analysis.plays > limit:

@@ -310,12 +310,22 @@ function hint() {
     const ply = Number($("hint-ply").value);
     const out = $("analysis");
     out.textContent = "thinking...";
-    const r = await api("POST", "/api/best", {position: at.position, dice, ply, limit: 10});
+    const req = {position: at.position, dice, ply, limit: 10};
+    if (S && S.mode === "match" && S.cube && !analysis) {
+      // the game's match: plays ranked by match equity at its score and cube
+      const owner = {centre: "centre", you: "me", engine: "them"}[S.cube.owner];
+      req.cube = {value: S.cube.value, owner};
+      req.match = {length: S.length, score: [S.score.you, S.score.engine],
+                   crawford: S.cube.crawford};
+    }
+    const r = await api("POST", "/api/best", req);
     out.innerHTML = "";
-    const best = r.candidates[0].equity;
-    out.appendChild(table(["#", "play", "equity", "diff", "win", "gammon", "lose g"],
-      r.candidates.map((c, i) => [i + 1, c.move, c.equity.toFixed(3),
-        i ? (c.equity - best).toFixed(3) : "", pct(c.probabilities.win),
+    const eq = (c) => (c.match_equity !== undefined ? c.match_equity : c.equity);
+    const best = eq(r.candidates[0]);
+    out.appendChild(table(["#", "play", r.match_equity !== undefined ? "match eq." : "equity",
+                           "diff", "win", "gammon", "lose g"],
+      r.candidates.map((c, i) => [i + 1, c.move, eq(c).toFixed(3),
+        i ? (eq(c) - best).toFixed(3) : "", pct(c.probabilities.win),
         pct(c.probabilities.win_gammon), pct(c.probabilities.lose_gammon)])));
     out.firstChild.id = "hint-table";
   });
