@@ -78,6 +78,72 @@ def test_match_keeps_score():
         assert "as the winner of the last game" in text
 
 
+class CubePlayer(io.TextIOBase):
+    """Input that answers the prompt the session's output ends with: asks the engine's
+    cube advice once, doubles at the ``double_at``-th chance, takes every double, and
+    plays the first listed play at a move prompt."""
+
+    def __init__(self, out: io.StringIO, double_at: int = 2):
+        self.out = out
+        self.chances = 0
+        self.double_at = double_at
+        self.advised = False
+
+    def readline(self):
+        text = self.out.getvalue()
+        if text.endswith("cube> "):
+            if not self.advised:
+                self.advised = True
+                return "cube\n"
+            self.chances += 1
+            return "double\n" if self.chances == self.double_at else "roll\n"
+        if text.endswith("take> "):
+            return "take\n"
+        return "1\n"
+
+
+def test_a_backgammon_match_with_the_cube():
+    """--cube: the cube prompts, the engine's advice, doubles taken both ways, the
+    points at the cube, the Crawford game."""
+    out = io.StringIO()
+    code = main(["--variant", "backgammon", "--match", "3", "--cube", "--seed", "2"],
+                CubePlayer(out), out)
+    text = out.getvalue()
+    assert code == 0, text[-2000:]
+    assert "Before your roll: the cube is at 1, in the middle." in text
+    assert "the engine's advice: " in text
+    assert "you double to 2." in text and ("The engine takes." in text
+                                           or "The engine passes." in text)
+    scores = re.findall(r"Score: you (\d+), the engine (\d+) \(match to 3\)", text)
+    assert scores and max(map(int, scores[-1])) >= 3 and "wins the match." in text
+    # the Crawford game has no cube; the game after it has
+    from engine.cli.play import Session
+    for crawford in (True, False):
+        out = io.StringIO()
+        session = Session("auto", np.random.default_rng(5), CubePlayer(out, 99), out,
+                          cube=True)
+        winner, points, _ = session.play_game("backgammon", None, 3, (2, 0), crawford)
+        text = out.getvalue()
+        assert ("(the Crawford game: no cube)" in text) == crawford
+        assert ("cube> " in text or "The engine doubles" in text) != crawford
+        assert points >= 1 and winner in (0, 1)
+    # a money game: the engine's double answered, the result at the cube
+    out = io.StringIO()
+    assert main(["--cube", "--seed", "11"], CubePlayer(out, double_at=99), out) == 0
+    assert re.search(r"(You win|The engine wins) .*point", out.getvalue())
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--variant", "plakoto", "--cube"], "plakoto has no doubling cube"),
+    (["--cube", "--engine", "heuristic"], "need a network"),
+    (["--cube", "--match", "30"], "covers matches to 25"),
+])
+def test_the_cube_option_is_refused_where_it_cannot_be_played(argv, words, capsys):
+    with pytest.raises(SystemExit):
+        main(argv, io.StringIO(""), io.StringIO())
+    assert words in capsys.readouterr().err
+
+
 def test_tavli_rotation():
     code, text = run(["--variant", "tavli", "--match", "3", "--engine", "heuristic",
                       "--seed", "2"], ["1"] * 20000)

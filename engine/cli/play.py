@@ -30,8 +30,13 @@ own segment before the roll.
 Scoring: a single game shows its result; ``--match N`` plays to N points. Backgammon
 and portes open every game with the opening roll; in the other games the winner of a
 game starts the next one, rolling both dice. ``--variant tavli`` is a tavli match
-(:data:`engine.play.match.TAVLI_GAMES` in rotation, to ``--match`` points, default 5). A
-backgammon match is played without the cube for now.
+(:data:`engine.play.match.TAVLI_GAMES` in rotation, to ``--match`` points, default 5).
+
+``--cube`` (backgammon, with a network engine) plays with the doubling cube: before
+each of your rolls, when you may double, type ``double`` or ``roll`` (``cube`` for the
+engine's advice); when the engine doubles, ``take`` or ``pass``. The engine doubles and
+answers as :func:`engine.cube.decision.cube_decision` advises at 0-ply. A single game
+is a money game (the Jacoby rule); a match has its Crawford game.
 
 :func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
 input; it reads one line per prompt.
@@ -47,19 +52,23 @@ from typing import Sequence, TextIO
 import numpy as np
 
 from engine.cli._common import integer, is_whole, non_negative_int
+from engine.cube.decision import CubeState
+from engine.cube.met import default_table
 from engine.errors import NardyError, quote
 from engine.eval.heuristic import HeuristicPlayer
 from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import NO_MOVE, format_move, parse_move
-from engine.play.game import play
-from engine.play.match import TAVLI_GAMES
+from engine.play.game import CubeRules, play
+from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
 from engine.rules.scoring import Kind
 from engine.rules.variants import VARIANTS, Rules, get_rules
 from engine.search import precompile
 
+MATCH_CUBE_LIMIT_LENGTH = default_table().length
+"""The longest match ``--cube`` plays (the match equity table's reach)."""
 HUMAN, ENGINE = 0, 1
 """Player numbers: you are 0, the engine 1."""
 TAVLI = "tavli"
@@ -140,16 +149,121 @@ def make_engine(spec: str, variant: str) -> Engine:
     return Engine(rules, str(path), Evaluator.load(variant, path, bearoff=False))
 
 
+# --------------------------------------------------------------------- the cube
+def _cube_words(state: CubeState, engine: bool = False) -> str:
+    """The cube, for you; ``state`` seen from the engine when ``engine``."""
+    mine, theirs = ("the engine's", "yours") if engine else ("yours", "the engine's")
+    holder = {"centre": "in the middle", "me": mine, "them": theirs}[state.owner]
+    return f"the cube is at {state.value}, {holder}"
+
+
+class _HumanCube:
+    """Your cube decisions, asked at the prompt (a :class:`engine.play.match.CubePolicy`)."""
+
+    def __init__(self, session: "Session"):
+        self.session = session
+
+    def double(self, position: Position, state: CubeState) -> bool:
+        s = self.session
+        s.say()
+        s.say(render(position))
+        s.say(f"Before your roll: {_cube_words(state)}. Double or roll? ('double', "
+              f"'roll' or enter; 'cube' for the engine's advice)")
+        while True:
+            word = s.ask("cube> ").lower()
+            if word in ("quit", "q", "exit"):
+                raise Quit
+            if word in ("roll", "r", "", "no"):
+                return False
+            if word in ("double", "d"):
+                s.say(f"you double to {state.value * 2}.")
+                return True
+            if word == "cube":
+                s.say(self._advice(position, state))
+                continue
+            s.say(f"{quote(word)}: type 'double' or 'roll' (or 'cube', 'quit')")
+
+    def take(self, position: Position, state: CubeState) -> bool:
+        s = self.session
+        s.say()
+        s.say(render(position.flip()))
+        s.say(f"The engine doubles to {state.value * 2}. Take or pass? ('take' or 'pass'; "
+              f"'cube' for the engine's advice)")
+        while True:
+            word = s.ask("take> ").lower()
+            if word in ("quit", "q", "exit"):
+                raise Quit
+            if word in ("take", "t", "yes"):
+                s.say("you take.")
+                return True
+            if word in ("pass", "p", "drop", "no"):
+                s.say("you pass.")
+                return False
+            if word == "cube":
+                s.say(self._advice(position, state, answer=True))
+                continue
+            s.say(f"{quote(word)}: type 'take' or 'pass' (or 'cube', 'quit')")
+
+    def beaver(self, position: Position, state: CubeState) -> bool:
+        return False
+
+    def _advice(self, position: Position, state: CubeState, answer: bool = False) -> str:
+        """The engine's cube advice for the side on roll of ``position``."""
+        engine = self.session.engine(position.variant)
+        assert engine.network is not None              # --cube needs a network
+        d = _EngineCube.policy(engine).decide(position, state)
+        if answer:
+            return (f"the engine would {'take' if d.takes else 'pass'} (doubler's equity: "
+                    f"take {d.double_take:+.3f}, pass {d.double_pass:+.3f})")
+        options = f"no double {d.no_double:+.3f}"
+        if d.double_take is not None:
+            options += f", double/take {d.double_take:+.3f}, double/pass {d.double_pass:+.3f}"
+        return f"the engine's advice: {d.action.replace('_', ' ')} ({options})"
+
+
+class _EngineCube:
+    """The engine's cube decisions (:class:`engine.play.match.DecisionCubePolicy` on its
+    network at 0-ply), announced."""
+
+    def __init__(self, session: "Session", engine: Engine):
+        self.session = session
+        self._policy = self.policy(engine)
+
+    @staticmethod
+    def policy(engine: Engine) -> DecisionCubePolicy:
+        network = engine.network
+
+        def probabilities(position: Position, ply: int = 0) -> np.ndarray:
+            return np.asarray(network.probabilities([position])[0], np.float64)
+        return DecisionCubePolicy(probabilities)
+
+    def double(self, position: Position, state: CubeState) -> bool:
+        doubles = self._policy.double(position, state)
+        if doubles:
+            self.session.say(f"The engine doubles ({_cube_words(state, engine=True)}).")
+        return doubles
+
+    def take(self, position: Position, state: CubeState) -> bool:
+        takes = self._policy.take(position, state)
+        self.session.say(f"The engine {'takes' if takes else 'passes'}.")
+        return takes
+
+    def beaver(self, position: Position, state: CubeState) -> bool:
+        return False
+
+
 # --------------------------------------------------------------------- the session
 class Session:
     """One sitting at the terminal: the dice, the engines, the input and output."""
 
     def __init__(self, engine_spec: str, rng: np.random.Generator, stdin: TextIO,
-                 stdout: TextIO):
+                 stdout: TextIO, cube: bool = False):
         self.engine_spec = engine_spec
         self.rng = rng
         self.stdin = stdin
         self.stdout = stdout
+        self.cube = cube
+        """Backgammon with the doubling cube."""
         self._engines: dict[str, Engine] = {}
 
     def say(self, text: str = "") -> None:
@@ -281,11 +395,15 @@ class Session:
         self.say(f"{who} with {max(mine, theirs)}-{min(mine, theirs)}.")
         return first, Dice(mine, theirs)
 
-    def play_game(self, variant: str, starter: int | None = None):
-        """Play one game; returns ``(winner, points, kind)`` with winner HUMAN,
-        ENGINE or None (a draw)."""
+    def play_game(self, variant: str, starter: int | None = None, match_length: int = 0,
+                  score: tuple = (0, 0), crawford: bool = False):
+        """Play one game (with the cube when the session has it: a money game, or a
+        game of a match to ``match_length`` at ``score`` (you, the engine), the
+        Crawford game when ``crawford``); returns ``(winner, points, kind)`` with
+        winner HUMAN, ENGINE or None (a draw)."""
         rules = get_rules(variant)
-        self.say(f"=== {variant} ===")
+        self.say(f"=== {variant} ===" + (" (the Crawford game: no cube)" if crawford
+                                         and self.cube else ""))
         if starter is None:
             mover, dice = self._opening(rules)
         else:
@@ -293,18 +411,28 @@ class Session:
             self.say(("You start" if starter == HUMAN else "The engine starts")
                      + " as the winner of the last game.")
 
-        def turn(mover: int, pos: Position, dice) -> Position:
+        def turn(mover: int, pos: Position, dice, cube_state=None) -> Position:
             return (self._human_turn if mover == HUMAN else self._engine_turn)(pos, dice, rules)
 
-        game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng))
+        cube = None
+        if self.cube and variant == "backgammon":
+            cube = CubeRules([_HumanCube(self), _EngineCube(self, self.engine(variant))],
+                             match_length, tuple(score), crawford, jacoby=not match_length)
+        game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng),
+                    cube=cube)
         if game.winner is None:
             self.say("The game is a draw.")
             return None, 0, game.kind
         winner = game.winner
+        who = "You win" if winner == HUMAN else "The engine wins"
+        plural = "s" if game.points != 1 else ""
+        if game.passed:
+            self.say(f"{who} {game.points} point{plural}: the double is passed.")
+            return winner, game.points, game.kind
         how = _KIND_WORDS.get(variant, {}).get(game.kind) or (
             "a single game" if game.kind == Kind.SINGLE else "a double game")
-        who = "You win" if winner == HUMAN else "The engine wins"
-        self.say(f"{who} {how}: {game.points} point{'s' if game.points != 1 else ''}.")
+        cubed = f" with the cube at {game.cube_value}" if game.cube_value > 1 else ""
+        self.say(f"{who} {how}{cubed}: {game.points} point{plural}.")
         return winner, game.points, game.kind
 
     # ----------------------------------------------------------------- a match
@@ -313,12 +441,16 @@ class Session:
         score = [0, 0]
         starter = None
         k = 0
+        crawford_done = False
         while max(score) < target:
             variant = games[k % len(games)]
             k += 1
+            crawford = (self.cube and variant == "backgammon"
+                        and crawford_game(score, target, crawford_done))
+            crawford_done = crawford_done or crawford
             winner, points, _ = self.play_game(
                 variant, None if variant in ("backgammon", "portes") and len(games) == 1
-                else starter)
+                else starter, target if self.cube else 0, tuple(score), crawford)
             if winner is not None:
                 score[winner] += points
             starter = winner
@@ -343,7 +475,16 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                     help="auto (default), heuristic, model, or a model file")
     ap.add_argument("--seed", type=non_negative_int,
                     help="seed of the dice, a whole number 0 or more (default: fresh)")
+    ap.add_argument("--cube", action="store_true",
+                    help="backgammon with the doubling cube (a network engine)")
     args = ap.parse_args(argv)
+    if args.cube and args.variant != "backgammon":
+        ap.error(f"--cube: {args.variant} has no doubling cube (backgammon only)")
+    if args.cube and args.engine == "heuristic":
+        ap.error("--cube with --engine heuristic: the cube decisions need a network")
+    if args.cube and args.match is not None and args.match > MATCH_CUBE_LIMIT_LENGTH:
+        ap.error(f"--match {args.match} with --cube: the match equity table covers matches "
+                 f"to {MATCH_CUBE_LIMIT_LENGTH}")
     if stdin is None:
         stdin = sys.stdin
         if hasattr(stdin, "reconfigure"):      # a byte that is not text: bad input, no more
@@ -351,7 +492,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     stdout = stdout if stdout is not None else sys.stdout
     if args.match is not None and args.match < 1:
         ap.error("--match must be at least 1")
-    session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout)
+    session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout,
+                      cube=args.cube)
     games = TAVLI_GAMES if args.variant == TAVLI else (args.variant,)
     try:
         if args.engine not in ("auto", "model", "heuristic"):
@@ -365,6 +507,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                 raise VariantError(f"--engine {args.engine}: a model of {made_for}, not of "
                                    f"{' or '.join(games)}")
         names = sorted({session.engine(g).name for g in games})
+        if args.cube and session.engine("backgammon").network is None:
+            raise NardyError("--cube: the engine is the heuristic (no backgammon model "
+                             "here); the cube decisions need a network")
     except NardyError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
