@@ -643,6 +643,10 @@ def test_a_free_double_comes_after_our_roll():
     assert sum(w for w, _, over in ahead if over) > 0.5        # we bear off more often
     d = analyse_cube(pos, state, fn)
     assert d.action == "double_pass" and d.double_take > 1.0
+    # the game loop's policy (the web board's and the terminal game's engine) agrees
+    from engine.play.match import DecisionCubePolicy
+    policy = DecisionCubePolicy(fn, efficiency=0.6)
+    assert policy.decide(pos, state).action == "double_pass" and policy.double(pos, state)
     # money play has no free double: no lookahead, the same decision
     money = CubeState()
     assert analyse_cube(pos, money, fn) == cube_decision(fn(pos, 0), money, 0.6)

@@ -34,6 +34,7 @@ from engine.cube.decision import (
     ProbabilityFn,
     cube_decision,
     cube_efficiency,
+    rolls_ahead,
 )
 from engine.cube.met import MatchEquityTable, MatchError
 from engine.errors import quote
@@ -152,8 +153,12 @@ class DecisionCubePolicy:
         """Match equity table; None: Kazaross-XG2."""
 
     def decide(self, position: Position, state: CubeState):
+        """The decision, with the opponent's free double in match play valued after
+        our roll (:func:`engine.cube.decision.rolls_ahead`, at 0-ply), as
+        :func:`engine.cube.decision.analyse_cube` values it."""
         x = cube_efficiency(position) if self.efficiency is None else self.efficiency
-        return cube_decision(self.probability_fn(position, self.ply), state, x, self.table)
+        return cube_decision(self.probability_fn(position, self.ply), state, x, self.table,
+                             after_roll=lambda: rolls_ahead(position, self.probability_fn))
 
     def double(self, position, state) -> bool:
         return self.decide(position, state).doubles
