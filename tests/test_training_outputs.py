@@ -103,6 +103,15 @@ def test_position_set_files_hold_known_classes_sources_and_probabilities(tmp_pat
     np.savez(no_variant, **arrays)
     with pytest.raises(PositionSetError, match="no_variant.npz: card: .*variant"):
         PositionSet.load(no_variant)
+    # a card that is the bare format string, or whose parts are no list: refused by
+    # name (an AttributeError in load, a TypeError in join, before)
+    for name, card, words in (("bare", b'"nardy-positions"', "expected an object"),
+                              ("parts", b'{"format": "nardy-positions", "variant": '
+                                        b'"backgammon", "parts": 3}', "'parts' = 3")):
+        arrays["card"] = np.frombuffer(card, np.uint8)
+        np.savez(tmp_path / f"{name}.npz", **arrays)
+        with pytest.raises(PositionSetError, match=words):
+            PositionSet.load(tmp_path / f"{name}.npz")
 
 
 def test_classes_are_checked_before_the_games_are_sampled(tmp_path, a_model, capsys,

@@ -37,8 +37,9 @@ from engine.cli._common import (
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.errors import NardyError, quote
 from engine.eval.evaluator import Evaluator, model_path
-from engine.eval.network import atomic_savez, read_npz
+from engine.eval.network import atomic_savez, read_npz, sane
 from engine.movegen.generate import usable_cores
+from engine.rules.scoring import score_table
 from engine.search.nply import MAX_PLY, Search, SearchSettings
 from training.positions import PositionSet, PositionSetError, set_output
 
@@ -62,7 +63,13 @@ def _search_of(model: str | None, variant: str, race: bool, prune: bool = False)
 def _race_file(model: str | None, variant: str, race: bool) -> str | None:
     """The race network file the labelling search uses (:func:`_search_of`), or None."""
     path = model_path(variant, "race")
-    return f"models/{path.name}" if race and model is None and path.exists() else None
+    return str(path) if race and model is None and path.exists() else None
+
+
+def _prune_file(model: str | None, variant: str, prune: bool) -> str | None:
+    """The pruning network file the labelling search picks its plays with, or None."""
+    path = model_path(variant, "prune")
+    return str(path) if prune and model is None and path.exists() else None
 
 
 def _init(model: str | None, variant: str, race: bool = True, prune: bool = False) -> None:
@@ -88,8 +95,13 @@ def _label(job):
     got = play_chunk(_search, states, 0, rollout.trials, rollout)
     adjusted = got.plain - got.luck if rollout.variance_reduction else got.plain
     # a luck-adjusted mean is an estimate and may stray past 0 or 1 (a near-certain
-    # win's gammon chance at -0.0004): a target is a probability
-    return lo, np.clip(adjusted.mean(axis=1), 0.0, 1.0).astype(np.float32)
+    # win's gammon chance at -0.0004) or out of the cumulative order: a target is a
+    # chance the game can have, as the evaluator's values are (network.sane)
+    out = np.clip(adjusted.mean(axis=1), 0.0, 1.0)
+    sc = score_table(_search.evaluator.rules)
+    for row in out:
+        sane(row, sc)
+    return lo, out.astype(np.float32)
 
 
 def _settings(variant: str, model: str | None, ply: int, race: bool, prune: bool,
@@ -97,10 +109,17 @@ def _settings(variant: str, model: str | None, ply: int, race: bool, prune: bool
     """What a labelling's chunks depend on: the model file's bytes (its digest), the
     search's depth and helpers, the rollout's settings."""
     import hashlib
+
+    def digest(f) -> str | None:
+        return (hashlib.sha256(Path(f).read_bytes()).hexdigest()
+                if f is not None and Path(f).is_file() else None)
     path = Path(model) if model is not None else model_path(variant)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-    return {"model": str(path), "sha256": digest, "ply": None if rollout else ply,
-            "race": race, "prune": prune, "rollout": repr(rollout) if rollout else None}
+    # the helper networks the search uses count as the model does: labels made with
+    # another race or pruning network are other labels
+    return {"model": str(path), "sha256": digest(path), "ply": None if rollout else ply,
+            "race": race, "prune": prune, "rollout": repr(rollout) if rollout else None,
+            "race_sha256": digest(_race_file(model, variant, race)),
+            "prune_sha256": digest(_prune_file(model, variant, prune))}
 
 
 def _same_settings(parts: Path, settings: dict) -> None:
@@ -222,6 +241,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
                       "filters": "default (SearchSettings)", "bearoff": True,
                       "prune": bool(prune),
                       "race_network": _race_file(model, positions.variant, race),
+                      "prune_network": _prune_file(model, positions.variant, prune),
                       "positions": n, "labelled_now": int(sum(len(j[1]) for j in todo)),
                       "workers": workers if backend is None else repr(backend),
                       "seconds": round(time.time() - t, 1),

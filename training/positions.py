@@ -205,9 +205,12 @@ class PositionSet:
             raise PositionSetError(f"{path}: card is not JSON ({type(exc).__name__})"
                                    ) from None
         fmt = card.get("format") if isinstance(card, dict) else card
-        if fmt != "nardy-positions":
-            raise PositionSetError(f"{path}: card format {quote(fmt)}; expected "
-                                   f"'nardy-positions'")
+        if not isinstance(card, dict) or fmt != "nardy-positions":
+            raise PositionSetError(f"{path}: card format {quote(fmt)}; expected an object "
+                                   f"with format 'nardy-positions'")
+        if not isinstance(card.get("parts", []), list):
+            raise PositionSetError(f"{path}: card field 'parts' = {quote(card['parts'])}: "
+                                   f"expected a list (how each part was made)")
         variant = card.get("variant")
         _check_arrays(str(path), variant, got["states"], got["klass"], got["source"],
                       got.get("targets"))
