@@ -214,10 +214,20 @@ def main() -> None:
     ap.add_argument("--node-games", type=int, default=3_000,
                     help="games a worker plays in the nodes part")
     args = ap.parse_args()
+    parts = {"speed": part_speed, "rollout": part_rollout, "learn": part_learn,
+             "nodes": part_nodes}
+    unknown = [p for p in args.parts.split(",") if p not in parts]
+    if unknown:
+        ap.error(f"--parts {args.parts}: unknown part(s) {unknown}; expected some of "
+                 f"{list(parts)}")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print("needs Ray: pip install 'nardy[cluster]'", file=sys.stderr)
+        raise SystemExit(2) from None
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores")
     for part in args.parts.split(","):
-        {"speed": part_speed, "rollout": part_rollout, "learn": part_learn,
-         "nodes": part_nodes}[part](args)
+        parts[part](args)
         sys.stdout.flush()
 
 

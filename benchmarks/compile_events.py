@@ -53,6 +53,9 @@ class _Times(event.Listener):
 
 def main() -> int:
     args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     top = 18
     if "--top" in args:
         i = args.index("--top")

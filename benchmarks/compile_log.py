@@ -78,5 +78,20 @@ def summary(folder: Path, top: int = 25) -> None:
         print(f"{sum(c.values()):7.1f}  {len(c):9d}  {name}")
 
 
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folder", nargs="?", default=str(LOG_DIR),
+                    help=f"the plugin's logs (default {LOG_DIR})")
+    args = ap.parse_args(argv)
+    folder = Path(args.folder)
+    if not folder.is_dir() or not any(folder.glob("*.json")):
+        print(f"{folder}: no compile logs there (run the tests with -p compile_log first)",
+              file=sys.stderr)
+        return 2
+    summary(folder)
+    return 0
+
+
 if __name__ == "__main__":
-    summary(Path(sys.argv[1]) if len(sys.argv) > 1 else LOG_DIR)
+    sys.exit(main())

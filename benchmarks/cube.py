@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
 from collections import Counter
 
@@ -75,7 +76,12 @@ def main(argv=None) -> None:
     ap.add_argument("--table", default="snowie", choices=("snowie", "jacobs", "woolsey",
                                                           "gnur"))
     args = ap.parse_args(argv)
-    import gnubg_nn as gnubg
+    try:
+        import gnubg_nn as gnubg
+    except ImportError:
+        print("needs the PyPI package gnubg-nn (GNU Backgammon's cube decisions)",
+              file=sys.stderr)
+        raise SystemExit(2) from None
 
     length = args.max_away + 2
     table = gnubg_table(gnubg, args.table, length)

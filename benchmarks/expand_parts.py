@@ -100,6 +100,8 @@ def _loop(states, rolls, net, ctx, part):
 
 
 def main() -> int:
+    import argparse
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # --help
     tree = Search.load("backgammon", threads=1)._tree(SearchSettings(ply=0))
     states = contact_positions(tree)
     before = base = 0.0

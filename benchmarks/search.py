@@ -139,8 +139,8 @@ def main(argv=None) -> None:
                     help="positions per set timed at 3-ply (default 20)")
     ap.add_argument("--gnubg3", type=int, default=5,
                     help="positions per set gnubg times at 3-ply (default 5)")
-    ap.add_argument("--games", type=int, default=200,
-                    help="strength games, an even number (default 200; 0 skips)")
+    ap.add_argument("--games", type=int, default=None,
+                    help="strength games, an even number (default 200, --quick 2; 0 skips)")
     ap.add_argument("--strength-ply", type=int, default=2, help="deep player's ply")
     ap.add_argument("--seed", type=int, default=1, help="dice seed of the strength match")
     ap.add_argument("--prune", nargs="?", const=True, default=False, metavar="FILE",
@@ -155,7 +155,7 @@ def main(argv=None) -> None:
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3
     gnubg3 = 1 if args.quick else args.gnubg3
-    games = 2 if args.quick else args.games
+    games = args.games if args.games is not None else 2 if args.quick else 200
 
     pr = search.evaluator.prune
     print(f"model {path} ({search.evaluator.network.sizes}); pruning network "

@@ -42,7 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", help="trained model.npz (default: fresh 198-80 weights)")
     ap.add_argument("--hidden", type=int, default=80)
-    ap.add_argument("--games", type=int, default=3000, help="games per measurement")
+    ap.add_argument("--games", type=int, default=3000, help="games per worker in each measurement (2 workers: twice as many)")
     ap.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     args = ap.parse_args()
     if args.model:
@@ -52,7 +52,7 @@ def main() -> None:
     cfg = TrainConfig(variant=net.variant, hidden=net.hidden, eval_games=0,
                       alpha=0.01, alpha_final=0.01)
     print(f"network {net.sizes} ({'trained' if args.model else 'fresh'}), "
-          f"{args.games} games per run, learning on")
+          f"{args.games} games per worker in each run, learning on")
     base = None
     for w in (int(x) for x in args.workers.split(",")):
         rate, turns = measure(net, cfg, w, args.games * w)

@@ -185,7 +185,9 @@ def play(a, b, games: int, seed: int, variant: str, max_turns: int,
          races=(None, None), plies=(0, 0), first_pair: int = 0,
          search: bool = False) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
-    the result and the seconds it took (numba compilation excluded). ``races``: the
+    the result and the seconds it took (numba compilation excluded where the match runs
+    in the numba game loop; a Python-loop match, with a search, ``gnubg0`` or a race
+    network, counts the first compile of its kernels when the cache lacks them). ``races``: the
     players' race networks (None: none); ``plies``: their search depths;
     ``first_pair``: the seed's dice pair the match starts at (a later part of the same
     match: games ``2 * first_pair ..``); ``search``: network players choose by the
