@@ -22,7 +22,14 @@ import numpy as np
 
 from engine.errors import PositionError, PositionVariantError, quote
 from engine.rules import _layout as L
-from engine.rules.variants import PIN, Rules, get_rules, rules_for
+from engine.rules.variants import (
+    MOTHER_DEFERRED,
+    MOTHER_IMMEDIATE,
+    PIN,
+    Rules,
+    get_rules,
+    rules_for,
+)
 
 FIELDS = ("variant", "me", "them", "bar", "off", "pinned", "turns", "pending")
 CHECKERS = 15
@@ -189,14 +196,28 @@ class Position:
     def is_over(self) -> bool:
         """Whether the game is over under the game's default rules: either side has
         borne off all its checkers, or a plakoto mother pin ended it
-        (:func:`engine.rules.scoring.result` decides, under any rules)."""
+        (:func:`engine.rules.scoring.result` scores it, under any rules)."""
         if self.off[0] == CHECKERS or self.off[1] == CHECKERS:
             return True
-        if not (self.pinned[0] or self.pinned[1]):
-            return False
-        # scoring imports this module: imported here, on the rare pinned position
-        from engine.rules.scoring import result
-        return result(self) is not None
+        return self.mother_end(get_rules(self.variant)) is not None
+
+    def mother_end(self, rules: Rules) -> int | None:
+        """How a mother pin ends the game under ``rules`` (plakoto's ``mother``
+        option): 0 the side to move wins, 1 the opponent wins, -1 a draw (both mothers
+        pinned, under the deferred rule), None the pins end nothing."""
+        mine, theirs = 24 in self.pinned[0], 24 in self.pinned[1]
+        if not (mine or theirs):
+            return None
+        if rules.mother == MOTHER_IMMEDIATE:
+            return 1 if mine else 0
+        if rules.mother == MOTHER_DEFERRED:
+            if mine and theirs:
+                return -1
+            if mine and self.them[23] == 0:
+                return 1
+            if theirs and self.me[23] == 0:
+                return 0
+        return None
 
     def __repr__(self) -> str:
         return f"Position.from_json({json.dumps(self.to_json(), separators=(',', ':'))!r})"

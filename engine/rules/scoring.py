@@ -90,20 +90,11 @@ def result(position: Position, rules: Rules | None = None) -> GameResult | None:
     The plain-Python reference; :func:`result_k` is the kernel twin checked against it.
     """
     rules = rules or get_rules(position.variant)
-    pins = position.pinned
-    if rules.mother == MOTHER_IMMEDIATE:
-        if 24 in pins[0]:
-            return GameResult(1, 2, Kind.MOTHER)
-        if 24 in pins[1]:
-            return GameResult(0, 2, Kind.MOTHER)
-    elif rules.mother == MOTHER_DEFERRED:
-        mine, theirs = 24 in pins[0], 24 in pins[1]
-        if mine and theirs:
-            return GameResult(None, 0, Kind.DRAW)
-        if mine and position.them[23] == 0:
-            return GameResult(1, 2, Kind.MOTHER)
-        if theirs and position.me[23] == 0:
-            return GameResult(0, 2, Kind.MOTHER)
+    mother = position.mother_end(rules)
+    if mother == -1:
+        return GameResult(None, 0, Kind.DRAW)
+    if mother is not None:
+        return GameResult(mother, 2, Kind.MOTHER)
     if position.off[1] == CHECKERS:
         winner, board, bar, off = 1, position.me, position.bar[0], position.off[0]
     elif position.off[0] == CHECKERS:
