@@ -66,6 +66,18 @@ def field(req: dict, name: str, default: Any = ...) -> Any:
     return default
 
 
+def add_rollout_arguments(group, trials: int, trials_help: str) -> None:
+    """The rollout settings the command lines share (:class:`engine.search.rollout.RolloutSettings`):
+    ``--trials`` (default ``trials``), ``--truncate``, ``--seed``, ``--no-vr``."""
+    group.add_argument("--trials", type=integer, default=trials,
+                       help=f"{trials_help} (default {trials})")
+    group.add_argument("--truncate", type=integer, default=0,
+                       help="rolls after which the network ends a trial (default 0: to the "
+                            "end)")
+    group.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
+    group.add_argument("--no-vr", action="store_true", help="no variance reduction")
+
+
 def is_whole(text: str) -> bool:
     """Whether ``text`` is a whole number in ASCII digits (``str.isdigit`` also takes
     '²' and '٣', which ``int`` then refuses or reads as another script's digit)."""

@@ -34,7 +34,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-from engine.cli._common import integer, non_negative_int
+from engine.cli._common import add_rollout_arguments, integer
 from engine.cli._decide import rank_by_match
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.cube.decision import CubeState
@@ -140,12 +140,7 @@ def main(argv=None) -> int:
     ro = parser.add_argument_group("rollouts")
     ro.add_argument("--rollout", action="store_true",
                     help="roll out (the plays of --dice, or the position before its roll)")
-    ro.add_argument("--trials", type=integer, default=TRIALS,
-                    help=f"trials per play (default {TRIALS})")
-    ro.add_argument("--truncate", type=integer, default=0,
-                    help="rolls after which the network ends a trial (default 0: to the end)")
-    ro.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
-    ro.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    add_rollout_arguments(ro, TRIALS, "trials per play")
     ro.add_argument("--cubeful", action="store_true", help="cubeful rollout (backgammon)")
     ro.add_argument("--candidates", type=integer, default=5,
                     help="plays of the roll rolled out, the best at 0-ply (default 5)")

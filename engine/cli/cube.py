@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.cli._common import RequestError, field, integer, is_whole, non_negative_int
+from engine.cli._common import RequestError, add_rollout_arguments, field, integer, is_whole
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -84,10 +84,7 @@ def _rollout(args, pos: Position, info, state: CubeState) -> int:
             pos, state, settings, lambda n: bar.update(n - bar.n))
     finally:
         bar.close()
-    rolled = getattr(info, "dice", None)
-    if rolled:                          # a cube decision comes before the roll
-        print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
-              f"the cube decision before that roll", file=sys.stderr)
+    _note_rolled(info)
     if args.json:
         print(json.dumps(r.to_json(), indent=2))
         return 0
@@ -126,6 +123,15 @@ def format_cube_rollout(r, state: CubeState, how: str) -> str:
              f"[{_se_text(se['difference'])}]", "",
              f"Proper cube action: {ACTION_TEXT[r.action]}"]
     return "\n".join(lines)
+
+
+def _note_rolled(info) -> None:
+    """Say on standard error that the ID's dice are rolled: a cube decision comes
+    before the roll."""
+    rolled = getattr(info, "dice", None)
+    if rolled:
+        print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
+              f"the cube decision before that roll", file=sys.stderr)
 
 
 def _se_text(x: float) -> str:
@@ -348,12 +354,7 @@ def main(argv=None) -> int:
     ro.add_argument("--rollout", action="store_true",
                     help="roll the decision out, as GNU Backgammon does: the no-double "
                          "and double/take lines, cubeful, on the same dice")
-    ro.add_argument("--trials", type=integer, default=TRIALS,
-                    help=f"trials of each line (default {TRIALS})")
-    ro.add_argument("--truncate", type=integer, default=0,
-                    help="rolls after which the network ends a trial (default 0: to the end)")
-    ro.add_argument("--seed", type=non_negative_int, default=1, help="dice seed (default 1)")
-    ro.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    add_rollout_arguments(ro, TRIALS, "trials of each line")
     ro.add_argument("--rollout-ply", type=integer, default=0,
                     help="checker play inside the rollout, 0..2 (default 0)")
     args = ap.parse_args(argv)
@@ -432,10 +433,7 @@ def main(argv=None) -> int:
         print(f"error: {args.position!r} holds a double offered, but the side on roll may "
               f"not double here ({_no_cube_reason(state)})", file=sys.stderr)
         return 2
-    rolled = getattr(info, "dice", None)
-    if rolled:                          # a cube decision comes before the roll
-        print(f"note: the position's dice {rolled[0]}-{rolled[1]} are rolled; this is "
-              f"the cube decision before that roll", file=sys.stderr)
+    _note_rolled(info)
     if args.json:
         print(json.dumps(decision.to_json(), indent=2))
     else:

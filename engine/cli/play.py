@@ -47,7 +47,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 import numpy as np
 
@@ -164,45 +164,41 @@ class _HumanCube:
         self.session = session
 
     def double(self, position: Position, state: CubeState) -> bool:
-        s = self.session
-        s.say()
-        s.say(render(position))
-        s.say(f"Before your roll: {_cube_words(state)}. Double or roll? ('double', "
-              f"'roll' or enter; 'cube' for the engine's advice)")
-        while True:
-            word = s.ask("cube> ").lower()
-            if word in ("quit", "q", "exit"):
-                raise Quit
-            if word in ("roll", "r", "", "no"):
-                return False
-            if word in ("double", "d"):
-                s.say(f"you double to {state.value * 2}.")
-                return True
-            if word == "cube":
-                s.say(self._advice(position, state))
-                continue
-            s.say(f"{quote(word)}: type 'double' or 'roll' (or 'cube', 'quit')")
+        self.session.say()
+        self.session.say(render(position))
+        doubles = self._ask(f"Before your roll: {_cube_words(state)}. Double or roll? "
+                            f"('double', 'roll' or enter; 'cube' for the engine's advice)",
+                            "cube> ", ("double", "d"), ("roll", "r", "", "no"),
+                            lambda: self._advice(position, state))
+        if doubles:
+            self.session.say(f"you double to {state.value * 2}.")
+        return doubles
 
     def take(self, position: Position, state: CubeState) -> bool:
+        self.session.say()
+        self.session.say(render(position.flip()))
+        takes = self._ask(f"The engine doubles to {state.value * 2}. Take or pass? ('take' "
+                          f"or 'pass'; 'cube' for the engine's advice)", "take> ",
+                          ("take", "t", "yes"), ("pass", "p", "drop", "no"),
+                          lambda: self._advice(position, state, answer=True))
+        self.session.say("you take." if takes else "you pass.")
+        return takes
+
+    def _ask(self, question: str, prompt: str, yes: tuple, no: tuple,
+             advice: Callable[[], str]) -> bool:
+        """A yes-or-no cube question at ``prompt`` (``cube``: the engine's advice)."""
         s = self.session
-        s.say()
-        s.say(render(position.flip()))
-        s.say(f"The engine doubles to {state.value * 2}. Take or pass? ('take' or 'pass'; "
-              f"'cube' for the engine's advice)")
+        s.say(question)
         while True:
-            word = s.ask("take> ").lower()
+            word = s.ask(prompt).lower()
             if word in ("quit", "q", "exit"):
                 raise Quit
-            if word in ("take", "t", "yes"):
-                s.say("you take.")
-                return True
-            if word in ("pass", "p", "drop", "no"):
-                s.say("you pass.")
-                return False
+            if word in yes or word in no:
+                return word in yes
             if word == "cube":
-                s.say(self._advice(position, state, answer=True))
+                s.say(advice())
                 continue
-            s.say(f"{quote(word)}: type 'take' or 'pass' (or 'cube', 'quit')")
+            s.say(f"{quote(word)}: type '{yes[0]}' or '{no[0]}' (or 'cube', 'quit')")
 
     def beaver(self, position: Position, state: CubeState) -> bool:
         return False
