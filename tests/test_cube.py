@@ -647,6 +647,13 @@ def test_a_free_double_comes_after_our_roll():
     from engine.play.match import DecisionCubePolicy
     policy = DecisionCubePolicy(fn, efficiency=0.6)
     assert policy.decide(pos, state).action == "double_pass" and policy.double(pos, state)
+    assert not policy.take(pos, state)
+    # and the answer the protocols' engines give (it took: the redouble valued before
+    # our roll)
+    ans = answer_double(fn(pos, 0), state, 0.6, after_roll=lambda: rolls_ahead(pos, fn))
+    assert ans.answer == "pass" and answer_double(fn(pos, 0), state, 0.6).answer == "take"
+    from engine.cli import _decide
+    assert _decide.answer(_decide.search_for("backgammon"), pos, state, 0).answer == "pass"
     # money play has no free double: no lookahead, the same decision
     money = CubeState()
     assert analyse_cube(pos, money, fn) == cube_decision(fn(pos, 0), money, 0.6)

@@ -22,6 +22,7 @@ from engine.cube.decision import (
     answer_double,
     cube_efficiency,
     play_value,
+    rolls_ahead,
 )
 from engine.cube.met import MatchError, default_table
 from engine.rules.position import Position
@@ -112,4 +113,6 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
         raise CubeError("the game is over: no double to answer")
     _check_table(state)
     return answer_double(probabilities(search, position, ply), state,
-                         cube_efficiency(position))
+                         cube_efficiency(position),
+                         after_roll=lambda: rolls_ahead(
+                             position, lambda pos, p: probabilities(search, pos, p)))

@@ -801,14 +801,17 @@ class DoubleAnswer:
 
 
 def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
-                  table: MatchEquityTable | None = None) -> DoubleAnswer:
+                  table: MatchEquityTable | None = None,
+                  after_roll: Any = None) -> DoubleAnswer:
     """The answer of the opponent of the side on roll to its double from ``state.value``
     to twice that: ``"take"``, ``"pass"``, or ``"beaver"`` (money play with
     ``state.beavers``: a take that leaves the doubler at or below zero, as
     :func:`classify` has it). ``probs`` are the doubler's cubeless probabilities before
     his roll. The same equities as :func:`cube_decision`, without asking whether the
     double was right: a double the doubler should not have made (a dead cube in a match)
-    is answered all the same. A double in the Crawford game raises :class:`CubeError`."""
+    is answered all the same. A double in the Crawford game raises :class:`CubeError`.
+    ``after_roll`` (match play) as for :func:`cube_decision`: where the taker's redouble
+    will be free, its value comes from the positions after each of the doubler's rolls."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -836,6 +839,9 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     c = state.value
     lo, hi = table.after(a, b, -c), table.after(a, b, c)
     take_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, efficiency)
+    if (after_roll is not None and efficiency > 0 and b > 2 * c >= a
+            and 4 * c <= state.limit):
+        take_m = _free_double_after(after_roll(), table, a, b, 2 * c)
     take = 2.0 * (take_m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
     return DoubleAnswer("pass" if take_m >= hi else "take", take, 1.0,
                         {"double_take": take_m, "double_pass": hi})
