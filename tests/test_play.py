@@ -114,6 +114,9 @@ def test_a_backgammon_match_with_the_cube():
     assert "the engine's advice: " in text
     assert "you double to 2." in text and ("The engine takes." in text
                                            or "The engine passes." in text)
+    # the board drawn at the cube prompt is not drawn again for the roll that follows
+    after_prompt = text.split("cube> ")[-1].split("Your move")[0]
+    assert "(to move)" not in after_prompt
     scores = re.findall(r"Score: you (\d+), the engine (\d+) \(match to 3\)", text)
     assert scores and max(map(int, scores[-1])) >= 3 and "wins the match." in text
     # the Crawford game has no cube; the game after it has
@@ -131,6 +134,23 @@ def test_a_backgammon_match_with_the_cube():
     out = io.StringIO()
     assert main(["--cube", "--seed", "11"], CubePlayer(out, double_at=99), out) == 0
     assert re.search(r"(You win|The engine wins) .*point", out.getvalue())
+
+
+def test_the_terminal_engine_plays_a_match_for_the_score():
+    """In a backgammon match the terminal engine ranks its plays (and your hints) by match
+    equity, as the other engines do: at double match point 6-4 from the start is 24/14,
+    the best winning chance, where the money play is 24/18 13/9."""
+    from engine.cli.play import make_engine
+    from engine.cube.decision import CubeState
+    engine = make_engine("auto", "backgammon")
+    start = Position.start()
+    succ = successors(start, (6, 4))
+    dmp = CubeState(match_length=7, score=(6, 6))
+    assert format_move(start, succ[engine.choose(start, (6, 4), succ, dmp)],
+                       (6, 4)) == "24/14"
+    assert format_move(start, succ[engine.choose(start, (6, 4), succ)], (6, 4)) == \
+        "24/18 13/9"
+    assert not engine.at_score(CubeState()) and engine.at_score(dmp)
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -52,7 +52,7 @@ from typing import Callable, Sequence, TextIO
 import numpy as np
 
 from engine.cli._common import integer, is_whole, non_negative_int
-from engine.cube.decision import CubeState
+from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
 from engine.eval.heuristic import HeuristicPlayer
@@ -63,7 +63,7 @@ from engine.play.game import CubeRules, play
 from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
-from engine.rules.scoring import Kind
+from engine.rules.scoring import Kind, flip_probs
 from engine.rules.variants import VARIANTS, Rules, get_rules
 from engine.search import precompile
 
@@ -109,9 +109,16 @@ class Engine:
         """The :class:`engine.eval.evaluator.Evaluator` of a model, or None (heuristic)."""
         self._heuristic = HeuristicPlayer(rules) if network is None else None
 
-    def scores(self, dice, succ: Sequence[Position]) -> np.ndarray:
+    def scores(self, dice, succ: Sequence[Position],
+               cube: CubeState | None = None) -> np.ndarray:
         """Value of each successor for the player choosing it (higher is better):
-        cubeless equity for a network, heuristic pips for the heuristic."""
+        cubeless equity for a network, heuristic pips for the heuristic; with the
+        ``cube`` of a backgammon match, the mover's cubeful match equity
+        (:func:`engine.cube.decision.play_value`), as the other engines rank there."""
+        if self.network is not None and self.at_score(cube) and dice is not None:
+            mover = flip_probs(np.asarray(self.network.probabilities(list(succ)),
+                                          dtype=np.float64))
+            return np.array([play_value(p, s, cube)[0] for p, s in zip(mover, succ)])
         if self.network is not None:
             v = np.asarray(self.network.evaluate(list(succ)), dtype=np.float64)
         else:
@@ -120,9 +127,16 @@ class Engine:
         # the same side is still to move
         return v if dice is None else -v
 
-    def choose(self, position: Position, dice, succ: Sequence[Position]) -> int:
+    def at_score(self, cube: CubeState | None) -> bool:
+        """Whether plays are ranked by match equity here: a backgammon match the
+        match equity table covers."""
+        return (cube is not None and not cube.money and self.rules.variant == "backgammon"
+                and max(cube.away) <= MATCH_CUBE_LIMIT_LENGTH)
+
+    def choose(self, position: Position, dice, succ: Sequence[Position],
+               cube: CubeState | None = None) -> int:
         """Index of the play the engine makes (the first of equal values)."""
-        return int(np.argmax(self.scores(dice, succ)))
+        return int(np.argmax(self.scores(dice, succ, cube)))
 
     @property
     def unit(self) -> str:
@@ -166,6 +180,7 @@ class _HumanCube:
     def double(self, position: Position, state: CubeState) -> bool:
         self.session.say()
         self.session.say(render(position))
+        self.session.shown = position           # the turn that follows draws it no more
         doubles = self._ask(f"Before your roll: {_cube_words(state)}. Double or roll? "
                             f"('double', 'roll' or enter; 'cube' for the engine's advice)",
                             "cube> ", ("double", "d"), ("roll", "r", "", "no"),
@@ -177,6 +192,7 @@ class _HumanCube:
     def take(self, position: Position, state: CubeState) -> bool:
         self.session.say()
         self.session.say(render(position.flip()))
+        self.session.say("(the engine is on roll)")
         takes = self._ask(f"The engine doubles to {state.value * 2}. Take or pass? ('take' "
                           f"or 'pass'; 'cube' for the engine's advice)", "take> ",
                           ("take", "t", "yes"), ("pass", "p", "drop", "no"),
@@ -260,6 +276,8 @@ class Session:
         self.stdout = stdout
         self.cube = cube
         """Backgammon with the doubling cube."""
+        self.shown: Position | None = None
+        """The board just drawn at a cube prompt (the turn after it does not draw it)."""
         self._engines: dict[str, Engine] = {}
 
     def say(self, text: str = "") -> None:
@@ -288,11 +306,14 @@ class Session:
         return self._engines[variant]
 
     # ----------------------------------------------------------------- one turn
-    def _human_turn(self, pos: Position, roll: Dice | None, rules: Rules) -> Position:
+    def _human_turn(self, pos: Position, roll: Dice | None, rules: Rules,
+                    cube: CubeState | None = None) -> Position:
         dice = None if roll is None else (roll.high, roll.low)
         succ = successors(pos, dice, rules)
-        self.say()
-        self.say(render(pos))
+        if self.shown is not pos:
+            self.say()
+            self.say(render(pos))
+        self.shown = None
         what = (f"pending dice {'-'.join(map(str, pos.pending))} (play them before your "
                 f"roll)" if roll is None else f"you rolled {roll}")
         if len(succ) == 1:
@@ -328,7 +349,7 @@ class Session:
                              f"lists every one, or type a play)")
                 continue
             if word.split()[0] == "hint":
-                self._hint(word, dice, succ, text, rules)
+                self._hint(word, dice, succ, text, rules, cube)
                 continue
             if is_whole(word):
                 # Python reads at most 4,300 digits; no roll has a billion plays
@@ -348,7 +369,8 @@ class Session:
             self.say(f"you play {format_move(pos, chosen, dice)}")
             return chosen
 
-    def _hint(self, word: str, dice, succ, text, rules: Rules) -> None:
+    def _hint(self, word: str, dice, succ, text, rules: Rules,
+              cube: CubeState | None = None) -> None:
         parts = word.split()
         k = HINTS
         if len(parts) > 1:
@@ -357,18 +379,20 @@ class Session:
                 return
             k = int(parts[1]) if len(parts[1]) <= 9 else len(succ)
         engine = self.engine(rules.variant)
-        scores = engine.scores(dice, succ)
+        scores = engine.scores(dice, succ, cube)
         order = sorted(range(len(succ)), key=lambda i: -scores[i])[:k]
         self.say(f"the engine ({engine.name}) prefers:")
         for i in order:
-            self.say(f"{i + 1:>4}. {text(i):<28} {engine.unit} {scores[i]:+.3f}")
+            unit = "match equity" if engine.at_score(cube) else engine.unit
+            self.say(f"{i + 1:>4}. {text(i):<28} {unit} {scores[i]:+.3f}")
 
-    def _engine_turn(self, pos: Position, roll: Dice | None, rules: Rules) -> Position:
+    def _engine_turn(self, pos: Position, roll: Dice | None, rules: Rules,
+                     cube: CubeState | None = None) -> Position:
         dice = None if roll is None else (roll.high, roll.low)
         succ = successors(pos, dice, rules)
         what = (f"has the pending dice {'-'.join(map(str, pos.pending))}" if roll is None
                 else f"rolls {roll}")
-        i = 0 if len(succ) == 1 else self.engine(rules.variant).choose(pos, dice, succ)
+        i = 0 if len(succ) == 1 else self.engine(rules.variant).choose(pos, dice, succ, cube)
         text = format_move(pos, succ[i], dice)
         if text == NO_MOVE:
             self.say(f"O {what}: no legal move, the turn is lost.")
@@ -408,7 +432,8 @@ class Session:
                      + " as the winner of the last game.")
 
         def turn(mover: int, pos: Position, dice, cube_state=None) -> Position:
-            return (self._human_turn if mover == HUMAN else self._engine_turn)(pos, dice, rules)
+            return (self._human_turn if mover == HUMAN else self._engine_turn)(
+                pos, dice, rules, cube_state)
 
         cube = None
         if self.cube and variant == "backgammon":
@@ -428,7 +453,10 @@ class Session:
         how = _KIND_WORDS.get(variant, {}).get(game.kind) or (
             "a single game" if game.kind == Kind.SINGLE else "a double game")
         cubed = f" with the cube at {game.cube_value}" if game.cube_value > 1 else ""
-        self.say(f"{who} {how}{cubed}: {game.points} point{plural}.")
+        jacoby = (" (the Jacoby rule: a single game while the cube was not turned)"
+                  if cube is not None and not match_length and game.cube_value == 1
+                  and game.kind in (Kind.GAMMON, Kind.BACKGAMMON) else "")
+        self.say(f"{who} {how}{cubed}: {game.points} point{plural}{jacoby}.")
         return winner, game.points, game.kind
 
     # ----------------------------------------------------------------- a match
