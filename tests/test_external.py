@@ -85,6 +85,20 @@ def test_in_a_match_the_play_is_chosen_by_match_equity():
     assert answer(board(START, dice=(6, 4)), FAST) == plays[0].move
 
 
+def test_a_match_beyond_the_table_still_answers_its_cube_questions():
+    """GNU Backgammon plays matches to 64; beyond the table's 25 points away every cube
+    request was an error, which stops GNU Backgammon's game for the player. The cube is
+    decided there as in money play; the Crawford game and a dead cube stay the match's."""
+    for length, score in ((30, (0, 0)), (64, (10, 3))):
+        assert answer(board(START, match_length=length, score=score), FAST) in (
+            "roll", "double")
+        assert answer(board(AHEAD, match_length=length, score=score), FAST) == "double"
+        taken = board(BEHIND, match_length=length, score=score, doubled=True)
+        assert answer(taken, FAST) in ("take", "drop")
+    crawford = board(AHEAD, match_length=30, score=(0, 29), crawford=True)
+    assert answer(crawford, FAST) == "roll"
+
+
 def test_beavers_follow_the_settings_and_the_session_option():
     offered = board(BEHIND, doubled=True)       # the doubler is the underdog
     assert answer(offered, FAST) == "beaver"

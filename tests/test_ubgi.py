@@ -261,6 +261,34 @@ def test_in_a_match_the_play_is_chosen_by_match_equity():
     assert " mwc " not in out[-2]
 
 
+def test_a_beavered_double_s_eval_is_twice_the_take():
+    """go take answering beaver: the answerer's equity is on the cube of 4, twice what a
+    plain take leaves him (the eval line said the take's)."""
+    import contextlib
+    import io
+
+    from engine.cli.cube import main as cube_main
+    s = session()
+    silent(s, "newsession type money beavers on",
+           "position gnubgid +L4PAABw7z0AAA:MBkAAAAAAAAA")
+    out = s.handle("go take")
+    assert out[-1] == "bestcube beaver"
+    eq = float(re.search(r"eval eq (\S+) ", out[-2])[1])
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        cube_main(["--position", "+L4PAABw7z0AAA:MBkAAAAAAAAA", "--beavers", "--json"])
+    take = json.loads(text.getvalue())["equities"]["double_take"]
+    assert eq == pytest.approx(-2 * take, abs=1e-5)
+
+
+def test_a_match_beyond_the_table_plays_its_cube_as_money():
+    s = session()
+    silent(s, "newsession type match length 30", "position gnubgid 4HPwATDgc/ABMA",
+           "dice 3 1")
+    assert s.handle("go turn")[-1].startswith("bestturn cube=")
+    assert s.handle("go cube")[-1] in ("bestcube double", "bestcube nodouble")
+
+
 def test_setscore_tells_the_crawford_game_from_later_ones():
     s = session()
     silent(s, "newsession type match length 5")

@@ -92,11 +92,26 @@ def _check_table(state: CubeState) -> None:
                          f"matches to {default_table().length}")
 
 
+def within_table(state: CubeState) -> CubeState:
+    """``state``, or, for a match with a player farther away than the match equity
+    table reaches (GNU Backgammon plays matches to 64), its cube decided as in money
+    play (no Jacoby rule, no beavers): a long match's cube is close to money play's,
+    and the protocols' engines answer every cube question rather than stop the game.
+    The Crawford game and a dead cube are the match's (the caller asks
+    ``state.can_double()`` first)."""
+    if state.money or max(state.away) <= default_table().length:
+        return state
+    return CubeState(state.value, state.owner, 0, (0, 0), False, False, False,
+                     state.max_value)
+
+
 def cube_advice(search: Search, position: Position, state: CubeState,
                 ply: int) -> CubeDecision:
     """The cube decision of the side on roll (:func:`engine.cube.decision.analyse_cube`)
-    with ``ply``-ply probabilities; backgammon only."""
-    return analyse_cube(position, state, lambda pos, p: probabilities(search, pos, p), ply)
+    with ``ply``-ply probabilities; backgammon only; a match beyond the table's reach
+    as money play (:func:`within_table`)."""
+    return analyse_cube(position, within_table(state),
+                        lambda pos, p: probabilities(search, pos, p), ply)
 
 
 def doubles(decision: CubeDecision) -> bool:
@@ -111,7 +126,7 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
         raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     if position.is_over():
         raise CubeError("the game is over: no double to answer")
-    _check_table(state)
+    state = within_table(state)
     return answer_double(probabilities(search, position, ply), state,
                          cube_efficiency(position),
                          after_roll=lambda: rolls_ahead(

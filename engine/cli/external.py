@@ -164,7 +164,10 @@ def cube_state(view: FibsView, settings: Settings) -> CubeState:
 
 
 def _cubeful(decision) -> tuple[float, str]:
-    """The equity of the proper cube action, and which of the three it is."""
+    """The equity of the proper cube action, and which of the three it is (a beavered
+    double: twice the take)."""
+    if decision.action == "double_beaver" and decision.double_take is not None:
+        return 2.0 * decision.double_take, "double_take"
     if _decide.doubles(decision) and decision.double_take is not None:
         if decision.double_take < decision.double_pass:
             return decision.double_take, "double_take"
@@ -220,6 +223,7 @@ def _resignation(view: FibsView, state: CubeState, settings: Settings, points: i
     Backgammon's own external player (``ExtFIBSBoard`` in its ``external.c`` values the
     resignation for the player on roll)."""
     search = _decide.search_for(view.position.variant, settings.threads)
+    state = _decide.within_table(state)     # a match beyond the table: as money play
     if state.money and state.jacoby and state.owner == "centre":
         points = 1                          # gammons do not count before a double
     decision = _decide.cube_advice(search, view.position, state, settings.cube_ply)
@@ -240,6 +244,10 @@ def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:
     ply = settings.cube_ply if opts.plies is None else check_ply(opts.plies)
     search = _decide.search_for(view.position.variant, settings.threads)
     state = cube_state(view, settings)
+    if _decide.within_table(state) is not state:
+        raise RequestError(f"match to {state.match_length} at {state.score[0]}-"
+                           f"{state.score[1]}: a match winning chance needs the match "
+                           f"equity table, which reaches 25 points away")
     decision = _decide.cube_advice(search, view.position, state, ply)
     p = decision.probabilities
     if opts.cubeful and state.money:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
-from engine.cube.decision import CUBE_LIMIT, CubeState
+from engine.cube.decision import CUBE_LIMIT, CubeState, cubeful_value
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads
 from engine.notation.gnubg_id import (
@@ -681,12 +681,7 @@ class Session:
         except NardyError as exc:
             raise _bad("bad_state", f"cube decision: {exc}") from None
         double = _decide.doubles(decision)
-        if double and decision.double_take is not None and decision.double_pass is not None:
-            eq = min(decision.double_take, decision.double_pass)
-            key = "double_take" if decision.double_take < decision.double_pass else "double_pass"
-        else:
-            eq, key = decision.no_double, "no_double"
-        mwc = decision.mwc[key] if decision.mwc else None
+        eq, mwc = cubeful_value(decision)       # a beavered double: twice the take
         lines = self._info(ply, start, f" score {_fmt(eq)} string {decision.action}")
         return double, lines + self._eval(eq, decision.probabilities, mwc)
 
@@ -709,7 +704,8 @@ class Session:
             raise _bad("bad_state", f"take decision: {exc}") from None
         # the answering side's view: its equity after its answer, on the cube before the
         # double; its own probabilities
-        eq = -(ans.double_pass if ans.answer == "pass" else ans.double_take)
+        eq = -(ans.double_pass if ans.answer == "pass" else
+               2.0 * ans.double_take if ans.answer == "beaver" else ans.double_take)
         mwc = None
         if ans.mwc is not None:
             mwc = 1.0 - ans.mwc["double_pass" if ans.answer == "pass" else "double_take"]
