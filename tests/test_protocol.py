@@ -95,6 +95,9 @@ def test_best_at_a_match_score_ranks_by_match_equity():
     assert wins == sorted(wins, reverse=True)
     assert all(c["mwc"] == pytest.approx(c["probabilities"]["win"], abs=2e-6)
                for c in dmp["candidates"])
+    far = ask(id=4, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
+              match={"length": 40, "score": [0, 0]})        # beyond the table: cubeless
+    assert far["move"] == plain["move"] and "match_equity" not in far
     for req, code in (({"match": {"length": 7, "score": [9, 6]}}, "invalid_match"),
                       ({"match": {"length": 7}, "cube": {"value": 3}}, "invalid_cube"),
                       ({"match": {"length": 7}, "position": {**START, "variant": "portes"}},

@@ -189,7 +189,16 @@ def test_a_position_set_up_by_its_id_with_a_hint_and_cube_advice(page):
     page.click("#hint")
     _wait_idle(page)
     rows = page.locator("#hint-table tr").all_text_contents()
-    assert "8/5 6/5" in rows[1], rows
+    assert "8/5 6/5" in rows[1] and "match eq." not in rows[0], rows
+    page.fill("#position-text", "4HPwATDgc/ABMA:MAHgADAAKAAA")      # 7-point match, 3-5
+    page.click("#setup")
+    _wait_idle(page)
+    page.click("#hint")
+    _wait_idle(page)
+    assert "match eq." in page.locator("#hint-table tr").all_text_contents()[0]
+    page.fill("#position-text", "4HPwATDgc/ABMA")
+    page.click("#setup")
+    _wait_idle(page)
     page.click("#rollout")
     _wait_idle(page)
     assert page.locator("#rollout-table tr").count() == 4

@@ -317,6 +317,12 @@ function hint() {
       req.cube = {value: S.cube.value, owner};
       req.match = {length: S.length, score: [S.score.you, S.score.engine],
                    crawford: S.cube.crawford};
+    } else if (analysis && analysis.info && analysis.info.match_length
+               && at.position.variant === "backgammon") {
+      // a set-up ID that holds a match: its score and cube, as the cube advice reads it
+      const i = analysis.info;
+      req.cube = {value: i.cube_value, owner: i.cube_owner};
+      req.match = {length: i.match_length, score: i.score, crawford: i.crawford};
     }
     const r = await api("POST", "/api/best", req);
     out.innerHTML = "";
@@ -411,7 +417,7 @@ function setup() {
     const d = $("setup-dice").value.replace(/\D/g, "");
     if (d.length === 2) dice = [Number(d[0]), Number(d[1])];
     else if (d.length) throw new Error(`dice ${JSON.stringify($("setup-dice").value)}: expected two digits 1-6, e.g. 31`);
-    analysis = {position: r.position, dice, text: r.info ? text : null};
+    analysis = {position: r.position, dice, text: r.info ? text : null, info: r.info || null};
     $("variant").value = r.position.variant;
     showIds(r);
     render();
