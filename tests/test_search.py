@@ -409,8 +409,9 @@ def test_filters_keep_at_most_k(plain):
 
 def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
     """``rank`` replaces the cubeless equity as the order of the plays rated at the full
-    depth (here: by the losing chances, the worst play first); plays a filter cut stay
-    after them; ``top`` cuts the ranked list."""
+    depth (here: by the losing chances, the worst play first) and in the root's move
+    filters (which then keep the plays it ranks first); plays a filter cut stay after
+    them; ``top`` cuts the ranked list."""
     pos, dice = next((p, d) for p, d in _golden("contact", 40) if len(successors(p, d)) > 8)
     worst_first = plain.analyse(pos, dice, ply=0, rank=lambda after, p: -p[0])
     wins = [c.probabilities[0] for c in worst_first.candidates]
@@ -421,9 +422,13 @@ def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
     a = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(3, 10.0),)),
                       rank=lambda after, p: seen.append(after) or -p[0])
     deep = [c for c in a.candidates if c.ply == 1]
-    assert len(seen) == len(deep) == 3 and a.candidates[:3] == tuple(deep)
+    assert len(deep) == 3 and a.candidates[:3] == tuple(deep)
     assert [c.probabilities[0] for c in deep] == sorted(c.probabilities[0] for c in deep)
-    assert sorted(map(repr, seen)) == sorted(repr(c.position) for c in deep)
+    # the filter kept the three the rank puts first at 0-ply: the lowest winning chances
+    lowest = {c.position.key() for c in worst_first.candidates[:3]}
+    assert {c.position.key() for c in deep} == lowest
+    assert len(seen) == len(worst_first.candidates) + 3     # the filter's, then the 1-ply
+    assert sorted(map(repr, seen[-3:])) == sorted(repr(c.position) for c in deep)
     with pytest.raises(SearchError, match="rank = 3"):
         plain.analyse(pos, dice, rank=3)
 

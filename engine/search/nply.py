@@ -853,10 +853,13 @@ class _Tree:
         _rate_children(ref, h_ref, work, segment, kids, n, here, ctx, probs, eq, space)
         return kids[:n], probs[:n], eq[:n]
 
-    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin, given=None):
+    def decide(self, state, d1: int, d2: int, ply: int, fkeep, fwithin, given=None,
+               rank=None):
         """Every play of the roll from ``state`` rated at up to ``ply``:
         ``(kids, probs, eq, plies)`` for the mover, in the generator's order
-        (``given``: the plays, listed already; :meth:`root`)."""
+        (``given``: the plays, listed already; :meth:`root`). ``rank(kids, probs)``,
+        when given, values the plays a root filter sorts and cuts, in place of their
+        cubeless equity (:meth:`Search.analyse`'s ``rank``)."""
         segment = d1 == 0
         if ply == 0:
             kids, probs, eq = self.root(state, d1, d2, given)
@@ -878,7 +881,12 @@ class _Tree:
                 eq[alive] = equities(probs[alive])
                 plies[alive] = depth
             if depth < ply and fkeep[depth] >= 0 and len(alive) > 0:
-                m = _filter(eq, alive, len(alive), int(fkeep[depth]), float(fwithin[depth]))
+                key = eq
+                if rank is not None:            # the caller's values, e.g. match equity
+                    key = eq.copy()
+                    key[alive] = rank(kids[alive], probs[alive])
+                m = _filter(key, alive, len(alive), int(fkeep[depth]),
+                            float(fwithin[depth]))
                 alive = alive[:m].copy()
         return kids, probs, eq, plies
 
@@ -990,7 +998,7 @@ class Search:
         return check_dice(dice, position.pending)
 
     def _rate(self, state: np.ndarray, d, settings: SearchSettings,
-              position: Position | None):
+              position: Position | None, rank=None):
         """:meth:`rate` of a checked state and dice. The plays of a cascade game's
         double or pending segment are listed by
         :func:`engine.movegen.generate.successor_arrays`, which refuses a cascade too
@@ -1005,7 +1013,7 @@ class Search:
         d1, d2 = d if d is not None else (0, 0)
         kids, probs, eq, plies = tree.decide(np.ascontiguousarray(state, np.int16),
                                              int(d1), int(d2), settings.ply, fkeep, fwithin,
-                                             given)
+                                             given, rank)
         tree.close()
         return kids, probs, eq, plies, int(tree.ctx.stats[S_STATIC])
 
@@ -1016,9 +1024,10 @@ class Search:
         for a pending segment), rated and ranked best first. ``top`` limits how many
         candidates get move text and objects (all are still rated). ``rank``: a
         function of the position after a play and the mover's chances after it, whose
-        value ranks the plays rated at the full depth in place of their cubeless equity
-        (ties by that equity), e.g. an equity at a match score, which the search does
-        not know (:func:`engine.cli._decide.rank_by_match`)."""
+        value ranks the plays in place of their cubeless equity, in the root's move
+        filters and among the plays rated at the full depth (ties by that equity), e.g.
+        an equity at a match score, which the search does not know
+        (:func:`engine.cli._decide.rank_by_match`)."""
         from engine.notation.movetext import format_move
         state = self._check(position)
         settings = self._settings(ply, settings)
@@ -1026,14 +1035,19 @@ class Search:
         if rank is not None and not callable(rank):
             raise SearchError(f"rank = {quote(rank)}: expected a function (position after "
                               f"the play, its probabilities) -> value, or None")
-        kids, probs, eq, plies, evaluated = self._rate(state, d, settings, position)
+        def values(rows, chances) -> np.ndarray:    # rank of each play given as arrays
+            assert rank is not None
+            return np.array([float(rank(Position.from_array(r, position.variant),
+                                        tuple(float(x) for x in p)))
+                             for r, p in zip(rows, chances)])
+        kids, probs, eq, plies, evaluated = self._rate(
+            state, d, settings, position, values if rank is not None else None)
         n = len(kids)
         key = eq[:n]
         if rank is not None:
             key = eq[:n].copy()
-            for i in np.flatnonzero(plies[:n] == settings.ply).tolist():
-                key[i] = float(rank(Position.from_array(kids[i], position.variant),
-                                    tuple(float(x) for x in probs[i])))
+            full = np.flatnonzero(plies[:n] == settings.ply)
+            key[full] = values(kids[full], probs[full])
         # more plies first, then the higher value, equity, generation order
         order = np.lexsort((np.arange(n), -eq[:n], -key, -plies[:n]))
         if top is not None:
