@@ -287,6 +287,12 @@ def test_a_match_beyond_the_table_plays_its_cube_as_money():
            "dice 3 1")
     assert s.handle("go turn")[-1].startswith("bestturn cube=")
     assert s.handle("go cube")[-1] in ("bestcube double", "bestcube nodouble")
+    # the Crawford game of a long match keeps no cube: far ahead, still no double
+    silent(s, "setscore 29 0 crawford", "position json " + json.dumps(
+        Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3").to_json()))
+    assert s.handle("go cube")[-1] == "bestcube nodouble"
+    silent(s, "setscore 0 29 crawford")
+    assert s.handle("go cube")[-1] == "bestcube nodouble"
 
 
 def test_setscore_tells_the_crawford_game_from_later_ones():

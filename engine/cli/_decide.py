@@ -97,12 +97,14 @@ def within_table(state: CubeState) -> CubeState:
     table reaches (GNU Backgammon plays matches to 64), its cube decided as in money
     play (no Jacoby rule, no beavers): a long match's cube is close to money play's,
     and the protocols' engines answer every cube question rather than stop the game.
-    The Crawford game and a dead cube are the match's (the caller asks
-    ``state.can_double()`` first)."""
+    Where the match's cube cannot be turned (the Crawford game, a dead cube) it stays
+    so: held at its value, which no one doubles."""
     if state.money or max(state.away) <= default_table().length:
         return state
-    return CubeState(state.value, state.owner, 0, (0, 0), False, False, False,
-                     state.max_value)
+    # where the match's cube cannot be turned (the Crawford game, a dead cube), it is
+    # held at its value: a cube at its maximum is dead, and no one doubles it
+    top = state.max_value if state.can_double() else state.value
+    return CubeState(state.value, state.owner, 0, (0, 0), False, False, False, top)
 
 
 def cube_advice(search: Search, position: Position, state: CubeState,
