@@ -395,6 +395,23 @@ def test_cli_rolls_a_cube_decision_out(capsys):
     assert "--rollout-ply 3: expected an integer 0..2" in capsys.readouterr().err
 
 
+def test_cli_answers_a_double_an_xgid_or_a_rollout_says_is_offered(capsys):
+    """An XGID's D (a double on offer) was not read as one (only a Match ID's flag was),
+    and the rolled-out answer to an offered double said Pass where the action was a
+    beaver."""
+    from engine.cli.cube import main
+    from engine.notation.parse import parse_position
+    from engine.notation.xgid import XgidInfo, format_xgid
+    pos = parse_position("JAAAAIgAAAAAAA:MBkAAAAAAAAA")[0]
+    assert main(["--position", format_xgid(pos, XgidInfo(cube_action="double"))]) == 0
+    assert "Double offered: the proper response is" in capsys.readouterr().out
+    assert main(["--position", "JAAAAIgAAAAAAA:MBkAAAAAAAAA", "--beavers", "--rollout",
+                 "--trials", "72", "--truncate", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Proper cube action: No double, beaver" in out
+    assert "the proper response is Beaver" in out
+
+
 def test_cli_answers_a_double_the_id_says_is_offered(capsys):
     """A Match ID with a double offered got the doubler's analysis alone, and one whose
     side on roll may not double was analysed as if no double were offered."""

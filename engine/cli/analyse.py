@@ -44,7 +44,7 @@ from engine.eval.evaluator import NoModelError, model_path
 from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import format_move
-from engine.notation.parse import parse_position
+from engine.notation.parse import double_offered, parse_position
 from engine.rules.dice import check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.scoring import check_game_on
@@ -217,7 +217,7 @@ def main(argv=None) -> int:
     except NardyError as exc:
         print(f"error: {_as_option(str(exc))}", file=sys.stderr)
         return 2
-    if getattr(info, "doubled", False):
+    if double_offered(info):
         print("note: the ID holds a double offered; python -m engine.cube_cli --position "
               "ID gives the response to it", file=sys.stderr)
     if getattr(info, "match_length", 0) and not isinstance(result, Analysis):

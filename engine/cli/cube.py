@@ -49,7 +49,7 @@ from engine.cube.decision import (
 )
 from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError, quote
-from engine.notation.parse import parse_position
+from engine.notation.parse import double_offered, parse_position
 from engine.rules.position import Position
 from engine.search import precompile
 from engine.search.nply import MAX_PLY, Search, check_ply
@@ -94,10 +94,12 @@ def _rollout(args, pos: Position, info, state: CubeState) -> int:
            + f", {settings.ply}-ply play, seed {settings.seed}"
            + (", variance reduction" if settings.variance_reduction else ""))
     print(format_cube_rollout(r, state, how))
-    if getattr(info, "doubled", False):
-        takes = r.action in ("double_take", "too_good_take", "no_double")
-        print(f"Double offered: the proper response is {'Take' if takes else 'Pass'} "
-              f"(taking leaves the doubler {r.equities['double_take']:+.3f}, passing "
+    if double_offered(info):
+        answer = ("Beaver" if r.action in ("double_beaver", "no_double_beaver") else
+                  "Take" if r.action in ("double_take", "too_good_take", "no_double")
+                  else "Pass")
+        print(f"Double offered: the proper response is {answer} (taking leaves the "
+              f"doubler {r.equities['double_take']:+.3f}, passing "
               f"{r.equities['double_pass']:+.3f})")
     return 0
 
@@ -428,7 +430,7 @@ def main(argv=None) -> int:
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    offered = bool(getattr(info, "doubled", False))
+    offered = double_offered(info)
     if offered and not decision.cube_available:
         print(f"error: {args.position!r} holds a double offered, but the side on roll may "
               f"not double here ({_no_cube_reason(state)})", file=sys.stderr)

@@ -93,6 +93,13 @@ def _json_object(text: str) -> dict:
 
 
 
+def double_offered(info) -> bool:
+    """Whether the notation's ``info`` (a Match ID's :class:`~engine.notation.gnubg_id.MatchInfo`
+    or an :class:`~engine.notation.xgid.XgidInfo`) says the side to move has doubled
+    and the opponent must answer: a Match ID's doubled flag, an XGID's ``D``."""
+    return bool(getattr(info, "doubled", False)) or getattr(info, "cube_action", None) == "double"
+
+
 def as_match_info(info):
     """``info`` (a :class:`~engine.notation.gnubg_id.MatchInfo`, an
     :class:`~engine.notation.xgid.XgidInfo` or None) as a MatchInfo: the cube, the
