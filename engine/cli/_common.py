@@ -78,6 +78,16 @@ def add_rollout_arguments(group, trials: int, trials_help: str) -> None:
     group.add_argument("--no-vr", action="store_true", help="no variance reduction")
 
 
+def as_option(message: str, names: dict | None = None) -> str:
+    """An error of the rollout's settings (``trials = 0: ...``) as the option that gave
+    the value (``--trials 0: ...``); ``names`` maps a setting to another option name
+    (``{"ply": "--rollout-ply"}``)."""
+    import re
+    for setting, option in (names or {}).items():
+        message = re.sub(rf"^{setting} = ", f"{option} ", message)
+    return re.sub(r"^(trials|truncate|seed|candidates) = ", r"--\1 ", message)
+
+
 def is_whole(text: str) -> bool:
     """Whether ``text`` is a whole number in ASCII digits (``str.isdigit`` also takes
     '²' and '٣', which ``int`` then refuses or reads as another script's digit)."""

@@ -45,14 +45,20 @@ def search_for(variant: str, threads: int | None = None) -> Search:
     return _SEARCHES[key]
 
 
+def at_score(state: CubeState | None, variant: str) -> bool:
+    """Whether plays are ranked by match equity: ``state`` is a backgammon match the
+    match equity table covers (each player at most its length away)."""
+    return (state is not None and not state.money and variant == "backgammon"
+            and max(state.away) <= default_table().length)
+
+
 def best_play(search: Search, position: Position, dice, ply: int,
               state: CubeState | None = None) -> Analysis:
     """The plays of ``dice`` (None: a gul bara pending segment) rated at ``ply``, the
     best first (only the best gets move text and an object). Given the ``state`` of a
     backgammon match the match equity table covers, ranked by :func:`rank_by_match`;
     otherwise by cubeless money equity."""
-    if (state is not None and not state.money and position.variant == "backgammon"
-            and max(state.away) <= default_table().length):
+    if state is not None and at_score(state, position.variant):
         return rank_by_match(search, position, dice, ply, state, top=1)
     return search.analyse(position, dice, ply, top=1)
 
@@ -99,7 +105,7 @@ def within_table(state: CubeState) -> CubeState:
     and the protocols' engines answer every cube question rather than stop the game.
     Where the match's cube cannot be turned (the Crawford game, a dead cube) it stays
     so: held at its value, which no one doubles."""
-    if state.money or max(state.away) <= default_table().length:
+    if state.money or at_score(state, "backgammon"):
         return state
     # where the match's cube cannot be turned (the Crawford game, a dead cube), it is
     # held at its value: a cube at its maximum is dead, and no one doubles it

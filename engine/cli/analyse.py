@@ -34,8 +34,8 @@ import math
 import sys
 from dataclasses import dataclass
 
-from engine.cli._common import add_rollout_arguments, integer
-from engine.cli._decide import rank_by_match
+from engine.cli._common import add_rollout_arguments, as_option, integer
+from engine.cli._decide import at_score, rank_by_match
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
@@ -215,7 +215,7 @@ def main(argv=None) -> int:
         else:
             result = search.analyse(pos, dice, args.ply, top=top or None)
     except NardyError as exc:
-        print(f"error: {_as_option(str(exc))}", file=sys.stderr)
+        print(f"error: {as_option(str(exc))}", file=sys.stderr)
         return 2
     if double_offered(info):
         print("note: the ID holds a double offered; python -m engine.cube_cli --position "
@@ -280,7 +280,7 @@ def _match_state(pos: Position, info) -> CubeState | None:
     if pos.variant != "backgammon" or not getattr(info, "match_length", 0):
         return None
     state = CubeState.from_info(info)
-    return state if max(state.away) <= default_table().length else None
+    return state if at_score(state, pos.variant) else None
 
 
 def _se(x) -> str:
@@ -369,13 +369,6 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
     if any(not c.significant for c in result[1:]):
         print("(?: not significantly behind the best at 95%)")
     return 0
-
-
-def _as_option(message: str) -> str:
-    """An error of the rollout's settings (``trials = 0: ...``) as the option that gave
-    the value (``--trials 0: ...``)."""
-    import re
-    return re.sub(r"^(trials|truncate|seed|candidates) = ", r"--\1 ", message)
 
 
 def _plain(doc: str | None) -> str:

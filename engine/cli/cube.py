@@ -37,7 +37,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.cli._common import RequestError, add_rollout_arguments, field, integer, is_whole
+from engine.cli._common import (
+    RequestError,
+    add_rollout_arguments,
+    as_option,
+    field,
+    integer,
+    is_whole,
+)
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -138,13 +145,6 @@ def _note_rolled(info) -> None:
 
 def _se_text(x: float) -> str:
     return "n/a" if x != x else f"{x:.3f}"          # NaN: a single trial
-
-
-def _as_option(message: str) -> str:
-    """A rollout setting's error (``trials = 0: ...``) as the option that gave it."""
-    import re
-    message = re.sub(r"^ply = ", "--rollout-ply ", message)
-    return re.sub(r"^(trials|truncate|seed) = ", r"--\1 ", message)
 
 
 def model_probability_fn(model: str | None = None) -> ProbabilityFn:
@@ -419,7 +419,8 @@ def main(argv=None) -> int:
             try:
                 return _rollout(args, pos, info, state)
             except NardyError as exc:
-                print(f"error: {_as_option(str(exc))}", file=sys.stderr)
+                message = as_option(str(exc), {"ply": "--rollout-ply"})
+                print(f"error: {message}", file=sys.stderr)
                 return 2
         if args.probabilities is not None:
             probs = _parse_probs(args.probabilities)

@@ -52,6 +52,7 @@ from typing import Callable, Sequence, TextIO
 import numpy as np
 
 from engine.cli._common import integer, is_whole, non_negative_int
+from engine.cli._decide import at_score
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
@@ -130,8 +131,7 @@ class Engine:
     def at_score(self, cube: CubeState | None) -> bool:
         """Whether plays are ranked by match equity here: a backgammon match the
         match equity table covers."""
-        return (cube is not None and not cube.money and self.rules.variant == "backgammon"
-                and max(cube.away) <= MATCH_CUBE_LIMIT_LENGTH)
+        return at_score(cube, self.rules.variant)
 
     def choose(self, position: Position, dice, succ: Sequence[Position],
                cube: CubeState | None = None) -> int:

@@ -130,14 +130,13 @@ def cmd_best(req: dict) -> dict:
     match = field(req, "match", None)
     if match is not None:
         # extension: a backgammon match's plays ranked by cubeful match equity
-        from engine.cli._decide import rank_by_match
+        from engine.cli._decide import at_score, rank_by_match
         from engine.cube.decision import CubeError
-        from engine.cube.met import default_table
         if pos.variant != "backgammon":
             raise CubeError(f"match with {pos.variant}: only backgammon has a cube and "
                             f"a match equity table")
         state = _cube_commands().state_from_request(req, info)
-        if max(state.away) <= default_table().length:
+        if at_score(state, pos.variant):
             analysis = rank_by_match(search_of(pos.variant), pos, dice, ply, state,
                                      top=max(limit, 1))
         else:                   # beyond the table's reach: cubeless, as best_play plays

@@ -630,10 +630,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
     dt = dp = tp = None
     if can:
-        dt_m = _mwc(p, table, a, b, 2 * c, "them", False, eff_dt)
-        if ahead and eff_dt > 0 and b > 2 * c >= a and 4 * c <= state.limit:
-            rolls = rolls or after_roll()
-            dt_m = _free_double_after(rolls, table, a, b, 2 * c)
+        dt_m = _double_take_mwc(p, table, state, eff_dt,
+                                (lambda: rolls or after_roll()) if ahead else None)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
         if take_point:
@@ -688,13 +686,12 @@ def play_value(probs: Any, after: Position, state: CubeState,
                          f"covers matches to {met.length}")
     c = state.value
     if after.is_over():
-        fw, fl = _fractions(p)
         if state.money:
             if state.jacoby and state.owner == "centre":
                 return float(2 * p[0] - 1), None        # gammons count once doubled
             return cubeless_equity(p), None
         a, b = state.away
-        win, lose = _ends(met, a, b, c, fw, fl)
+        win, lose = _ends(met, a, b, c, *_fractions(p))
         m = float(p[0]) * win + (1 - float(p[0])) * lose
     else:
         x = cube_efficiency(after) if efficiency is None else efficiency
@@ -748,6 +745,21 @@ def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int
             win, lose = _ends(table, a, b, 2 * n, fw, fl)
             total += weight * max(w * win + (1 - w) * lose, drop)
     return float(total)
+
+
+def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
+                     efficiency: float, after_roll: Any) -> float:
+    """The doubler's MWC after his double from ``state.value`` is taken (the cube then
+    the taker's): :func:`match_cubeful_mwc`, or, where the taker's redouble is free
+    (the doubler's cube then dead, his live) and ``after_roll`` is given, that
+    redouble valued after each of the doubler's rolls (:func:`_free_double_after`).
+    :func:`cube_decision` and :func:`answer_double` both read it."""
+    a, b = state.away
+    c = state.value
+    if (after_roll is not None and efficiency > 0 and b > 2 * c >= a
+            and 4 * c <= state.limit):
+        return _free_double_after(after_roll(), table, a, b, 2 * c)
+    return _mwc(p, table, a, b, 2 * c, "them", False, efficiency)
 
 
 def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n: int,
@@ -838,10 +850,7 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     a, b = state.away
     c = state.value
     lo, hi = table.after(a, b, -c), table.after(a, b, c)
-    take_m = match_cubeful_mwc(p, table, a, b, 2 * c, "them", False, efficiency)
-    if (after_roll is not None and efficiency > 0 and b > 2 * c >= a
-            and 4 * c <= state.limit):
-        take_m = _free_double_after(after_roll(), table, a, b, 2 * c)
+    take_m = _double_take_mwc(p, table, state, efficiency, after_roll)
     take = 2.0 * (take_m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
     return DoubleAnswer("pass" if take_m >= hi else "take", take, 1.0,
                         {"double_take": take_m, "double_pass": hi})

@@ -199,6 +199,8 @@ class Position:
         (:func:`engine.rules.scoring.result` scores it, under any rules)."""
         if self.off[0] == CHECKERS or self.off[1] == CHECKERS:
             return True
+        if not (self.pinned[0] or self.pinned[1]):     # no pins (every game but plakoto)
+            return False
         return self.mother_end(get_rules(self.variant)) is not None
 
     def mother_end(self, rules: Rules) -> int | None:
