@@ -254,7 +254,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
                                                         dice=(6, 4)))
         assert main(["--position", text, "--json"]) == 0
         cands = json.loads(capsys.readouterr().out)["candidates"]
-        values = [c["match_equity"] for c in cands]
+        values = [c["cubeful_equity"] for c in cands]
         assert values == sorted(values, reverse=True) and len(cands) == 14
         if score == (6, 6):
             assert all(c["mwc"] == pytest.approx(c["probabilities"]["win"], abs=2e-6)
@@ -274,11 +274,12 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     assert main(["--position", text, "--ply", "1", "--json"]) == 0
     cands = json.loads(capsys.readouterr().out)["candidates"]
     assert {c["ply"] for c in cands} == {0, 1}
-    assert all("match_equity" in c and c["diff"] <= 0 for c in cands)
-    # money, and a match longer than the table: cubeless, the latter with a note
+    assert all("cubeful_equity" in c and c["diff"] <= 0 for c in cands)
+    # a position without a cube, and a match longer than the table: cubeless, the
+    # latter with a note
     assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
     out, err = capsys.readouterr()
-    assert "match" not in err and "MWC" not in out
+    assert "match" not in err and "MWC" not in out and "cubeful" not in out
     text = format_gnubg(Position.start(), MatchInfo(match_length=31, dice=(3, 1)))
     assert main(["--position", text]) == 0
     out, err = capsys.readouterr()
@@ -286,3 +287,41 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=(3, 5)))
     assert main(["--position", text]) == 0
     assert "the evaluation is cubeless" in capsys.readouterr().err
+
+
+def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
+    """An ID that holds the cube in money play (a Match ID, an XGID) has its plays ranked
+    as GNU Backgammon ranks them there, by cubeful money equity: with the Jacoby rule a
+    gammon counts for nothing while the cube is centred (6-4 from the start: 24/14, where
+    the cubeless best is 24/18 13/9); the Match ID's and the XGID's rankings agree."""
+    from engine.cli._decide import search_for
+    from engine.cube.decision import CubeState, play_value
+    from engine.notation.gnubg_id import MatchInfo, format_gnubg
+    from engine.notation.xgid import XgidInfo, format_xgid
+    start = Position.start()
+    match_id = format_gnubg(start, MatchInfo(dice=(6, 4)))
+    xgid = format_xgid(start, XgidInfo(dice=(6, 4), jacoby=True))
+    ranked = []
+    for text in (match_id, xgid):
+        assert main(["--position", text, "--json"]) == 0
+        cands = json.loads(capsys.readouterr().out)["candidates"]
+        values = [c["cubeful_equity"] for c in cands]
+        assert values == sorted(values, reverse=True) and cands[0]["move"] == "24/14"
+        assert all("mwc" not in c for c in cands)
+        ranked.append([(c["move"], c["cubeful_equity"]) for c in cands])
+    assert ranked[0] == ranked[1]
+    # each value is the play's cubeful value, the opponent's proper cube action after it
+    plays = {c.move: c for c in search_for("backgammon").analyse(start, (6, 4)).candidates}
+    for move, value in ranked[0]:
+        c = plays[move]
+        assert value == pytest.approx(play_value(c.probabilities, c.position,
+                                                 CubeState())[0], abs=2e-6)
+    assert main(["--position", xgid]) == 0
+    out = capsys.readouterr().out
+    assert "ranked by cubeful money equity: cube 1, centred, Jacoby rule" in out
+    assert "MWC" not in out
+    # without the Jacoby rule gammons count, and 6-4's cubeless best is best again
+    no_jacoby = format_xgid(start, XgidInfo(dice=(6, 4)))
+    assert main(["--position", no_jacoby, "--top", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "24/18 13/9" in out and "cube 1, centred; Eq." in out

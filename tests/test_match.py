@@ -225,14 +225,14 @@ class AtScore(RandomPlayer):
         super().__init__(rng)
         self.seen = []
 
-    def choose_at_score(self, position, dice, successors, cube):
+    def choose_with_cube(self, position, dice, successors, cube):
         self.seen.append(cube)
         return self.choose(position, dice, successors)
 
 
 def test_a_player_may_play_for_the_score():
-    """In a match with the cube, a player with choose_at_score is asked it, with the cube
-    and score as the mover sees them; in money play and without the cube, choose."""
+    """With the cube, a player with choose_with_cube is asked it, with the cube and score
+    as the mover sees them, in a match and in money play; without the cube, choose."""
     rng = np.random.default_rng(4)
     a, b = AtScore(rng), AtScore(rng)
     rec = play_cube_game([a, b], rng, cube_policies=[Scripted(True), Scripted()],
@@ -244,8 +244,11 @@ def test_a_player_may_play_for_the_score():
     assert any(c.owner == "me" for c in a.seen) or any(c.owner == "me" for c in b.seen)
     money = [AtScore(rng), AtScore(rng)]
     play_cube_game(money, rng, cube_policies=[NoCube(), NoCube()])
-    play_cube_game(money, rng, match_length=7, score=(2, 4))
-    assert money[0].seen == money[1].seen == []
+    assert money[0].seen and money[1].seen
+    assert all(c.money and c.jacoby and c.value == 1 for c in money[0].seen + money[1].seen)
+    cubeless = [AtScore(rng), AtScore(rng)]
+    play_cube_game(cubeless, rng, match_length=7, score=(2, 4))
+    assert cubeless[0].seen == cubeless[1].seen == []
 
 
 def test_a_match_without_a_cube_may_be_longer_than_the_tables():

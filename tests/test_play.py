@@ -150,7 +150,12 @@ def test_the_terminal_engine_plays_a_match_for_the_score():
                        (6, 4)) == "24/14"
     assert format_move(start, succ[engine.choose(start, (6, 4), succ)], (6, 4)) == \
         "24/18 13/9"
-    assert not engine.at_score(CubeState()) and engine.at_score(dmp)
+    assert engine.cubeful(CubeState()) and engine.cubeful(dmp)
+    assert not engine.cubeful(None) and not engine.cubeful(CubeState(match_length=31))
+    # money play with the Jacoby rule: a gammon counts for nothing while the cube is
+    # centred, and the safer 24/14 is best by cubeful equity
+    assert format_move(start, succ[engine.choose(start, (6, 4), succ, CubeState())],
+                       (6, 4)) == "24/14"
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -81,23 +81,33 @@ def test_errors_name_the_problem():
         assert reply["error"]["message"]
 
 
-def test_best_at_a_match_score_ranks_by_match_equity():
+def test_best_with_the_cube_ranks_by_cubeful_equity():
     """Extension: best with a match (and cube) ranks a backgammon roll's plays by the
-    mover's cubeful match equity; without one, by cubeless equity, as the spec has it."""
+    mover's cubeful equity at the score, with ``"match": null`` in money play; without
+    ``match``, by cubeless equity, as the spec has it."""
     plain = ask(id=1, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4])
-    assert plain["move"] == "24/18 13/9" and "match_equity" not in plain
+    assert plain["move"] == "24/18 13/9" and "cubeful_equity" not in plain
     assert all("mwc" not in c for c in plain["candidates"])
     dmp = ask(id=2, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
               match={"length": 7, "score": [6, 6]})
-    assert dmp["move"] == "24/14" and dmp["match_equity"] == dmp["candidates"][0][
-        "match_equity"]
+    assert dmp["move"] == "24/14" and dmp["cubeful_equity"] == dmp["candidates"][0][
+        "cubeful_equity"]
     wins = [c["probabilities"]["win"] for c in dmp["candidates"]]
     assert wins == sorted(wins, reverse=True)
     assert all(c["mwc"] == pytest.approx(c["probabilities"]["win"], abs=2e-6)
                for c in dmp["candidates"])
     far = ask(id=4, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
               match={"length": 40, "score": [0, 0]})        # beyond the table: cubeless
-    assert far["move"] == plain["move"] and "match_equity" not in far
+    assert far["move"] == plain["move"] and "cubeful_equity" not in far
+    # money play: with the Jacoby rule (the default) gammons count for nothing while
+    # the cube is centred, and 24/14 gains; without it, the cubeless order's best
+    money = ask(id=5, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4], match=None)
+    values = [c["cubeful_equity"] for c in money["candidates"]]
+    assert money["move"] == "24/14" and values == sorted(values, reverse=True)
+    assert all("mwc" not in c for c in money["candidates"])
+    no_jacoby = ask(id=6, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4], match=None,
+                    jacoby=False, cube={"value": 2, "owner": "them"})
+    assert no_jacoby["move"] == plain["move"] and "cubeful_equity" in no_jacoby
     for req, code in (({"match": {"length": 7, "score": [9, 6]}}, "invalid_match"),
                       ({"match": {"length": 7}, "cube": {"value": 3}}, "invalid_cube"),
                       ({"match": {"length": 7}, "position": {**START, "variant": "portes"}},

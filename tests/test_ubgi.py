@@ -238,10 +238,12 @@ def _match_to_five(seed: int) -> tuple[int, int]:
     return crawford_games, cube_turns
 
 
-def test_in_a_match_the_play_is_chosen_by_match_equity():
+def test_the_play_is_chosen_by_cubeful_equity():
     """At double match point (6-6 in a match to 7) the play with the best winning
     chance (24/14 for 6-4 from the start), not the cubeless money best (24/18 13/9),
-    and its match winning chance on the eval line; money play keeps the cubeless best."""
+    and its match winning chance on the eval line; in money play by cubeful money
+    equity: 24/14 with the Jacoby rule (a gammon counts for nothing while the cube is
+    centred), the cubeless best without it."""
     from engine.search.nply import Search
     plays = Search.load("backgammon").analyse(Position.start(), (6, 4), 0).candidates
     by_win = max(plays, key=lambda c: c.probabilities[0])
@@ -254,11 +256,13 @@ def test_in_a_match_the_play_is_chosen_by_match_equity():
     assert out[-1] == "bestmove " + move_payload(start, by_win.position, (6, 4))
     mwc = re.search(r" mwc (\S+) ", out[-2])
     assert mwc and float(mwc[1]) == pytest.approx(by_win.probabilities[0], abs=1e-4)
-    s = session()
-    silent(s, "newsession type money", "position gnubgid 4HPwATDgc/ABMA", "dice 6 4")
-    out = s.handle("go chequer")
-    assert out[-1] == "bestmove " + move_payload(start, plays[0].position, (6, 4))
-    assert " mwc " not in out[-2]
+    for jacoby, best in (("on", by_win), ("off", plays[0])):
+        s = session()
+        silent(s, f"newsession type money jacoby {jacoby}", "position gnubgid 4HPwATDgc/ABMA",
+               "dice 6 4")
+        out = s.handle("go chequer")
+        assert out[-1] == "bestmove " + move_payload(start, best.position, (6, 4)), jacoby
+        assert " mwc " not in out[-2]
 
 
 def test_a_beavered_double_s_eval_is_twice_the_take():

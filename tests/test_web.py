@@ -245,9 +245,10 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
 
 
 def test_the_engine_plays_a_match_for_the_score():
-    """In a match the board's engine plays as the protocols' engines do, by match
+    """With the cube the board's engine plays as the protocols' engines do, by cubeful
     equity: at double match point 6-4 from the start is 24/14 (the best winning
-    chance), not the cubeless money best 24/18 13/9."""
+    chance), not the cubeless money best 24/18 13/9; so it is in money play with the
+    Jacoby rule, and without it 24/18 13/9."""
     from engine.cube.decision import CubeState
     from engine.movegen.generate import successors
     from engine.rules.position import Position
@@ -262,8 +263,15 @@ def test_the_engine_plays_a_match_for_the_score():
     moves = {s.key(): c.move for c in search.analyse(start, (6, 4)).candidates
              for s in succ if s.key() == c.position.key()}
     dmp = CubeState(match_length=7, score=(6, 6))
-    assert moves[succ[engine.choose_at_score(start, (6, 4), succ, dmp)].key()] == "24/14"
+    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, dmp)].key()] == "24/14"
     assert moves[succ[engine.choose(start, (6, 4), succ)].key()] == "24/18 13/9"
+    # money play with the cube: cubeful; with the Jacoby rule a gammon counts for
+    # nothing while the cube is centred, and the safer 24/14 gains
+    money = CubeState()
+    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, money)].key()] == "24/14"
+    no_jacoby = CubeState(jacoby=False)
+    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, no_jacoby)].key()] == \
+        "24/18 13/9"
 
 
 def test_long_polls_hold_no_thread():

@@ -189,7 +189,7 @@ def test_a_position_set_up_by_its_id_with_a_hint_and_cube_advice(page):
     page.click("#hint")
     _wait_idle(page)
     rows = page.locator("#hint-table tr").all_text_contents()
-    assert "8/5 6/5" in rows[1] and "match eq." not in rows[0], rows
+    assert "8/5 6/5" in rows[1] and " eq." not in rows[0], rows
     page.fill("#position-text", "4HPwATDgc/ABMA:MAHgADAAKAAA")      # 7-point match, 3-5
     page.click("#setup")
     _wait_idle(page)
@@ -237,6 +237,30 @@ def test_a_hint_in_a_match_ranks_by_match_equity(page):
     _settle(page)
     rows = page.locator("#hint-table tr").all_text_contents()
     assert "match eq." in rows[0] and len(rows) >= 2, rows
+
+
+def test_a_hint_in_a_money_game_with_the_cube_ranks_by_cubeful_equity(page):
+    """In a money game with the cube the hint sends the cube (and the Jacoby rule the
+    game plays by), and the plays come ranked by cubeful equity (the table says so)."""
+    page.select_option("#variant", "backgammon")
+    page.select_option("#mode", "game")
+    page.set_checked("#cube", True)
+    page.click("#start")
+    _settle(page)
+    board = page.locator("#board")
+    for _ in range(200):
+        waiting = board.get_attribute("data-waiting")
+        if waiting == "move" and json.loads(board.get_attribute("data-steps")):
+            break
+        page.click("#roll" if waiting == "double" else "#take" if waiting == "take"
+                   else "#done")
+        _settle(page)
+    else:
+        raise AssertionError("no move of the person's came")
+    page.click("#hint")
+    _settle(page)
+    rows = page.locator("#hint-table tr").all_text_contents()
+    assert "cubeful eq." in rows[0] and len(rows) >= 2, rows
 
 
 def test_a_position_set_up_during_a_game_and_back_to_the_game(page):

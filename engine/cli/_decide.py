@@ -45,37 +45,41 @@ def search_for(variant: str, threads: int | None = None) -> Search:
     return _SEARCHES[key]
 
 
-def at_score(state: CubeState | None, variant: str) -> bool:
-    """Whether plays are ranked by match equity: ``state`` is a backgammon match the
-    match equity table covers (each player at most its length away)."""
-    return (state is not None and not state.money and variant == "backgammon"
-            and max(state.away) <= default_table().length)
+def cubeful(state: CubeState | None, variant: str) -> bool:
+    """Whether plays are ranked by cubeful equity, as GNU Backgammon ranks them where
+    a cube is in play: ``state`` is backgammon money play or a match the match equity
+    table covers (each player at most its length away)."""
+    return (state is not None and variant == "backgammon"
+            and (state.money or max(state.away) <= default_table().length))
 
 
 def best_play(search: Search, position: Position, dice, ply: int,
               state: CubeState | None = None) -> Analysis:
     """The plays of ``dice`` (None: a gul bara pending segment) rated at ``ply``, the
-    best first (only the best gets move text and an object). Given the ``state`` of a
-    backgammon match the match equity table covers, ranked by :func:`rank_by_match`;
-    otherwise by cubeless money equity."""
-    if state is not None and at_score(state, position.variant):
-        return rank_by_match(search, position, dice, ply, state, top=1)
+    best first (only the best gets move text and an object). Given the cube ``state``
+    of backgammon money play or of a match the match equity table covers, ranked by
+    :func:`rank_cubefully`; otherwise by cubeless money equity."""
+    if cubeful(state, position.variant):
+        assert state is not None
+        return rank_cubefully(search, position, dice, ply, state, top=1)
     return search.analyse(position, dice, ply, top=1)
 
 
-def rank_by_match(search: Search, position: Position, dice, ply: int, state: CubeState,
-                  top: int | None = None) -> Analysis:
+def rank_cubefully(search: Search, position: Position, dice, ply: int, state: CubeState,
+                   top: int | None = None) -> Analysis:
     """:meth:`Search.analyse` with the plays rated at the full depth ranked by the
-    mover's cubeful match equity at the score and cube of ``state`` (a match;
-    :func:`engine.cube.decision.play_value` of each play's chances), as GNU Backgammon
-    ranks plays in match play: gammons weigh what the score makes them worth. Plays a
-    filter cut stay after them. The first ``top`` (None: all) carry their
-    :attr:`~engine.search.nply.Candidate.match_equity` and
+    mover's cubeful equity at the cube (and score) of ``state``
+    (:func:`engine.cube.decision.play_value` of each play's chances: the opponent takes
+    his proper cube action after it), as GNU Backgammon ranks plays where a cube is in
+    play: gammons weigh what the cube and the score make them worth (nothing, with the
+    Jacoby rule, while the cube is centred in money play). Plays a filter cut stay
+    after them. The first ``top`` (None: all) carry their
+    :attr:`~engine.search.nply.Candidate.cubeful_equity` and, in a match,
     :attr:`~engine.search.nply.Candidate.mwc` (a cut play's from its shallower
-    rating). A match-play cube decision a play (about 0.2 ms each) makes a 0-ply
-    ranking of a roll with a thousand plays take about a quarter of a second."""
-    if state.money:
-        raise MatchError("rank_by_match: the state is money play (no match score)")
+    rating). A match-play cube decision a play (about 0.1 ms each) makes a 0-ply
+    ranking of a roll with a thousand plays take about a tenth of a second."""
+    if position.variant != "backgammon":
+        raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     _check_table(state)
     table = default_table()
     analysis = search.analyse(position, dice, ply, top=top,
@@ -83,7 +87,7 @@ def rank_by_match(search: Search, position: Position, dice, ply: int, state: Cub
     rated = []
     for c in analysis.candidates:       # the cut ones too, on their shallower chances
         equity, mwc = play_value(c.probabilities, c.position, state, table)
-        rated.append(replace(c, match_equity=equity, mwc=mwc))
+        rated.append(replace(c, cubeful_equity=equity, mwc=mwc))
     return replace(analysis, candidates=tuple(rated))
 
 
@@ -105,7 +109,7 @@ def within_table(state: CubeState) -> CubeState:
     and the protocols' engines answer every cube question rather than stop the game.
     Where the match's cube cannot be turned (the Crawford game, a dead cube) it stays
     so: held at its value, which no one doubles."""
-    if state.money or at_score(state, "backgammon"):
+    if state.money or max(state.away) <= default_table().length:
         return state
     # where the match's cube cannot be turned (the Crawford game, a dead cube), it is
     # held at its value: a cube at its maximum is dead, and no one doubles it

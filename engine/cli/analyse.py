@@ -5,10 +5,11 @@ JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) 
 roll, and prints the legal plays in standard move notation, best first, in the manner of
 GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
 the best play, and the mover's and the opponent's win / gammon / backgammon chances. A
-backgammon ID that holds a match score (``PositionID:MatchID``, an XGID) has its plays
-ranked as GNU Backgammon ranks them there, by the mover's cubeful match equity (the
-opponent's cube action after the play, :func:`engine.cube.decision.play_value`), shown
-beside the match winning chance.
+backgammon ID that holds the cube (``PositionID:MatchID``, an XGID: money or a match
+score) has its plays ranked as GNU Backgammon ranks them there, by the mover's cubeful
+equity (the opponent's proper cube action after the play,
+:func:`engine.cube.decision.play_value`; money play with the ID's cube and Jacoby rule),
+shown in a match on the cube's normalised scale beside the match winning chance.
 Every play is rated; ``--top N`` lists the first N (default :data:`DEFAULT_SHOWN`, which
 only a gul bara cascade exceeds; ``--top 0``: all).
 Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
@@ -35,7 +36,7 @@ import sys
 from dataclasses import dataclass
 
 from engine.cli._common import add_rollout_arguments, as_option, integer
-from engine.cli._decide import at_score, rank_by_match
+from engine.cli._decide import cubeful, rank_cubefully
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
@@ -89,17 +90,17 @@ def _probs_line(p) -> str:
 def format_analysis(a: Analysis, top: int = 0) -> str:
     """The ranked plays as text, gnubg-hint style."""
     shown = a.candidates[:top] if top > 0 else a.candidates
-    match = bool(shown) and shown[0].match_equity is not None
+    ranked = bool(shown) and shown[0].cubeful_equity is not None
 
     def value(c) -> float:
-        return c.match_equity if match and c.match_equity is not None else c.equity
+        return c.cubeful_equity if ranked and c.cubeful_equity is not None else c.equity
 
     best = value(a.best)
     width = max((len(c.move) for c in shown), default=10)
     lines = []
     for i, c in enumerate(shown, 1):
         diff = "" if i == 1 else f" ({value(c) - best:+.3f})"
-        mwc = f"  MWC {100 * c.mwc:.2f}%" if match and c.mwc is not None else ""
+        mwc = f"  MWC {100 * c.mwc:.2f}%" if ranked and c.mwc is not None else ""
         lines.append(f"{i:5d}. {c.ply}-ply  {c.move:<{width}}  Eq.: {value(c):+.3f}{diff}"
                      f"{mwc}")
         lines.append(f"       {_probs_line(c.probabilities)}")
@@ -210,8 +211,8 @@ def main(argv=None) -> int:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
             result = search.evaluate(pos, args.ply)
-        elif (match := _match_state(pos, info)) is not None:
-            result = rank_by_match(search, pos, dice, args.ply, match, top=top or None)
+        elif (cube := _cube_state(pos, info)) is not None:
+            result = rank_cubefully(search, pos, dice, args.ply, cube, top=top or None)
         else:
             result = search.analyse(pos, dice, args.ply, top=top or None)
     except NardyError as exc:
@@ -227,7 +228,7 @@ def main(argv=None) -> int:
         print(f"note: the ID holds a {info.match_length}-point match; {what}",
               file=sys.stderr)
     elif isinstance(result, Analysis) and getattr(info, "match_length", 0) and (
-            not result.candidates or result.candidates[0].match_equity is None):
+            not result.candidates or result.candidates[0].cubeful_equity is None):
         why = (f"{pos.variant} has no cube" if pos.variant != "backgammon" else
                f"longer than the match equity table covers ({default_table().length} "
                f"points)")
@@ -262,25 +263,35 @@ def main(argv=None) -> int:
         print(format_evaluation(result))
         return 0
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
-    if result.candidates and result.candidates[0].match_equity is not None:
-        st = _match_state(pos, info)
-        a, b = st.away
-        print(f"ranked by cubeful match equity: {a}-away, {b}-away, cube "
-              f"{st.value}{' (Crawford)' if st.crawford else ''}; Eq. on the "
-              f"cube's normalised scale (a pass of a double +1.000), MWC the match "
-              f"winning chance")
+    if result.candidates and result.candidates[0].cubeful_equity is not None:
+        print(_ranking_line(_cube_state(pos, info)))
     print(format_analysis(result))
     _say_cut(len(result.candidates), result.plays)
     return 0
 
 
-def _match_state(pos: Position, info) -> CubeState | None:
-    """The cube and score of an ID's backgammon match, when the match equity table
-    covers it (the plays are then ranked by match equity), else None."""
-    if pos.variant != "backgammon" or not getattr(info, "match_length", 0):
+def _cube_state(pos: Position, info) -> CubeState | None:
+    """The cube (and match score) of a backgammon ID that holds them (``info``), when
+    the plays are ranked by cubeful equity there (money play, or a match the match
+    equity table covers), else None."""
+    if pos.variant != "backgammon" or info is None:
         return None
     state = CubeState.from_info(info)
-    return state if at_score(state, pos.variant) else None
+    return state if cubeful(state, pos.variant) else None
+
+
+def _ranking_line(st: CubeState | None) -> str:
+    """What the plays are ranked by, said above them."""
+    assert st is not None
+    owner = {"centre": "centred", "me": "the mover's", "them": "the opponent's"}[st.owner]
+    if st.money:
+        return (f"ranked by cubeful money equity: cube {st.value}, {owner}"
+                f"{', Jacoby rule' if st.jacoby else ''}; Eq. in units of the cube")
+    a, b = st.away
+    return (f"ranked by cubeful match equity: {a}-away, {b}-away, cube "
+            f"{st.value}{' (Crawford)' if st.crawford else ''}; Eq. on the "
+            f"cube's normalised scale (a pass of a double +1.000), MWC the match "
+            f"winning chance")
 
 
 def _se(x) -> str:
@@ -410,7 +421,7 @@ def _json(pos, dice, args, model, note, result) -> dict:
                              for c in plays]
         return out
     def value(c) -> float:              # what the plays are ranked by
-        return c.equity if c.match_equity is None else c.match_equity
+        return c.equity if c.cubeful_equity is None else c.cubeful_equity
     best = value(result.best)
     out["count"] = result.plays
     out["evaluated"] = result.evaluated

@@ -190,8 +190,7 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
     if resignation:
         return _resignation(view, state, settings, resignation)
     if view.decision == "move":
-        best = _decide.best_play(search, view.position, view.dice, settings.ply,
-                                 None if state.money else state).best
+        best = _decide.best_play(search, view.position, view.dice, settings.ply, state).best
         text = format_move(view.position, best.position, view.dice)
         return "" if text == NO_MOVE else text
     if not state.can_double():

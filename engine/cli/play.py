@@ -35,8 +35,10 @@ game starts the next one, rolling both dice. ``--variant tavli`` is a tavli matc
 ``--cube`` (backgammon, with a network engine) plays with the doubling cube: before
 each of your rolls, when you may double, type ``double`` or ``roll`` (``cube`` for the
 engine's advice); when the engine doubles, ``take`` or ``pass``. The engine doubles and
-answers as :func:`engine.cube.decision.cube_decision` advises at 0-ply. A single game
-is a money game (the Jacoby rule); a match has its Crawford game.
+answers as :func:`engine.cube.decision.cube_decision` advises at 0-ply, and ranks its
+plays (and your hints) by cubeful equity, as GNU Backgammon does where the cube is in
+play. A single game is a money game (the Jacoby rule: a gammon counts for nothing while
+the cube is centred); a match has its Crawford game.
 
 :func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
 input; it reads one line per prompt.
@@ -52,7 +54,7 @@ from typing import Callable, Sequence, TextIO
 import numpy as np
 
 from engine.cli._common import integer, is_whole, non_negative_int
-from engine.cli._decide import at_score
+from engine.cli._decide import cubeful
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
@@ -114,9 +116,10 @@ class Engine:
                cube: CubeState | None = None) -> np.ndarray:
         """Value of each successor for the player choosing it (higher is better):
         cubeless equity for a network, heuristic pips for the heuristic; with the
-        ``cube`` of a backgammon match, the mover's cubeful match equity
+        ``cube`` of backgammon (money play, or a match the match equity table covers),
+        the mover's cubeful equity on the cube's normalised scale
         (:func:`engine.cube.decision.play_value`), as the other engines rank there."""
-        if self.network is not None and self.at_score(cube) and dice is not None:
+        if self.network is not None and self.cubeful(cube) and dice is not None:
             mover = flip_probs(np.asarray(self.network.probabilities(list(succ)),
                                           dtype=np.float64))
             return np.array([play_value(p, s, cube)[0] for p, s in zip(mover, succ)])
@@ -128,10 +131,10 @@ class Engine:
         # the same side is still to move
         return v if dice is None else -v
 
-    def at_score(self, cube: CubeState | None) -> bool:
-        """Whether plays are ranked by match equity here: a backgammon match the
-        match equity table covers."""
-        return at_score(cube, self.rules.variant)
+    def cubeful(self, cube: CubeState | None) -> bool:
+        """Whether plays are ranked by cubeful equity here: backgammon with the cube,
+        money play or a match the match equity table covers."""
+        return cubeful(cube, self.rules.variant)
 
     def choose(self, position: Position, dice, succ: Sequence[Position],
                cube: CubeState | None = None) -> int:
@@ -383,7 +386,8 @@ class Session:
         order = sorted(range(len(succ)), key=lambda i: -scores[i])[:k]
         self.say(f"the engine ({engine.name}) prefers:")
         for i in order:
-            unit = "match equity" if engine.at_score(cube) else engine.unit
+            unit = ("cubeful equity" if cube is not None and cube.money else
+                    "match equity") if engine.cubeful(cube) else engine.unit
             self.say(f"{i + 1:>4}. {text(i):<28} {unit} {scores[i]:+.3f}")
 
     def _engine_turn(self, pos: Position, roll: Dice | None, rules: Rules,

@@ -119,30 +119,29 @@ def cmd_best(req: dict) -> dict:
     ``candidates`` holds the best ``limit`` of them, and the reply adds ``"truncated":
     true`` and ``count``, the number of plays rated.
 
-    Extension: ``match`` (with ``cube``, as the ``cube`` command reads them; backgammon)
-    ranks the plays by the mover's cubeful match equity at that score
-    (:func:`engine.cli._decide.rank_by_match`); each candidate then adds
-    ``match_equity`` and ``mwc``, and the reply ``match_equity``."""
+    Extension: ``match`` (with ``cube``, ``jacoby`` and ``beavers``, as the ``cube``
+    command reads them; backgammon; ``null`` for money play) ranks the plays by the
+    mover's cubeful equity at that cube and score
+    (:func:`engine.cli._decide.rank_cubefully`); each candidate then adds
+    ``cubeful_equity`` (and ``mwc`` in a match), and the reply ``cubeful_equity``."""
     pos, info = parse_position(field(req, "position"))
     dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
-    match = field(req, "match", None)
-    if match is not None:
-        # extension: a backgammon match's plays ranked by cubeful match equity
-        from engine.cli._decide import at_score, rank_by_match
+    search = search_of(pos.variant)
+    if "match" in req:
+        # extension: a backgammon game's plays ranked by cubeful equity
+        from engine.cli._decide import cubeful, rank_cubefully
         from engine.cube.decision import CubeError
         if pos.variant != "backgammon":
-            raise CubeError(f"match with {pos.variant}: only backgammon has a cube and "
-                            f"a match equity table")
+            raise CubeError(f"match with {pos.variant}: only backgammon has a cube")
         state = _cube_commands().state_from_request(req, info)
-        if at_score(state, pos.variant):
-            analysis = rank_by_match(search_of(pos.variant), pos, dice, ply, state,
-                                     top=max(limit, 1))
+        if cubeful(state, pos.variant):
+            analysis = rank_cubefully(search, pos, dice, ply, state, top=max(limit, 1))
         else:                   # beyond the table's reach: cubeless, as best_play plays
-            analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
+            analysis = search.analyse(pos, dice, ply, top=max(limit, 1))
     else:
-        analysis = search_of(pos.variant).analyse(pos, dice, ply, top=max(limit, 1))
+        analysis = search.analyse(pos, dice, ply, top=max(limit, 1))
     best = analysis.best
     # the plays rated at ``ply``: a play a move filter cut keeps a shallower rating, on
     # another scale, and listed below the others it broke the ranking by equity
@@ -150,8 +149,8 @@ def cmd_best(req: dict) -> dict:
     reply = {"best": best.position.to_json(), "move": best.move,
              "equity": round(best.equity, 6), "ply": ply, "evaluated": analysis.evaluated,
              "candidates": [c.to_json() for c in deep[:limit]]}
-    if best.match_equity is not None:
-        reply["match_equity"] = round(best.match_equity, 6)
+    if best.cubeful_equity is not None:
+        reply["cubeful_equity"] = round(best.cubeful_equity, 6)
     if ply and analysis.plays <= limit:
         reply["cut"] = analysis.plays - len(deep)
     if analysis.plays > limit:

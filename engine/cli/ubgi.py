@@ -648,13 +648,13 @@ class Session:
         pos = self.position
         assert pos is not None
         dice = self._dice_for_go()
-        match = None
-        if self.match_length and self._has_cube():
+        cube = None
+        if self._has_cube():
             try:
-                match = self.cube_state()
+                cube = self.cube_state()
             except UbgiError:           # a cube the session cannot hold: play cubeless
-                match = None
-        analysis = _decide.best_play(self._search(), pos, dice, gnu, match)
+                cube = None
+        analysis = _decide.best_play(self._search(), pos, dice, gnu, cube)
         best = analysis.best
         payload = move_payload(pos, best.position, dice)
         lines = self._info(ply, start, f" nodes {analysis.evaluated} score "

@@ -180,15 +180,15 @@ def play_turn(player, pos: Position, dice, rules: Rules | None = None,
     """The position after ``player`` plays ``dice`` (None: a gul bara pending segment)
     from ``pos``, choosing among ``moves(pos, dice, rules)`` (by default every legal
     play, sorted by key); a turn with one legal successor is played without asking.
-    In a match (``cube``, the cube and score as the mover sees them) a player with a
-    ``choose_at_score(position, dice, successors, cube)`` method is asked that instead
-    of ``choose``: it may rank the plays by match equity."""
+    Where the game has a cube (``cube``, the cube and score as the mover sees them) a
+    player with a ``choose_with_cube(position, dice, successors, cube)`` method is
+    asked that instead of ``choose``: it may rank the plays by cubeful equity."""
     succ = moves(pos, None if dice is None else tuple(dice), rules)
     if len(succ) == 1:
         return succ[0]
-    at_score = getattr(player, "choose_at_score", None)
-    if cube is not None and not cube.money and callable(at_score):
-        i = at_score(pos, dice, succ, cube)
+    with_cube = getattr(player, "choose_with_cube", None)
+    if cube is not None and callable(with_cube):
+        i = with_cube(pos, dice, succ, cube)
     else:
         i = player.choose(pos, dice, succ)
     if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(succ):

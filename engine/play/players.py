@@ -5,9 +5,9 @@ A player is any object with ``choose(position, dice, successors) -> index`` (the
 The engine has no move type, so a player chooses among resulting *positions*:
 ``successors`` come from :func:`engine.movegen.generate.successors`, already flipped to the
 opponent (the next side to move), except after a gul bara pending segment
-(``dice is None``), where the same side is still to move. In a match with the cube a
-player may also have ``choose_at_score(position, dice, successors, cube)``, asked instead
-with the cube and score as the mover sees them (:func:`engine.play.game.play_turn`).
+(``dice is None``), where the same side is still to move. In a game with the cube a
+player may also have ``choose_with_cube(position, dice, successors, cube)``, asked instead
+with the cube (and score) as the mover sees them (:func:`engine.play.game.play_turn`).
 
 Here: :class:`RandomPlayer` (the floor), :class:`PubEvalPlayer` (Tesauro's benchmark,
 backgammon boards only) and :class:`GreedyPlayer`, the slot for the network to come:

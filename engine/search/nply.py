@@ -555,19 +555,22 @@ class Candidate:
     """The mover's five outputs (:data:`engine.rules.scoring.OUTPUTS`) after the play."""
     ply: int
     """Depth the play was rated at (plays cut by a filter keep a shallower rating)."""
-    match_equity: float | None = None
-    """The mover's cubeful equity at a match score, on the normalised scale of his cube,
-    where the plays were ranked by it (set by :func:`engine.cli._decide.rank_by_match`;
-    the search itself knows no cube), else None."""
+    cubeful_equity: float | None = None
+    """The mover's cubeful equity after the play, on the normalised scale of his cube
+    (money play: in units of the cube; a match: converted from match winning chances,
+    as the cube analysis reports equities), where the plays were ranked by it (set by
+    :func:`engine.cli._decide.rank_cubefully`; the search itself knows no cube), else
+    None."""
     mwc: float | None = None
-    """The mover's match winning chance after the play, beside :attr:`match_equity`."""
+    """The mover's match winning chance after the play, beside :attr:`cubeful_equity`
+    in a match; None in money play."""
 
     def to_json(self) -> dict:
         out = {"position": self.position.to_json(), "move": self.move,
                "equity": round(self.equity, 6), "ply": self.ply,
                "probabilities": probs_json(self.probabilities)}
-        if self.match_equity is not None:
-            out["match_equity"] = round(self.match_equity, 6)
+        if self.cubeful_equity is not None:
+            out["cubeful_equity"] = round(self.cubeful_equity, 6)
         if self.mwc is not None:
             out["mwc"] = round(self.mwc, 6)
         return out
@@ -1027,7 +1030,7 @@ class Search:
         value ranks the plays in place of their cubeless equity, in the root's move
         filters and among the plays rated at the full depth (ties by that equity), e.g.
         an equity at a match score, which the search does not know
-        (:func:`engine.cli._decide.rank_by_match`)."""
+        (:func:`engine.cli._decide.rank_cubefully`)."""
         from engine.notation.movetext import format_move
         state = self._check(position)
         settings = self._settings(ply, settings)

@@ -119,9 +119,10 @@ class _Engine:
                                                                  self.session.ply)
         return self._index(best, successors)
 
-    def choose_at_score(self, position, dice, successors, cube) -> int:
-        """In a match, the play of the best cubeful match equity at the score
-        (:func:`engine.cli._decide.best_play`, as the protocols' engines play)."""
+    def choose_with_cube(self, position, dice, successors, cube) -> int:
+        """With the cube in play, the play of the best cubeful equity at its value (and
+        the match score) (:func:`engine.cli._decide.best_play`, as the protocols'
+        engines play)."""
         with self.session.lock:
             best = best_play(self.session.search_of(position.variant), position, dice,
                              self.session.ply, cube).best

@@ -311,24 +311,34 @@ function hint() {
     const out = $("analysis");
     out.textContent = "thinking...";
     const req = {position: at.position, dice, ply, limit: 10};
-    if (S && S.mode === "match" && S.cube && !analysis) {
-      // the game's match: plays ranked by match equity at its score and cube
+    if (S && S.cube && !analysis) {
+      // the game's cube (and match score): plays ranked by cubeful equity there
       const owner = {centre: "centre", you: "me", engine: "them"}[S.cube.owner];
       req.cube = {value: S.cube.value, owner};
-      req.match = {length: S.length, score: [S.score.you, S.score.engine],
-                   crawford: S.cube.crawford};
-    } else if (analysis && analysis.info && analysis.info.match_length
+      if (S.mode === "match") {
+        req.match = {length: S.length, score: [S.score.you, S.score.engine],
+                     crawford: S.cube.crawford};
+      } else {
+        req.match = null;          // money play, with the Jacoby rule the game plays by
+        req.jacoby = true;
+      }
+    } else if (analysis && analysis.info && analysis.info.cube_value
                && at.position.variant === "backgammon") {
-      // a set-up ID that holds a match: its score and cube, as the cube advice reads it
+      // a set-up ID that holds the cube (money or a match): its cube and score, as the
+      // cube advice reads them
       const i = analysis.info;
       req.cube = {value: i.cube_value, owner: i.cube_owner};
-      req.match = {length: i.match_length, score: i.score, crawford: i.crawford};
+      req.match = i.match_length ? {length: i.match_length, score: i.score,
+                                    crawford: i.crawford} : null;
+      if (!i.match_length) req.jacoby = Boolean(i.jacoby);
     }
     const r = await api("POST", "/api/best", req);
     out.innerHTML = "";
-    const eq = (c) => (c.match_equity !== undefined ? c.match_equity : c.equity);
+    const eq = (c) => (c.cubeful_equity !== undefined ? c.cubeful_equity : c.equity);
     const best = eq(r.candidates[0]);
-    out.appendChild(table(["#", "play", r.match_equity !== undefined ? "match eq." : "equity",
+    const unit = r.cubeful_equity === undefined ? "equity"
+      : (req.match ? "match eq." : "cubeful eq.");
+    out.appendChild(table(["#", "play", unit,
                            "diff", "win", "gammon", "lose g"],
       r.candidates.map((c, i) => [i + 1, c.move, eq(c).toFixed(3),
         i ? (eq(c) - best).toFixed(3) : "", pct(c.probabilities.win),
