@@ -552,6 +552,17 @@ def _rewrite(path, **changes):
     ({"hidden": 9}, "W1 has shape"),
     ({"variant": "chess"}, "variant 'chess'"),
     ({"W2": np.full((5, 8), np.nan, np.float32)}, "non-finite"),
+    # float64 beyond float32's range: was checked before the cast, and the inf it
+    # became was refused without the file's name and as w1t, not W1
+    ({"W1": np.full((8, 198), 1e300)}, r"m\.npz: W1 holds non-finite values .*beyond"),
+    # the card describes another network than this code runs
+    ({"hidden_activation": "relu"}, "card hidden_activation 'relu'"),
+    ({"output_activation": "softmax"}, "card output_activation"),
+    ({"outputs": ["x"]}, "card outputs"),
+    ({"equity": "win"}, "card equity"),
+    # an encoder whose hand-crafted inputs read another family's board
+    ({"variant": "long_nardy", "encoder": "tesauro198+f13", "inputs": 211,
+      "W1": np.zeros((8, 211), np.float32)}, r"tesauro198\+f13' for long_nardy"),
 ])
 def test_load_rejects_bad_files(tmp_path, changes, message):
     path = Network.create("backgammon", 8).save(tmp_path / "m.npz")
@@ -652,3 +663,9 @@ def test_a_network_of_arrays_that_do_not_fit_is_refused():
             Network.create("backgammon", 8, scale=scale)
     with pytest.raises(NetworkFileError, match="rng"):
         Network.create("backgammon", 8, rng=5)
+    # hand-crafted inputs of the wrong family of games (training's config refused
+    # them; a network made or loaded elsewhere was rated with meaningless features)
+    for variant, encoder in (("long_nardy", "tesauro198+f13"), ("backgammon", "nardy255+m14"),
+                             ("plakoto", "tesauro198+f21")):
+        with pytest.raises(NetworkFileError, match=f"for {variant}"):
+            Network.create(variant, 8, encoder)

@@ -16,13 +16,11 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from engine.errors import quote
-from engine.eval.encoding import ENCODERS, default_encoder, get_encoder
-from engine.eval.evaluator import race_geometry
-from engine.eval.features import uses_family
+from engine.eval.encoding import ENCODERS, default_encoder, encoder_problem, get_encoder
 from engine.eval.network import NetworkFileError, check_hidden
 from engine.play.duel import MAX_GAMES as DUEL_MAX_GAMES
 from engine.play.game import MAX_TURNS as GAME_MAX_TURNS
-from engine.rules.variants import SAME, VARIANTS, get_rules
+from engine.rules.variants import VARIANTS
 
 SIZES = {"tiny": 40, "standard": 80, "large": 128}
 """Named hidden-layer sizes (198 Tesauro inputs: tiny 198-40, standard 198-80,
@@ -153,31 +151,6 @@ class TrainConfig:
                 raise ConfigError(f"config {key} = {quote(value)}: expected {want.__name__}")
             clean[key] = value
         return replace(base or cls(), **clean)
-
-
-def encoder_problem(variant: str, encoder: str) -> str | None:
-    """Why the encoder ``encoder`` cannot serve ``variant``, or None when it can: its
-    hand-crafted inputs read the board of one family of games only, and give wrong
-    values on the others. ``f5`` .. ``f21`` (:func:`engine.eval.features.features`) are
-    backgammon's: sides moving in opposite directions that hit; ``m14``
-    (:func:`engine.eval.features.family_features`) takes the opponent's point ``q`` for
-    the mover's ``q +- 12``: sides moving the same way (fevga, long nardy, gul bara)."""
-    fidx = get_encoder(encoder).feature_index
-    if not fidx.size:
-        return None
-    rules = get_rules(variant)
-    if uses_family(fidx):
-        if rules.geometry == SAME:
-            return None
-        same = [v for v in VARIANTS if get_rules(v).geometry == SAME]
-        return (f"encoder = {quote(encoder)} for {variant}: its family inputs (m14) read "
-                f"the board as if both sides moved the same way, and are wrong where they "
-                f"move in opposite directions; they are for the games played in the same "
-                f"direction ({', '.join(same)})")
-    if race_geometry(rules):
-        return None
-    return (f"encoder = {quote(encoder)} for {variant}: its hand-crafted inputs are for "
-            f"the games played in opposite directions with hitting (backgammon, portes)")
 
 
 def parse_set(items: list[str]) -> dict:

@@ -50,11 +50,10 @@ import numpy as np
 
 from engine.cli._common import output_folder, writing
 from engine.errors import NardyError, clip, quote
-from engine.eval.encoding import get_encoder
+from engine.eval.encoding import encoder_problem, get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
 from engine.rules.scoring import N_OUTPUTS, equities
-from training.config import encoder_problem
 from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
 
 

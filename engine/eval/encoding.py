@@ -37,8 +37,10 @@ from engine.eval.features import (
     N_FAMILY,
     N_FEATURES,
     feature_values,
+    uses_family,
 )
 from engine.rules import _layout as L
+from engine.rules.variants import SAME, VARIANTS, get_rules, race_geometry
 
 N_SLOTS = 2 * L.SIDE
 """Checker slots a state has: ``ME + 0 .. ME + 25`` and ``THEM + 0 .. THEM + 25``."""
@@ -275,6 +277,31 @@ def get_encoder(name: str) -> Encoder:
     except (KeyError, TypeError):
         raise EncodingError(f"unknown encoder {quote(name)}; expected one of "
                             f"{sorted(ENCODERS)}") from None
+
+
+def encoder_problem(variant: str, encoder: str) -> str | None:
+    """Why the encoder ``encoder`` cannot serve ``variant``, or None when it can: its
+    hand-crafted inputs read the board of one family of games only, and give wrong
+    values on the others. ``f5`` .. ``f21`` (:func:`engine.eval.features.features`) are
+    backgammon's: sides moving in opposite directions that hit; ``m14``
+    (:func:`engine.eval.features.family_features`) takes the opponent's point ``q`` for
+    the mover's ``q +- 12``: sides moving the same way (fevga, long nardy, gul bara)."""
+    fidx = get_encoder(encoder).feature_index
+    if not fidx.size:
+        return None
+    rules = get_rules(variant)
+    if uses_family(fidx):
+        if rules.geometry == SAME:
+            return None
+        same = [v for v in VARIANTS if get_rules(v).geometry == SAME]
+        return (f"encoder = {quote(encoder)} for {variant}: its family inputs (m14) read "
+                f"the board as if both sides moved the same way, and are wrong where they "
+                f"move in opposite directions; they are for the games played in the same "
+                f"direction ({', '.join(same)})")
+    if race_geometry(rules):
+        return None
+    return (f"encoder = {quote(encoder)} for {variant}: its hand-crafted inputs are for "
+            f"the games played in opposite directions with hitting (backgammon, portes)")
 
 
 @njit(cache=True)

@@ -44,7 +44,7 @@ from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
 from engine.rules.states import check_states
-from engine.rules.variants import HIT, OPPOSITE, Rules, get_rules
+from engine.rules.variants import Rules, get_rules, race_geometry
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 """Where released models live: ``models/<variant>.npz`` with a ``.json`` card."""
@@ -348,9 +348,3 @@ class Evaluator:
         pr = f", pruning {self.prune.sizes}" if self.prune is not None else ""
         rc = f", race {self.race.sizes}" if self.race is not None else ""
         return f"<Evaluator {self.variant} {self.network.sizes}, {db}{pr}{rc}>"
-
-
-def race_geometry(rules: Rules) -> bool:
-    """Whether the game's races are backgammon's, which :func:`races` tells apart: the
-    sides move in opposite directions and hit (backgammon, portes)."""
-    return rules.geometry == OPPOSITE and rules.meet == HIT

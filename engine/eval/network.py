@@ -23,6 +23,7 @@ corrupt file, whatever it holds, is that error and never another exception.
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import json
 import math
@@ -38,7 +39,15 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, VariantError, describe, quote
-from engine.eval.encoding import MAX_COUNT, MAX_UNITS, Encoder, EncodingError, extends, get_encoder
+from engine.eval.encoding import (
+    MAX_COUNT,
+    MAX_UNITS,
+    Encoder,
+    EncodingError,
+    encoder_problem,
+    extends,
+    get_encoder,
+)
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -65,6 +74,17 @@ MAX_ARRAY_BYTES = 64 << 20
 """The largest array a model or checkpoint file may hold (64 MiB; the weights of a
 255-input network with 1,024 hidden units take 1 MiB). A member claiming more is refused
 before any of it is read."""
+
+
+CARD_FACTS = {
+    "outputs": list(OUTPUTS),
+    "hidden_activation": "sigmoid",
+    "output_activation": "sigmoid",
+    "equity": "2*win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon",
+    "arrays": {"W1": "hidden x inputs", "b1": "hidden", "W2": "5 x hidden", "b2": "5"},
+}
+"""What every model card says the network computes; a card that says otherwise is
+refused on loading (it describes a network this code does not run)."""
 
 
 class NetworkFileError(NardyError):
@@ -540,7 +560,9 @@ class Network:
         """Raise :class:`NetworkFileError` (:class:`~engine.errors.VariantError` for the
         game) unless this network is one :meth:`load` would accept: a known game, an
         :class:`Encoder`, ``float32`` weights of fitting shapes, all finite, and
-        ``info`` a dict. Run on construction and again by :meth:`save`."""
+        ``info`` a dict, and an encoder whose hand-crafted inputs read this game's board
+        (:func:`engine.eval.encoding.encoder_problem`). Run on construction and again by
+        :meth:`save`."""
         if not isinstance(self.variant, str) or self.variant not in VARIANTS:
             raise VariantError(f"variant = {quote(self.variant)}: expected one of "
                                f"{list(VARIANTS)}")
@@ -550,6 +572,9 @@ class Network:
         if not isinstance(self.encoder, Encoder):
             raise NetworkFileError(f"encoder {quote(self.encoder)}: expected an Encoder "
                                    f"(engine.eval.encoding.get_encoder)")
+        problem = encoder_problem(self.variant, self.encoder.name)
+        if problem is not None:
+            raise NetworkFileError(problem)
         shape = getattr(self.b1, "shape", None)
         h = shape[0] if isinstance(shape, tuple) and len(shape) == 1 else None
         if h is None:
@@ -679,12 +704,7 @@ class Network:
             "encoder": self.encoder.name,
             "inputs": self.n_inputs,
             "hidden": self.hidden,
-            "outputs": list(OUTPUTS),
-            "hidden_activation": "sigmoid",
-            "output_activation": "sigmoid",
-            "equity": "2*win - 1 + win_gammon - lose_gammon + win_backgammon - lose_backgammon",
-            "arrays": {"W1": "hidden x inputs", "b1": "hidden", "W2": "5 x hidden",
-                       "b2": "5"},
+            **copy.deepcopy(CARD_FACTS),
             "info": self.info,
         }
 
@@ -759,6 +779,16 @@ class Network:
             enc = get_encoder(card.get("encoder"))
         except EncodingError as exc:
             raise bad(str(exc)) from None
+        problem = encoder_problem(variant, enc.name)
+        if problem is not None:
+            raise bad(problem)
+        # what the card says the network computes must be what this code computes: a
+        # card saying otherwise (another activation, other outputs) describes another
+        # network, which would run here as this one
+        for key, want in CARD_FACTS.items():
+            if key in card and card[key] != want:
+                raise bad(f"card {key} {quote(card[key])}; this code computes "
+                          f"{quote(want)}")
         hidden, inputs = card.get("hidden"), card.get("inputs")
         if (type(inputs) is not int or inputs != enc.n_inputs or type(hidden) is not int
                 or hidden < 1):
@@ -779,11 +809,14 @@ class Network:
                           f"{N_OUTPUTS}) needs {shape}")
             if a.dtype.kind != "f":
                 raise bad(f"{key} has dtype {a.dtype}; expected float32")
-            if not np.all(np.isfinite(a)):
-                raise bad(f"{key} holds non-finite values")
             # always a writable copy: arrays handed over read-only (Ray's object store)
-            # are another numba type, and every kernel would compile again for them
-            got[key] = np.array(a, dtype=np.float32, order="C")
+            # are another numba type, and every kernel would compile again for them;
+            # checked after the cast, where a float64 beyond float32's range is inf
+            with np.errstate(over="ignore", invalid="ignore"):
+                got[key] = np.array(a, dtype=np.float32, order="C")
+            if not np.all(np.isfinite(got[key])):
+                raise bad(f"{key} holds non-finite values (NaN, inf, or beyond float32's "
+                          f"range)")
         return cls(variant, enc, np.ascontiguousarray(got["W1"].T), got["b1"], got["W2"],
                    got["b2"], info)
 

@@ -41,7 +41,6 @@ import numpy as np
 from engine._jit import announce_compile
 from engine.errors import NardyError, VariantError, quote
 from engine.eval.encoding import extends
-from engine.eval.evaluator import race_geometry
 from engine.eval.heuristic import HeuristicError, check_weights, weights as heuristic_weights
 from engine.eval.network import Network
 from engine.eval.pubeval import check_supported
@@ -54,7 +53,7 @@ from engine.rules._rng import GAMMA, MIX2, die, mix, rng_state
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, score_table
 from engine.rules.states import position_state
-from engine.rules.variants import Rules, rules_for
+from engine.rules.variants import Rules, race_geometry, rules_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from engine.play.players import Player

@@ -195,3 +195,10 @@ def get_rules(variant: str, **options) -> Rules:
         raise VariantError(f"unknown variant {quote(variant)}; expected one of "
                            f"{', '.join(VARIANTS)}") from None
     return rules.with_options(**options) if options else rules
+
+
+def race_geometry(rules: Rules) -> bool:
+    """Whether the game's races are backgammon's (:func:`engine.eval.evaluator.races`
+    tells them apart), and its hand-crafted network inputs too: the sides move in
+    opposite directions and hit (backgammon, portes)."""
+    return rules.geometry == OPPOSITE and rules.meet == HIT
