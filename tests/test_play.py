@@ -158,6 +158,29 @@ def test_the_terminal_engine_plays_a_match_for_the_score():
                        (6, 4)) == "24/14"
 
 
+def test_a_match_without_the_cube_still_plays_for_the_score(monkeypatch):
+    """A backgammon match played without ``--cube`` gave the engine no score, and it
+    played for money (gammons the score made worthless): each turn now has the match's
+    score with the cube dead at 1, seen from the mover; a tavli match has none."""
+    from engine.cli import play as play_cli
+    seen = []
+    real = play_cli.Engine.choose
+
+    def spy(self, position, dice, succ, cube=None):
+        seen.append(cube)
+        return real(self, position, dice, succ, cube)
+
+    monkeypatch.setattr(play_cli.Engine, "choose", spy)
+    code, text = run(["--match", "2", "--seed", "3"], ["1"] * 5000)
+    assert code == 0 and "wins the match." in text and seen
+    assert all(c is not None and c.match_length == 2 and c.value == 1 and c.at_max
+               and not c.can_double() for c in seen)
+    assert {c.score for c in seen} >= {(0, 0)}
+    seen.clear()
+    code, text = run(["--variant", "tavli", "--match", "1", "--seed", "3"], ["1"] * 5000)
+    assert code == 0 and seen and all(c is None for c in seen)
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--variant", "plakoto", "--cube"], "plakoto has no doubling cube"),
     (["--cube", "--engine", "heuristic"], "need a network"),

@@ -108,6 +108,24 @@ def test_best_with_the_cube_ranks_by_cubeful_equity():
     no_jacoby = ask(id=6, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4], match=None,
                     jacoby=False, cube={"value": 2, "owner": "them"})
     assert no_jacoby["move"] == plain["move"] and "cubeful_equity" in no_jacoby
+    # extension: a cube at its maximum is dead (a match played without the cube):
+    # the plays ranked by the winning chance at double match point, as with a live cube
+    dead = ask(id=7, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
+               match={"length": 7, "score": [6, 6]}, cube={"value": 1, "max": 1})
+    assert dead["move"] == "24/14"
+    cube = ask(id=8, cmd="cube", position="4HPwATDgc/ABMA", match={"length": 7},
+               cube={"value": 1, "owner": "centre", "max": 1})
+    assert cube["action"] == "no_double" and cube["equities"]["double_take"] is None
+    for bad in (0, 3, "1", True):
+        reply = ask(id=9, cmd="cube", position="4HPwATDgc/ABMA", cube={"value": 2,
+                                                                     "owner": "me",
+                                                                     "max": bad})
+        assert reply["error"]["code"] == "invalid_cube" and "max cube" in \
+            reply["error"]["message"], (bad, reply)
+    reply = ask(id=10, cmd="best", position="4HPwATDgc/ABMA", dice=[6, 4],
+                match={"length": 7, "score": ["a", 0]})
+    assert reply["error"]["code"] == "invalid_match"
+    assert "('a', 0)" not in reply["error"]["message"], reply      # the list as sent
     for req, code in (({"match": {"length": 7, "score": [9, 6]}}, "invalid_match"),
                       ({"match": {"length": 7}, "cube": {"value": 3}}, "invalid_cube"),
                       ({"match": {"length": 7}, "position": {**START, "variant": "portes"}},

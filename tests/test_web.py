@@ -274,6 +274,76 @@ def test_the_engine_plays_a_match_for_the_score():
         "24/18 13/9"
 
 
+def test_a_match_without_the_cube_is_played_for_the_score():
+    """A backgammon match without the cube: the engine played for money (24/18 13/9 for
+    6-4 from the start at double match point) where the score made the winning chance
+    all that counts (24/14, as with the cube)."""
+    from engine.movegen.generate import successors
+    from engine.rules.position import Position
+    from engine.search.nply import Search
+    from engine.web.session import GameSession, _Engine
+    search = Search.load("backgammon")
+    session = GameSession("backgammon", "match", 7, cube=False,
+                          search_of=lambda variant: search)
+    try:
+        engine = _Engine(session)
+        start = Position.start()
+        succ = successors(start, (6, 4))
+        moves = {s.key(): c.move for c in search.analyse(start, (6, 4)).candidates
+                 for s in succ if s.key() == c.position.key()}
+        session.score = [6, 6]
+        assert moves[succ[engine.choose(start, (6, 4), succ)].key()] == "24/14"
+        money = GameSession("backgammon", "game", cube=False, search_of=lambda v: search)
+        try:
+            assert moves[succ[_Engine(money).choose(start, (6, 4), succ)].key()] == \
+                "24/18 13/9"
+        finally:
+            money.close()
+    finally:
+        session.close()
+
+
+def test_a_session_ended_before_its_game_says_why():
+    """A deleted or evicted session's board read ``finished`` with no result and no
+    reason ("null. Press New game"); a match over kept showing a next game's reset
+    cube."""
+    from types import SimpleNamespace
+
+    from engine.rules.scoring import Kind
+    from engine.search.nply import Search
+    from engine.web.session import GameSession
+    search = Search.load("backgammon")
+    session = GameSession("backgammon", "match", 3, cube=True, search_of=lambda v: search)
+    session.close("closed to make room: the server keeps 32 sessions")
+    assert "ended (closed to make room" in session.state()["error"]
+    session = GameSession("backgammon", "match", 3, cube=True, search_of=lambda v: search)
+    try:
+        session.cube_value, session.cube_owner = 4, "you"
+        record = SimpleNamespace(variant="backgammon", winner=1, points=4, passed=False,
+                                 kind=Kind.SINGLE, cube_value=4)
+        session._on_game(SimpleNamespace(record=record))
+        state = session.state()
+        assert state["score"] == {"you": 0, "engine": 4}
+        assert state["cube"]["value"] == 4 and state["game"] == 1
+        assert state["result"] == "the engine wins 4 points (a single game)"
+    finally:
+        session.close()
+    # each game's own words, and the Jacoby rule's single said
+    money = GameSession("backgammon", "game", cube=True, search_of=lambda v: search)
+    nardy = GameSession("long_nardy", "game", search_of=lambda v: search)
+    try:
+        jacoby = SimpleNamespace(variant="backgammon", winner=0, points=1, passed=False,
+                                 kind=Kind.GAMMON, cube_value=1)
+        assert money._result_text(jacoby) == ("you win 1 point (a gammon, a single by the "
+                                              "Jacoby rule: the cube was not turned)")
+        mars = SimpleNamespace(variant="long_nardy", winner=1, points=2, passed=False,
+                               kind=Kind.GAMMON, cube_value=1)
+        assert nardy._result_text(mars) == "the engine wins 2 points (mars)"
+    finally:
+        money.close()
+        nardy.close()
+
+
 def test_long_polls_hold_no_thread():
     """A board waiting for the engine's next question (``?after=``) holds no worker
     thread while it waits: with more polls open than the thread pool has threads

@@ -214,13 +214,14 @@ def _wait_idle(page) -> None:
     assert "error" not in (status.get_attribute("class") or ""), status.text_content()
 
 
-def test_a_hint_in_a_match_ranks_by_match_equity(page):
-    """In a backgammon match with the cube the hint sends the game's score and cube, and
-    the plays come ranked by match equity (the table says so)."""
+@pytest.mark.parametrize("cube", [True, False])
+def test_a_hint_in_a_match_ranks_by_match_equity(page, cube):
+    """In a backgammon match the hint sends the game's score and cube (without the cube,
+    one dead at 1), and the plays come ranked by match equity (the table says so)."""
     page.select_option("#variant", "backgammon")
     page.select_option("#mode", "match")
     page.fill("#length", "5")
-    page.set_checked("#cube", True)
+    page.set_checked("#cube", cube)
     page.click("#start")
     _settle(page)
     board = page.locator("#board")

@@ -53,6 +53,15 @@ def cubeful(state: CubeState | None, variant: str) -> bool:
             and (state.money or max(state.away) <= default_table().length))
 
 
+def without_cube(match_length: int, score) -> CubeState:
+    """The cube state of a backgammon match played without the cube, seen from the
+    player whose score is first: the cube dead at 1 (its maximum), so that plays are
+    ranked by the match winning chance at the score, no cube action after them (a
+    match's engine that ranked by money equity played for gammons the score made
+    worthless)."""
+    return CubeState(1, "centre", match_length, tuple(score), False, False, False, 1)
+
+
 def best_play(search: Search, position: Position, dice, ply: int,
               state: CubeState | None = None) -> Analysis:
     """The plays of ``dice`` (None: a gul bara pending segment) rated at ``ply``, the

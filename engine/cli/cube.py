@@ -165,11 +165,13 @@ def _owner(value: Any) -> str:
 
 
 def state_from_request(req: dict, info: Any = None) -> CubeState:
-    """The :class:`CubeState` of a ``cube`` request: ``cube``, ``match``, ``jacoby`` and
-    ``beavers`` fields, each defaulting to what the position's notation (``info``)
-    says, else a centred cube, money play, the Jacoby rule on and beavers off."""
+    """The :class:`CubeState` of a ``cube`` request: ``cube`` (with its optional
+    ``max``, the highest value the cube may reach, as an XGID's max cube: a cube at it
+    is dead), ``match``, ``jacoby`` and ``beavers`` fields, each defaulting to what the
+    position's notation (``info``) says, else a centred cube with no maximum, money
+    play, the Jacoby rule on and beavers off."""
     base = CubeState.from_info(info) if info is not None else CubeState()
-    value, owner = base.value, base.owner
+    value, owner, top = base.value, base.owner, base.max_value
     if "cube" in req and req["cube"] is not None:
         cube = req["cube"]
         if not isinstance(cube, dict):
@@ -177,6 +179,8 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
                             f'{{"value": 1, "owner": "centre"}}')
         value = cube.get("value", 1)
         owner = _owner(cube.get("owner", "centre"))
+        if cube.get("max") is not None:
+            top = cube["max"]       # a power of two from the value: CubeState checks it
     length, score, crawford = base.match_length, base.score, base.crawford
     if "match" in req:
         match = req["match"]
@@ -214,7 +218,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
-                     beavers, base.max_value)
+                     beavers, top)
 
 
 def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:

@@ -54,7 +54,7 @@ from typing import Callable, Sequence, TextIO
 import numpy as np
 
 from engine.cli._common import integer, is_whole, non_negative_int
-from engine.cli._decide import cubeful
+from engine.cli._decide import cubeful, without_cube
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
@@ -66,7 +66,7 @@ from engine.play.game import CubeRules, play
 from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
-from engine.rules.scoring import Kind, flip_probs
+from engine.rules.scoring import Kind, flip_probs, kind_words
 from engine.rules.variants import VARIANTS, Rules, get_rules
 from engine.search import precompile
 
@@ -79,14 +79,6 @@ TAVLI = "tavli"
 HINTS = 5
 """Plays ``hint`` shows by default."""
 
-_KIND_WORDS = {
-    "backgammon": {Kind.SINGLE: "a single game", Kind.GAMMON: "a gammon",
-                   Kind.BACKGAMMON: "a backgammon"},
-    "long_nardy": {Kind.SINGLE: "oyn", Kind.GAMMON: "mars", Kind.KOKS: "koks",
-                   Kind.HOME_MARS: "home mars"},
-    "plakoto": {Kind.MOTHER: "the mother pinned"},
-}
-_KIND_WORDS["gul_bara"] = _KIND_WORDS["long_nardy"]
 _HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (list the "
          "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
          "<n> (play number n of that list), hint [k], board, help, quit.")
@@ -436,6 +428,9 @@ class Session:
                      + " as the winner of the last game.")
 
         def turn(mover: int, pos: Position, dice, cube_state=None) -> Position:
+            if cube_state is None and match_length and variant == "backgammon":
+                # a match without the cube: the score still weighs the plays
+                cube_state = without_cube(match_length, (score[mover], score[1 - mover]))
             return (self._human_turn if mover == HUMAN else self._engine_turn)(
                 pos, dice, rules, cube_state)
 
@@ -454,8 +449,7 @@ class Session:
         if game.passed:
             self.say(f"{who} {game.points} point{plural}: the double is passed.")
             return winner, game.points, game.kind
-        how = _KIND_WORDS.get(variant, {}).get(game.kind) or (
-            "a single game" if game.kind == Kind.SINGLE else "a double game")
+        how = kind_words(variant, game.kind)
         cubed = f" with the cube at {game.cube_value}" if game.cube_value > 1 else ""
         jacoby = (" (the Jacoby rule: a single game while the cube was not turned)"
                   if cube is not None and not match_length and game.cube_value == 1
@@ -478,7 +472,7 @@ class Session:
             crawford_done = crawford_done or crawford
             winner, points, _ = self.play_game(
                 variant, None if variant in ("backgammon", "portes") and len(games) == 1
-                else starter, target if self.cube else 0, tuple(score), crawford)
+                else starter, target, tuple(score), crawford)
             if winner is not None:
                 score[winner] += points
             starter = winner

@@ -126,7 +126,8 @@ class CubeState:
         s = self.score
         if (not isinstance(s, tuple) or len(s) != 2
                 or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) for x in s)):
-            raise MatchError(f"score {quote(s)}: expected two integers [me, them]")
+            raise MatchError(f"score {quote(list(s) if isinstance(s, tuple) else s)}: "
+                             f"expected two integers [me, them]")
         if m:
             if any(not 0 <= x < m for x in s):
                 raise MatchError(f"score {list(s)} in a match to {m}: each score must be "

@@ -74,6 +74,25 @@ class GameResult:
 _POINTS = {Kind.SINGLE: 1, Kind.GAMMON: 2, Kind.BACKGAMMON: 3, Kind.KOKS: 3,
            Kind.HOME_MARS: 4, Kind.MOTHER: 2, Kind.DRAW: 0}
 
+_KIND_WORDS = {
+    "backgammon": {Kind.SINGLE: "a single game", Kind.GAMMON: "a gammon",
+                   Kind.BACKGAMMON: "a backgammon"},
+    "long_nardy": {Kind.SINGLE: "oyn", Kind.GAMMON: "mars", Kind.KOKS: "koks",
+                   Kind.HOME_MARS: "home mars"},
+    "plakoto": {Kind.MOTHER: "the mother pinned"},
+}
+_KIND_WORDS["gul_bara"] = _KIND_WORDS["long_nardy"]
+
+
+def kind_words(variant: str, kind: Kind) -> str:
+    """How a game of ``variant`` ended (``kind``), in that game's own words for people:
+    backgammon's gammon, nardy's mars, the tavli games' double game."""
+    if kind == Kind.DRAW:
+        return "a draw"
+    return _KIND_WORDS.get(variant, {}).get(kind) or (
+        "a single game" if kind == Kind.SINGLE else "a double game")
+
+
 # packed scoring settings for the kernels
 S_TRIPLE, S_KOKS, S_HOME_MARS, S_MOTHER = range(4)
 

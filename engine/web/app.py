@@ -269,7 +269,8 @@ def new_session(request: Request, body: Any) -> _Later:
         while len(_SESSIONS) > MAX_SESSIONS:
             # a finished game goes first, then the one used longest ago
             sid = next((k for k, v in _SESSIONS.items() if v.finished), next(iter(_SESSIONS)))
-            _SESSIONS.pop(sid).close()
+            _SESSIONS.pop(sid).close(f"closed to make room: the server keeps "
+                                     f"{MAX_SESSIONS} sessions")
     return _Later(session, None, 120.0)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine.cli._decide import best_play
+from engine.cli._decide import best_play, without_cube
 from engine.errors import NardyError, describe, quote
 from engine.notation.movetext import NO_MOVE, format_move
 from engine.play.match import (
@@ -33,6 +33,7 @@ from engine.play.match import (
 )
 from engine.play.turn import TurnWalk
 from engine.rules.position import Position
+from engine.rules.scoring import Kind, kind_words
 from engine.rules.variants import VARIANTS, get_rules
 
 MODES = ("game", "match", "tavli")
@@ -114,9 +115,15 @@ class _Engine:
             return np.asarray(search.evaluate(position, ply).probabilities, np.float64)
 
     def choose(self, position, dice, successors) -> int:
-        with self.session.lock:
-            best = self.session.search_of(position.variant).best(position, dice,
-                                                                 self.session.ply)
+        """The engine's play; in a backgammon match without the cube, by the match
+        winning chance at the score (:func:`engine.cli._decide.without_cube`)."""
+        session = self.session
+        if session.mode == "match" and position.variant == "backgammon":
+            score = (session.score[1], session.score[0])       # the engine's first
+            return self.choose_with_cube(position, dice, successors,
+                                         without_cube(session.length, score))
+        with session.lock:
+            best = session.search_of(position.variant).best(position, dice, session.ply)
         return self._index(best, successors)
 
     def choose_with_cube(self, position, dice, successors, cube) -> int:
@@ -297,8 +304,12 @@ class GameSession:
         if rec.winner is None:
             return "a draw"
         who = "you win" if rec.winner == 0 else "the engine wins"
-        how = "the double passed" if rec.passed else (rec.kind.name.lower().replace("_", " ")
-                                                      if rec.kind is not None else "")
+        how = ("the double passed" if rec.passed else
+               kind_words(rec.variant, rec.kind) if rec.kind is not None else "")
+        if (not rec.passed and rec.cube_value == 1 and rec.points == 1
+                and rec.kind in (Kind.GAMMON, Kind.BACKGAMMON) and self.cube_on
+                and self.mode == "game"):
+            how += ", a single by the Jacoby rule: the cube was not turned"
         return f"{who} {rec.points} point{'s' if rec.points != 1 else ''}" + (
             f" ({how})" if how else "")
 
@@ -314,6 +325,8 @@ class GameSession:
     def _on_game(self, game) -> None:
         self._on_result(game.record)
         with self._cond:
+            if max(self.score) >= self.length:
+                return          # the match is over: no next game, its cube stays shown
             self.game += 1
             self.cube_value, self.cube_owner = 1, "centre"
             # the next game's Crawford flag, for the cube advice the page asks for
@@ -412,10 +425,14 @@ class GameSession:
             self._cond.notify_all()
         return need.serial
 
-    def close(self) -> None:
-        """End the session; its thread stops at the game's next question."""
+    def close(self, why: str = "deleted") -> None:
+        """End the session; its thread stops at the game's next question. A game not
+        over says why it ended (``why``), which a board still waiting on it shows
+        (it read ``finished`` with no result and no reason)."""
         with self._cond:
             self._closed = True
+            if not self.finished and self.error is None:
+                self.error = f"this session was ended ({why}) before its game was over"
             self._cond.notify_all()
 
     def state(self) -> dict:

@@ -322,6 +322,11 @@ function hint() {
         req.match = null;          // money play, with the Jacoby rule the game plays by
         req.jacoby = true;
       }
+    } else if (S && S.mode === "match" && !analysis && at.position.variant === "backgammon") {
+      // a match without the cube: the score alone weighs the plays (the cube dead at 1),
+      // as the engine plays there
+      req.cube = {value: 1, owner: "centre", max: 1};
+      req.match = {length: S.length, score: [S.score.you, S.score.engine]};
     } else if (analysis && analysis.info && analysis.info.cube_value
                && at.position.variant === "backgammon") {
       // a set-up ID that holds the cube (money or a match): its cube and score, as the
