@@ -37,7 +37,8 @@ BASE = {"engine.errors", "engine._jit"}
 ENTRIES = {"engine": {"engine.rules", "engine.movegen"},
            "engine.analyse": {"engine.cli"}, "engine.protocol": {"engine.cli"},
            "engine.cube_cli": {"engine.cli"}, "engine.play.__main__": {"engine.cli"},
-           "engine.ubgi": {"engine.cli"}, "engine.external": {"engine.cli"}}
+           "engine.ubgi": {"engine.cli"}, "engine.external": {"engine.cli"},
+           "engine.review": {"engine.cli"}}
 
 
 def _module_name(path: Path) -> str:

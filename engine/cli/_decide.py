@@ -75,7 +75,7 @@ def best_play(search: Search, position: Position, dice, ply: int,
 
 
 def rank_cubefully(search: Search, position: Position, dice, ply: int, state: CubeState,
-                   top: int | None = None) -> Analysis:
+                   top: int | None = None, also: Position | None = None) -> Analysis:
     """:meth:`Search.analyse` with the plays rated at the full depth ranked by the
     mover's cubeful equity at the cube (and score) of ``state``
     (:func:`engine.cube.decision.play_value` of each play's chances: the opponent takes
@@ -85,14 +85,16 @@ def rank_cubefully(search: Search, position: Position, dice, ply: int, state: Cu
     after them. The first ``top`` (None: all) carry their
     :attr:`~engine.search.nply.Candidate.cubeful_equity` and, in a match,
     :attr:`~engine.search.nply.Candidate.mwc` (a cut play's from its shallower
-    rating). A match-play cube decision a play (about 0.1 ms each) makes a 0-ply
+    rating; ``also``: a play listed after them, as :meth:`Search.analyse` has it). A
+    match-play cube decision a play (about 0.1 ms each) makes a 0-ply
     ranking of a roll with a thousand plays take about a tenth of a second."""
     if position.variant != "backgammon":
         raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     _check_table(state)
     table = default_table()
     analysis = search.analyse(position, dice, ply, top=top,
-                              rank=lambda after, p: play_value(p, after, state, table)[0])
+                              rank=lambda after, p: play_value(p, after, state, table)[0],
+                              also=also)
     rated = []
     for c in analysis.candidates:       # the cut ones too, on their shallower chances
         equity, mwc = play_value(c.probabilities, c.position, state, table)

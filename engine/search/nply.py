@@ -1022,7 +1022,8 @@ class Search:
 
     def analyse(self, position: Position, dice, ply: int | None = None,
                 settings: SearchSettings | None = None, top: int | None = None,
-                rank: Callable[[Position, tuple], float] | None = None) -> Analysis:
+                rank: Callable[[Position, tuple], float] | None = None,
+                also: Position | None = None) -> Analysis:
         """Every legal play of ``position`` for ``dice`` (a pair, :class:`Dice`, or None
         for a pending segment), rated and ranked best first. ``top`` limits how many
         candidates get move text and objects (all are still rated). ``rank``: a
@@ -1030,7 +1031,10 @@ class Search:
         value ranks the plays in place of their cubeless equity, in the root's move
         filters and among the plays rated at the full depth (ties by that equity), e.g.
         an equity at a match score, which the search does not know
-        (:func:`engine.cli._decide.rank_cubefully`)."""
+        (:func:`engine.cli._decide.rank_cubefully`). ``also``: a play (the position
+        after it) listed after the first ``top`` when it is not among them, as GNU
+        Backgammon's analysis lists the play made; a position that is no play of the
+        roll is not listed."""
         from engine.notation.movetext import format_move
         state = self._check(position)
         settings = self._settings(ply, settings)
@@ -1057,7 +1061,11 @@ class Search:
             if isinstance(top, bool) or not isinstance(top, int) or top < 1:
                 raise SearchError(f"top = {quote(top)}: expected an integer 1 or more, or "
                                   f"None for every play")
-            order = order[:top]
+            rest, order = order[top:], order[:top]
+            if also is not None and len(rest):
+                row = self._check(also)
+                hit = rest[(kids[rest] == row).all(axis=1)]
+                order = np.concatenate([order, hit[:1]])
         cands = []
         for i in order.tolist():
             after = Position.from_array(kids[i], position.variant)

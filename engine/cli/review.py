@@ -1,0 +1,336 @@
+"""``python -m engine.review``: a match file analysed, decision by decision, as GNU
+Backgammon's ``analyse match`` does: every play and every cube decision of both players
+rated by the engine, what each cost against the engine's choice, and each player's
+totals.
+
+Reads a backgammon match or money session in the Jellyfish ``.mat`` format
+(:mod:`engine.notation.matfile`; GNU Backgammon writes it with ``export match mat``, and
+eXtreme Gammon and most servers too), replays it, and rates:
+
+- each play of a roll: every legal play searched at ``--ply`` (0..3; 0, the network,
+  by default) and ranked as the engine ranks them there: by cubeful equity at the cube
+  and score of the game (money play, or a match the match equity table covers:
+  :func:`engine.cli._decide.rank_cubefully`), by cubeless equity beyond the table. The
+  play made costs its value's shortfall from the best. A play a move filter cut (at
+  ``--ply`` 1 and more) is rated at the full depth on its own. A roll with one legal
+  play is forced and not counted.
+- each cube decision: before every roll of a player who could double (not the opening
+  roll, not the Crawford game, not the opponent's cube, not a cube at its limit), and
+  each answer to a double: the cube analysis of the position (Janowski, the equities on
+  the cube's normalised scale; :func:`engine.cli._decide.cube_advice`). A double costs
+  the shortfall of the double's value (the opponent answering his best: take, pass or
+  beaver) from the better of doubling and not doubling; not doubling the shortfall of
+  not doubling; an answer what it gives the doubler above the answer best for the taker.
+
+Marks, on a decision's cost in normalised equity (the thresholds GNU Backgammon's
+analysis uses by default): ``?!`` doubtful from 0.04, ``?`` bad from 0.08, ``??`` very
+bad from 0.16. Totals for each player: the plays not forced and their total and mean
+cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and theirs,
+and the marks. ``--json`` prints the whole review as one JSON object; ``--all`` lists
+every decision, not only those that cost something.
+
+Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
+``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line (off
+without one); a ``; [CubeLimit "1"]`` line makes the session cubeless.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from engine.cli._common import integer, run
+from engine.cli._decide import cube_advice, cubeful, rank_cubefully, search_for
+from engine.cube.decision import CubeState, play_value
+from engine.errors import NardyError
+from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
+from engine.rules.scoring import flip_probs
+from engine.search.nply import Search
+
+MARKS = ((0.16, "??", "very bad"), (0.08, "?", "bad"), (0.04, "?!", "doubtful"))
+"""A decision's mark by its cost in normalised equity: the first threshold it reaches."""
+TINY = 5e-4
+"""A cost below this is none (two plays that differ only in rounding)."""
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One decision rated."""
+
+    decision: Decision
+    cost: float
+    """What the decision lost against the engine's choice, in equity on the cube's
+    normalised scale (0 for the engine's choice)."""
+    chosen: str
+    """The decision as made: a play's text, or ``double``, ``no double``, ``take``,
+    ``pass``, ``beaver``."""
+    best: str
+    """The engine's choice, in the same words."""
+    value: float
+    """The decision's value for its player (normalised equity; the doubler's for an
+    answer is negated to be the taker's)."""
+    best_value: float
+    forced: bool = False
+    """A roll with one legal play."""
+    ply: int = 0
+
+    @property
+    def mark(self) -> str:
+        for limit, mark, _ in MARKS:
+            if self.cost >= limit:
+                return mark
+        return ""
+
+    def to_json(self) -> dict:
+        d = self.decision
+        out = {"game": d.game, "player": d.player, "kind": d.kind, "line": d.line,
+               "position": d.position.to_json(), "chosen": self.chosen, "best": self.best,
+               "cost": round(self.cost, 6), "value": round(self.value, 6),
+               "best_value": round(self.best_value, 6), "mark": self.mark,
+               "cube": {"value": d.cube_value,
+                        "owner": None if d.cube_owner is None else d.cube_owner},
+               "ply": self.ply}
+        if d.kind == "play":
+            out["dice"] = list(d.dice or ())
+            out["forced"] = self.forced
+        return out
+
+
+@dataclass
+class Totals:
+    """One player's totals."""
+
+    plays: int = 0
+    """Plays not forced."""
+    play_cost: float = 0.0
+    cube: int = 0
+    """Cube decisions: chances to double and answers to doubles."""
+    cube_cost: float = 0.0
+    marks: dict = field(default_factory=lambda: {m: 0 for _, m, _ in MARKS})
+
+    def add(self, a: Assessment) -> None:
+        if a.decision.kind == "play":
+            if a.forced:
+                return
+            self.plays += 1
+            self.play_cost += a.cost
+        else:
+            self.cube += 1
+            self.cube_cost += a.cost
+        if a.mark:
+            self.marks[a.mark] += 1
+
+    @property
+    def play_rate(self) -> float:
+        """Mean cost of a play not forced, in thousandths (mEMG)."""
+        return 1000.0 * self.play_cost / self.plays if self.plays else 0.0
+
+    def to_json(self) -> dict:
+        return {"plays": self.plays, "play_cost": round(self.play_cost, 6),
+                "play_rate_memg": round(self.play_rate, 3), "cube_decisions": self.cube,
+                "cube_cost": round(self.cube_cost, 6),
+                "total_cost": round(self.play_cost + self.cube_cost, 6),
+                "marks": dict(self.marks)}
+
+
+class Reviewer:
+    """Rates the decisions of one match file with one search."""
+
+    def __init__(self, record: MatchRecord, search: Search, ply: int = 0,
+                 jacoby: bool = True):
+        self.record = record
+        self.search = search
+        self.ply = ply
+        self.jacoby = record.flag("Jacoby", jacoby)
+        self.beavers = record.flag("Beaver", False)
+        self.limit = record.cube_limit()
+
+    def state(self, d: Decision, player: int) -> CubeState:
+        """The cube and score of decision ``d`` seen from ``player``."""
+        owner = ("centre" if d.cube_owner is None else "me" if d.cube_owner == player
+                 else "them")
+        top = self.limit if self.limit is None or self.limit >= d.cube_value else None
+        if self.record.length:
+            return CubeState(d.cube_value, owner, self.record.length,
+                             (d.score[player], d.score[1 - player]), d.crawford, False,
+                             False, top)
+        return CubeState(d.cube_value, owner, 0, (0, 0), False, self.jacoby, self.beavers,
+                         top)
+
+    def assess(self, d: Decision) -> Assessment:
+        if d.kind == "play":
+            return self._play(d)
+        return self._cube(d)
+
+    def _value(self, probs, after, state: CubeState) -> float:
+        if cubeful(state, "backgammon"):
+            return play_value(probs, after, state)[0]
+        p = np.asarray(probs, np.float64)
+        return float(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+
+    def _play(self, d: Decision) -> Assessment:
+        assert d.after is not None and d.dice is not None
+        state = self.state(d, d.player)
+        if cubeful(state, "backgammon"):
+            analysis = rank_cubefully(self.search, d.position, d.dice, self.ply, state,
+                                      top=1, also=d.after)
+        else:
+            analysis = self.search.analyse(d.position, d.dice, self.ply, top=1, also=d.after)
+
+        def value(c) -> float:
+            return c.cubeful_equity if c.cubeful_equity is not None else c.equity
+
+        best = analysis.best
+        played = analysis.candidates[-1]
+        if played.position.key() != d.after.key():
+            raise NardyError(f"line {d.line}: the play made is not among the "
+                             f"{analysis.plays} legal plays the search rated")
+        b, v = value(best), value(played)
+        if played.ply < best.ply:
+            # cut by a move filter: rated at the full depth on its own (as the search
+            # rates a play: its position evaluated before the opponent's roll)
+            probs = flip_probs(np.asarray(
+                self.search.evaluate(d.after, self.ply).probabilities, np.float64)[None])[0]
+            v = self._value(probs, d.after, state)
+        return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
+                          forced=analysis.plays == 1, ply=self.ply)
+
+    def _cube(self, d: Decision) -> Assessment:
+        doubler = d.player if d.kind == "cube" else 1 - d.player
+        state = self.state(d, doubler)
+        decision = cube_advice(self.search, d.position, state, self.ply)
+        nd = decision.no_double
+        dt, dp = decision.double_take, decision.double_pass
+        if dt is None or dp is None:    # no double possible: nothing decided
+            return Assessment(d, 0.0, _words(d.action), _words(d.action), nd, nd,
+                              ply=self.ply)
+        answers = {"take": dt, "drop": dp}
+        if state.money and state.beavers:
+            answers["beaver"] = 2.0 * dt
+        best_answer = min(answers, key=lambda k: answers[k])
+        doubled = answers[best_answer]
+        if d.kind == "cube":
+            best_value = max(nd, doubled)
+            best = "double" if doubled > nd else "no_double"
+            v = doubled if d.action == "double" else nd
+            return Assessment(d, max(0.0, best_value - v), _words(d.action), _words(best),
+                              v, best_value, ply=self.ply)
+        # an answer: the taker's value is minus the doubler's
+        v = answers.get(d.action)
+        if v is None:
+            raise NardyError(f"line {d.line}: a beaver where beavers are not allowed "
+                             f"(money play's ; [Beaver \"On\"] header)")
+        return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
+                          -v, -doubled, ply=self.ply)
+
+
+def _words(action: str) -> str:
+    return {"no_double": "no double", "drop": "pass"}.get(action, action)
+
+
+def review(record: MatchRecord, search: Search, ply: int = 0, jacoby: bool = True,
+           progress: bool = False) -> list[Assessment]:
+    """Every decision of ``record`` rated (:class:`Reviewer`), in order."""
+    reviewer = Reviewer(record, search, ply, jacoby)
+    decisions = list(replay(record))
+    items: Iterable = decisions
+    if progress:
+        from tqdm import tqdm
+        items = tqdm(decisions, desc="decisions", unit="", file=sys.stderr, leave=False)
+    return [reviewer.assess(d) for d in items]
+
+
+def totals(record: MatchRecord, assessed: Sequence[Assessment]) -> list[Totals]:
+    """Each player's :class:`Totals`."""
+    out = [Totals(), Totals()]
+    for a in assessed:
+        out[a.decision.player].add(a)
+    return out
+
+
+def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
+                  every: bool = False) -> str:
+    """The review as text: the decisions that cost something (``every``: all), then
+    each player's totals."""
+    names = record.players
+    kind = (f"{record.length}-point match" if record.length else "money session")
+    lines = [f"{names[0]} v {names[1]}, {kind}, {len(record.games)} game(s); "
+             f"rated at {ply}-ply; cost in equity on the cube's normalised scale"]
+    game = None
+    for a in assessed:
+        d = a.decision
+        if not every and a.cost < TINY:
+            continue
+        if d.game != game:
+            game = d.game
+            g = next(g for g in record.games if g.number == game)
+            lines.append(f"Game {game} ({names[0]} {g.score[0]}, {names[1]} {g.score[1]}"
+                         f"{', the Crawford game' if d.crawford else ''})")
+        who = names[d.player]
+        what = (f"{d.dice[0]}{d.dice[1]}: {a.chosen}" if d.kind == "play" and d.dice
+                else a.chosen)
+        if a.forced:
+            lines.append(f"  line {d.line:>4}  {who}: {what} (forced)")
+            continue
+        cost = f"-{a.cost:.3f} {a.mark}".rstrip() if a.cost >= TINY else "best"
+        better = f"; best {a.best}" if a.cost >= TINY else ""
+        lines.append(f"  line {d.line:>4}  {who}: {what}  {cost}{better}")
+    lines.append("")
+    width = max(len(n) for n in names)
+    lines.append(f"{'':<{width}}  plays  cost   mEMG/play  cube  cost   "
+                 f"{'  '.join(m for _, m, _ in MARKS)}")
+    for name, t in zip(names, totals(record, assessed)):
+        marks = "  ".join(f"{t.marks[m]:>{len(m)}}" for _, m, _ in MARKS)
+        lines.append(f"{name:<{width}}  {t.plays:>5}  {t.play_cost:5.3f}  {t.play_rate:9.1f}"
+                     f"  {t.cube:>4}  {t.cube_cost:5.3f}   {marks}")
+    return "\n".join(lines)
+
+
+def to_json(record: MatchRecord, assessed: Sequence[Assessment], ply: int) -> dict:
+    return {"length": record.length, "players": list(record.players),
+            "games": len(record.games), "ply": ply,
+            "decisions": [a.to_json() for a in assessed],
+            "totals": [t.to_json() for t in totals(record, assessed)]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from engine.search import precompile
+    precompile.allow()
+    ap = argparse.ArgumentParser(prog="python -m engine.review",
+                                 description="Analyse a backgammon match file (.mat): "
+                                             "every play and cube decision rated.")
+    ap.add_argument("file", help="the match file (Jellyfish .mat, as GNU Backgammon's "
+                                 "'export match mat' writes it)")
+    ap.add_argument("--ply", type=integer, default=0, help="search depth 0..3 (default 0)")
+    ap.add_argument("--json", action="store_true", help="print the review as JSON")
+    ap.add_argument("--all", action="store_true", help="list every decision")
+    ap.add_argument("--jacoby", action=argparse.BooleanOptionalAction, default=True,
+                    help="money play: the Jacoby rule, where the file does not say "
+                         "(default on)")
+    ap.add_argument("--threads", type=integer, default=None,
+                    help="search threads (default: the engine's)")
+    args = ap.parse_args(argv)
+    if not 0 <= args.ply <= 3:
+        ap.error(f"--ply {args.ply}: expected 0..3")
+    try:
+        record = read_mat(args.file)
+        search = search_for("backgammon", args.threads)
+        assessed = review(record, search, args.ply, args.jacoby,
+                          progress=not args.json and sys.stderr.isatty())
+    except NardyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(to_json(record, assessed, args.ply)))
+    else:
+        print(format_review(record, assessed, args.ply, args.all))
+    return 0
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,450 @@
+"""Match files in the Jellyfish ``.mat`` format, the text GNU Backgammon, eXtreme Gammon
+and most servers export a backgammon match or money session in: read into a
+:class:`MatchRecord`, and replayed (:func:`replay`) into the decisions each player made,
+each with the position, the dice and the cube and score it was made at.
+
+The format, as GNU Backgammon 1.07 writes it::
+
+    ; [Player 1 "Alice"]                 header lines (optional): ; [Key "value"]
+     5 point match                       the length; 0: money play (a session)
+
+     Game 1
+     Alice : 0                     Bob : 0          the score before the game
+      1)                             21: 13/11 24/23
+      2) 52: 13/8 24/22              63: 8/5 11/5
+      3)  Doubles => 2                Takes
+      ...
+      9) 51: 1/0 5/0
+          Wins 2 points
+
+Each numbered line holds the first player's action (the left column) and then the
+second's (the right column): a roll and its play (``52: 13/8 24/22``; the points in the
+mover's own numbering, 25 the bar, 0 off, ``*`` a hit; nothing after the roll when no
+checker can move), ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``, ``Wins N
+point(s) [and the match]``. A line with one action puts it in its column: the right one
+starts under the second player's name in the score line (column 33 in GNU Backgammon's
+files). The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
+``"Off"``), ``CubeLimit``, ``Variation`` (only backgammon is played here), ``Player 1`` /
+``Player 2``.
+
+:func:`replay` plays every action on the board with the engine's own move generation
+(:func:`engine.notation.movetext.parse_move`): a play the dice do not allow, an action
+out of turn or a double the cube does not allow is a :class:`MatFileError` naming the
+line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from engine.errors import MoveError, NotationError, quote
+from engine.notation.movetext import NO_MOVE, format_move, parse_move
+from engine.rules.position import Position
+from engine.rules.scoring import result
+
+MAX_BYTES = 16 << 20
+"""The largest match file read (16 MiB; a long session of hundreds of games is well
+under 1 MiB)."""
+
+KINDS = ("roll", "double", "take", "drop", "beaver", "win")
+"""What an :class:`Action` may be."""
+
+_HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
+_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.I)
+_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
+_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
+_NUMBERED = re.compile(r"^\s*(\d+)\)(.*)$")
+_ACTION = re.compile(
+    r"(?P<roll>\b(?P<d1>[1-6])(?P<d2>[1-6]):(?P<move>(?:\s*(?:(?:\d+|bar)/(?:\d+|off)\*?"
+    r"(?:/(?:\d+|off)\*?)*(?:\(\d\))?))*))"
+    r"|(?P<double>\bDoubles\s*=>\s*(?P<value>\d+))"
+    r"|(?P<beaver>\bBeavers\s*=>\s*(?P<bvalue>\d+))"
+    r"|(?P<take>\bTakes\b)|(?P<drop>\bDrops\b)"
+    r"|(?P<win>\bWins\s+(?P<points>\d+)\s+points?(?P<match>\s+and\s+the\s+match)?)",
+    re.I)
+RIGHT_COLUMN = 33
+"""Where GNU Backgammon's files start the second player's column; a file's own score
+line (the second name's column) overrides it."""
+
+
+class MatFileError(NotationError):
+    """A match file that is not one, or whose actions cannot have been played."""
+
+    code = "invalid_match_file"
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action of a game, as the file has it."""
+
+    player: int
+    """0: the first player (the left column), 1: the second."""
+    kind: str
+    """One of :data:`KINDS`."""
+    line: int
+    """The line of the file it is on (from 1)."""
+    dice: tuple | None = None
+    """A roll's dice, as written (``52``: (5, 2))."""
+    move: str = ""
+    """A roll's play as written (``13/8 24/22``; empty when no checker could move)."""
+    value: int = 0
+    """A double's or beaver's new cube value, a win's points."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game of a match file."""
+
+    number: int
+    """Its number in the file (``Game 3``: 3)."""
+    score: tuple
+    """The players' scores before it (first, second)."""
+    actions: tuple
+    """Its :class:`Action` values in the order they were made."""
+    line: int
+    """The line of its ``Game`` heading."""
+
+    @property
+    def winner(self) -> int | None:
+        """The player of its ``Wins`` action, None for a game the file leaves unfinished."""
+        wins = [a for a in self.actions if a.kind == "win"]
+        return wins[-1].player if wins else None
+
+    @property
+    def points(self) -> int:
+        """The points its ``Wins`` action gives (0 unfinished)."""
+        wins = [a for a in self.actions if a.kind == "win"]
+        return wins[-1].value if wins else 0
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match file read: its length (0: money play), the players, the header, the games."""
+
+    length: int
+    players: tuple
+    """The two players' names (first, second), from the score lines or the header."""
+    games: tuple
+    header: dict = field(default_factory=dict)
+    """Every ``; [Key "value"]`` line, keys as written."""
+
+    def flag(self, key: str, default: bool) -> bool:
+        """A header's ``"On"`` / ``"Off"`` (``Jacoby``, ``Beaver``, ``Crawford``), else
+        ``default``."""
+        for k, v in self.header.items():
+            if k.lower() == key.lower():
+                text = v.strip().lower()
+                if text in ("on", "yes", "true", "1"):
+                    return True
+                if text in ("off", "no", "false", "0"):
+                    return False
+                raise MatFileError(f"header {k} {quote(v)}: expected \"On\" or \"Off\"")
+        return default
+
+    def cube_limit(self) -> int | None:
+        """The header's ``CubeLimit`` (XG: 1 for cubeless play), else None."""
+        for k, v in self.header.items():
+            if k.lower() == "cubelimit":
+                if not v.strip().isdigit() or int(v) < 1 or int(v) & (int(v) - 1):
+                    raise MatFileError(f"header CubeLimit {quote(v)}: expected a power of "
+                                       f"two (1 for cubeless play)")
+                return int(v)
+        return None
+
+
+def read_mat(path: str | Path) -> MatchRecord:
+    """The match file at ``path`` (:func:`parse_mat`)."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise MatFileError(f"{p}: {size:,} bytes; a match file is read up to "
+                               f"{MAX_BYTES:,}")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise MatFileError(f"{p}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")     # names written by older programs
+    try:
+        return parse_mat(text)
+    except MatFileError as exc:
+        raise MatFileError(f"{p}: {exc}") from None
+
+
+def parse_mat(text: str) -> MatchRecord:
+    """A match file's text read into a :class:`MatchRecord` (its syntax only:
+    :func:`replay` checks that the actions can be played)."""
+    if not isinstance(text, str):
+        raise MatFileError(f"text {quote(text)}: expected the file's text (a str)")
+    header: dict = {}
+    length: int | None = None
+    games: list = []
+    players: tuple | None = None
+    right = RIGHT_COLUMN
+    current: dict | None = None
+
+    def close() -> None:
+        if current is not None:
+            games.append(GameRecord(current["number"], current["score"],
+                                    tuple(current["actions"]), current["line"]))
+
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip().replace("\t", " " * 8)
+        if not line.strip():
+            continue
+        if line.lstrip().startswith(";"):
+            m = _HEADER.match(line.strip())
+            if m:
+                header[m.group(1)] = m.group(2)
+            continue
+        if length is None:
+            m = _LENGTH.match(line)
+            if not m:
+                raise MatFileError(f"line {n}: {quote(line.strip())}: expected the match "
+                                   f"length first (' 5 point match'; 0 for money play)")
+            length = int(m.group(1))
+            continue
+        m = _GAME.match(line)
+        if m:
+            close()
+            current = {"number": int(m.group(1)), "score": None, "actions": [], "line": n}
+            continue
+        if current is None:
+            raise MatFileError(f"line {n}: {quote(line.strip())}: expected 'Game 1'")
+        if current["score"] is None:
+            m = _SCORE.match(line)
+            if not m:
+                raise MatFileError(f"line {n}: {quote(line.strip())}: expected the score "
+                                   f"line ('Alice : 0    Bob : 0')")
+            current["score"] = (int(m.group(2)), int(m.group(4)))
+            names = (m.group(1).strip(), m.group(3).strip())
+            if players is None:
+                players = names
+            right = m.start(3) - 2          # the second column starts near its name
+            continue
+        m = _NUMBERED.match(line)
+        body_start = m.start(2) if m else 0
+        body = m.group(2) if m else line
+        found = list(_ACTION.finditer(body))
+        rest = _ACTION.sub("", body).strip()
+        if rest or not found:
+            raise MatFileError(f"line {n}: {quote(line.strip())}: expected actions "
+                               f"('52: 13/8 24/22', 'Doubles => 2', 'Takes', 'Drops', "
+                               f"'Beavers => 4', 'Wins 1 point')")
+        if len(found) > 2:
+            raise MatFileError(f"line {n}: {quote(line.strip())}: more than two actions")
+        for k, a in enumerate(found):
+            column = body_start + a.start()
+            player = k if len(found) == 2 else int(column >= right)
+            current["actions"].append(_action(a, player, n))
+    close()
+    if length is None:
+        raise MatFileError("no match length (' 5 point match'): not a match file")
+    if not games:
+        raise MatFileError("no games ('Game 1'): not a match file")
+    if any(g.score is None for g in games):
+        g = next(g for g in games if g.score is None)
+        raise MatFileError(f"line {g.line}: game {g.number} has no score line")
+    given = [header.get(f"Player {i}", "") for i in (1, 2)]    # the header's, first
+    assert players is not None
+    return MatchRecord(length, tuple(a or b for a, b in zip(given, players)), tuple(games),
+                       header)
+
+
+def _action(m: re.Match, player: int, line: int) -> Action:
+    if m.group("roll"):
+        move = " ".join(m.group("move").split())
+        return Action(player, "roll", line, (int(m.group("d1")), int(m.group("d2"))), move)
+    if m.group("double"):
+        return Action(player, "double", line, value=int(m.group("value")))
+    if m.group("beaver"):
+        return Action(player, "beaver", line, value=int(m.group("bvalue")))
+    if m.group("take"):
+        return Action(player, "take", line)
+    if m.group("drop"):
+        return Action(player, "drop", line)
+    return Action(player, "win", line, value=int(m.group("points")))
+
+
+# --------------------------------------------------------------------- replay
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a replayed game, from its player's side."""
+
+    game: int
+    """The game's number."""
+    player: int
+    """Who decided: 0 the first player, 1 the second."""
+    kind: str
+    """``"play"`` (a roll's play), ``"cube"`` (to double or not, before a roll) or
+    ``"answer"`` (to a double: take, drop or beaver)."""
+    position: Position
+    """The board the decision was made on, seen from the side on roll: the player
+    himself for ``play`` and ``cube``, the doubler for ``answer``."""
+    cube_value: int
+    cube_owner: int | None
+    """The cube before the decision: its value and owner (None: centred)."""
+    score: tuple
+    """The players' scores before the game (first, second)."""
+    crawford: bool
+    """The game is the Crawford game."""
+    line: int
+    dice: tuple | None = None
+    """``play``: the roll."""
+    after: Position | None = None
+    """``play``: the position after the play (the opponent on roll)."""
+    move: str = ""
+    """``play``: the play as written."""
+    action: str = ""
+    """``cube``: ``"double"`` or ``"no_double"``; ``answer``: ``"take"``, ``"drop"`` or
+    ``"beaver"``."""
+
+
+def crawford_games(record: MatchRecord) -> set:
+    """The numbers of the games that are Crawford games: the first game in which a
+    player stands one point from the match (when the rule is on, as it is unless the
+    header says ``Crawford "Off"``)."""
+    out: set = set()
+    if record.length == 0 or not record.flag("Crawford", True):
+        return out
+    for g in record.games:
+        if record.length - 1 in g.score:
+            if max(g.score) < record.length:
+                out.add(g.number)
+            break
+    return out
+
+
+def replay(record: MatchRecord) -> Iterator[Decision]:
+    """Every decision of every game of ``record``, in order, each played on the board:
+    the roll's play found among the legal plays, the cube followed. Raises
+    :class:`MatFileError` naming the line of an action that cannot have been made."""
+    if record.header and any(k.lower() == "variation" and v.strip().lower()
+                             not in ("backgammon", "") for k, v in record.header.items()):
+        var = next(v for k, v in record.header.items() if k.lower() == "variation")
+        raise MatFileError(f"variation {quote(var)}: only backgammon is played here")
+    crawford = crawford_games(record)
+    for g in record.games:
+        yield from _replay_game(record, g, g.number in crawford)
+
+
+def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Iterator[Decision]:
+    pos = Position.start()
+    mover: int | None = None          # who is on roll, whose side ``pos`` is seen from
+    value, owner = 1, None
+    limit = record.cube_limit()
+    offered: int | None = None        # the new value of a double on offer
+    doubled_at: Position | None = None
+    over = False
+
+    def bad(a: Action, why: str) -> MatFileError:
+        return MatFileError(f"line {a.line} (game {game.number}): {why}")
+
+    def decision(a: Action, kind: str, **kw) -> Decision:
+        return Decision(game.number, a.player, kind, kw.pop("position", pos), value, owner,
+                        game.score, crawford, a.line, **kw)
+
+    won = False
+    for a in game.actions:
+        if a.kind == "win":         # ends the game: a pass, the last checker off, or
+            if won:                 # a resignation (the board not over)
+                raise bad(a, "a second win in one game")
+            won = over = True
+            continue
+        if over:
+            raise bad(a, f"{a.kind} after the game was over")
+        if offered is not None:
+            if a.player == mover:
+                raise bad(a, "the doubler acts before the double is answered")
+            assert doubled_at is not None
+            if a.kind == "take":
+                yield decision(a, "answer", position=doubled_at, action="take")
+                value, owner, offered = offered, a.player, None
+            elif a.kind == "drop":
+                yield decision(a, "answer", position=doubled_at, action="drop")
+                offered = None
+                over = True
+            elif a.kind == "beaver":
+                if record.length:
+                    raise bad(a, "a beaver in match play")
+                if a.value != 2 * offered:
+                    raise bad(a, f"beavers => {a.value} after a double to {offered}: "
+                                 f"expected {2 * offered}")
+                yield decision(a, "answer", position=doubled_at, action="beaver")
+                value, owner, offered = a.value, a.player, None
+            else:
+                raise bad(a, f"{a.kind} while a double is on offer")
+            continue
+        if a.kind in ("take", "drop", "beaver"):
+            raise bad(a, f"{a.kind} with no double on offer")
+        if mover is None:
+            mover = a.player
+        elif a.player != mover:
+            raise bad(a, f"the {'first' if a.player == 0 else 'second'} player acts out "
+                         f"of turn")
+        may_double = (not crawford and owner in (None, a.player)
+                      and (limit is None or value < limit) and not pos.is_over())
+        if a.kind == "double":
+            if not may_double:
+                why = ("in the Crawford game" if crawford else "with the opponent's cube"
+                       if owner is not None and owner != a.player else
+                       "with the cube at its limit" if limit is not None and value >= limit
+                       else "after the game is over")
+                raise bad(a, f"a double {why}")
+            if a.value != 2 * value:
+                raise bad(a, f"doubles => {a.value} with the cube at {value}: expected "
+                             f"{2 * value}")
+            yield decision(a, "cube", action="double")
+            offered, doubled_at = a.value, pos
+            continue
+        # a roll
+        assert a.kind == "roll" and a.dice is not None
+        if may_double and not _opening(game, a):
+            yield decision(a, "cube", action="no_double")
+        try:
+            after = (parse_move(a.move, pos, a.dice) if a.move
+                     else _no_move(pos, a.dice))
+        except MoveError as exc:
+            raise bad(a, f"{a.dice[0]}{a.dice[1]}: {a.move or '(no move)'}: {exc}") from None
+        yield decision(a, "play", dice=a.dice, after=after, move=a.move)
+        pos, mover = after, 1 - a.player
+        if pos.is_over():
+            over = True
+    if offered is not None:
+        raise MatFileError(f"game {game.number}: ends with a double not answered")
+    end = result(pos) if pos.is_over() else None
+    wins = [a for a in game.actions if a.kind == "win"]
+    if end is not None and wins and mover is not None:
+        won = wins[0]
+        winner = mover if end.winner == 0 else 1 - mover
+        # the Jacoby rule (money, the cube never turned) scores a gammon as a single;
+        # GNU Backgammon's files do not say whether it was on
+        points = {end.points * value} | ({value} if not record.length and owner is None
+                                         else set())
+        if won.player != winner or won.value not in points:
+            who = "first" if winner == 0 else "second"
+            raise MatFileError(f"line {won.line} (game {game.number}): wins {won.value} "
+                               f"point(s) for the {'first' if won.player == 0 else 'second'}"
+                               f" player, but the board gives the {who} player "
+                               f"{end.points * value} ({end.kind.name.lower()} at cube "
+                               f"{value})")
+
+
+def _opening(game: GameRecord, a: Action) -> bool:
+    """Whether ``a`` is the game's first roll (the opening roll, played without a cube
+    decision before it)."""
+    return next(b for b in game.actions if b.kind == "roll") is a
+
+
+def _no_move(pos: Position, dice: tuple) -> Position:
+    """The position after a roll with no play written: the roll must have no legal play."""
+    from engine.movegen.generate import successors
+    succ = successors(pos, dice)
+    if len(succ) != 1 or format_move(pos, succ[0], dice) != NO_MOVE:
+        raise MoveError(f"no play written, but the roll has {len(succ)} legal play(s)")
+    return succ[0]

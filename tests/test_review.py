@@ -1,0 +1,246 @@
+"""Match files (:mod:`engine.notation.matfile`) and their review (:mod:`engine.cli.review`):
+the files GNU Backgammon 1.07 exported of a 5-point match and a money session between
+its own players (``tests/data/matches``, made with ``export match mat``), replayed on
+the board, and hand-written files with known mistakes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.cli._decide import cube_advice, search_for
+from engine.cli.review import MARKS, Reviewer, main, review, totals
+from engine.cube.decision import CubeState
+from engine.movegen.generate import successors
+from engine.notation.matfile import MatFileError, parse_mat, read_mat, replay
+from engine.notation.movetext import format_move, parse_move
+
+DATA = Path(__file__).parent / "data" / "matches"
+FIVE = DATA / "gnubg_5_point.mat"
+MONEY = DATA / "gnubg_money.mat"
+
+
+def _line(left: str = "", right: str = "", number: int | None = None) -> str:
+    """A numbered line in GNU Backgammon's columns (the right one from column 33)."""
+    head = f"{number:3d}) " if number is not None else "     "
+    return (head + f"{left:<28}" + right).rstrip()
+
+
+def _mat(*lines: str, length: int = 3, names=("Alice", "Bob"), score=(0, 0)) -> str:
+    top = f" {names[0] + ' : ' + str(score[0]):<31}{names[1]} : {score[1]}"
+    return "\n".join([f" {length} point match", "", " Game 1", top, *lines]) + "\n"
+
+
+def test_a_gnubg_match_file_is_read_and_replayed():
+    record = read_mat(FIVE)
+    assert record.length == 5 and record.players == ("gnubg", "root")
+    assert len(record.games) == 6
+    # each game's score is the last one's plus the points its winner won
+    for before, after in zip(record.games, record.games[1:]):
+        score = list(before.score)
+        score[before.winner] += before.points
+        assert tuple(score) == after.score
+    plays = cubes = answers = 0
+    for d in replay(record):
+        if d.kind == "play":
+            plays += 1
+            succ = successors(d.position, d.dice)
+            assert any(s.key() == d.after.key() for s in succ)
+            text = format_move(d.position, d.after, d.dice)
+            if text != "no move":
+                assert parse_move(text, d.position, d.dice).key() == d.after.key()
+        elif d.kind == "cube":
+            cubes += 1
+            assert not d.crawford
+        else:
+            answers += 1
+    rolls = sum(a.kind == "roll" for g in record.games for a in g.actions)
+    doubles = sum(a.kind == "double" for g in record.games for a in g.actions)
+    assert plays == rolls and answers == doubles == 5
+    # the Crawford game (the first with a player 1-away) has no cube decisions
+    crawford = [g.number for g in record.games if 4 in g.score][0]
+    assert not any(d.kind == "cube" and d.game == crawford for d in replay(record))
+
+
+def test_a_gnubg_money_session_is_read():
+    record = read_mat(MONEY)
+    assert record.length == 0 and len(record.games) == 4
+    assert [g.points for g in record.games] == [2, 2, 2, 4]
+    assert sum(1 for d in replay(record) if d.kind == "answer") == 6
+
+
+def test_one_action_on_a_line_goes_to_its_column():
+    text = _mat(_line("31: 8/5 6/5", "", 1), _line("", "Doubles => 2", 2),
+                _line("Takes", "", 3))
+    record = parse_mat(text)
+    acts = record.games[0].actions
+    assert [(a.player, a.kind) for a in acts] == [(0, "roll"), (1, "double"), (0, "take")]
+    assert acts[0].dice == (3, 1) and acts[0].move == "8/5 6/5" and acts[1].value == 2
+
+
+@pytest.mark.parametrize("lines, words", [
+    ([_line("31: 24/10", "", 1)], "line 5 (game 1): 31: 24/10"),
+    ([_line("31: 8/5 6/5", "", 1), _line("42: 8/4 6/4", "", 2)], "out of turn"),
+    ([_line("31: 8/5 6/5", "Doubles => 4", 1)], "expected 2"),
+    ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Takes", "Doubles => 4", 2)],
+     "a double with the opponent's cube"),
+    ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("", "42: 8/4 6/4", 2)],
+     "doubler acts before"),
+    ([_line("31: 8/5 6/5", "Takes", 1)], "no double on offer"),
+    ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Beavers => 4", "", 2)],
+     "beaver in match play"),
+    ([_line("31: 8/5 6/5", "Doubles => 2", 1)], "double not answered"),
+    ([_line("31:", "", 1)], "no play written"),
+    ([_line("31: 8/5 6/5 hello", "", 1)], "line 5: '1) 31: 8/5 6/5 hello'"),
+    ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Drops", "", 2),
+      _line("", "Wins 1 point"), _line("", "42: 8/4 6/4", 3)], "after the game was over"),
+])
+def test_a_match_file_that_cannot_have_been_played_names_its_line(lines, words):
+    with pytest.raises(MatFileError, match=None) as info:
+        list(replay(parse_mat(_mat(*lines))))
+    assert words in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("hello\n", "expected the match length first"),
+    (" 3 point match\n", "no games"),
+    (" 3 point match\n Game 1\n  1) 31: 8/5 6/5\n", "expected the score line"),
+    (" 3 point match\n  1) 31: 8/5 6/5\n", "expected 'Game 1'"),
+    (b"bytes", "expected the file's text"),
+])
+def test_what_is_not_a_match_file(text, words):
+    with pytest.raises(MatFileError, match=words):
+        parse_mat(text)
+
+
+def test_read_mat_names_the_file(tmp_path):
+    with pytest.raises(MatFileError, match="cannot read"):
+        read_mat(tmp_path / "missing.mat")
+    bad = tmp_path / "bad.mat"
+    bad.write_text("nothing\n")
+    with pytest.raises(MatFileError, match=r"bad\.mat: line 1"):
+        read_mat(bad)
+
+
+def _written(rec, length: int = 7, points: int | None = None) -> str:
+    """A game the engine played (``play_game(..., record=True)``) written as GNU
+    Backgammon writes a match file, in the engine's own move text."""
+    cells, mover = [], rec.starter
+    for before, after, roll in zip(rec.positions, rec.positions[1:], rec.dice):
+        dice = (roll.high, roll.low)
+        text = format_move(before, after, dice)
+        cells.append((mover, f"{dice[0]}{dice[1]}: {'' if text == 'no move' else text}"))
+        mover = 1 - mover
+    points = rec.points if points is None else points
+    cells.append((rec.winner, f" Wins {points} point{'s' if points != 1 else ''}"))
+    lines, row = [], [None, None]
+    for player, text in cells:
+        if row[player] is not None or (player == 0 and row[1] is not None):
+            lines.append(row)
+            row = [None, None]
+        row[player] = text
+    lines.append(row)
+    body = [_line(a or "", b or "", None if a and a.startswith(" Wins") or
+                  b and b.startswith(" Wins") else k + 1) for k, (a, b) in enumerate(lines)]
+    return _mat(*body, length=length)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_games_the_engine_played_are_read_back_move_for_move(seed):
+    """Random games written in the engine's move text (bar entries, hits, bear-offs,
+    doubles' repeats, plays merged through a point) replay to the same positions, and
+    the points written must be what the board gives."""
+    import numpy as np
+
+    from engine.play.game import play_game
+    from engine.play.players import RandomPlayer
+    rng = np.random.default_rng(seed)
+    rec = play_game(RandomPlayer(rng), RandomPlayer(rng), rng, record=True)
+    record = parse_mat(_written(rec))
+    plays = [d for d in replay(record) if d.kind == "play"]
+    assert [d.after.key() for d in plays] == [p.key() for p in rec.positions[1:]]
+    assert record.games[0].points == rec.points
+    wrong = parse_mat(_written(rec, points=rec.points % 3 + 1))
+    with pytest.raises(MatFileError, match=f"board gives the {'first' if rec.winner == 0 else 'second'} "
+                                           f"player {rec.points}"):
+        list(replay(wrong))
+
+
+def test_the_review_finds_the_mistakes_of_a_hand_written_match():
+    """Alice plays 31 as 24/20 (not 8/5 6/5); Bob doubles at once (too early) and Alice
+    passes (a take): three mistakes, each costing what the engine's own ratings say."""
+    text = _mat(_line("31: 24/20", "Doubles => 2", 1), _line("Drops", "", 2),
+                _line("", "Wins 1 point"))
+    record = parse_mat(text)
+    search = search_for("backgammon")
+    assessed = review(record, search, 0)
+    play, double, drop = assessed
+    assert play.decision.kind == "play" and play.best == "8/5 6/5" and play.chosen == "24/20"
+    best = search.analyse(play.decision.position, (3, 1), 0).candidates
+    assert play.cost > 0.05 and play.cost == pytest.approx(play.best_value - play.value)
+    assert play.best_value >= max(c.cubeful_equity or c.equity for c in best[:1]) - 1
+    state = CubeState(1, "centre", 3, (0, 0))
+    cube = cube_advice(search, double.decision.position, state, 0)
+    assert double.chosen == "double" and double.best == "no double"
+    assert double.cost == pytest.approx(cube.no_double - min(cube.double_take,
+                                                             cube.double_pass))
+    assert drop.chosen == "pass" and drop.best == "take"
+    assert drop.cost == pytest.approx(cube.double_pass - cube.double_take)
+    assert all(a.mark for a in assessed)
+    t = totals(record, assessed)
+    assert t[0].plays == 1 and t[0].cube == 1 and t[1].cube == 1 and t[1].plays == 0
+    assert t[0].play_cost == pytest.approx(play.cost)
+    assert t[1].cube_cost == pytest.approx(double.cost)
+
+
+def test_the_review_of_a_gnubg_match(capsys):
+    """Every decision of the file rated: the plays the engine would make cost nothing,
+    forced ones are not counted, the totals add up, and the JSON says the same."""
+    record = read_mat(FIVE)
+    search = search_for("backgammon")
+    assessed = review(record, search, 0)
+    assert len(assessed) == sum(1 for _ in replay(record))
+    assert all(a.cost >= 0 for a in assessed)
+    assert all(a.cost == 0 for a in assessed if a.chosen == a.best)
+    forced = [a for a in assessed if a.forced]
+    assert forced and all(a.cost == 0 for a in forced)
+    t = totals(record, assessed)
+    for player in (0, 1):
+        mine = [a for a in assessed if a.decision.player == player]
+        assert t[player].plays == sum(a.decision.kind == "play" and not a.forced
+                                      for a in mine)
+        assert t[player].play_cost + t[player].cube_cost == pytest.approx(
+            sum(a.cost for a in mine))
+    limits = {m: lo for lo, m, _ in MARKS}
+    assert all(a.cost >= limits[a.mark] for a in assessed if a.mark)
+    assert main([str(FIVE), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["players"] == ["gnubg", "root"] and len(out["decisions"]) == len(assessed)
+    assert [p["plays"] for p in out["totals"]] == [t[0].plays, t[1].plays]
+    assert main([str(MONEY)]) == 0
+    text = capsys.readouterr().out
+    assert "money session, 4 game(s)" in text and "mEMG/play" in text
+
+
+def test_a_money_session_s_rules_come_from_its_header():
+    text = MONEY.read_text()
+    record = parse_mat('; [Jacoby "Off"]\n; [Beaver "On"]\n' + text)
+    search = search_for("backgammon")
+    reviewer = Reviewer(record, search)
+    d = next(d for d in replay(record) if d.kind == "play")
+    state = reviewer.state(d, d.player)
+    assert state.money and not state.jacoby and state.beavers
+    assert Reviewer(read_mat(MONEY), search).state(d, d.player).jacoby
+    assert not Reviewer(read_mat(MONEY), search, jacoby=False).state(d, d.player).jacoby
+    with pytest.raises(MatFileError, match="Jacoby 'maybe'"):
+        Reviewer(parse_mat('; [Jacoby "maybe"]\n' + text), search)
+
+
+def test_the_command_line_errors(tmp_path, capsys):
+    assert main([str(tmp_path / "none.mat")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(FIVE), "--ply", "4"])
+    assert "--ply 4" in capsys.readouterr().err
