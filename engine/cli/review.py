@@ -22,9 +22,9 @@ eXtreme Gammon and most servers too), replays it, and rates:
   beaver) from the better of doubling and not doubling; not doubling the shortfall of
   not doubling; an answer what it gives the doubler above the answer best for the taker.
 
-Marks, on a decision's cost in normalised equity (the thresholds GNU Backgammon's
-analysis uses by default): ``?!`` doubtful from 0.04, ``?`` bad from 0.08, ``??`` very
-bad from 0.16. Totals for each player: the plays not forced and their total and mean
+Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgammon
+1.07's analysis, ``show analysis``): ``?!`` doubtful from 0.03, ``?`` bad from 0.06,
+``??`` very bad from 0.12. Totals for each player: the plays not forced and their total and mean
 cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and theirs,
 and the marks. ``--json`` prints the whole review as one JSON object; ``--all`` lists
 every decision, not only those that cost something.
@@ -52,7 +52,7 @@ from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
 from engine.rules.scoring import flip_probs
 from engine.search.nply import Search
 
-MARKS = ((0.16, "??", "very bad"), (0.08, "?", "bad"), (0.04, "?!", "doubtful"))
+MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
 TINY = 5e-4
 """A cost below this is none (two plays that differ only in rounding)."""
