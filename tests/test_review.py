@@ -14,7 +14,17 @@ from engine.cli._decide import cube_advice, search_for
 from engine.cli.review import MARKS, Reviewer, main, review, totals
 from engine.cube.decision import CubeState
 from engine.movegen.generate import successors
-from engine.notation.matfile import MatFileError, parse_mat, read_mat, replay
+from engine.notation.matfile import (
+    Action,
+    GameRecord,
+    MatchRecord,
+    MatFileError,
+    format_mat,
+    parse_mat,
+    played_action,
+    read_mat,
+    replay,
+)
 from engine.notation.movetext import format_move, parse_move
 
 DATA = Path(__file__).parent / "data" / "matches"
@@ -64,6 +74,22 @@ def test_a_gnubg_match_file_is_read_and_replayed():
     assert not any(d.kind == "cube" and d.game == crawford for d in replay(record))
 
 
+@pytest.mark.parametrize("path", [FIVE, MONEY])
+def test_a_match_file_written_back_reads_the_same(path):
+    """format_mat writes what parse_mat reads: GNU Backgammon's files round trip, action
+    for action (their lines aside)."""
+    record = read_mat(path)
+    again = parse_mat(format_mat(record))
+
+    def plain(r):
+        return [(g.number, g.score, [(a.player, a.kind, a.dice, a.move, a.value)
+                                     for a in g.actions]) for g in r.games]
+
+    assert (again.length, again.players, again.header) == (record.length, record.players,
+                                                           record.header)
+    assert plain(again) == plain(record)
+
+
 def test_a_gnubg_money_session_is_read():
     record = read_mat(MONEY)
     assert record.length == 0 and len(record.games) == 4
@@ -78,6 +104,29 @@ def test_one_action_on_a_line_goes_to_its_column():
     acts = record.games[0].actions
     assert [(a.player, a.kind) for a in acts] == [(0, "roll"), (1, "double"), (0, "take")]
     assert acts[0].dice == (3, 1) and acts[0].move == "8/5 6/5" and acts[1].value == 2
+
+
+@pytest.mark.parametrize("first, second", [
+    ("44: 8/4(2) 6/2(2)", "44: 8/4 8/4 6/2 6/2"),
+    ("64: 24/14", "64: 24/18 18/14"),
+    ("64: 24/14", "64: 24/20 20/14"),
+])
+def test_the_spellings_of_one_play_replay_alike(first, second):
+    keys = []
+    for text in (first, second):
+        record = parse_mat(_mat(_line(text, "", 1)))
+        keys.append(next(d for d in replay(record) if d.kind == "play").after.key())
+    assert keys[0] == keys[1]
+
+
+def test_bar_and_off_may_be_spelled_out():
+    """25 and 0 are the bar and off in the match files' numbering; the words work too."""
+    body = FIVE.read_text()
+    spelled = body.replace("25/", "bar/").replace("/0 ", "/off ").replace("/0\n", "/off\n")
+    assert spelled != body
+    a = [d.after.key() for d in replay(parse_mat(body)) if d.kind == "play"]
+    b = [d.after.key() for d in replay(parse_mat(spelled)) if d.kind == "play"]
+    assert a == b
 
 
 @pytest.mark.parametrize("lines, words", [
@@ -125,26 +174,16 @@ def test_read_mat_names_the_file(tmp_path):
 
 
 def _written(rec, length: int = 7, points: int | None = None) -> str:
-    """A game the engine played (``play_game(..., record=True)``) written as GNU
-    Backgammon writes a match file, in the engine's own move text."""
-    cells, mover = [], rec.starter
+    """A game the engine played (``play_game(..., record=True)``) written as a match
+    file (:func:`format_mat`), each play in the match files' notation."""
+    actions, mover = [], rec.starter
     for before, after, roll in zip(rec.positions, rec.positions[1:], rec.dice):
-        dice = (roll.high, roll.low)
-        text = format_move(before, after, dice)
-        cells.append((mover, f"{dice[0]}{dice[1]}: {'' if text == 'no move' else text}"))
+        actions.append(played_action(mover, before, after, (roll.high, roll.low)))
         mover = 1 - mover
     points = rec.points if points is None else points
-    cells.append((rec.winner, f" Wins {points} point{'s' if points != 1 else ''}"))
-    lines, row = [], [None, None]
-    for player, text in cells:
-        if row[player] is not None or (player == 0 and row[1] is not None):
-            lines.append(row)
-            row = [None, None]
-        row[player] = text
-    lines.append(row)
-    body = [_line(a or "", b or "", None if a and a.startswith(" Wins") or
-                  b and b.startswith(" Wins") else k + 1) for k, (a, b) in enumerate(lines)]
-    return _mat(*body, length=length)
+    actions.append(Action(rec.winner, "win", 0, value=points))
+    game = GameRecord(1, (0, 0), tuple(actions), 0)
+    return format_mat(MatchRecord(length, ("Alice", "Bob"), (game,)))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

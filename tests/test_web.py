@@ -115,16 +115,20 @@ def test_positions_by_id_and_back(client):
     assert nardy["position"]["me"][23] == 15 and "xgid" not in nardy
 
 
-def _play_out(client, state, rng, take=True, limit=2000):
-    """Answer every question of a session with random legal choices until it ends."""
+def _play_out(client, state, rng, take=True, limit=2000, double=0.0):
+    """Answer every question of a session with random legal choices until it ends
+    (doubling with chance ``double``, taking as ``take`` says: True, False or None for
+    a coin's choice)."""
     for _ in range(limit):
         if state["finished"]:
             return state
         sid = state["id"]
         if state["waiting"] == "double":
-            state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"double": rng.random() < double}).json()
         elif state["waiting"] == "take":
-            state = client.post(f"/api/sessions/{sid}/act", json={"take": take}).json()
+            answer = rng.random() < 0.5 if take is None else take
+            state = client.post(f"/api/sessions/{sid}/act", json={"take": answer}).json()
         elif state["waiting"] == "move":
             steps, turn = [], state["turn"]
             while turn["steps"]:
@@ -242,6 +246,49 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
     results = [e for e in end["log"] if e["who"] == "result"]
     assert len(results) == len({e["game"] for e in end["log"]})
     assert end["game"] == len(results)          # not one more after the match ended
+
+
+@pytest.mark.parametrize("mode, cube, seed", [("match", True, 3), ("game", True, 4),
+                                              ("game", False, 6)])
+def test_the_games_played_are_saved_as_a_match_file(client, mode, cube, seed):
+    """A session's backgammon games as a .mat match file: read back and replayed on the
+    board, every game, play, double and answer as the log has them, the points as the
+    results said."""
+    from engine.notation.matfile import parse_mat, replay
+    req = {"variant": "backgammon", "mode": mode, "cube": cube, "seed": seed}
+    if mode == "match":
+        req["length"] = 3
+    state = client.post("/api/sessions", json=req).json()
+    sid = state["id"]
+    early = client.get(f"/api/sessions/{sid}/mat").json()
+    assert f" {req.get('length', 0)} point match" in early["mat"]
+    end = _play_out(client, state, random.Random(seed), take=None, double=0.3)
+    reply = client.get(f"/api/sessions/{sid}/mat").json()
+    assert reply["filename"] == f"nardy-{sid}.mat"
+    record = parse_mat(reply["mat"])
+    assert record.players == ("you", "nardy") and record.length == (3 if mode == "match"
+                                                                    else 0)
+    decisions = list(replay(record))
+    log = [e for e in end["log"] if e["who"] in ("you", "engine")]
+    plays = [e for e in log if e["dice"]]
+    assert sum(d.kind == "play" for d in decisions) == len(plays)
+    cube_words = [e["move"] for e in log if not e["dice"]]
+    assert sum(d.action == "double" for d in decisions) == sum(
+        w.startswith("double") for w in cube_words)
+    assert sum(d.kind == "answer" for d in decisions) == sum(
+        w in ("take", "takes", "pass", "passes") for w in cube_words)
+    won = {"you": 0, "engine": 0}
+    for g in record.games:
+        won[("you", "engine")[g.winner]] += g.points
+    assert won == end["score"]
+    assert ('CubeLimit "1"' in reply["mat"]) == (not cube)
+
+
+def test_a_tavli_session_has_no_match_file(client):
+    state = client.post("/api/sessions", json={"mode": "tavli", "length": 1,
+                                               "seed": 1}).json()
+    reply = client.get(f"/api/sessions/{state['id']}/mat")
+    assert reply.status_code == 400 and "backgammon" in reply.json()["error"]["message"]
 
 
 def test_the_engine_plays_a_match_for_the_score():

@@ -166,6 +166,15 @@ def test_a_full_backgammon_game_with_the_cube_by_clicks(page):
     assert game["doubles"] >= 1
     assert "you double to 2" in game["log"], game["log"]
     assert "engine takes" in game["log"] or "engine passes" in game["log"], game["log"]
+    # the game saved as a match file, which reads back and replays
+    from engine.notation.matfile import parse_mat, replay
+    with page.expect_download() as info:
+        page.click("#save-mat")
+    text = Path(info.value.path()).read_text()
+    assert info.value.suggested_filename.endswith(".mat")
+    record = parse_mat(text)
+    assert record.length == 0 and len(record.games) == 1
+    assert any(d.action == "double" and d.player == 0 for d in replay(record))
 
 
 def test_a_full_long_nardy_game_by_clicks(page):

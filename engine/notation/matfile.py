@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.errors import MoveError, NotationError, quote
-from engine.notation.movetext import NO_MOVE, format_move, parse_move
+from engine.notation.movetext import NO_MOVE, format_move, jellyfish_move, parse_move
 from engine.rules.position import Position
 from engine.rules.scoring import result
 
@@ -269,6 +269,70 @@ def _action(m: re.Match, player: int, line: int) -> Action:
     if m.group("drop"):
         return Action(player, "drop", line)
     return Action(player, "win", line, value=int(m.group("points")))
+
+
+# --------------------------------------------------------------------- writing
+LEFT_WIDTH = 28
+"""Characters of the first player's column after a line's number (``  1) ``): the
+second's starts at column 33, as in GNU Backgammon's files."""
+
+
+def action_text(a: Action, final: bool = False) -> str:
+    """An action as a match file writes it (``final``: the win that ends the match)."""
+    if a.kind == "roll":
+        assert a.dice is not None
+        return f"{a.dice[0]}{a.dice[1]}: {a.move}".rstrip()
+    if a.kind in ("double", "beaver"):
+        return f" {'Doubles' if a.kind == 'double' else 'Beavers'} => {a.value}"
+    if a.kind == "win":
+        return (f" Wins {a.value} point{'s' if a.value != 1 else ''}"
+                f"{' and the match' if final else ''}")
+    return " Takes" if a.kind == "take" else " Drops"
+
+
+def format_mat(record: MatchRecord) -> str:
+    """``record`` as a match file (what :func:`parse_mat` reads back): its header
+    lines, the length, each game's score line and actions in the two columns."""
+    lines = [f'; [{k} "{v}"]' for k, v in record.header.items()]
+    if lines:
+        lines.append("")
+    lines += [f" {record.length} point match", ""]
+    names = record.players
+    for gi, g in enumerate(record.games):
+        lines.append(f" Game {g.number}")
+        lines.append(f" {f'{names[0]} : {g.score[0]}':<31}{names[1]} : {g.score[1]}")
+        last = gi == len(record.games) - 1 and record.length > 0 and (
+            max(g.score[g.winner] + g.points, 0) >= record.length
+            if g.winner is not None else False)
+        rows: list = []
+        row: list = [None, None]
+        for a in g.actions:
+            if row[a.player] is not None or (a.player == 0 and row[1] is not None):
+                rows.append(row)
+                row = [None, None]
+            row[a.player] = a
+        rows.append(row)
+        number = 0
+        for left, right in rows:
+            texts = [action_text(x, last and x.kind == "win") if x is not None else ""
+                     for x in (left, right)]
+            if any(x is not None and x.kind == "win" for x in (left, right)):
+                head = "     "
+            else:
+                number += 1
+                head = f"{number:3d}) "
+            lines.append((head + f"{texts[0]:<{LEFT_WIDTH}}" + (" " if len(texts[0]) >=
+                          LEFT_WIDTH and texts[1] else "") + texts[1]).rstrip())
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def played_action(player: int, before: Position, after: Position, dice,
+                  line: int = 0) -> Action:
+    """The :class:`Action` of a roll played from ``before`` to ``after``, its play in the
+    match files' notation (:func:`engine.notation.movetext.jellyfish_move`)."""
+    d1, d2 = (int(x) for x in dice)       # a pair, or a Dice
+    return Action(player, "roll", line, (d1, d2), jellyfish_move(before, after, (d1, d2)))
 
 
 # --------------------------------------------------------------------- replay

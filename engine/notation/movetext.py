@@ -536,6 +536,15 @@ def move_steps(before: Position, after: Position, dice) -> tuple[tuple[int, int]
     return tuple((p, q) for p, q, _d, _h in _best(before, after, dice)[0])
 
 
+def jellyfish_move(before: Position, after: Position, dice) -> str:
+    """The turn ``before`` -> ``after`` as match files write it (the Jellyfish ``.mat``
+    format, GNU Backgammon's ``export match mat``): each single-die step ``from/to`` in
+    the mover's numbering, the bar 25 and off 0, ``*`` on a step that hits (``25/22*
+    22/16``); empty for a turn with no move."""
+    return " ".join(f"{p}/{q}{'*' if hit else ''}"
+                    for p, q, _d, hit in _best(before, after, dice)[0])
+
+
 _walks: dict = {}
 """The layers of the last cascade asked about, by (position key, dice)."""
 _last_walk: list = [None]

@@ -17,6 +17,9 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
   ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
   ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
+  ``GET /api/sessions/{id}/mat`` a backgammon session's games so far as a match file
+  (``{"mat": text, "filename": ...}``, the ``.mat`` text GNU Backgammon, eXtreme Gammon
+  and ``python -m engine.review`` read);
   ``DELETE /api/sessions/{id}`` ends it. The server keeps :data:`MAX_SESSIONS`
   sessions; one more ends a finished one, else the one used longest ago. A question
   takes one answer: a second before the game takes up the first is refused.
@@ -295,6 +298,11 @@ def session_act(request: Request, body: Any) -> _Later:
     return _Later(session, session.answer(_object(body)), 120.0)
 
 
+def session_mat(request: Request, body: Any) -> dict:
+    session = _session(request)
+    return {"mat": session.match_file(), "filename": f"nardy-{session.id}.mat"}
+
+
 def end_session(request: Request, body: Any) -> dict:
     session = _session(request)
     with _SESSIONS_LOCK:
@@ -319,6 +327,7 @@ def make_app() -> Starlette:
         Route("/api/sessions/{sid}", _guarded(end_session), methods=["DELETE"]),
         Route("/api/sessions/{sid}/walk", _guarded(session_walk), methods=["POST"]),
         Route("/api/sessions/{sid}/act", _guarded(session_act), methods=["POST"]),
+        Route("/api/sessions/{sid}/mat", _guarded(session_mat), methods=["GET"]),
         Route("/api/{cmd}", _guarded(command), methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})

@@ -165,6 +165,7 @@ function render() {
   $("undo").disabled = !played.length;
   $("done").disabled = !(turn && turn.complete);
   $("back").hidden = !(analysis && S && !S.finished);
+  $("save-mat").hidden = !(S && S.variant === "backgammon" && S.mode !== "tavli");
   const dice = $("dice");
   dice.innerHTML = "";
   if (waiting === "move" && turn) {
@@ -352,6 +353,21 @@ function hint() {
   });
 }
 
+function saveMat() {
+  // the session's backgammon games as a match file, downloaded
+  return guard(async () => {
+    if (!S) throw new Error("Start a game first.");
+    const r = await api("GET", `/api/sessions/${S.id}/mat`);
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([r.mat], {type: "text/plain"}));
+    link.download = r.filename;
+    link.id = "mat-link";
+    document.body.appendChild(link);
+    link.click();
+    setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
+  });
+}
+
 function cubeAdvice() {
   return guard(async () => {
     const at = analysedPosition();
@@ -494,6 +510,7 @@ async function init() {
   $("rollout").onclick = rollout;
   $("setup").onclick = setup;
   $("copy").onclick = copyPosition;
+  $("save-mat").onclick = saveMat;
   $("back").onclick = () => { analysis = null; $("variant").value = S.variant; render(); };
   // a click picks a checker and then its destination; a drag does both at once
   const pointAt = (ev) => {
