@@ -408,7 +408,7 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
     Network.create("plakoto", 40).save(tmp_path / "plakoto.npz")
     for other, words in ((tmp_path / "missing.npz", "no such file"),
                          (tmp_path / "plakoto.npz", "a model of plakoto")):
-        assert release(flags[:-2] + ["--replaces", str(other), "--random-games", "9"]) == 2
+        assert release(flags[:-2] + ["--replaces", str(other), "--random-games", "10"]) == 2
         out = capsys.readouterr()
         assert words in out.err and out.out == "", out
     # so are the model in --out it would replace, and --out itself (both were
@@ -418,7 +418,7 @@ def test_a_release_measures_the_network_it_replaces(tmp_path, capsys):
     a_file.write_text("x")
     for out_flags, words in ((["--out", str(models)], "a model of plakoto"),
                              (["--out", str(a_file / "models")], "is a file")):
-        assert release(flags[:2] + flags[4:] + out_flags + ["--random-games", "9"]) == 2
+        assert release(flags[:2] + flags[4:] + out_flags + ["--random-games", "10"]) == 2
         out = capsys.readouterr()
         assert words in out.err and out.out == "", out
 
@@ -450,16 +450,32 @@ def test_run_folders_and_resume_flags_that_would_lose_or_ignore_something(tmp_pa
         assert "--" + flags[0].lstrip("-") in capsys.readouterr().err
     run_dir = tmp_path / "run"
     _good_checkpoint(run_dir)
-    for flags, words in ((["--init", "models/backgammon.npz"], "--init with --resume"),
-                         (["--set", "seed=5"], "seed")):
+    for flags, words in ((["--set", "seed=5"], "seed"),):
         assert main(["--games", "9", "--out", str(run_dir), "--resume", *flags]) == 2
         assert words in capsys.readouterr().err
+    # the same command with --resume (a run begun with --init): the run goes on, the
+    # --init read only when a run starts (it was refused, though the trainer's own
+    # advice after a worker died said to run the same command with --resume)
+    from training.selfplay import build_state
+    before = checkpoint.latest(run_dir)
+    args = type("Args", (), dict(out=str(run_dir), resume=True, init="models/backgammon.npz",
+                                 seed=None, config=None, set=[], variant=None))()
+    again = build_state(args)
+    assert again.games == before.games and "--init" in capsys.readouterr().err
+    # the command line's game and the --set encoder are checked together (the encoder
+    # was checked against backgammon first and refused)
+    args = type("Args", (), dict(out=str(tmp_path / "gb"), resume=False, init=None,
+                                 seed=None, config=None, set=["encoder=nardy255+m14"],
+                                 variant="gul_bara"))()
+    fresh = build_state(args)
+    assert fresh.config.variant == "gul_bara" and fresh.config.encoder == "nardy255+m14"
+    with pytest.raises(ConfigError, match=r"lam = 1\.5 is out of range: expected 0 \.\. 1"):
+        load_config(None, ["lam=1.5"])
     cfg = tmp_path / "cfg.json"
     cfg.write_text('{"keep_checkpoints": 3, "alpha": 0.05}')       # 3 is the default
     state = checkpoint.latest(run_dir)
     state.config = TrainConfig(size="tiny", keep_checkpoints=5)
     checkpoint.save(run_dir, state)
-    from training.selfplay import build_state
     args = type("Args", (), dict(out=str(run_dir), resume=True, init=None, seed=None,
                                  config=str(cfg), set=[], variant=None))()
     resumed = build_state(args)
@@ -495,6 +511,16 @@ def test_release_checks_its_folders_and_does_not_pass_over_a_damaged_newest(tmp_
     with pytest.raises(SystemExit):
         release(["--run", str(run_dir), *quick, "--checkpoint", str(other)])
     assert "is not a checkpoint of --run" in capsys.readouterr().err
+    # a duel's count the duel refuses, or a seed beyond 64 bits, is refused before any
+    # measuring (it was a traceback after the duels before it had run)
+    for flag, value, words in (("--random-games", "101", "even number"),
+                               ("--replaces-games", "3", "even number"),
+                               ("--pubeval-games", "99999999999", "even number"),
+                               ("--seed", str(2 ** 64), "2**64")):
+        with pytest.raises(SystemExit):
+            release(["--run", str(run_dir), *quick, flag, value])
+        err = capsys.readouterr().err
+        assert flag in err and words in err, err
     checkpoint.path_for(run_dir, 10).write_bytes(b"damaged")
     assert release(["--run", str(run_dir), "--out", str(tmp_path / "m"), *quick]) == 2
     err = capsys.readouterr().err

@@ -87,22 +87,29 @@ class TrainConfig:
             raise ConfigError(f"size = {quote(self.size)}; expected one of {list(SIZES)}")
         if self.encoder and self.encoder not in ENCODERS:
             raise ConfigError(f"encoder = {quote(self.encoder)}; expected one of {list(ENCODERS)}")
-        checks = {
-            "hidden": self.hidden >= 0, "init_scale": self.init_scale > 0,
-            "alpha": self.alpha > 0, "alpha_final": 0 < self.alpha_final,
-            "alpha_half_life": self.alpha_half_life > 0, "lam": 0 <= self.lam <= 1,
-            "epsilon": 0 <= self.epsilon <= 1, "max_turns": 0 < self.max_turns <= MAX_TURNS,
-            "checkpoint_minutes": self.checkpoint_minutes > 0,
-            "keep_checkpoints": self.keep_checkpoints >= 1,
-            "eval_games": 0 <= self.eval_games <= MAX_EVAL_GAMES,
-            "eval_minutes": self.eval_minutes > 0, "seed": self.seed >= 0,
+        checks = {      # each with the range it says when it fails
+            "hidden": (self.hidden >= 0, "0 (the size's) or more"),
+            "init_scale": (self.init_scale > 0, "above 0"),
+            "alpha": (self.alpha > 0, "above 0"),
+            "alpha_final": (0 < self.alpha_final, "above 0"),
+            "alpha_half_life": (self.alpha_half_life > 0, "above 0"),
+            "lam": (0 <= self.lam <= 1, "0 .. 1"),
+            "epsilon": (0 <= self.epsilon <= 1, "0 .. 1"),
+            "max_turns": (0 < self.max_turns <= MAX_TURNS, f"1 .. {MAX_TURNS:,}"),
+            "checkpoint_minutes": (self.checkpoint_minutes > 0, "above 0"),
+            "keep_checkpoints": (self.keep_checkpoints >= 1, "1 or more"),
+            "eval_games": (0 <= self.eval_games <= MAX_EVAL_GAMES,
+                           f"0 .. {MAX_EVAL_GAMES:,}"),
+            "eval_minutes": (self.eval_minutes > 0, "above 0"),
+            "seed": (self.seed >= 0, "0 or more"),
         }
         for f in fields(self):        # the int fields reach int64 kernels and counters
             if f.type == "int" and getattr(self, f.name) >= 2**63:
-                checks[f.name] = False
-        for key, ok in checks.items():
+                checks[f.name] = (False, "below 2**63")
+        for key, (ok, want) in checks.items():
             if not ok:
-                raise ConfigError(f"{key} = {quote(getattr(self, key))} is out of range")
+                raise ConfigError(f"{key} = {quote(getattr(self, key))} is out of range: "
+                                  f"expected {want}")
         if self.hidden:
             try:
                 check_hidden(self.hidden, get_encoder(self.encoder_name))
@@ -134,6 +141,13 @@ class TrainConfig:
     def from_dict(cls, data: dict, base: "TrainConfig | None" = None) -> "TrainConfig":
         """``base`` (defaults if None) with the keys of ``data``; unknown keys and values
         of the wrong type raise :class:`ConfigError`."""
+        return replace(base or cls(), **cls.typed(data))
+
+    @classmethod
+    def typed(cls, data: dict) -> dict:
+        """``data``'s keys checked (known) and their values' types (an integer is a
+        float where one is wanted), without the checks across fields: a config file
+        may set the encoder, and the command line the game it fits."""
         if not isinstance(data, dict):
             raise ConfigError(f"config {quote(data)}: expected a JSON object")
         types = {f.name: f.type for f in fields(cls)}
@@ -150,7 +164,7 @@ class TrainConfig:
                     want is float and not math.isfinite(value)):
                 raise ConfigError(f"config {key} = {quote(value)}: expected {want.__name__}")
             clean[key] = value
-        return replace(base or cls(), **clean)
+        return clean
 
 
 def parse_set(items: list[str]) -> dict:
@@ -174,18 +188,25 @@ def read_config_file(path: str | Path) -> dict:
         data = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ConfigError(f"config file {str(path)!r}: {exc}") from None
-    TrainConfig.from_dict(data)
+    try:
+        TrainConfig.typed(data)
+    except ConfigError as exc:
+        raise ConfigError(f"config file {str(path)!r}: {exc}") from None
     return data
 
 
-def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> TrainConfig:
-    """Defaults, then the JSON file ``path``, then ``key=value`` overrides."""
-    cfg = TrainConfig()
+def load_config(path: str | Path | None = None, overrides: list[str] = (),
+                extra: dict | None = None) -> TrainConfig:
+    """Defaults, then the JSON file ``path``, then ``key=value`` overrides, then
+    ``extra`` (the command line's own options), checked together once (the file's
+    encoder may fit only the game the command line names)."""
+    data: dict = {}
     if path is not None:
-        cfg = TrainConfig.from_dict(read_config_file(path), cfg)
+        data.update(read_config_file(path))
     if overrides:
-        cfg = TrainConfig.from_dict(parse_set(list(overrides)), cfg)
-    return cfg
+        data.update(parse_set(list(overrides)))
+    data.update(extra or {})
+    return TrainConfig.from_dict(data)
 
 
 def describe() -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from engine.cli._common import OutputError, non_negative_int, output_folder, run as run_cli
 from engine.errors import NardyError
 from engine.eval.network import Network, utc_now
-from engine.play.duel import duel
+from engine.play.duel import MAX_GAMES, duel
 from engine.rules.variants import HIT, OPPOSITE, get_rules
 
 from . import checkpoint
@@ -56,22 +56,42 @@ def _measure(net: Network, opponent, games: int, seed: int) -> dict:
                        f"--b {opponent} --games {games} --seed {seed}"}
 
 
+def duel_games(text: str) -> int:
+    """An ``argparse`` type: a duel's game count, 0 (none) or an even number up to
+    :data:`engine.play.duel.MAX_GAMES` (games come in pairs on the same dice); checked
+    here, not after the duels before it have run."""
+    n = non_negative_int(text)
+    if n and (n % 2 or n > MAX_GAMES):
+        raise argparse.ArgumentTypeError(f"{text.strip()}: expected 0 or an even number "
+                                         f"2..{MAX_GAMES:,} (games come in pairs on the "
+                                         f"same dice)")
+    return n
+
+
+def seed64(text: str) -> int:
+    """An ``argparse`` type: a seed 0 .. 2**64 - 1 (the duels' dice)."""
+    n = non_negative_int(text)
+    if n >= 2 ** 64:
+        raise argparse.ArgumentTypeError(f"{text.strip()}: expected a seed 0 .. 2**64 - 1")
+    return n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.release", description=__doc__)
     ap.add_argument("--run", required=True, help="run folder of training.selfplay")
     ap.add_argument("--checkpoint", help="release this checkpoint of the run (a rung of "
                                          "benchmarks/ladder.py) instead of the newest")
     ap.add_argument("--out", default="models", help="folder of released models")
-    ap.add_argument("--pubeval-games", type=non_negative_int, default=20_000)
-    ap.add_argument("--random-games", type=non_negative_int, default=5_000)
-    ap.add_argument("--heuristic-games", type=non_negative_int, default=5_000)
+    ap.add_argument("--pubeval-games", type=duel_games, default=20_000)
+    ap.add_argument("--random-games", type=duel_games, default=5_000)
+    ap.add_argument("--heuristic-games", type=duel_games, default=5_000)
     ap.add_argument("--init", help="the model the run was warm-started from (--init of "
                                    "training.selfplay), for the card's train command")
-    ap.add_argument("--seed", type=non_negative_int, default=1)
+    ap.add_argument("--seed", type=seed64, default=1)
     ap.add_argument("--replaces", metavar="MODEL",
                     help="the released model this one replaces (default: models/<variant>.npz "
                          "when it exists): measured head to head before it is overwritten")
-    ap.add_argument("--replaces-games", type=non_negative_int, default=20_000)
+    ap.add_argument("--replaces-games", type=duel_games, default=20_000)
     args = ap.parse_args(argv)
     files = checkpoint.checkpoints(args.run)
     if args.checkpoint and Path(args.checkpoint).resolve().parent != Path(args.run).resolve():

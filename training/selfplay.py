@@ -98,12 +98,12 @@ def build_state(args) -> checkpoint.RunState:
         raise ConfigError(f"{str(out)!r} holds a supervised run (checkpoint.npz, "
                           f"training.supervised); self-play needs a folder of its own")
     if args.resume:
-        if args.init:
-            raise ConfigError("--init with --resume: --init starts a fresh run from a "
-                              "model; a resumed run goes on from its own weights")
         state = checkpoint.latest(out)
         if state is None:
             raise ConfigError(f"--resume: no checkpoint in {str(out)!r}")
+        if args.init:      # the same command with --resume: the run began from it
+            print(f"note: --init {args.init} is read when a run starts; the resumed run "
+                  f"goes on from its checkpoint's weights", file=sys.stderr)
         if args.seed is not None and args.seed != state.config.seed:
             raise ConfigError("--seed with --resume: the seed is stored in the run")
         changes = {}
@@ -131,13 +131,12 @@ def build_state(args) -> checkpoint.RunState:
         them = "them" if len(held) > 1 else "it"
         raise ConfigError(f"{str(out)!r} holds {' and '.join(held)} but no checkpoint of "
                           f"a run; a fresh run would overwrite {them}: choose another --out")
-    cfg = load_config(args.config, args.set)
     extra = {}
     if args.variant is not None:
         extra["variant"] = args.variant
     if args.seed is not None:
         extra["seed"] = args.seed
-    cfg = TrainConfig.from_dict(extra, cfg)
+    cfg = load_config(args.config, args.set, extra)
     net = Network.create(cfg.variant, cfg.hidden_units, cfg.encoder_name,
                          np.random.default_rng(cfg.seed), cfg.init_scale)
     if args.init:

@@ -367,38 +367,44 @@ class Trainer:
             failed = failed or self._failed()
         except KeyboardInterrupt:
             interrupted = True
-        finally:
-            with HeldSignals() as stopping:
-                if interrupted:
-                    bar.write("interrupted: stopping workers and saving a checkpoint")
+        except BaseException:
+            with HeldSignals():
                 self._stop()
-                bar.update(self.games() - bar.n)
                 bar.close()
-        with HeldSignals() as saving:       # the final checkpoint, before the figure
-            path = self.save(elapsed0 + time.time() - t0)
+            raise
+        # one held block from stopping the workers to the final checkpoint: a second
+        # signal between two blocks raised out of the run with nothing saved
+        with HeldSignals() as held:
+            if interrupted:
+                bar.write("interrupted: stopping workers and saving a checkpoint")
+            self._stop()
+            bar.update(self.games() - bar.n)
+            bar.close()
+            path = self.save(elapsed0 + time.time() - t0)   # before the figure
         if failed:
             raise WorkerDied(f"{'; '.join(failed)}: the run stopped at {self.games():,} "
                              f"of {target:,} games and wrote its checkpoint {path.name}; "
                              f"run the same command with --resume to go on")
-        if self.cfg.eval_games and (stopping.signalled or saving.signalled):
+        row = None
+        if self.cfg.eval_games and held.signalled:
             bar.write("interrupted again: the final strength figure is skipped",
                       file=sys.stderr)
         elif self.cfg.eval_games:
-            try:
+            try:                # the one part a second signal cuts short
                 row = self._figure()
             except KeyboardInterrupt:
                 bar.write("interrupted again: the final strength figure is skipped",
                           file=sys.stderr)
-            else:
+        with HeldSignals():     # the rest is quick: signals are noted, not raised
+            if row is not None:
                 self.state.history.append(row)
-                with HeldSignals():
-                    path = self.save(elapsed0 + time.time() - t0)
-        final = checkpoint.load(path)
-        if not quiet:
-            s = final.stats
-            played = max(int(s[td.ST_GAMES]), 1)
-            print(f"{final.games} games; {path}; mean turns {s[td.ST_TURNS] / played:.1f}, "
-                  f"gammons {s[td.ST_GAMMONS] / played:.3f}, "
-                  f"backgammons {s[td.ST_BACKGAMMONS] / played:.3f}; "
-                  f"strength {final.history[-1] if final.history else 'n/a'}")
+                path = self.save(elapsed0 + time.time() - t0)
+            final = checkpoint.load(path)
+            if not quiet:
+                s = final.stats
+                played = max(int(s[td.ST_GAMES]), 1)
+                print(f"{final.games} games; {path}; mean turns "
+                      f"{s[td.ST_TURNS] / played:.1f}, gammons {s[td.ST_GAMMONS] / played:.3f}, "
+                      f"backgammons {s[td.ST_BACKGAMMONS] / played:.3f}; "
+                      f"strength {final.history[-1] if final.history else 'n/a'}")
         return final
