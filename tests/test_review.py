@@ -140,8 +140,8 @@ def test_bar_and_off_may_be_spelled_out():
     ([_line("31: 8/5 6/5", "Takes", 1)], "no double on offer"),
     ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Beavers => 4", "", 2)],
      "beaver in match play"),
-    ([_line("31: 8/5 6/5", "Doubles => 2", 1)], "double not answered"),
-    ([_line("31:", "", 1)], "no play written"),
+    ([_line("Doubles => 2", "Takes", 1)], "a double before the opening roll"),
+    ([_line("31:", "42: 8/4 6/4", 1)], "no play written"),
     ([_line("31: 8/5 6/5 hello", "", 1)], "line 5: '1) 31: 8/5 6/5 hello'"),
     ([_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Drops", "", 2),
       _line("", "Wins 1 point"), _line("", "42: 8/4 6/4", 3)], "after the game was over"),
@@ -240,7 +240,15 @@ def test_the_review_of_a_gnubg_match(capsys):
     record = read_mat(FIVE)
     search = search_for("backgammon")
     assessed = review(record, search, 0)
-    assert len(assessed) == sum(1 for _ in replay(record))
+    decisions = list(replay(record))
+
+    def key(d):
+        return d.game, d.line, d.player, d.kind, d.action
+
+    rated = {key(a.decision) for a in assessed}
+    assert all(d.kind == "cube" for d in decisions if key(d) not in rated)  # dead cubes
+    assert sum(d.kind != "cube" for d in decisions) == sum(
+        a.decision.kind != "cube" for a in assessed)
     assert all(a.cost >= 0 for a in assessed)
     assert all(a.cost == 0 for a in assessed if a.chosen == a.best)
     forced = [a for a in assessed if a.forced]
@@ -283,3 +291,52 @@ def test_the_command_line_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(FIVE), "--ply", "4"])
     assert "--ply 4" in capsys.readouterr().err
+
+
+def test_what_gnu_backgammon_writes_besides_plain_games():
+    """Files GNU Backgammon 1.07 wrote that the first reader refused: a raccoon, a double
+    still on offer where the file ends, a roll not played (the file written, or the game
+    resigned, after the roll; GNU Backgammon rolls a new game's opening at once), a
+    1-point match (no Crawford game), a first name long enough to touch the second, a
+    byte-order mark, ``Cannot Move`` for a dance; and chances to double with a dead cube
+    are not counted as cube decisions."""
+    from engine.notation.matfile import crawford_games
+    search = search_for("backgammon")
+    raccoon = read_mat(DATA / "raccoon.mat")
+    ds = list(replay(raccoon))
+    assert [d.action for d in ds if d.kind == "answer"][:1] == ["beaver"]
+    after = [d for d in ds if d.game == 1 and d.kind == "play"][-1]
+    assert (after.cube_value, after.cube_owner, after.player) == (8, 0, 0)
+    assert review(raccoon, search, 0)              # beavers on: the file holds one
+    pending = list(replay(read_mat(DATA / "pending_double.mat")))
+    assert pending[-1].action == "double"
+    resigned = read_mat(DATA / "setdice_resigns_5pt.mat")
+    last = resigned.games[-1]
+    assert last.winner == 1 and [a.kind for a in last.actions] == ["roll", "roll", "win"]
+    plays = [d for d in replay(resigned) if d.game == last.number and d.kind == "play"]
+    assert len(plays) == 1                         # the 65 rolled was not played
+    one = read_mat(DATA / "one_point_match.mat")
+    assert crawford_games(one) == set() and review(one, search, 0)
+    long_name = read_mat(DATA / "long_name_gnubg.mat")
+    assert long_name.players[0] == "AVeryLongPlayerNameForTesting1"
+    assert sum(1 for _ in replay(long_name)) > 100
+    dead = read_mat(DATA / "dead_cube_3pt.mat")
+    assessed = review(dead, search, 0)
+    assert all(cube_advice(search, a.decision.position,
+                           Reviewer(dead, search).state(a.decision, a.decision.player),
+                           0).double_take is not None
+               for a in assessed if a.decision.kind == "cube")
+    assert sum(a.decision.kind == "cube" for a in assessed) < sum(
+        d.kind == "cube" for d in replay(dead))
+    text = FIVE.read_text()
+    plain = [d.after.key() for d in replay(parse_mat(text)) if d.kind == "play"]
+    dance = text.replace(" 12) 66:                         22:",
+                         " 12) 66: Cannot Move             22:")
+    assert dance != text
+    assert [d.after.key() for d in replay(parse_mat(dance)) if d.kind == "play"] == plain
+
+
+def test_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "bom.mat"
+    path.write_bytes(b"\xef\xbb\xbf" + FIVE.read_bytes())
+    assert len(read_mat(path).games) == 6

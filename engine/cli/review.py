@@ -30,8 +30,11 @@ and the marks. ``--json`` prints the whole review as one JSON object; ``--all`` 
 every decision, not only those that cost something.
 
 Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
-``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line (off
-without one); a ``; [CubeLimit "1"]`` line makes the session cubeless.
+``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line, else
+``--beavers`` / ``--no-beavers``, else on where the file holds a beaver (GNU Backgammon
+writes no such header); a ``; [CubeLimit "1"]`` line makes the session cubeless. A
+chance to double where no double is possible (a dead cube: one that already gives its
+owner the match) is not counted; a raccoon is not rated.
 """
 
 from __future__ import annotations
@@ -142,12 +145,14 @@ class Reviewer:
     """Rates the decisions of one match file with one search."""
 
     def __init__(self, record: MatchRecord, search: Search, ply: int = 0,
-                 jacoby: bool = True):
+                 jacoby: bool = True, beavers: bool | None = None):
         self.record = record
         self.search = search
         self.ply = ply
         self.jacoby = record.flag("Jacoby", jacoby)
-        self.beavers = record.flag("Beaver", False)
+        # GNU Backgammon writes no Beaver header: a beaver in the file says they were on
+        beavered = any(a.kind == "beaver" for g in record.games for a in g.actions)
+        self.beavers = record.flag("Beaver", beavered if beavers is None else beavers)
         self.limit = record.cube_limit()
 
     def state(self, d: Decision, player: int) -> CubeState:
@@ -162,7 +167,9 @@ class Reviewer:
         return CubeState(d.cube_value, owner, 0, (0, 0), False, self.jacoby, self.beavers,
                          top)
 
-    def assess(self, d: Decision) -> Assessment:
+    def assess(self, d: Decision) -> Assessment | None:
+        """``d`` rated, or None for a chance to double where no double is possible
+        (a dead cube, e.g. one that already gives its owner the match)."""
         if d.kind == "play":
             return self._play(d)
         return self._cube(d)
@@ -200,15 +207,14 @@ class Reviewer:
         return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
                           forced=analysis.plays == 1, ply=self.ply)
 
-    def _cube(self, d: Decision) -> Assessment:
+    def _cube(self, d: Decision) -> Assessment | None:
         doubler = d.player if d.kind == "cube" else 1 - d.player
         state = self.state(d, doubler)
         decision = cube_advice(self.search, d.position, state, self.ply)
         nd = decision.no_double
         dt, dp = decision.double_take, decision.double_pass
         if dt is None or dp is None:    # no double possible: nothing decided
-            return Assessment(d, 0.0, _words(d.action), _words(d.action), nd, nd,
-                              ply=self.ply)
+            return None
         answers = {"take": dt, "drop": dp}
         if state.money and state.beavers:
             answers["beaver"] = 2.0 * dt
@@ -224,7 +230,7 @@ class Reviewer:
         v = answers.get(d.action)
         if v is None:
             raise NardyError(f"line {d.line}: a beaver where beavers are not allowed "
-                             f"(money play's ; [Beaver \"On\"] header)")
+                             f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
         return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
                           -v, -doubled, ply=self.ply)
 
@@ -234,15 +240,16 @@ def _words(action: str) -> str:
 
 
 def review(record: MatchRecord, search: Search, ply: int = 0, jacoby: bool = True,
-           progress: bool = False) -> list[Assessment]:
-    """Every decision of ``record`` rated (:class:`Reviewer`), in order."""
-    reviewer = Reviewer(record, search, ply, jacoby)
+           progress: bool = False, beavers: bool | None = None) -> list[Assessment]:
+    """Every decision of ``record`` rated (:class:`Reviewer`), in order; chances to
+    double where no double is possible are left out."""
+    reviewer = Reviewer(record, search, ply, jacoby, beavers)
     decisions = list(replay(record))
     items: Iterable = decisions
     if progress:
         from tqdm import tqdm
         items = tqdm(decisions, desc="decisions", unit="", file=sys.stderr, leave=False)
-    return [reviewer.assess(d) for d in items]
+    return [a for a in (reviewer.assess(d) for d in items) if a is not None]
 
 
 def totals(record: MatchRecord, assessed: Sequence[Assessment]) -> list[Totals]:
@@ -282,12 +289,12 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
         lines.append(f"  line {d.line:>4}  {who}: {what}  {cost}{better}")
     lines.append("")
     width = max(len(n) for n in names)
-    lines.append(f"{'':<{width}}  plays  cost   mEMG/play  cube  cost   "
-                 f"{'  '.join(m for _, m, _ in MARKS)}")
+    lines.append(f"{'':<{width}}  {'plays':>5}  {'cost':>7}  {'mEMG/play':>9}  "
+                 f"{'cube':>4}  {'cost':>7}  " + "  ".join(f"{m:>4}" for _, m, _ in MARKS))
     for name, t in zip(names, totals(record, assessed)):
-        marks = "  ".join(f"{t.marks[m]:>{len(m)}}" for _, m, _ in MARKS)
-        lines.append(f"{name:<{width}}  {t.plays:>5}  {t.play_cost:5.3f}  {t.play_rate:9.1f}"
-                     f"  {t.cube:>4}  {t.cube_cost:5.3f}   {marks}")
+        marks = "  ".join(f"{t.marks[m]:>4}" for _, m, _ in MARKS)
+        lines.append(f"{name:<{width}}  {t.plays:>5}  {t.play_cost:7.3f}  {t.play_rate:9.1f}"
+                     f"  {t.cube:>4}  {t.cube_cost:7.3f}  {marks}")
     return "\n".join(lines)
 
 
@@ -312,6 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jacoby", action=argparse.BooleanOptionalAction, default=True,
                     help="money play: the Jacoby rule, where the file does not say "
                          "(default on)")
+    ap.add_argument("--beavers", action=argparse.BooleanOptionalAction, default=None,
+                    help="money play: beavers, where the file does not say (default: on "
+                         "when it holds one)")
     ap.add_argument("--threads", type=integer, default=None,
                     help="search threads (default: the engine's)")
     args = ap.parse_args(argv)
@@ -321,9 +331,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         record = read_mat(args.file)
         search = search_for("backgammon", args.threads)
         assessed = review(record, search, args.ply, args.jacoby,
-                          progress=not args.json and sys.stderr.isatty())
+                          progress=not args.json and sys.stderr.isatty(),
+                          beavers=args.beavers)
     except NardyError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        where = "" if str(exc).startswith(args.file) else f"{args.file}: "
+        print(f"error: {where}{exc}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(to_json(record, assessed, args.ply)))

@@ -21,9 +21,12 @@ Each numbered line holds the first player's action (the left column) and then th
 second's (the right column): a roll and its play (``52: 13/8 24/22``; the points in the
 mover's own numbering, 25 the bar, 0 off, ``*`` a hit; nothing after the roll when no
 checker can move), ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``, ``Wins N
-point(s) [and the match]``. A line with one action puts it in its column: the right one
-starts under the second player's name in the score line (column 33 in GNU Backgammon's
-files). The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
+point(s) [and the match]``; a second beaver (a raccoon) is read and not rated. A line
+with one action puts it in its column: the right one starts under the second player's
+name in the score line, by column 33 (GNU Backgammon's files). A roll written with no
+play where the roll has one (or ``Cannot Move`` after it) is a roll not played: the file
+was written, or the game resigned, after it (GNU Backgammon rolls a new game's opening
+at once); a double left on offer where the file ends leaves the game unfinished too. The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
 ``"Off"``), ``CubeLimit``, ``Variation`` (only backgammon is played here), ``Player 1`` /
 ``Player 2``.
 
@@ -55,7 +58,11 @@ KINDS = ("roll", "double", "take", "drop", "beaver", "win")
 _HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
 _LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
-_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*$")
+_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s*(\S.*?)\s*:\s*(\d+)\s*$")
+"""A score line; GNU Backgammon writes the first name and score in 31 characters, so a
+long first name leaves no space before the second name."""
+_CANNOT_MOVE = re.compile(r"\bcannot\s+move\b", re.I)
+"""What some programs write after a roll with no legal play."""
 _NUMBERED = re.compile(r"^\s*(\d+)\)(.*)$")
 _ACTION = re.compile(
     r"(?P<roll>\b(?P<d1>[1-6])(?P<d2>[1-6]):(?P<move>(?:\s*(?:(?:\d+|bar)/(?:\d+|off)\*?"
@@ -167,7 +174,7 @@ def read_mat(path: str | Path) -> MatchRecord:
     except OSError as exc:
         raise MatFileError(f"{p}: cannot read it ({exc.strerror or exc})") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")     # a byte-order mark, as some editors write
     except UnicodeDecodeError:
         text = data.decode("latin-1")     # names written by older programs
     try:
@@ -225,11 +232,13 @@ def parse_mat(text: str) -> MatchRecord:
             names = (m.group(1).strip(), m.group(3).strip())
             if players is None:
                 players = names
-            right = m.start(3) - 2          # the second column starts near its name
+            # the second column starts near its name, and by column 33 (a long first
+            # name pushes the second name right, not the column)
+            right = min(m.start(3) - 2, RIGHT_COLUMN)
             continue
         m = _NUMBERED.match(line)
         body_start = m.start(2) if m else 0
-        body = m.group(2) if m else line
+        body = _CANNOT_MOVE.sub(lambda x: " " * len(x.group(0)), m.group(2) if m else line)
         found = list(_ACTION.finditer(body))
         rest = _ACTION.sub("", body).strip()
         if rest or not found:
@@ -374,11 +383,11 @@ def crawford_games(record: MatchRecord) -> set:
     player stands one point from the match (when the rule is on, as it is unless the
     header says ``Crawford "Off"``)."""
     out: set = set()
-    if record.length == 0 or not record.flag("Crawford", True):
-        return out
+    if record.length <= 1 or not record.flag("Crawford", True):
+        return out          # a 1-point match is all double match point: no Crawford game
     for g in record.games:
         if record.length - 1 in g.score:
-            if max(g.score) < record.length:
+            if max(g.score) < record.length and min(g.score) < record.length - 1:
                 out.add(g.number)
             break
     return out
@@ -404,6 +413,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
     limit = record.cube_limit()
     offered: int | None = None        # the new value of a double on offer
     doubled_at: Position | None = None
+    beavered: int | None = None       # who beavered last, while a raccoon may follow
+    rolled = False                    # the opening roll made
     over = False
 
     def bad(a: Action, why: str) -> MatFileError:
@@ -414,7 +425,7 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                         game.score, crawford, a.line, **kw)
 
     won = False
-    for a in game.actions:
+    for i, a in enumerate(game.actions):
         if a.kind == "win":         # ends the game: a pass, the last checker off, or
             if won:                 # a resignation (the board not over)
                 raise bad(a, "a second win in one game")
@@ -440,10 +451,19 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                     raise bad(a, f"beavers => {a.value} after a double to {offered}: "
                                  f"expected {2 * offered}")
                 yield decision(a, "answer", position=doubled_at, action="beaver")
-                value, owner, offered = a.value, a.player, None
+                value, owner, offered, beavered = a.value, a.player, None, a.player
             else:
                 raise bad(a, f"{a.kind} while a double is on offer")
             continue
+        if a.kind == "beaver" and beavered is not None and a.player != beavered:
+            # a raccoon: the doubler doubles the beavered cube again, keeping it (not
+            # a decision rated here)
+            if a.value != 2 * value:
+                raise bad(a, f"beavers => {a.value} after a beaver to {value}: expected "
+                             f"{2 * value}")
+            value, owner, beavered = a.value, a.player, a.player
+            continue
+        beavered = None
         if a.kind in ("take", "drop", "beaver"):
             raise bad(a, f"{a.kind} with no double on offer")
         if mover is None:
@@ -454,6 +474,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
         may_double = (not crawford and owner in (None, a.player)
                       and (limit is None or value < limit) and not pos.is_over())
         if a.kind == "double":
+            if not rolled:
+                raise bad(a, "a double before the opening roll")
             if not may_double:
                 why = ("in the Crawford game" if crawford else "with the opponent's cube"
                        if owner is not None and owner != a.player else
@@ -468,8 +490,15 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
             continue
         # a roll
         assert a.kind == "roll" and a.dice is not None
-        if may_double and not _opening(game, a):
+        if may_double and rolled:
             yield decision(a, "cube", action="no_double")
+        rolled = True
+        if (not a.move and all(b.kind == "win" for b in game.actions[i + 1:])
+                and _has_play(pos, a.dice)):
+            # rolled and not played: the file was written, or the game resigned, after
+            # the roll (GNU Backgammon rolls a new game's opening at once)
+            over = True
+            continue
         try:
             after = (parse_move(a.move, pos, a.dice) if a.move
                      else _no_move(pos, a.dice))
@@ -479,8 +508,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
         pos, mover = after, 1 - a.player
         if pos.is_over():
             over = True
-    if offered is not None:
-        raise MatFileError(f"game {game.number}: ends with a double not answered")
+    # a double still on offer where the file ends: the game unfinished, as when a roll
+    # was not played
     end = result(pos) if pos.is_over() else None
     wins = [a for a in game.actions if a.kind == "win"]
     if end is not None and wins and mover is not None:
@@ -499,10 +528,11 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                                f"{value})")
 
 
-def _opening(game: GameRecord, a: Action) -> bool:
-    """Whether ``a`` is the game's first roll (the opening roll, played without a cube
-    decision before it)."""
-    return next(b for b in game.actions if b.kind == "roll") is a
+def _has_play(pos: Position, dice: tuple) -> bool:
+    """Whether the roll has a legal play (a checker that moves)."""
+    from engine.movegen.generate import successors
+    succ = successors(pos, dice)
+    return len(succ) > 1 or format_move(pos, succ[0], dice) != NO_MOVE
 
 
 def _no_move(pos: Position, dice: tuple) -> Position:
