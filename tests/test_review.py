@@ -340,3 +340,17 @@ def test_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "bom.mat"
     path.write_bytes(b"\xef\xbb\xbf" + FIVE.read_bytes())
     assert len(read_mat(path).games) == 6
+
+
+def test_a_double_made_with_a_dead_cube_and_its_answer_are_rated():
+    """Post-Crawford the leader at 1-away doubles (his cube is dead) and the trailer
+    passes, losing the match: both were left out of the review, with the chances to
+    double that a dead cube makes no decision. (GNU Backgammon's own match, game 6
+    edited so.)"""
+    record = read_mat(DATA / "dead_cube_double_dropped.mat")
+    assessed = review(record, search_for("backgammon"), 0)
+    game = [a for a in assessed if a.decision.game == 6 and a.decision.kind != "play"]
+    assert [(a.chosen, a.best) for a in game] == [("double", "no double"), ("pass", "take")]
+    assert game[0].cost > 0.12 and game[1].cost > 1.0
+    doubles = sum(a.kind == "double" for g in record.games for a in g.actions)
+    assert sum(a.decision.kind == "answer" for a in assessed) == doubles

@@ -34,7 +34,8 @@ Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
 ``--beavers`` / ``--no-beavers``, else on where the file holds a beaver (GNU Backgammon
 writes no such header); a ``; [CubeLimit "1"]`` line makes the session cubeless. A
 chance to double where no double is possible (a dead cube: one that already gives its
-owner the match) is not counted; a raccoon is not rated.
+owner the match) is not counted, but a double made with it, and the answer to it, are;
+a raccoon is not rated.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from engine.cli._common import integer, run
-from engine.cli._decide import cube_advice, cubeful, rank_cubefully, search_for
+from engine.cli._decide import answer, cube_advice, cubeful, rank_cubefully, search_for
 from engine.cube.decision import CubeState, play_value
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
@@ -213,8 +214,14 @@ class Reviewer:
         decision = cube_advice(self.search, d.position, state, self.ply)
         nd = decision.no_double
         dt, dp = decision.double_take, decision.double_pass
-        if dt is None or dp is None:    # no double possible: nothing decided
-            return None
+        if dt is None or dp is None:
+            # no useful double (a dead cube: one that already gives its owner the
+            # match): a chance to double is no decision, but a double made all the
+            # same, and the answer to it, are (a pass there loses the match)
+            if d.kind == "cube" and d.action == "no_double":
+                return None
+            made = answer(self.search, d.position, state, self.ply)
+            dt, dp = made.double_take, made.double_pass
         answers = {"take": dt, "drop": dp}
         if state.money and state.beavers:
             answers["beaver"] = 2.0 * dt
@@ -222,7 +229,7 @@ class Reviewer:
         doubled = answers[best_answer]
         if d.kind == "cube":
             best_value = max(nd, doubled)
-            best = "double" if doubled > nd else "no_double"
+            best = "double" if doubled >= nd else "no_double"   # a tie: double/pass
             v = doubled if d.action == "double" else nd
             return Assessment(d, max(0.0, best_value - v), _words(d.action), _words(best),
                               v, best_value, ply=self.ply)
