@@ -282,6 +282,29 @@ def test_the_games_played_are_saved_as_a_match_file(client, mode, cube, seed):
         won[("you", "engine")[g.winner]] += g.points
     assert won == end["score"]
     assert ('CubeLimit "1"' in reply["mat"]) == (not cube)
+    # the games reviewed: every play of both sides rated, the totals for each
+    rev = client.get(f"/api/sessions/{sid}/review?ply=0").json()
+    assert rev["players"] == ["you", "nardy"] and len(rev["totals"]) == 2
+    rated = [d for d in rev["decisions"] if d["kind"] == "play"]
+    assert len(rated) == len(plays) and all(d["cost"] >= 0 for d in rated)
+    assert sum(t["plays"] for t in rev["totals"]) == sum(not d["forced"] for d in rated)
+
+
+def test_a_review_needs_games_and_a_shallow_search(client):
+    state = client.post("/api/sessions", json={"variant": "backgammon", "seed": 2}).json()
+    sid = state["id"]
+    for ply in ("2", "x", "-1"):
+        reply = client.get(f"/api/sessions/{sid}/review?ply={ply}")
+        assert reply.status_code == 400 and "ply" in reply.json()["error"]["message"]
+    for seed in range(20):          # a session whose first roll is yours: no play yet
+        state = client.post("/api/sessions", json={"variant": "backgammon",
+                                                   "seed": seed}).json()
+        if not state["log"]:
+            break
+    else:
+        raise AssertionError("the engine opened every game")
+    reply = client.get(f"/api/sessions/{state['id']}/review")
+    assert reply.status_code == 400 and "nothing to review" in reply.text
 
 
 def test_a_tavli_session_has_no_match_file(client):

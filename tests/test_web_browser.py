@@ -175,6 +175,11 @@ def test_a_full_backgammon_game_with_the_cube_by_clicks(page):
     record = parse_mat(text)
     assert record.length == 0 and len(record.games) == 1
     assert any(d.action == "double" and d.player == 0 for d in replay(record))
+    # and reviewed: the totals of both sides
+    page.click("#review")
+    _wait_idle(page)
+    rows = page.locator("#review-table tr").all_text_contents()
+    assert len(rows) == 3 and rows[1].startswith("you") and rows[2].startswith("nardy"), rows
 
 
 def test_a_full_long_nardy_game_by_clicks(page):

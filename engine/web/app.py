@@ -19,7 +19,9 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
   ``GET /api/sessions/{id}/mat`` a backgammon session's games so far as a match file
   (``{"mat": text, "filename": ...}``, the ``.mat`` text GNU Backgammon, eXtreme Gammon
-  and ``python -m engine.review`` read);
+  and ``python -m engine.review`` read); ``GET /api/sessions/{id}/review?ply=0`` those
+  games reviewed, every decision of both sides rated (``ply`` 0 or 1; the JSON of
+  ``python -m engine.review --json``);
   ``DELETE /api/sessions/{id}`` ends it. The server keeps :data:`MAX_SESSIONS`
   sessions; one more ends a finished one, else the one used longest ago. A question
   takes one answer: a second before the game takes up the first is refused.
@@ -303,6 +305,28 @@ def session_mat(request: Request, body: Any) -> dict:
     return {"mat": session.match_file(), "filename": f"nardy-{session.id}.mat"}
 
 
+MAX_REVIEW_PLY = 1
+"""The deepest search a review on the board's server rates at: every session's engine
+waits for it (a 5-point match takes seconds at 0-ply, a minute at 2-ply)."""
+
+
+def session_review(request: Request, body: Any) -> dict:
+    from engine.cli.review import review, to_json
+    from engine.notation.matfile import MatFileError, parse_mat
+    session = _session(request)
+    text = request.query_params.get("ply", "0")
+    if text not in [str(p) for p in range(MAX_REVIEW_PLY + 1)]:
+        raise ApiError("bad_request", f"ply = {quote(text)}: expected 0 .. {MAX_REVIEW_PLY} "
+                                      f"(a review on the board's server)")
+    ply = int(text)
+    try:
+        record = parse_mat(session.match_file())
+    except MatFileError:
+        raise ApiError("bad_state", "no game played yet: nothing to review") from None
+    with _SEARCH_LOCK:
+        return to_json(record, review(record, protocol.search_of("backgammon"), ply), ply)
+
+
 def end_session(request: Request, body: Any) -> dict:
     session = _session(request)
     with _SESSIONS_LOCK:
@@ -328,6 +352,7 @@ def make_app() -> Starlette:
         Route("/api/sessions/{sid}/walk", _guarded(session_walk), methods=["POST"]),
         Route("/api/sessions/{sid}/act", _guarded(session_act), methods=["POST"]),
         Route("/api/sessions/{sid}/mat", _guarded(session_mat), methods=["GET"]),
+        Route("/api/sessions/{sid}/review", _guarded(session_review), methods=["GET"]),
         Route("/api/{cmd}", _guarded(command), methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})

@@ -166,6 +166,7 @@ function render() {
   $("done").disabled = !(turn && turn.complete);
   $("back").hidden = !(analysis && S && !S.finished);
   $("save-mat").hidden = !(S && S.variant === "backgammon" && S.mode !== "tavli");
+  $("review").hidden = $("save-mat").hidden;
   const dice = $("dice");
   dice.innerHTML = "";
   if (waiting === "move" && turn) {
@@ -368,6 +369,31 @@ function saveMat() {
   });
 }
 
+function reviewGames() {
+  // the games played so far, every decision rated: the totals, then your costly ones
+  return guard(async () => {
+    if (!S) throw new Error("Start a game first.");
+    const out = $("analysis");
+    out.textContent = "reviewing the games...";
+    const r = await api("GET", `/api/sessions/${S.id}/review?ply=0`);
+    out.innerHTML = "";
+    const who = ["you", "nardy"];
+    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!"],
+      r.totals.map((x, i) => [who[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
+                              x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
+                              x.marks["?!"]]));
+    t.id = "review-table";
+    out.appendChild(t);
+    const mine = r.decisions.filter((d) => d.player === 0 && d.mark)
+      .sort((a, b) => b.cost - a.cost).slice(0, 10);
+    if (mine.length) {
+      out.appendChild(table(["game", "your decision", "cost", "best"], mine.map((d) => [
+        d.game, (d.dice ? d.dice.join("") + ": " : "") + d.chosen,
+        `-${d.cost.toFixed(3)} ${d.mark}`, d.best])));
+    }
+  });
+}
+
 function cubeAdvice() {
   return guard(async () => {
     const at = analysedPosition();
@@ -511,6 +537,7 @@ async function init() {
   $("setup").onclick = setup;
   $("copy").onclick = copyPosition;
   $("save-mat").onclick = saveMat;
+  $("review").onclick = reviewGames;
   $("back").onclick = () => { analysis = null; $("variant").value = S.variant; render(); };
   // a click picks a checker and then its destination; a drag does both at once
   const pointAt = (ev) => {
