@@ -758,3 +758,24 @@ def test_a_money_play_is_worth_what_the_opponent_cube_action_leaves():
         -money_cubeful_equity(theirs, "them", x, True))
     weak = probs(0.25, 0.02, 0.0, 0.3, 0.02)                 # the opponent doubles us out
     assert play_value(weak, _after(), MONEY)[0] == pytest.approx(-1.0)
+
+
+def test_rolls_ahead_rated_in_one_call_are_the_same():
+    """The free-double lookahead's plays rated in one batched call (``rows_fn``, the
+    search's ``values_of``) give what one call a play gives: the same best plays, the
+    same chances to the bit."""
+    import numpy as np
+
+    from engine.cli._decide import probabilities, search_for
+    from engine.cube.decision import rolls_ahead
+    from engine.movegen.generate import successors
+    from engine.rules.position import Position
+    search = search_for("backgammon")
+    pos = Position.start()
+    for dice in ((3, 1), (6, 6), (5, 2)):
+        pos = successors(pos, dice)[len(successors(pos, dice)) // 2]
+        one = rolls_ahead(pos, lambda p, k: probabilities(search, p, k))
+        batch = rolls_ahead(pos, lambda p, k: probabilities(search, p, k),
+                            lambda rows: search.values_of(rows, 0))
+        assert [(w, over) for w, _, over in one] == [(w, over) for w, _, over in batch]
+        assert all(np.array_equal(a, b) for (_, a, _), (_, b, _) in zip(one, batch))

@@ -134,7 +134,8 @@ def cube_advice(search: Search, position: Position, state: CubeState,
     with ``ply``-ply probabilities; backgammon only; a match beyond the table's reach
     as money play (:func:`within_table`)."""
     return analyse_cube(position, within_table(state),
-                        lambda pos, p: probabilities(search, pos, p), ply)
+                        lambda pos, p: probabilities(search, pos, p), ply,
+                        rows_fn=lambda rows: search.values_of(rows, 0))
 
 
 def doubles(decision: CubeDecision) -> bool:
@@ -153,4 +154,5 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
     return answer_double(probabilities(search, position, ply), state,
                          cube_efficiency(position),
                          after_roll=lambda: rolls_ahead(
-                             position, lambda pos, p: probabilities(search, pos, p)))
+                             position, lambda pos, p: probabilities(search, pos, p),
+                             lambda rows: search.values_of(rows, 0)))

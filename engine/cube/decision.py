@@ -707,13 +707,20 @@ def play_value(probs: Any, after: Position, state: CubeState,
     return (2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0), float(m)
 
 
-def rolls_ahead(position: Position, probability_fn: ProbabilityFn) -> list:
+def rolls_ahead(position: Position, probability_fn: ProbabilityFn,
+                rows_fn: Any = None) -> list:
     """``[(weight, probabilities, over), ...]`` over the 21 rolls of the side on roll:
     the roll's weight (1/36 or 2/36), the side's cubeless chances after its best play
     (the highest cubeless equity, at 0-ply) with the opponent then on roll, and whether
-    that play ends the game. What :func:`cube_decision` values a free double by."""
+    that play ends the game. What :func:`cube_decision` values a free double by.
+    ``rows_fn``: where the caller has one, a function giving the 0-ply outputs (n x 5,
+    each row's side to move) of many ``int16`` state rows at once (a search's
+    ``values_of``), which rates the plays of all 21 rolls in one call instead of one
+    call a play (a few hundred)."""
     from engine.movegen.generate import successors
     from engine.rules.scoring import flip_probs
+    if rows_fn is not None:
+        return _rolls_ahead_rows(position, rows_fn)
     out = []
     for d1 in range(1, 7):
         for d2 in range(1, d1 + 1):
@@ -725,6 +732,25 @@ def rolls_ahead(position: Position, probability_fn: ProbabilityFn) -> list:
                     best, best_eq = (mine, s.is_over()), e
             assert best is not None                 # every roll has a successor
             out.append(((1 if d1 == d2 else 2) / 36.0, best[0], best[1]))
+    return out
+
+
+def _rolls_ahead_rows(position: Position, rows_fn: Any) -> list:
+    """:func:`rolls_ahead` with every play of the 21 rolls rated in one call."""
+    from engine.movegen.generate import successors
+    from engine.rules.scoring import flip_probs
+    rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
+    blocks = [np.stack([s.to_array() for s in successors(position, d)]) for d in rolls]
+    rows = np.concatenate(blocks)
+    mine = flip_probs(np.asarray(rows_fn(rows), np.float64))    # the mover's chances
+    eq = (2 * mine[:, 0] - 1 + mine[:, 1] - mine[:, 3] + mine[:, 2] - mine[:, 4])
+    out, k = [], 0
+    for (d1, d2), block in zip(rolls, blocks):
+        i = int(np.argmax(eq[k:k + len(block)]))        # the first best, as the loop's
+        best = Position.from_array(block[i], position.variant)
+        out.append(((1 if d1 == d2 else 2) / 36.0, check_probabilities(mine[k + i]),
+                    best.is_over()))
+        k += len(block)
     return out
 
 
@@ -869,12 +895,12 @@ def network_probability_fn(network) -> ProbabilityFn:
 
 def analyse_cube(position: Position, state: CubeState, probability_fn: ProbabilityFn,
                  ply: int = 0, efficiency: float | None = None,
-                 table: MatchEquityTable | None = None) -> CubeDecision:
+                 table: MatchEquityTable | None = None, rows_fn: Any = None) -> CubeDecision:
     """Cube analysis of ``position`` (before the side on roll rolls): its cubeless
     probabilities from ``probability_fn(position, ply)``, the efficiency from
     :func:`cube_efficiency` unless given. In match play, where the opponent's next
     double is free (ours dead, his live), it is valued over our 21 rolls at 0-ply
-    (:func:`rolls_ahead`; a few hundred evaluations)."""
+    (:func:`rolls_ahead`; a few hundred evaluations, in one call with ``rows_fn``)."""
     if not isinstance(position, Position):
         raise PositionError(f"position {quote(position)}: expected a Position")
     _check_state(state)
@@ -894,4 +920,4 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
     x = cube_efficiency(position) if efficiency is None else efficiency
     probs = probability_fn(position, ply)
     return cube_decision(probs, state, x, table,
-                         after_roll=lambda: rolls_ahead(position, probability_fn))
+                         after_roll=lambda: rolls_ahead(position, probability_fn, rows_fn))
