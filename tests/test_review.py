@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli._decide import cube_advice, search_for
+from engine.cli._decide import cube_advice, rank_cubefully, search_for
 from engine.cli.review import MARKS, Reviewer, main, review, totals
 from engine.cube.decision import CubeState
 from engine.movegen.generate import successors
@@ -217,10 +217,12 @@ def test_the_review_finds_the_mistakes_of_a_hand_written_match():
     assessed = review(record, search, 0)
     play, double, drop = assessed
     assert play.decision.kind == "play" and play.best == "8/5 6/5" and play.chosen == "24/20"
-    best = search.analyse(play.decision.position, (3, 1), 0).candidates
-    assert play.cost > 0.05 and play.cost == pytest.approx(play.best_value - play.value)
-    assert play.best_value >= max(c.cubeful_equity or c.equity for c in best[:1]) - 1
     state = CubeState(1, "centre", 3, (0, 0))
+    ranked = rank_cubefully(search, play.decision.position, (3, 1), 0, state).candidates
+    assert play.cost > 0.05 and play.cost == pytest.approx(play.best_value - play.value)
+    assert play.best_value == pytest.approx(ranked[0].cubeful_equity, abs=1e-9)
+    assert play.value == pytest.approx(next(c.cubeful_equity for c in ranked
+                                            if c.move == "24/20"), abs=1e-9)
     cube = cube_advice(search, double.decision.position, state, 0)
     assert double.chosen == "double" and double.best == "no double"
     assert double.cost == pytest.approx(cube.no_double - min(cube.double_take,
@@ -334,6 +336,28 @@ def test_what_gnu_backgammon_writes_besides_plain_games():
                          " 12) 66: Cannot Move             22:")
     assert dance != text
     assert [d.after.key() for d in replay(parse_mat(dance)) if d.kind == "play"] == plain
+
+
+@pytest.mark.parametrize("change, words", [
+    (("A : 5", "A : 2"), None),
+    (("Bob : 0", "Bob : 3"), r"line 4: score \[0, 3\] in a 3-point match"),
+])
+def test_a_score_beyond_the_match_is_refused(change, words):
+    text = _mat(_line("31: 8/5 6/5", "", 1), names=("A", "Bob"))
+    text = text.replace(*change)
+    if words is None:
+        parse_mat(text)
+    else:
+        with pytest.raises(MatFileError, match=words):
+            parse_mat(text)
+
+
+def test_the_winner_of_a_pass_is_the_doubler_at_the_cube_before():
+    lines = (_line("31: 8/5 6/5", "Doubles => 2", 1), _line("Drops", "", 2))
+    assert len(list(replay(parse_mat(_mat(*lines, _line("", " Wins 1 point")))))) == 3
+    for wrong in (_line("", " Wins 2 points"), _line(" Wins 1 point", "")):
+        with pytest.raises(MatFileError, match="the pass gives the second player 1"):
+            list(replay(parse_mat(_mat(*lines, wrong))))
 
 
 def test_a_byte_order_mark_is_read(tmp_path):

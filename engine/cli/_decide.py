@@ -49,8 +49,13 @@ def cubeful(state: CubeState | None, variant: str) -> bool:
     """Whether plays are ranked by cubeful equity, as GNU Backgammon ranks them where
     a cube is in play: ``state`` is backgammon money play or a match the match equity
     table covers (each player at most its length away)."""
-    return (state is not None and variant == "backgammon"
-            and (state.money or max(state.away) <= default_table().length))
+    return state is not None and variant == "backgammon" and in_table(state)
+
+
+def in_table(state: CubeState) -> bool:
+    """Whether the match equity table covers ``state``: money play, or a match with each
+    player at most the table's length away."""
+    return state.money or max(state.away) <= default_table().length
 
 
 def without_cube(match_length: int, score) -> CubeState:
@@ -108,7 +113,7 @@ def probabilities(search: Search, position: Position, ply: int) -> np.ndarray:
 
 
 def _check_table(state: CubeState) -> None:
-    if not state.money and max(state.away) > default_table().length:
+    if not in_table(state):
         raise MatchError(f"match to {state.match_length}: the match equity table covers "
                          f"matches to {default_table().length}")
 
@@ -120,7 +125,7 @@ def within_table(state: CubeState) -> CubeState:
     and the protocols' engines answer every cube question rather than stop the game.
     Where the match's cube cannot be turned (the Crawford game, a dead cube) it stays
     so: held at its value, which no one doubles."""
-    if state.money or max(state.away) <= default_table().length:
+    if in_table(state):
         return state
     # where the match's cube cannot be turned (the Crawford game, a dead cube), it is
     # held at its value: a cube at its maximum is dead, and no one doubles it

@@ -413,10 +413,11 @@ class Session:
 
     def play_game(self, variant: str, starter: int | None = None, match_length: int = 0,
                   score: tuple = (0, 0), crawford: bool = False):
-        """Play one game (with the cube when the session has it: a money game, or a
-        game of a match to ``match_length`` at ``score`` (you, the engine), the
-        Crawford game when ``crawford``); returns ``(winner, points, kind)`` with
-        winner HUMAN, ENGINE or None (a draw)."""
+        """Play one game: of a match to ``match_length`` at ``score`` (you, the engine)
+        when it is one (0: a single game), with the cube when the session has it (the
+        Crawford game when ``crawford``; a single game is then money play; a backgammon
+        match without the cube is still played for the score, the cube dead at 1);
+        returns ``(winner, points, kind)`` with winner HUMAN, ENGINE or None (a draw)."""
         rules = get_rules(variant)
         self.say(f"=== {variant} ===" + (" (the Crawford game: no cube)" if crawford
                                          and self.cube else ""))

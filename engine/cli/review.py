@@ -50,7 +50,7 @@ import numpy as np
 
 from engine.cli._common import integer, run
 from engine.cli._decide import answer, cube_advice, cubeful, rank_cubefully, search_for
-from engine.cube.decision import CubeState, play_value
+from engine.cube.decision import CubeState, cubeless_equity, play_value
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
 from engine.rules.scoring import flip_probs
@@ -97,7 +97,7 @@ class Assessment:
                "cost": round(self.cost, 6), "value": round(self.value, 6),
                "best_value": round(self.best_value, 6), "mark": self.mark,
                "cube": {"value": d.cube_value,
-                        "owner": None if d.cube_owner is None else d.cube_owner},
+                        "owner": d.cube_owner},
                "ply": self.ply}
         if d.kind == "play":
             out["dice"] = list(d.dice or ())
@@ -178,8 +178,7 @@ class Reviewer:
     def _value(self, probs, after, state: CubeState) -> float:
         if cubeful(state, "backgammon"):
             return play_value(probs, after, state)[0]
-        p = np.asarray(probs, np.float64)
-        return float(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+        return cubeless_equity(np.asarray(probs, np.float64))
 
     def _play(self, d: Decision) -> Assessment:
         assert d.after is not None and d.dice is not None

@@ -666,8 +666,8 @@ def cubeful_value(decision: CubeDecision) -> tuple[float, float | None]:
 def play_value(probs: Any, after: Position, state: CubeState,
                table: MatchEquityTable | None = None,
                efficiency: float | None = None) -> tuple[float, float | None]:
-    """The mover's cubeful value of a checker play, as GNU Backgammon ranks plays in
-    match play: ``probs`` the mover's cubeless chances after the play, ``after`` the
+    """The mover's cubeful value of a checker play, as GNU Backgammon ranks plays where
+    the cube is in play (money or a match): ``probs`` the mover's cubeless chances after the play, ``after`` the
     position after it (the opponent on roll, as the move generator gives it), ``state``
     the cube and score before the play, seen from the mover. The opponent then takes
     his proper cube action (:func:`cube_decision` at the efficiency of ``after``, unless

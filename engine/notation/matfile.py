@@ -1,7 +1,8 @@
 """Match files in the Jellyfish ``.mat`` format, the text GNU Backgammon, eXtreme Gammon
 and most servers export a backgammon match or money session in: read into a
-:class:`MatchRecord`, and replayed (:func:`replay`) into the decisions each player made,
-each with the position, the dice and the cube and score it was made at.
+:class:`MatchRecord`, replayed (:func:`replay`) into the decisions each player made,
+each with the position, the dice and the cube and score it was made at, and written
+(:func:`format_mat`, the plays by :func:`played_action`).
 
 The format, as GNU Backgammon 1.07 writes it::
 
@@ -164,15 +165,15 @@ class MatchRecord:
 
 def read_mat(path: str | Path) -> MatchRecord:
     """The match file at ``path`` (:func:`parse_mat`)."""
-    p = Path(path)
+    p, name = Path(path), str(path)         # the name as given, in every message
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
-            raise MatFileError(f"{p}: {size:,} bytes; a match file is read up to "
+            raise MatFileError(f"{name}: {size:,} bytes; a match file is read up to "
                                f"{MAX_BYTES:,}")
         data = p.read_bytes()
     except OSError as exc:
-        raise MatFileError(f"{p}: cannot read it ({exc.strerror or exc})") from None
+        raise MatFileError(f"{name}: cannot read it ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8-sig")     # a byte-order mark, as some editors write
     except UnicodeDecodeError:
@@ -180,7 +181,7 @@ def read_mat(path: str | Path) -> MatchRecord:
     try:
         return parse_mat(text)
     except MatFileError as exc:
-        raise MatFileError(f"{p}: {exc}") from None
+        raise MatFileError(f"{name}: {exc}") from None
 
 
 def parse_mat(text: str) -> MatchRecord:
@@ -228,7 +229,12 @@ def parse_mat(text: str) -> MatchRecord:
             if not m:
                 raise MatFileError(f"line {n}: {quote(line.strip())}: expected the score "
                                    f"line ('Alice : 0    Bob : 0')")
-            current["score"] = (int(m.group(2)), int(m.group(4)))
+            score = (int(m.group(2)), int(m.group(4)))
+            if length and max(score) >= length:
+                raise MatFileError(f"line {n}: score {list(score)} in a {length}-point "
+                                   f"match: each score must be 0 .. {length - 1} before "
+                                   f"a game")
+            current["score"] = score
             names = (m.group(1).strip(), m.group(3).strip())
             if players is None:
                 players = names
@@ -414,6 +420,7 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
     offered: int | None = None        # the new value of a double on offer
     doubled_at: Position | None = None
     beavered: int | None = None       # who beavered last, while a raccoon may follow
+    passed: tuple | None = None       # a double passed: (the doubler, the cube before)
     rolled = False                    # the opening roll made
     over = False
 
@@ -444,12 +451,15 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                 yield decision(a, "answer", position=doubled_at, action="drop")
                 offered = None
                 over = True
+                passed = (mover, value)        # the doubler wins the cube before it
             elif a.kind == "beaver":
                 if record.length:
                     raise bad(a, "a beaver in match play")
                 if a.value != 2 * offered:
                     raise bad(a, f"beavers => {a.value} after a double to {offered}: "
                                  f"expected {2 * offered}")
+                if limit is not None and a.value > limit:
+                    raise bad(a, f"beavers => {a.value} past the cube limit {limit}")
                 yield decision(a, "answer", position=doubled_at, action="beaver")
                 value, owner, offered, beavered = a.value, a.player, None, a.player
             else:
@@ -461,6 +471,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
             if a.value != 2 * value:
                 raise bad(a, f"beavers => {a.value} after a beaver to {value}: expected "
                              f"{2 * value}")
+            if limit is not None and a.value > limit:
+                raise bad(a, f"beavers => {a.value} past the cube limit {limit}")
             value, owner, beavered = a.value, a.player, a.player
             continue
         beavered = None
@@ -512,6 +524,12 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
     # was not played
     end = result(pos) if pos.is_over() else None
     wins = [a for a in game.actions if a.kind == "win"]
+    if passed is not None and wins and (wins[0].player, wins[0].value) != passed:
+        doubler, cube = passed
+        raise MatFileError(f"line {wins[0].line} (game {game.number}): wins {wins[0].value} "
+                           f"point(s) for the {'first' if wins[0].player == 0 else 'second'}"
+                           f" player, but the pass gives the "
+                           f"{'first' if doubler == 0 else 'second'} player {cube}")
     if end is not None and wins and mover is not None:
         won = wins[0]
         winner = mover if end.winner == 0 else 1 - mover

@@ -312,17 +312,17 @@ waits for it (a 5-point match takes seconds at 0-ply, a minute at 2-ply)."""
 
 def session_review(request: Request, body: Any) -> dict:
     from engine.cli.review import review, to_json
-    from engine.notation.matfile import MatFileError, parse_mat
+    from engine.notation.matfile import parse_mat
     session = _session(request)
     text = request.query_params.get("ply", "0")
     if text not in [str(p) for p in range(MAX_REVIEW_PLY + 1)]:
         raise ApiError("bad_request", f"ply = {quote(text)}: expected 0 .. {MAX_REVIEW_PLY} "
                                       f"(a review on the board's server)")
     ply = int(text)
-    try:
-        record = parse_mat(session.match_file())
-    except MatFileError:
-        raise ApiError("bad_state", "no game played yet: nothing to review") from None
+    text = session.match_file()
+    if "Game " not in text:
+        raise ApiError("bad_state", "no game played yet: nothing to review")
+    record = parse_mat(text)
     with _SEARCH_LOCK:
         return to_json(record, review(record, protocol.search_of("backgammon"), ply), ply)
 

@@ -353,7 +353,6 @@ class GameSession:
 
     def _on_match(self, match) -> None:
         with self._cond:
-            # on_game counted a next game after the last one as well
             self.game = max(1, len(match.games))
             self.score = list(match.score)
             self.winner = ("you", "engine")[match.winner]
