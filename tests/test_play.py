@@ -181,6 +181,33 @@ def test_a_match_without_the_cube_still_plays_for_the_score(monkeypatch):
     assert code == 0 and seen and all(c is None for c in seen)
 
 
+def test_the_games_are_saved_as_a_match_file(tmp_path, capsys):
+    """``--save``: the backgammon games written as a match file after each, which reads
+    back and replays to the scores the session printed; refused for other games and
+    for a path that cannot be a file."""
+    from engine.notation.matfile import read_mat, replay
+    path = tmp_path / "games.mat"
+    out = io.StringIO()
+    code = main(["--match", "3", "--cube", "--seed", "2", "--save", str(path)],
+                CubePlayer(out, double_at=2), out)
+    assert code == 0
+    record = read_mat(path)
+    assert record.length == 3 and record.players == ("you", "nardy")
+    decisions = list(replay(record))
+    assert any(d.action == "double" for d in decisions)
+    scores = re.findall(r"Score: you (\d+), the engine (\d+)", out.getvalue())
+    won = [0, 0]
+    for g in record.games:
+        won[g.winner] += g.points
+    assert tuple(won) == tuple(map(int, scores[-1]))
+    for argv, words in ((["--variant", "plakoto", "--save", str(path)], "backgammon"),
+                        (["--save", str(tmp_path)], "expected a file"),
+                        (["--save", str(tmp_path / "no" / "x.mat")], "expected a file")):
+        with pytest.raises(SystemExit):
+            main(argv, io.StringIO(""), io.StringIO())
+        assert words in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--variant", "plakoto", "--cube"], "plakoto has no doubling cube"),
     (["--cube", "--engine", "heuristic"], "need a network"),

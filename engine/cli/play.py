@@ -40,6 +40,10 @@ plays (and your hints) by cubeful equity, as GNU Backgammon does where the cube 
 play. A single game is a money game (the Jacoby rule: a gammon counts for nothing while
 the cube is centred); a match has its Crawford game.
 
+``--save FILE.mat`` (backgammon) writes the games to a match file after each game and at
+quit (:func:`engine.notation.matfile.format_mat`), which GNU Backgammon, eXtreme Gammon
+and ``python -m engine.review`` read.
+
 :func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
 input; it reads one line per prompt.
 """
@@ -59,8 +63,10 @@ from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
 from engine.eval.heuristic import HeuristicPlayer
+from engine.eval.network import atomic_write_bytes
 from engine.movegen.generate import successors
 from engine.notation.board import render
+from engine.notation.matfile import MatchWriter, format_mat, match_header
 from engine.notation.movetext import NO_MOVE, format_move, parse_move
 from engine.play.game import CubeRules, play
 from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
@@ -182,6 +188,7 @@ class _HumanCube:
                             lambda: self._advice(position, state))
         if doubles:
             self.session.say(f"you double to {state.value * 2}.")
+            self.session.writer.double(HUMAN, state.value * 2)
         return doubles
 
     def take(self, position: Position, state: CubeState) -> bool:
@@ -193,6 +200,7 @@ class _HumanCube:
                           ("take", "t", "yes"), ("pass", "p", "drop", "no"),
                           lambda: self._advice(position, state, answer=True))
         self.session.say("you take." if takes else "you pass.")
+        self.session.writer.answer(HUMAN, takes)
         return takes
 
     def _ask(self, question: str, prompt: str, yes: tuple, no: tuple,
@@ -248,11 +256,13 @@ class _EngineCube:
         doubles = self._policy.double(position, state)
         if doubles:
             self.session.say(f"The engine doubles ({_cube_words(state, engine=True)}).")
+            self.session.writer.double(ENGINE, state.value * 2)
         return doubles
 
     def take(self, position: Position, state: CubeState) -> bool:
         takes = self._policy.take(position, state)
         self.session.say(f"The engine {'takes' if takes else 'passes'}.")
+        self.session.writer.answer(ENGINE, takes)
         return takes
 
     def beaver(self, position: Position, state: CubeState) -> bool:
@@ -264,8 +274,18 @@ class Session:
     """One sitting at the terminal: the dice, the engines, the input and output."""
 
     def __init__(self, engine_spec: str, rng: np.random.Generator, stdin: TextIO,
-                 stdout: TextIO, cube: bool = False):
+                 stdout: TextIO, cube: bool = False, save: str | None = None):
         self.engine_spec = engine_spec
+        self.save = save
+        """A match file (``--save``) the backgammon games are written to after each."""
+        self.writer = MatchWriter()
+        """The backgammon games as a match file has them."""
+        self.length = 0
+        """The match's length (0: a single game), for the match file."""
+        self.score: tuple = (0, 0)
+        """The score before the game under way (you, the engine)."""
+        self.number = 0
+        """The backgammon games begun."""
         self.rng = rng
         self.stdin = stdin
         self.stdout = stdout
@@ -439,8 +459,18 @@ class Session:
         if self.cube and variant == "backgammon":
             cube = CubeRules([_HumanCube(self), _EngineCube(self, self.engine(variant))],
                              match_length, tuple(score), crawford, jacoby=not match_length)
+        def heard(mover: int, before: Position, dice, after: Position) -> None:
+            if variant == "backgammon" and dice is not None:
+                self.writer.roll(mover, before, after, dice)
+
+        if variant == "backgammon":
+            self.number += 1
+            self.score = tuple(score)
         game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng),
-                    cube=cube)
+                    cube=cube, on_turn=heard)
+        if variant == "backgammon":
+            self.writer.end(self.number, tuple(score), game.winner, game.points)
+            self.write_match()
         if game.winner is None:
             self.say("The game is a draw.")
             return None, 0, game.kind
@@ -458,12 +488,25 @@ class Session:
         self.say(f"{who} {how}{cubed}: {game.points} point{plural}{jacoby}.")
         return winner, game.points, game.kind
 
+    def write_match(self) -> None:
+        """Write the backgammon games so far to the ``--save`` file (atomically: a
+        reader sees the last version or this one)."""
+        if self.save is None:
+            return
+        players = ("you", "nardy")
+        record = self.writer.record(self.length, players,
+                                    match_header(players, self.length, self.cube),
+                                    self.number, self.score)
+        if record.games:
+            atomic_write_bytes(self.save, format_mat(record).encode())
+
     # ----------------------------------------------------------------- a match
     def play_match(self, games: Sequence[str], target: int) -> tuple[int, int]:
         """Play ``games`` in rotation until a side reaches ``target`` points."""
         score = [0, 0]
         starter = None
         k = 0
+        self.length = target
         crawford_done = False
         while max(score) < target:
             variant = games[k % len(games)]
@@ -500,7 +543,15 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                     help="seed of the dice, a whole number 0 or more (default: fresh)")
     ap.add_argument("--cube", action="store_true",
                     help="backgammon with the doubling cube (a network engine)")
+    ap.add_argument("--save", metavar="FILE.mat",
+                    help="backgammon: write the games to this match file after each "
+                         "(and at quit), for GNU Backgammon, XG or python -m engine.review")
     args = ap.parse_args(argv)
+    if args.save is not None and args.variant != "backgammon":
+        ap.error(f"--save: a match file holds backgammon games, not {args.variant}")
+    if args.save is not None and (Path(args.save).is_dir()
+                                  or not Path(args.save).resolve().parent.is_dir()):
+        ap.error(f"--save {args.save}: expected a file in a folder that exists")
     if args.cube and args.variant != "backgammon":
         ap.error(f"--cube: {args.variant} has no doubling cube (backgammon only)")
     if args.cube and args.engine == "heuristic":
@@ -516,7 +567,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     if args.match is not None and args.match < 1:
         ap.error("--match must be at least 1")
     session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout,
-                      cube=args.cube)
+                      cube=args.cube, save=args.save)
     games = TAVLI_GAMES if args.variant == TAVLI else (args.variant,)
     try:
         if args.engine not in ("auto", "model", "heuristic"):
@@ -547,6 +598,11 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     except KeyboardInterrupt:            # Ctrl-C: as quit, without a traceback
         session.say("\nInterrupted. Bye.")
         return 130
+    finally:
+        try:
+            session.write_match()       # the game under way too
+        except OSError as exc:
+            sys.stderr.write(f"error: --save {args.save}: {exc.strerror or exc}\n")
     return 0
 
 

@@ -350,6 +350,59 @@ def played_action(player: int, before: Position, after: Position, dice,
     return Action(player, "roll", line, (d1, d2), jellyfish_move(before, after, (d1, d2)))
 
 
+def match_header(players: tuple, length: int, cube: bool, jacoby: bool = True) -> dict:
+    """The header lines of a match file of games the engine played: the players, and
+    the rules eXtreme Gammon's headers say (``Jacoby``, ``Beaver`` in money play,
+    ``Crawford`` in a match, ``CubeLimit "1"`` without the cube)."""
+    header = {"Player 1": players[0], "Player 2": players[1]}
+    if length == 0:
+        header.update({"Jacoby": "On" if cube and jacoby else "Off", "Beaver": "Off"})
+    else:
+        header["Crawford"] = "On"
+    if not cube:
+        header["CubeLimit"] = "1"
+    return header
+
+
+class MatchWriter:
+    """A match written down as it is played, for :func:`format_mat`: the actions of the
+    game under way and the games over, player 0 in the first column. Not thread-safe:
+    a caller whose game runs on another thread holds its own lock around it."""
+
+    def __init__(self) -> None:
+        self.games: list[GameRecord] = []
+        self.actions: list[Action] = []
+
+    def roll(self, player: int, before: Position, after: Position, dice) -> None:
+        """A roll and its play (or no play): ``before`` seen from ``player``."""
+        self.actions.append(played_action(player, before, after, dice))
+
+    def double(self, player: int, value: int) -> None:
+        """A double to ``value``."""
+        self.actions.append(Action(player, "double", 0, value=value))
+
+    def answer(self, player: int, takes: bool) -> None:
+        """A take or a pass of the double on offer."""
+        self.actions.append(Action(player, "take" if takes else "drop", 0))
+
+    def end(self, number: int, score: tuple, winner: int | None, points: int) -> None:
+        """The game under way over (``winner`` None: a draw or a game cut short), begun
+        at ``score``."""
+        if winner is not None:
+            self.actions.append(Action(winner, "win", 0, value=points))
+        self.games.append(GameRecord(number, tuple(score), tuple(self.actions), 0))
+        self.actions = []
+
+    def record(self, length: int, players: tuple, header: dict, number: int,
+               score: tuple) -> MatchRecord:
+        """The games so far, and the one under way (its ``number``, begun at
+        ``score``) when it has actions."""
+        games = list(self.games)
+        if self.actions:
+            games.append(GameRecord(number, tuple(score), tuple(self.actions), 0))
+        return MatchRecord(length, tuple(players), tuple(games), dict(header))
+
+
 # --------------------------------------------------------------------- replay
 @dataclass(frozen=True)
 class Decision:

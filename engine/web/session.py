@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.cli._decide import best_play, without_cube
 from engine.errors import NardyError, describe, quote
-from engine.notation.matfile import Action, GameRecord, MatchRecord, format_mat, played_action
+from engine.notation.matfile import MatchWriter, format_mat, match_header
 from engine.notation.movetext import NO_MOVE, format_move
 from engine.play.match import (
     TAVLI_GAMES,
@@ -148,7 +148,7 @@ class _Engine:
         doubles = self._cube.double(position, state)
         if doubles:
             self.session._note(None, "engine", f"doubles to {state.value * 2}",
-                               Action(1, "double", 0, value=state.value * 2))
+                               double=state.value * 2)
         return doubles
 
     def take(self, position, state) -> bool:
@@ -222,10 +222,8 @@ class GameSession:
         self._crawford_done = False
         self.game = 1
         self.log: list[dict] = []
-        self._actions: list[Action] = []
-        """This game's actions, as a match file has them (backgammon)."""
-        self._games: list[GameRecord] = []
-        """The games over, as a match file has them (backgammon)."""
+        self._writer = MatchWriter()
+        """The backgammon games as a match file has them (under ``_cond``)."""
         self.finished = False
         self.result: str | None = None
         self.winner: str | None = None
@@ -282,11 +280,11 @@ class GameSession:
             self._cond.notify_all()
             return answer[0]
 
-    def _note(self, dice, who: str, text: str, action: Action | None = None) -> None:
+    def _note(self, dice, who: str, text: str, double: int = 0) -> None:
         with self._cond:
             self.log.append({"game": self.game, "who": who, "dice": dice, "move": text})
-            if action is not None:
-                self._actions.append(action)
+            if double:
+                self._writer.double(int(who == "engine"), double)
 
     def _on_turn(self, mover: int, before: Position, dice, after: Position) -> None:
         text = format_move(before, after, dice)
@@ -297,7 +295,7 @@ class GameSession:
             self.variant = before.variant
             self.board = seen
             if before.variant == "backgammon" and dice is not None:
-                self._actions.append(played_action(mover, before, after, dice))
+                self._writer.roll(mover, before, after, dice)
             self.log.append({"game": self.game, "variant": before.variant,
                              "who": "you" if mover == 0 else "engine",
                              "dice": roll, "pending": dice is None,
@@ -307,7 +305,7 @@ class GameSession:
         with self._cond:
             if takes:
                 self.cube_value, self.cube_owner = value, who
-            self._actions.append(Action(int(who == "engine"), "take" if takes else "drop", 0))
+            self._writer.answer(int(who == "engine"), takes)
             self.log.append({"game": self.game, "who": who, "dice": None,
                              "move": "takes" if takes else "passes"})
 
@@ -327,11 +325,7 @@ class GameSession:
     def _on_result(self, rec) -> None:
         with self._cond:
             if rec.variant == "backgammon":
-                if rec.winner is not None:
-                    self._actions.append(Action(rec.winner, "win", 0, value=rec.points))
-                self._games.append(GameRecord(self.game, tuple(self.score),
-                                              tuple(self._actions), 0))
-                self._actions = []
+                self._writer.end(self.game, tuple(self.score), rec.winner, rec.points)
             if rec.winner is not None:
                 self.score[rec.winner] += rec.points
             self.result = self._result_text(rec)
@@ -432,11 +426,11 @@ class GameSession:
             if kind == "double" and answer:
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": f"double to {need.cube.value * 2}"})
-                self._actions.append(Action(0, "double", 0, value=need.cube.value * 2))
+                self._writer.double(0, need.cube.value * 2)
             if kind == "take":
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": "take" if answer else "pass"})
-                self._actions.append(Action(0, "take" if answer else "drop", 0))
+                self._writer.answer(0, bool(answer))
                 if answer:
                     self.cube_value, self.cube_owner = need.cube.value * 2, "you"
             self._answer = (answer,)
@@ -450,22 +444,12 @@ class GameSession:
         if self.variant != "backgammon" or self.mode == "tavli":
             raise SessionError(f"a match file holds backgammon; this session plays "
                                f"{'a tavli match' if self.mode == 'tavli' else self.variant}")
+        players = ("you", "nardy")
+        length = self.length if self.mode == "match" else 0
         with self._cond:
-            games = list(self._games)
-            if self._actions:
-                games.append(GameRecord(self.game, tuple(self.score), tuple(self._actions),
-                                        0))
-            header = {"Player 1": "you", "Player 2": "nardy"}
-            if self.mode == "game":
-                header.update({"Jacoby": "On" if self.cube_on else "Off", "Beaver": "Off"})
-                if not self.cube_on:
-                    header["CubeLimit"] = "1"
-            else:
-                header["Crawford"] = "On"
-                if not self.cube_on:
-                    header["CubeLimit"] = "1"
-            record = MatchRecord(self.length if self.mode == "match" else 0,
-                                 ("you", "nardy"), tuple(games), header)
+            record = self._writer.record(length, players,
+                                         match_header(players, length, self.cube_on),
+                                         self.game, tuple(self.score))
         return format_mat(record)
 
     def close(self, why: str = "deleted") -> None:
