@@ -228,13 +228,17 @@ def _wait_idle(page) -> None:
     assert "error" not in (status.get_attribute("class") or ""), status.text_content()
 
 
-@pytest.mark.parametrize("cube", [True, False])
-def test_a_hint_in_a_match_ranks_by_match_equity(page, cube):
+@pytest.mark.parametrize("mode, cube, unit", [("match", True, "match eq."),
+                                              ("match", False, "match eq."),
+                                              ("game", True, "cubeful eq.")])
+def test_a_hint_with_the_cube_or_the_score_ranks_cubefully(page, mode, cube, unit):
     """In a backgammon match the hint sends the game's score and cube (without the cube,
-    one dead at 1), and the plays come ranked by match equity (the table says so)."""
+    one dead at 1), in a money game with the cube the cube and the Jacoby rule, and the
+    plays come ranked by match equity or cubeful equity (the table says so)."""
     page.select_option("#variant", "backgammon")
-    page.select_option("#mode", "match")
-    page.fill("#length", "5")
+    page.select_option("#mode", mode)
+    if mode == "match":
+        page.fill("#length", "5")
     page.set_checked("#cube", cube)
     page.click("#start")
     _settle(page)
@@ -251,31 +255,7 @@ def test_a_hint_in_a_match_ranks_by_match_equity(page, cube):
     page.click("#hint")
     _settle(page)
     rows = page.locator("#hint-table tr").all_text_contents()
-    assert "match eq." in rows[0] and len(rows) >= 2, rows
-
-
-def test_a_hint_in_a_money_game_with_the_cube_ranks_by_cubeful_equity(page):
-    """In a money game with the cube the hint sends the cube (and the Jacoby rule the
-    game plays by), and the plays come ranked by cubeful equity (the table says so)."""
-    page.select_option("#variant", "backgammon")
-    page.select_option("#mode", "game")
-    page.set_checked("#cube", True)
-    page.click("#start")
-    _settle(page)
-    board = page.locator("#board")
-    for _ in range(200):
-        waiting = board.get_attribute("data-waiting")
-        if waiting == "move" and json.loads(board.get_attribute("data-steps")):
-            break
-        page.click("#roll" if waiting == "double" else "#take" if waiting == "take"
-                   else "#done")
-        _settle(page)
-    else:
-        raise AssertionError("no move of the person's came")
-    page.click("#hint")
-    _settle(page)
-    rows = page.locator("#hint-table tr").all_text_contents()
-    assert "cubeful eq." in rows[0] and len(rows) >= 2, rows
+    assert unit in rows[0] and len(rows) >= 2, rows
 
 
 def test_a_position_set_up_during_a_game_and_back_to_the_game(page):
