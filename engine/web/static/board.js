@@ -211,7 +211,12 @@ async function guard(fn) {
   busy = true;
   document.body.dataset.busy = "1";
   try { await fn(); }
-  catch (err) { say(err.message, true); }
+  catch (err) {
+    say(err.message, true);
+    // a "thinking..." left in the analysis pane by the request that failed
+    const out = $("analysis");
+    if (out.textContent.endsWith("...")) out.textContent = "";
+  }
   finally { busy = false; document.body.dataset.busy = "0"; }
 }
 
