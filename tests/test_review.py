@@ -378,3 +378,31 @@ def test_a_double_made_with_a_dead_cube_and_its_answer_are_rated():
     assert game[0].cost > 0.12 and game[1].cost > 1.0
     doubles = sum(a.kind == "double" for g in record.games for a in g.actions)
     assert sum(a.decision.kind == "answer" for a in assessed) == doubles
+
+
+def test_luck_is_the_roll_against_the_mean_of_the_21():
+    """A roll's luck is its best play's cubeless equity less the 21 rolls' mean: over
+    the 21 rolls, weighted, the luck is zero; the opening roll is not measured; a
+    player's total is the sum of his rolls'."""
+    from engine.cli.review import ROLLS, roll_luck
+    search = search_for("backgammon")
+    record = read_mat(FIVE)
+    some = [d for d in replay(record) if d.kind == "play"][5:8]
+    for d in some:
+        lucks = [roll_luck(search, d.position, r) for r in ROLLS]
+        weights = [(1 if a == b else 2) / 36 for a, b in ROLLS]
+        assert abs(sum(w * x for w, x in zip(weights, lucks))) < 1e-9
+        assert roll_luck(search, d.position, d.dice[::-1]) == roll_luck(
+            search, d.position, d.dice)
+    assessed = review(record, search, 0)
+    plays = [a for a in assessed if a.decision.kind == "play"]
+    openings = {}
+    for a in plays:
+        openings.setdefault(a.decision.game, a)
+    assert all(a.luck is None for a in openings.values())
+    assert all(a.luck is not None for a in plays if a not in openings.values())
+    t = totals(record, assessed)
+    for player in (0, 1):
+        mine = [a.luck for a in plays if a.decision.player == player and a.luck is not None]
+        assert t[player].rolls == len(mine)
+        assert t[player].luck == pytest.approx(sum(mine))

@@ -26,7 +26,9 @@ Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgamm
 1.07's analysis, ``show analysis``): ``?!`` doubtful from 0.03, ``?`` bad from 0.06,
 ``??`` very bad from 0.12. Totals for each player: the plays not forced and their total and mean
 cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and theirs,
-and the marks. ``--json`` prints the whole review as one JSON object; ``--all`` lists
+and the marks, and the luck of their rolls: each roll's cubeless equity after its best
+play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures luck
+(the opening roll left out). ``--json`` prints the whole review as one JSON object; ``--all`` lists
 every decision, not only those that cost something.
 
 Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
@@ -49,10 +51,18 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from engine.cli._common import integer, run
-from engine.cli._decide import answer, cube_advice, cubeful, rank_cubefully, search_for
-from engine.cube.decision import CubeState, cubeless_equity, play_value
+from engine.cli._decide import (
+    answer,
+    cube_advice,
+    cubeful,
+    probabilities,
+    rank_cubefully,
+    search_for,
+)
+from engine.cube.decision import CubeState, cubeless_equity, play_value, rolls_ahead
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
+from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
 from engine.search.nply import Search
 
@@ -82,6 +92,9 @@ class Assessment:
     forced: bool = False
     """A roll with one legal play."""
     ply: int = 0
+    luck: float | None = None
+    """A roll's luck for its player (:func:`roll_luck`); None for a cube decision and
+    for the opening roll."""
 
     @property
     def mark(self) -> str:
@@ -102,6 +115,7 @@ class Assessment:
         if d.kind == "play":
             out["dice"] = list(d.dice or ())
             out["forced"] = self.forced
+            out["luck"] = None if self.luck is None else round(self.luck, 6)
         return out
 
 
@@ -116,8 +130,15 @@ class Totals:
     """Cube decisions: chances to double and answers to doubles."""
     cube_cost: float = 0.0
     marks: dict = field(default_factory=lambda: {m: 0 for _, m, _ in MARKS})
+    rolls: int = 0
+    """Rolls whose luck was measured (every roll but the opening)."""
+    luck: float = 0.0
+    """Their luck, summed."""
 
     def add(self, a: Assessment) -> None:
+        if a.luck is not None:
+            self.rolls += 1
+            self.luck += a.luck
         if a.decision.kind == "play":
             if a.forced:
                 return
@@ -139,7 +160,8 @@ class Totals:
                 "play_rate_memg": round(self.play_rate, 3), "cube_decisions": self.cube,
                 "cube_cost": round(self.cube_cost, 6),
                 "total_cost": round(self.play_cost + self.cube_cost, 6),
-                "marks": dict(self.marks)}
+                "marks": dict(self.marks), "rolls": self.rolls,
+                "luck": round(self.luck, 6)}
 
 
 class Reviewer:
@@ -155,6 +177,7 @@ class Reviewer:
         beavered = any(a.kind == "beaver" for g in record.games for a in g.actions)
         self.beavers = record.flag("Beaver", beavered if beavers is None else beavers)
         self.limit = record.cube_limit()
+        self._started: set = set()          # the games whose opening roll was rated
 
     def state(self, d: Decision, player: int) -> CubeState:
         """The cube and score of decision ``d`` seen from ``player``."""
@@ -204,8 +227,11 @@ class Reviewer:
             probs = flip_probs(np.asarray(
                 self.search.evaluate(d.after, self.ply).probabilities, np.float64)[None])[0]
             v = self._value(probs, d.after, state)
+        opening = d.game not in self._started
+        self._started.add(d.game)
+        luck = None if opening else roll_luck(self.search, d.position, d.dice)
         return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
-                          forced=analysis.plays == 1, ply=self.ply)
+                          forced=analysis.plays == 1, ply=self.ply, luck=luck)
 
     def _cube(self, d: Decision) -> Assessment | None:
         doubler = d.player if d.kind == "cube" else 1 - d.player
@@ -239,6 +265,21 @@ class Reviewer:
                              f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
         return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
                           -v, -doubled, ply=self.ply)
+
+
+ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
+"""The 21 rolls in :func:`engine.cube.decision.rolls_ahead`'s order."""
+
+
+def roll_luck(search: Search, position: Position, dice) -> float:
+    """The luck of rolling ``dice`` in ``position`` for the side on roll, as GNU
+    Backgammon measures luck: the cubeless equity after the roll's best play (at 0-ply)
+    less the mean of that over the 21 rolls. Positive: a good roll."""
+    rolls = rolls_ahead(position, lambda pos, ply: probabilities(search, pos, ply),
+                        lambda rows: search.values_of(rows, 0))
+    eqs = [cubeless_equity(np.asarray(p, np.float64)) for _, p, _ in rolls]
+    mean = sum(w * e for (w, _, _), e in zip(rolls, eqs))
+    return eqs[ROLLS.index((max(dice), min(dice)))] - mean
 
 
 def _words(action: str) -> str:
@@ -296,11 +337,12 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
     lines.append("")
     width = max(len(n) for n in names)
     lines.append(f"{'':<{width}}  {'plays':>5}  {'cost':>7}  {'mEMG/play':>9}  "
-                 f"{'cube':>4}  {'cost':>7}  " + "  ".join(f"{m:>4}" for _, m, _ in MARKS))
+                 f"{'cube':>4}  {'cost':>7}  " + "  ".join(f"{m:>4}" for _, m, _ in MARKS)
+                 + f"  {'luck':>7}")
     for name, t in zip(names, totals(record, assessed)):
         marks = "  ".join(f"{t.marks[m]:>4}" for _, m, _ in MARKS)
         lines.append(f"{name:<{width}}  {t.plays:>5}  {t.play_cost:7.3f}  {t.play_rate:9.1f}"
-                     f"  {t.cube:>4}  {t.cube_cost:7.3f}  {marks}")
+                     f"  {t.cube:>4}  {t.cube_cost:7.3f}  {marks}  {t.luck:+7.3f}")
     return "\n".join(lines)
 
 

@@ -383,10 +383,10 @@ function reviewGames() {
     const r = await api("GET", `/api/sessions/${S.id}/review?ply=0`);
     out.innerHTML = "";
     const who = ["you", "nardy"];
-    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!"],
+    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck"],
       r.totals.map((x, i) => [who[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
                               x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
-                              x.marks["?!"]]));
+                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3)]));
     t.id = "review-table";
     out.appendChild(t);
     const mine = r.decisions.filter((d) => d.player === 0 && d.mark)
