@@ -737,10 +737,12 @@ def rolls_ahead(position: Position, probability_fn: ProbabilityFn,
 
 def _rolls_ahead_rows(position: Position, rows_fn: Any) -> list:
     """:func:`rolls_ahead` with every play of the 21 rolls rated in one call."""
-    from engine.movegen.generate import successors
+    from engine.movegen.generate import successor_arrays
     from engine.rules.scoring import flip_probs
     rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
-    blocks = [np.stack([s.to_array() for s in successors(position, d)]) for d in rolls]
+    # the plays as arrays, in the generator's order (the loop's, sorted by key, picks
+    # the same best play but for an exact tie of equities)
+    blocks = [successor_arrays(position, d) for d in rolls]
     rows = np.concatenate(blocks)
     mine = flip_probs(np.asarray(rows_fn(rows), np.float64))    # the mover's chances
     eq = (2 * mine[:, 0] - 1 + mine[:, 1] - mine[:, 3] + mine[:, 2] - mine[:, 4])
