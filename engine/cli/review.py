@@ -24,12 +24,12 @@ eXtreme Gammon and most servers too), replays it, and rates:
 
 Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgammon
 1.07's analysis, ``show analysis``): ``?!`` doubtful from 0.03, ``?`` bad from 0.06,
-``??`` very bad from 0.12. Totals for each player: the plays not forced and their total and mean
-cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and theirs,
-and the marks, and the luck of their rolls: each roll's cubeless equity after its best
-play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures luck
-(the opening roll left out). ``--json`` prints the whole review as one JSON object; ``--all`` lists
-every decision, not only those that cost something.
+``??`` very bad from 0.12. Totals for each player: the plays not forced and their total
+and mean cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and
+theirs, the marks, and the luck of their rolls: each roll's cubeless equity after its
+best play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures
+luck (the opening roll left out). ``--json`` prints the whole review as one JSON object;
+``--all`` lists every decision, not only those that cost something.
 
 Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
 ``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line, else
