@@ -268,7 +268,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
         assert diffs[0] == 0 and all(d <= 0 for d in diffs)
     assert main(["--position", text, "--top", "2"]) == 0
     out, err = capsys.readouterr()
-    assert "ranked by cubeful match equity: 4-away, 2-away, cube 1" in out
+    assert "ranked by cubeful match equity: the mover 4-away, the opponent 2-away, cube 1, centred" in out
     assert "MWC" in out and "    3. " not in out and "match" not in err
     # at 1-ply the plays the filter cut carry match equities from their 0-ply chances
     assert main(["--position", text, "--ply", "1", "--json"]) == 0

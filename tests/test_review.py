@@ -290,9 +290,10 @@ def test_a_money_session_s_rules_come_from_its_header():
 def test_the_command_line_errors(tmp_path, capsys):
     assert main([str(tmp_path / "none.mat")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main([str(FIVE), "--ply", "4"])
-    assert "--ply 4" in capsys.readouterr().err
+    for flags, words in ((["--ply", "4"], "--ply 4"), (["--threads", "0"], "--threads 0")):
+        with pytest.raises(SystemExit):
+            main([str(FIVE), *flags])
+        assert words in capsys.readouterr().err
 
 
 def test_what_gnu_backgammon_writes_besides_plain_games():

@@ -285,11 +285,12 @@ def _ranking_line(st: CubeState | None) -> str:
     assert st is not None
     owner = {"centre": "centred", "me": "the mover's", "them": "the opponent's"}[st.owner]
     if st.money:
-        return (f"ranked by cubeful money equity: cube {st.value}, {owner}"
-                f"{', Jacoby rule' if st.jacoby else ''}; Eq. in units of the cube")
+        jacoby = ", Jacoby rule" if st.jacoby and st.owner == "centre" else ""
+        return (f"ranked by cubeful money equity: cube {st.value}, {owner}{jacoby}; Eq. in "
+                f"units of the cube")
     a, b = st.away
-    return (f"ranked by cubeful match equity: {a}-away, {b}-away, cube "
-            f"{st.value}{' (Crawford)' if st.crawford else ''}; Eq. on the "
+    return (f"ranked by cubeful match equity: the mover {a}-away, the opponent {b}-away, "
+            f"cube {st.value}, {owner}{' (Crawford)' if st.crawford else ''}; Eq. on the "
             f"cube's normalised scale (a pass of a double +1.000), MWC the match "
             f"winning chance")
 

@@ -64,7 +64,7 @@ from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
-from engine.search.nply import Search
+from engine.search.nply import MAX_THREADS, Search
 
 MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
@@ -358,7 +358,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     precompile.allow()
     ap = argparse.ArgumentParser(prog="python -m engine.review",
                                  description="Analyse a backgammon match file (.mat): "
-                                             "every play and cube decision rated.")
+                                             "every play and cube decision rated.",
+                                 epilog="Costs are in equity on the cube's normalised "
+                                        "scale; marks ?! from 0.03, ? from 0.06, ?? from "
+                                        "0.12 (GNU Backgammon 1.07's thresholds). Luck: "
+                                        "each roll's cubeless equity after its best play "
+                                        "less the 21 rolls' mean, at 0-ply; positive is "
+                                        "good dice.")
     ap.add_argument("file", help="the match file (Jellyfish .mat, as GNU Backgammon's "
                                  "'export match mat' writes it)")
     ap.add_argument("--ply", type=integer, default=0, help="search depth 0..3 (default 0)")
@@ -375,6 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.ply <= 3:
         ap.error(f"--ply {args.ply}: expected 0..3")
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        ap.error(f"--threads {args.threads}: expected 1..{MAX_THREADS}")
     try:
         record = read_mat(args.file)
         search = search_for("backgammon", args.threads)
