@@ -407,3 +407,28 @@ def test_luck_is_the_roll_against_the_mean_of_the_21():
         mine = [a.luck for a in plays if a.decision.player == player and a.luck is not None]
         assert t[player].rolls == len(mine)
         assert t[player].luck == pytest.approx(sum(mine))
+
+
+def test_each_decision_carries_an_xgid_that_reads_back():
+    """Each rated decision names its position as an XGID with the cube, the score and
+    the dice (an answer: the doubler's position, the double on offer), which the
+    engine's own notation reads back to the same board, dice and cube."""
+    from engine.cube.decision import CubeState
+    from engine.notation.parse import parse_position
+    search = search_for("backgammon")
+    for path in (FIVE, MONEY):
+        record = read_mat(path)
+        reviewer = Reviewer(record, search)
+        for a in review(record, search, 0):
+            d = a.decision
+            pos, info = parse_position(a.xgid)
+            board = (tuple(pos.me), tuple(pos.them), tuple(pos.bar), tuple(pos.off))
+            assert board == (tuple(d.position.me), tuple(d.position.them),
+                             tuple(d.position.bar), tuple(d.position.off)), a.xgid
+            side = d.player if d.kind != "answer" else 1 - d.player
+            want = reviewer.state(d, side)
+            got = CubeState.from_info(info, beavers=want.beavers)
+            assert (got.value, got.owner, got.match_length, got.score, got.crawford) == (
+                want.value, want.owner, want.match_length, want.score, want.crawford)
+            assert info.dice == (d.dice if d.kind == "play" else None)
+            assert (info.cube_action == "double") == (d.kind == "answer")

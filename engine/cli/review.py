@@ -45,7 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -62,6 +62,7 @@ from engine.cli._decide import (
 from engine.cube.decision import CubeState, cubeless_equity, play_value, rolls_ahead
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
+from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
 from engine.search.nply import MAX_THREADS, Search
@@ -103,10 +104,16 @@ class Assessment:
                 return mark
         return ""
 
+    xgid: str = ""
+    """The decision's position as an XGID, with its cube, score and dice (an answer's:
+    the doubler's position with the double on offer), for ``engine.analyse`` or
+    ``engine.cube_cli`` and other programs."""
+
     def to_json(self) -> dict:
         d = self.decision
         out = {"game": d.game, "player": d.player, "kind": d.kind, "line": d.line,
-               "position": d.position.to_json(), "chosen": self.chosen, "best": self.best,
+               "position": d.position.to_json(), "xgid": self.xgid,
+               "chosen": self.chosen, "best": self.best,
                "cost": round(self.cost, 6), "value": round(self.value, 6),
                "best_value": round(self.best_value, 6), "mark": self.mark,
                "cube": {"value": d.cube_value,
@@ -194,9 +201,21 @@ class Reviewer:
     def assess(self, d: Decision) -> Assessment | None:
         """``d`` rated, or None for a chance to double where no double is possible
         (a dead cube, e.g. one that already gives its owner the match)."""
-        if d.kind == "play":
-            return self._play(d)
-        return self._cube(d)
+        a = self._play(d) if d.kind == "play" else self._cube(d)
+        return None if a is None else replace(a, xgid=self.xgid(d))
+
+    def xgid(self, d: Decision) -> str:
+        """:attr:`Assessment.xgid` of ``d`` (empty where the notation cannot hold it)."""
+        side = d.player if d.kind != "answer" else 1 - d.player
+        st = self.state(d, side)
+        try:
+            info = XgidInfo(st.value, st.owner, d.dice if d.kind == "play" else None,
+                            "double" if d.kind == "answer" else None, st.score,
+                            st.match_length, st.crawford, st.jacoby, st.beavers,
+                            st.max_value or 1024)
+            return format_xgid(d.position, info)
+        except NardyError:
+            return ""
 
     def _value(self, probs, after, state: CubeState) -> float:
         if cubeful(state, "backgammon"):
@@ -333,7 +352,7 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
             continue
         cost = f"-{a.cost:.3f} {a.mark}".rstrip() if a.cost >= TINY else "best"
         better = f"; best {a.best}" if a.cost >= TINY else ""
-        lines.append(f"  line {d.line:>4}  {who}: {what}  {cost}{better}")
+        lines.append(f"  line {d.line:>4}  {who}: {what}  {cost}{better}  {a.xgid}".rstrip())
     lines.append("")
     width = max(len(n) for n in names)
     lines.append(f"{'':<{width}}  {'plays':>5}  {'cost':>7}  {'mEMG/play':>9}  "
