@@ -104,6 +104,8 @@ def test_one_action_on_a_line_goes_to_its_column():
     acts = record.games[0].actions
     assert [(a.player, a.kind) for a in acts] == [(0, "roll"), (1, "double"), (0, "take")]
     assert acts[0].dice == (3, 1) and acts[0].move == "8/5 6/5" and acts[1].value == 2
+    assert [a.number for a in acts] == [1, 2, 3]       # the lines' move numbers
+    assert [d.number for d in replay(record)] == [1, 2, 3]
 
 
 @pytest.mark.parametrize("first, second", [
@@ -432,3 +434,12 @@ def test_each_decision_carries_an_xgid_that_reads_back():
                 want.value, want.owner, want.match_length, want.score, want.crawford)
             assert info.dice == (d.dice if d.kind == "play" else None)
             assert (info.cube_action == "double") == (d.kind == "answer")
+
+
+def test_a_play_written_for_a_dance_says_there_is_only_no_move():
+    """The illegal-move message where the roll has one play read "the 1 legal plays
+    include 'no move'"."""
+    from engine.errors import IllegalMoveError
+    dance = next(d for d in replay(read_mat(FIVE)) if d.kind == "play" and not d.move)
+    with pytest.raises(IllegalMoveError, match="the only legal play is 'no move'"):
+        parse_move("25/19", dance.position, dance.dice)

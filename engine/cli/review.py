@@ -112,6 +112,7 @@ class Assessment:
     def to_json(self) -> dict:
         d = self.decision
         out = {"game": d.game, "player": d.player, "kind": d.kind, "line": d.line,
+               "move_number": d.number,
                "position": d.position.to_json(), "xgid": self.xgid,
                "chosen": self.chosen, "best": self.best,
                "cost": round(self.cost, 6), "value": round(self.value, 6),
@@ -347,12 +348,13 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
         who = names[d.player]
         what = (f"{d.dice[0]}{d.dice[1]}: {a.chosen}" if d.kind == "play" and d.dice
                 else a.chosen)
+        where = f"move {d.number:>3}" if d.number else f"line {d.line:>3}"
         if a.forced:
-            lines.append(f"  line {d.line:>4}  {who}: {what} (forced)")
+            lines.append(f"  {where}  {who}: {what} (forced)")
             continue
         cost = f"-{a.cost:.3f} {a.mark}".rstrip() if a.cost >= TINY else "best"
         better = f"; best {a.best}" if a.cost >= TINY else ""
-        lines.append(f"  line {d.line:>4}  {who}: {what}  {cost}{better}  {a.xgid}".rstrip())
+        lines.append(f"  {where}  {who}: {what}  {cost}{better}  {a.xgid}".rstrip())
     lines.append("")
     width = max(len(n) for n in names)
     lines.append(f"{'':<{width}}  {'plays':>5}  {'cost':>7}  {'mEMG/play':>9}  "

@@ -100,6 +100,8 @@ class Action:
     """A roll's play as written (``13/8 24/22``; empty when no checker could move)."""
     value: int = 0
     """A double's or beaver's new cube value, a win's points."""
+    number: int = 0
+    """The move number of its line (``12)``: 12), 0 on a line without one."""
 
 
 @dataclass(frozen=True)
@@ -256,7 +258,7 @@ def parse_mat(text: str) -> MatchRecord:
         for k, a in enumerate(found):
             column = body_start + a.start()
             player = k if len(found) == 2 else int(column >= right)
-            current["actions"].append(_action(a, player, n))
+            current["actions"].append(_action(a, player, n, int(m.group(1)) if m else 0))
     close()
     if length is None:
         raise MatFileError("no match length (' 5 point match'): not a match file")
@@ -271,19 +273,20 @@ def parse_mat(text: str) -> MatchRecord:
                        header)
 
 
-def _action(m: re.Match, player: int, line: int) -> Action:
+def _action(m: re.Match, player: int, line: int, number: int) -> Action:
     if m.group("roll"):
         move = " ".join(m.group("move").split())
-        return Action(player, "roll", line, (int(m.group("d1")), int(m.group("d2"))), move)
+        return Action(player, "roll", line, (int(m.group("d1")), int(m.group("d2"))), move,
+                      number=number)
     if m.group("double"):
-        return Action(player, "double", line, value=int(m.group("value")))
+        return Action(player, "double", line, value=int(m.group("value")), number=number)
     if m.group("beaver"):
-        return Action(player, "beaver", line, value=int(m.group("bvalue")))
+        return Action(player, "beaver", line, value=int(m.group("bvalue")), number=number)
     if m.group("take"):
-        return Action(player, "take", line)
+        return Action(player, "take", line, number=number)
     if m.group("drop"):
-        return Action(player, "drop", line)
-    return Action(player, "win", line, value=int(m.group("points")))
+        return Action(player, "drop", line, number=number)
+    return Action(player, "win", line, value=int(m.group("points")), number=number)
 
 
 # --------------------------------------------------------------------- writing
@@ -435,6 +438,8 @@ class Decision:
     action: str = ""
     """``cube``: ``"double"`` or ``"no_double"``; ``answer``: ``"take"``, ``"drop"`` or
     ``"beaver"``."""
+    number: int = 0
+    """The move number of the action's line in the file (0: none)."""
 
 
 def crawford_games(record: MatchRecord) -> set:
@@ -482,7 +487,7 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
 
     def decision(a: Action, kind: str, **kw) -> Decision:
         return Decision(game.number, a.player, kind, kw.pop("position", pos), value, owner,
-                        game.score, crawford, a.line, **kw)
+                        game.score, crawford, a.line, number=a.number, **kw)
 
     won = False
     for i, a in enumerate(game.actions):

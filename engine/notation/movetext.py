@@ -716,8 +716,10 @@ def parse_move(text: str, before: Position, dice,
             raise IllegalMoveError(f"move {where}: there is no legal play to match")
         some = ", ".join(repr(format_move(before, s, dice)) for s in successors[:3])
         more = ", ..." if count > 3 else ""
-        raise IllegalMoveError(f"move {where}: no legal play matches; the "
-                               f"{count} legal plays include {some}{more}")
+        legal = (f"the only legal play is {some}" if count == 1 else
+                 f"the {count} legal plays are {some}" if count <= 3 else
+                 f"the {count} legal plays include {some}{more}")
+        raise IllegalMoveError(f"move {where}: no legal play matches; {legal}")
     if len(found) > 1:
         texts = ", ".join(repr(format_move(before, s, dice)) for s in found[:4])
         raise AmbiguousMoveError(f"move {where}: fits {len(found)} legal plays ({texts}); "
