@@ -387,7 +387,8 @@ def test_luck_is_the_roll_against_the_mean_of_the_21():
     """A roll's luck is its best play's cubeless equity less the 21 rolls' mean: over
     the 21 rolls, weighted, the luck is zero; the opening roll is not measured; a
     player's total is the sum of his rolls'."""
-    from engine.cli.review import ROLLS, roll_luck
+    from engine.cli.review import roll_luck
+    from engine.cube.decision import ROLLS
     search = search_for("backgammon")
     record = read_mat(FIVE)
     some = [d for d in replay(record) if d.kind == "play"][5:8]

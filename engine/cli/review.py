@@ -59,7 +59,7 @@ from engine.cli._decide import (
     rank_cubefully,
     search_for,
 )
-from engine.cube.decision import CubeState, cubeless_equity, play_value, rolls_ahead
+from engine.cube.decision import ROLLS, CubeState, cubeless_equity, play_value, rolls_ahead
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
 from engine.notation.xgid import XgidInfo, format_xgid
@@ -285,10 +285,6 @@ class Reviewer:
                              f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
         return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
                           -v, -doubled, ply=self.ply)
-
-
-ROLLS = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
-"""The 21 rolls in :func:`engine.cube.decision.rolls_ahead`'s order."""
 
 
 def roll_luck(search: Search, position: Position, dice) -> float:

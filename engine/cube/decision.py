@@ -707,48 +707,33 @@ def play_value(probs: Any, after: Position, state: CubeState,
     return (2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0), float(m)
 
 
+ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1))
+"""The 21 rolls, high die first, in the order :func:`rolls_ahead` lists them."""
+
+
 def rolls_ahead(position: Position, probability_fn: ProbabilityFn,
                 rows_fn: Any = None) -> list:
-    """``[(weight, probabilities, over), ...]`` over the 21 rolls of the side on roll:
-    the roll's weight (1/36 or 2/36), the side's cubeless chances after its best play
-    (the highest cubeless equity, at 0-ply) with the opponent then on roll, and whether
-    that play ends the game. What :func:`cube_decision` values a free double by.
-    ``rows_fn``: where the caller has one, a function giving the 0-ply outputs (n x 5,
-    each row's side to move) of many ``int16`` state rows at once (a search's
-    ``values_of``), which rates the plays of all 21 rolls in one call instead of one
-    call a play (a few hundred)."""
-    from engine.movegen.generate import successors
-    from engine.rules.scoring import flip_probs
-    if rows_fn is not None:
-        return _rolls_ahead_rows(position, rows_fn)
-    out = []
-    for d1 in range(1, 7):
-        for d2 in range(1, d1 + 1):
-            best, best_eq = None, -np.inf
-            for s in successors(position, (d1, d2)):
-                mine = flip_probs(check_probabilities(probability_fn(s, 0)))
-                e = cubeless_equity(mine)
-                if e > best_eq:
-                    best, best_eq = (mine, s.is_over()), e
-            assert best is not None                 # every roll has a successor
-            out.append(((1 if d1 == d2 else 2) / 36.0, best[0], best[1]))
-    return out
-
-
-def _rolls_ahead_rows(position: Position, rows_fn: Any) -> list:
-    """:func:`rolls_ahead` with every play of the 21 rolls rated in one call."""
+    """``[(weight, probabilities, over), ...]`` over the 21 rolls of the side on roll
+    (:data:`ROLLS`): the roll's weight (1/36 or 2/36), the side's cubeless chances after
+    its best play (the highest cubeless equity, at 0-ply, the first of equals in the
+    generator's order) with the opponent then on roll, and whether that play ends the
+    game. What :func:`cube_decision` values a free double by. ``rows_fn``: where the
+    caller has one, a function giving the 0-ply outputs (n x 5, each row's side to
+    move) of many ``int16`` state rows at once (a search's ``values_of``), which rates
+    the plays of all 21 rolls in one call; without it ``probability_fn`` rates them one
+    by one."""
     from engine.movegen.generate import successor_arrays
-    from engine.rules.scoring import flip_probs
-    rolls = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
-    # the plays as arrays, in the generator's order (the loop's, sorted by key, picks
-    # the same best play but for an exact tie of equities)
-    blocks = [successor_arrays(position, d) for d in rolls]
-    rows = np.concatenate(blocks)
-    mine = flip_probs(np.asarray(rows_fn(rows), np.float64))    # the mover's chances
-    eq = (2 * mine[:, 0] - 1 + mine[:, 1] - mine[:, 3] + mine[:, 2] - mine[:, 4])
+    from engine.rules.scoring import equities, flip_probs
+    if rows_fn is None:
+        def rows_fn(rows):
+            return np.array([probability_fn(Position.from_array(r, position.variant), 0)
+                             for r in rows], np.float64)
+    blocks = [successor_arrays(position, d) for d in ROLLS]
+    mine = flip_probs(np.asarray(rows_fn(np.concatenate(blocks)), np.float64))
+    eq = equities(mine)                                 # the mover's, after each play
     out, k = [], 0
-    for (d1, d2), block in zip(rolls, blocks):
-        i = int(np.argmax(eq[k:k + len(block)]))        # the first best, as the loop's
+    for (d1, d2), block in zip(ROLLS, blocks):
+        i = int(np.argmax(eq[k:k + len(block)]))        # the first best
         best = Position.from_array(block[i], position.variant)
         out.append(((1 if d1 == d2 else 2) / 36.0, check_probabilities(mine[k + i]),
                     best.is_over()))

@@ -604,17 +604,24 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                                f"{value})")
 
 
-def _has_play(pos: Position, dice: tuple) -> bool:
-    """Whether the roll has a legal play (a checker that moves)."""
+def _dance(pos: Position, dice: tuple) -> tuple[Position | None, int]:
+    """The position after a roll with no legal play (None where the roll has one), and
+    how many successors the roll has."""
     from engine.movegen.generate import successors
     succ = successors(pos, dice)
-    return len(succ) > 1 or format_move(pos, succ[0], dice) != NO_MOVE
+    if len(succ) == 1 and format_move(pos, succ[0], dice) == NO_MOVE:
+        return succ[0], 1
+    return None, len(succ)
+
+
+def _has_play(pos: Position, dice: tuple) -> bool:
+    """Whether the roll has a legal play (a checker that moves)."""
+    return _dance(pos, dice)[0] is None
 
 
 def _no_move(pos: Position, dice: tuple) -> Position:
     """The position after a roll with no play written: the roll must have no legal play."""
-    from engine.movegen.generate import successors
-    succ = successors(pos, dice)
-    if len(succ) != 1 or format_move(pos, succ[0], dice) != NO_MOVE:
-        raise MoveError(f"no play written, but the roll has {len(succ)} legal play(s)")
-    return succ[0]
+    after, count = _dance(pos, dice)
+    if after is None:
+        raise MoveError(f"no play written, but the roll has {count} legal play(s)")
+    return after
