@@ -18,6 +18,13 @@ to it (take, pass or beaver).
 Probabilities come from the released model through :class:`engine.search.nply.Search` at
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 
+``--race`` adds the race formulas players count at the table (:mod:`engine.eval.race`:
+pip counts, effective pip counts, Kleinman's winning chance, the Thorp, Keith and 8-9-12
+cube rules), as GNU Backgammon's ``show kleinman`` / ``thorp`` / ``keith`` / ``8912``
+give them::
+
+    python -m engine.cube_cli --position NqVSlQB3/wIAAA --race
+
 ``--rollout`` rolls the decision out instead, as GNU Backgammon rolls out a cube
 decision (:meth:`engine.search.rollout.Rollout.cube_decision`): the no-double line and
 the double/take line, each a cubeful rollout of ``--trials`` (default 1296) on the same
@@ -56,6 +63,7 @@ from engine.cube.decision import (
 )
 from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError, quote
+from engine.eval.race import format_race, race_counts
 from engine.notation.parse import double_offered, parse_position
 from engine.rules.position import Position
 from engine.search import precompile
@@ -356,6 +364,9 @@ def main(argv=None) -> int:
                          "win,win_gammon,win_backgammon,lose_gammon,lose_backgammon")
     ap.add_argument("--model", default=None, help="model file (default models/backgammon.npz)")
     ap.add_argument("--json", action="store_true", help="print the protocol reply as JSON")
+    ap.add_argument("--race", action="store_true",
+                    help="add the race formulas players count (pip counts, effective "
+                         "pip counts, Kleinman, Thorp, Keith, 8-9-12: engine.eval.race)")
     ro = ap.add_argument_group("rollouts")
     ro.add_argument("--rollout", action="store_true",
                     help="roll the decision out, as GNU Backgammon does: the no-double "
@@ -432,6 +443,7 @@ def main(argv=None) -> int:
         else:
             fn = model_probability_fn(args.model)
         decision = analyse_cube(pos, state, fn, ply, args.efficiency)
+        race = race_counts(pos) if args.race else None
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -442,11 +454,17 @@ def main(argv=None) -> int:
         return 2
     _note_rolled(info)
     if args.json:
-        print(json.dumps(decision.to_json(), indent=2))
+        out = decision.to_json()
+        if race is not None:
+            out["race"] = race.to_json()
+        print(json.dumps(out, indent=2))
     else:
         print(format_decision(decision, state, ply))
         if offered:
             print(format_response(decision))
+        if race is not None:
+            print()
+            print(format_race(race, state.owner))
     return 0
 
 

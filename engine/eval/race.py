@@ -1,0 +1,217 @@
+"""The race formulas players count at the table, as GNU Backgammon shows them
+(``show pipcount``, ``show kleinman``, ``show thorp``, ``show keith``, ``show 8912``, the
+effective pip counts of its race theory window).
+
+Each is a rule of thumb for a backgammon race (no contact left), from the side on roll's
+point of view: it is the would-be doubler, "the leader" of the formulas' own wording,
+and the opponent is "the trailer".
+
+- **Pip counts**: the pips each side must move to bear off (a checker on the bar 25).
+- **Effective pip count** (EPC, Walter Trice): the mean number of rolls a side needs to
+  bear off alone, times the 49/6 pips of an average roll, from the exact one-sided
+  bear-off tables (:mod:`engine.eval.bearoff`), so for a side whose checkers are all
+  home; *wastage* is the EPC less the pip count.
+- **Kleinman**: the side on roll's cubeless winning chance ``(1 + erf(K)) / 2`` with
+  ``K = (D + 4) / (2 sqrt(S - 4))``, ``D`` the opponent's pips less his and ``S`` their
+  sum (the normal form of Kleinman's count, as GNU Backgammon computes it).
+- **Thorp** (Edward O. Thorp): each side's pips, plus 2 a checker left, plus 1 a checker
+  on the 1-point, less 1 a home point held; the side on roll adds a tenth when his count
+  is above 30 (``L``; the opponent's ``T``). Double when ``L <= T + 2``, redouble when
+  ``L <= T + 1``, take when ``T <= L + 2``.
+- **Keith** (Tom Keith): each side's pips, plus 2 a checker beyond the first on the
+  1-point, plus 1 a checker beyond the first on the 2-point, plus 1 a checker beyond the
+  third on the 3-point, plus 1 an empty 4-, 5- or 6-point; the side on roll adds a
+  seventh, rounded down (``L``). Double when ``L - T <= 4``, redouble when ``<= 3``,
+  take when ``L - T >= 2``.
+- **8-9-12**: the side on roll's lead as a share of his own pips: double from 8%,
+  redouble from 9%, take up to 12%.
+
+Where GNU Backgammon's wording differs at a boundary (it adds a seventh without rounding,
+and calls ``L - T = 2`` a pass by Keith), the authors' rules above are followed.
+
+The formulas are backgammon's (and portes', the same board and race without a cube);
+other games are refused. They are computed for any position, as GNU Backgammon computes
+them, but mean something only in a race: :attr:`RaceCounts.race` says whether it is one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import NardyError, quote
+from engine.eval import bearoff
+from engine.rules.position import Position
+from engine.rules.variants import get_rules, race_geometry
+
+PIPS_PER_ROLL = 49 / 6
+"""The mean pips of a roll, doubles counted four times: the EPC's rolls-to-pips factor."""
+
+
+class RaceError(NardyError):
+    """A position the race formulas cannot count: not a Position, or another game's."""
+
+    code = "invalid_position"
+
+
+@dataclass(frozen=True)
+class CubeRule:
+    """What one count advises the side on roll and his opponent."""
+
+    leader: float
+    """The side on roll's count, adjusted as the rule says."""
+    trailer: float
+    """The opponent's count."""
+    double: bool
+    """An initial double (the cube centred)."""
+    redouble: bool
+    """A redouble (the side on roll owns the cube)."""
+    take: bool
+    """The opponent takes."""
+
+    def advice(self, owned: bool = False) -> str:
+        """``Double, take``, ``No redouble, take``, ... for a centred cube, or one the
+        side on roll owns (``owned``)."""
+        word = "redouble" if owned else "double"
+        act = self.redouble if owned else self.double
+        return f"{word.capitalize() if act else 'No ' + word}, {'take' if self.take else 'pass'}"
+
+    def to_json(self) -> dict:
+        return {"leader": round(self.leader, 4), "trailer": round(self.trailer, 4),
+                "double": self.double, "redouble": self.redouble, "take": self.take}
+
+
+@dataclass(frozen=True)
+class RaceCounts:
+    """The race formulas of one position (module docstring), the side on roll first in
+    each pair."""
+
+    race: bool
+    """Whether the position is a race (no contact left): where the formulas mean
+    something."""
+    pips: tuple[int, int]
+    epc: tuple[float | None, float | None]
+    """Effective pip counts; None for a side with checkers outside its home board (the
+    bear-off tables hold home boards only)."""
+    kleinman: float
+    """The side on roll's cubeless winning chance by Kleinman's count."""
+    thorp: CubeRule
+    keith: CubeRule
+    rule_8912: CubeRule
+    """The 8-9-12 rule: its ``leader`` is the side on roll's lead in percent."""
+
+    @property
+    def wastage(self) -> tuple[float | None, float | None]:
+        """EPC less the pip count, per side (None where there is no EPC)."""
+        return tuple(None if e is None else e - p          # type: ignore[return-value]
+                     for e, p in zip(self.epc, self.pips))
+
+    def to_json(self) -> dict:
+        def r(x):
+            return None if x is None else round(x, 4)
+        return {"race": self.race, "pips": list(self.pips),
+                "epc": [r(x) for x in self.epc], "wastage": [r(x) for x in self.wastage],
+                "kleinman": round(self.kleinman, 4), "thorp": self.thorp.to_json(),
+                "keith": self.keith.to_json(), "8-9-12": self.rule_8912.to_json()}
+
+
+def _sides(position: Position) -> tuple[tuple, tuple]:
+    """Each side's 25 counts, index ``p - 1`` for point ``p`` and 24 for the bar."""
+    return ((*position.me, position.bar[0]), (*position.them, position.bar[1]))
+
+
+def _pips(side: tuple) -> int:
+    return sum((i + 1) * n for i, n in enumerate(side))
+
+
+def kleinman(pips_on_roll: int, pips_other: int) -> float:
+    """The side on roll's cubeless winning chance by Kleinman's count (0 where both
+    counts together are 4 pips or fewer, as GNU Backgammon has it)."""
+    total = pips_on_roll + pips_other
+    if total <= 4:
+        return 0.0
+    k = (pips_other - pips_on_roll + 4) / (2 * math.sqrt(total - 4))
+    return 0.5 * (1 + math.erf(k))
+
+
+def thorp_count(side: tuple) -> int:
+    """Thorp's count of one side (before the side on roll's tenth)."""
+    return (_pips(side) + 2 * sum(side) + side[0]
+            - sum(1 for n in side[:6] if n))
+
+
+def keith_count(side: tuple) -> int:
+    """Keith's count of one side (before the side on roll's seventh)."""
+    return (_pips(side) + 2 * max(side[0] - 1, 0) + max(side[1] - 1, 0)
+            + max(side[2] - 3, 0) + sum(1 for n in side[3:6] if n == 0))
+
+
+def _thorp(me: tuple, them: tuple) -> CubeRule:
+    count = thorp_count(me)
+    lead = count * 1.1 if count > 30 else float(count)
+    t = thorp_count(them)
+    return CubeRule(lead, t, lead <= t + 2, lead <= t + 1, t <= lead + 2)
+
+
+def _keith(me: tuple, them: tuple) -> CubeRule:
+    count = keith_count(me)
+    lead = count + count // 7
+    t = keith_count(them)
+    return CubeRule(lead, t, lead - t <= 4, lead - t <= 3, lead - t >= 2)
+
+
+def _8912(pips: tuple[int, int]) -> CubeRule:
+    ahead = 100.0 * (pips[1] - pips[0]) / pips[0]
+    return CubeRule(ahead, float(pips[1]), ahead >= 8, ahead >= 9, ahead <= 12)
+
+
+def effective_pips(position: Position, side: int) -> float | None:
+    """Side ``side``'s (0: on roll) effective pip count, from the one-sided bear-off
+    tables; None when a checker of it is outside its home board or on the bar."""
+    board = position.me if side == 0 else position.them
+    if position.bar[side] or any(board[6:]):
+        return None
+    return bearoff.load().expected_rolls(board[:6]) * PIPS_PER_ROLL
+
+
+def race_counts(position: Position) -> RaceCounts:
+    """The race formulas of ``position`` (a backgammon or portes position, seen from the
+    side on roll)."""
+    if not isinstance(position, Position):
+        raise RaceError(f"position = {quote(position)}: expected a Position")
+    if not race_geometry(get_rules(position.variant)):
+        raise RaceError(f"the race formulas count backgammon's races (backgammon, "
+                        f"portes), not {position.variant}'s")
+    if position.is_over():
+        raise RaceError("the game is over: no race is left to count")
+    me, them = _sides(position)
+    pips = (_pips(me), _pips(them))
+    back_me = max((i + 1 for i, n in enumerate(me) if n), default=0)
+    back_them = max((i + 1 for i, n in enumerate(them) if n), default=0)
+    return RaceCounts(back_me + back_them <= 25, pips,
+                      (effective_pips(position, 0), effective_pips(position, 1)),
+                      kleinman(*pips), _thorp(me, them), _keith(me, them), _8912(pips))
+
+
+def format_race(c: RaceCounts, owner: str = "centre") -> str:
+    """The counts as text, the side on roll's first, and each rule's advice for the cube
+    where ``owner`` has it (``centre``, ``me``: the side on roll, ``them``)."""
+    owned = owner == "me"
+
+    def rule(r: CubeRule) -> str:
+        return ("the opponent owns the cube" if owner == "them" else r.advice(owned))
+
+    def epc(i: int) -> str:
+        e = c.epc[i]
+        return "n/a (checkers outside home)" if e is None else (
+            f"{e:.1f} (wastage {e - c.pips[i]:.1f})")
+
+    lines = [] if c.race else ["note: not a race (the armies are still in contact): the "
+                               "counts are for races"]
+    lines += [f"pip counts: on roll {c.pips[0]}, opponent {c.pips[1]}",
+              f"effective pip counts: on roll {epc(0)}, opponent {epc(1)}",
+              f"Kleinman: cubeless winning chance of the side on roll {c.kleinman:.4f}",
+              f"Thorp: L {c.thorp.leader:.1f}, T {c.thorp.trailer:.0f}: {rule(c.thorp)}",
+              f"Keith: L {c.keith.leader:.0f}, T {c.keith.trailer:.0f}: {rule(c.keith)}",
+              f"8-9-12: ahead {c.rule_8912.leader:.1f}%: {rule(c.rule_8912)}"]
+    return "\n".join(lines)

@@ -1,0 +1,137 @@
+"""The race formulas of ``engine.eval.race``: pip counts, effective pip counts, Kleinman,
+Thorp, Keith and 8-9-12, and ``engine.cube_cli --race``.
+
+The expected counts of the first tests are GNU Backgammon 1.07's (``set board ID``,
+then ``show kleinman``, ``show thorp``, ``show keith``, ``show 8912``), where it
+agrees with the formulas' authors: its Keith line adds an unrounded seventh (193.1),
+Keith's rule rounds down (193)."""
+
+import json
+import math
+
+import pytest
+
+from engine.cli.cube import main
+from engine.eval.race import (
+    PIPS_PER_ROLL,
+    RaceError,
+    format_race,
+    keith_count,
+    kleinman,
+    race_counts,
+    thorp_count,
+)
+from engine.notation.gnubg_id import position_from_id
+from engine.rules.position import Position
+
+# Position ID -> GNU Backgammon's Kleinman chance, Thorp (leader, L, T), Keith
+# (leader, T), percent ahead
+GNU = {
+    "4HPwATDgc/ABMA": (0.5619, (196, 215.6, 196), (169, 169), 0.0),
+    "dctIBwBbU5sBAA": (0.8273, (113, 124.3, 126), (90, 101), 16.3),
+    "398AAADuiiwNAA": (0.0, (145, 159.5, 55), (119, 42), -79.0),
+    "NqVSlQB3/wIAAA": (1.0, (66, 72.6, 162), (50, 138), 267.6),
+    "/38AAADSK5KDBA": (0.0, (169, 185.9, 59), (143, 46), -89.5),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(GNU))
+def test_counts_agree_with_gnu_backgammon(pid):
+    k, (thorp, thorp_l, thorp_t), (keith, keith_t), ahead = GNU[pid]
+    c = race_counts(position_from_id(pid))
+    assert round(c.kleinman, 4) == k
+    assert thorp_count((*position_from_id(pid).me, 0)) == thorp
+    assert round(c.thorp.leader, 1) == thorp_l and c.thorp.trailer == thorp_t
+    assert c.keith.leader == keith + keith // 7 and c.keith.trailer == keith_t
+    assert round(c.rule_8912.leader, 1) == ahead
+
+
+def test_the_opening_is_no_race_and_its_counts_are_gnu_backgammons():
+    c = race_counts(Position.start("backgammon"))
+    assert not c.race
+    assert c.pips == (167, 167) and c.epc == (None, None)
+    assert (c.keith.leader, c.keith.trailer) == (193, 169)
+    assert not c.keith.double and c.keith.take
+    assert "not a race" in format_race(c)
+
+
+def _race(me: dict, them: dict, off=(0, 0)) -> Position:
+    a, b = [0] * 24, [0] * 24
+    for p, n in me.items():
+        a[p - 1] = n
+    for p, n in them.items():
+        b[p - 1] = n
+    return Position("backgammon", tuple(a), tuple(b), (0, 0), off)
+
+
+def test_effective_pips_come_from_the_bear_off_tables():
+    # two checkers on the ace point go off in one roll, whatever it is
+    c = race_counts(_race({1: 2}, {6: 5, 5: 5, 4: 5}, off=(13, 0)))
+    assert c.race
+    assert c.epc[0] == pytest.approx(PIPS_PER_ROLL, abs=1e-5)
+    assert c.wastage[0] == pytest.approx(PIPS_PER_ROLL - 2, abs=1e-5)
+    assert c.epc[1] is not None and c.epc[1] > c.pips[1]   # 15 checkers waste pips
+    # a checker outside the home board: the tables do not cover it
+    c = race_counts(_race({7: 1}, {1: 1}, off=(14, 14)))
+    assert c.epc[0] is None and c.epc[1] == pytest.approx(PIPS_PER_ROLL, abs=1e-5)
+    assert c.wastage[0] is None
+
+
+def test_keith_and_thorp_by_their_definitions():
+    # Keith: 3 on the 1-point (+4), 2 on the 2-point (+1), 5 on the 3-point (+2), the
+    # 4- and 5-points empty (+2), the 6-point held
+    side = (3, 2, 5, 0, 0, 5) + (0,) * 19
+    pips = 3 + 4 + 15 + 30
+    assert keith_count(side) == pips + 4 + 1 + 2 + 2
+    # Thorp: +2 a checker, +1 a checker on the 1-point, -1 a home point held
+    assert thorp_count(side) == pips + 2 * 15 + 3 - 4
+
+
+def test_keith_rounds_the_seventh_down_and_takes_at_two():
+    c = race_counts(_race({6: 4, 5: 4, 4: 4, 3: 3}, {6: 4, 5: 4, 4: 4, 3: 3}))
+    # 69 pips each, no additions: the side on roll's 69 + 9 (69 / 7 = 9.86, rounded down)
+    assert (c.keith.leader, c.keith.trailer) == (78, 69)
+    assert not c.keith.double and c.keith.take
+    # the opponent's 15 on his 6-point: 90 pips, + 2 for his empty 4- and 5-points;
+    # L - T = 78 - 92 = -14: double, pass
+    c = race_counts(_race({6: 4, 5: 4, 4: 4, 3: 3}, {6: 15}))
+    assert c.keith.trailer == 92 and c.keith.double and not c.keith.take
+
+
+def test_kleinman():
+    assert kleinman(100, 100) == pytest.approx(0.5 * (1 + math.erf(4 / (2 * 196 ** 0.5))))
+    assert kleinman(2, 2) == 0.0
+    assert kleinman(50, 120) > 0.99 and kleinman(120, 50) < 0.01
+
+
+def test_advice_words():
+    c = race_counts(position_from_id("dctIBwBbU5sBAA"))      # 16.3% ahead
+    assert c.rule_8912.advice() == "Double, pass"
+    assert c.rule_8912.advice(owned=True) == "Redouble, pass"
+    assert "the opponent owns the cube" in format_race(c, "them")
+
+
+@pytest.mark.parametrize("bad", [Position.start("plakoto"), Position.start("long_nardy"),
+                                 "4HPwATDgc/ABMA", None])
+def test_other_games_and_non_positions_are_refused(bad):
+    with pytest.raises(RaceError):
+        race_counts(bad)
+
+
+def test_a_finished_game_is_refused():
+    with pytest.raises(RaceError, match="over"):
+        race_counts(_race({}, {1: 1}, off=(15, 14)))
+
+
+def test_cube_cli_race(capsys):
+    args = ["--position", "dctIBwBbU5sBAA", "--probabilities", "0.8,0,0,0,0", "--race"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Kleinman: cubeless winning chance of the side on roll 0.8273" in out
+    assert "Thorp: L 124.3, T 126" in out
+    assert main(args + ["--json"]) == 0
+    race = json.loads(capsys.readouterr().out)["race"]
+    assert race["pips"] == [86, 100] and race["kleinman"] == 0.8273
+    assert race["keith"]["leader"] == 90 + 90 // 7
+    assert main(args[:-1]) == 0
+    assert "Kleinman" not in capsys.readouterr().out
