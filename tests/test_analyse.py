@@ -325,3 +325,49 @@ def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
     assert main(["--position", no_jacoby, "--top", "1"]) == 0
     out = capsys.readouterr().out
     assert "24/18 13/9" in out and "cube 1, centred; Eq." in out
+
+
+def test_rolls_lists_each_roll_s_best_play_and_their_mean_is_one_ply_deeper(models, capsys):
+    # the 21 best plays at 0-ply, weighted by their chances, are the position's 1-ply
+    # value (a Position ID without a Match ID: no cube, cubeless equities)
+    pos = "sG/gATDgc/ABMA"
+    code, out, _ = run(capsys, "--position", pos, "--rolls", "--json")
+    assert code == 0
+    got = json.loads(out)
+    rolls = got["rolls"]
+    assert len(rolls) == 21 and {tuple(r["dice"]) for r in rolls} == {
+        (a, b) for a in range(1, 7) for b in range(1, a + 1)}
+    assert sum(r["chance"] for r in rolls) == pytest.approx(1.0)
+    assert [r["equity"] for r in rolls] == sorted((r["equity"] for r in rolls), reverse=True)
+    code, out, _ = run(capsys, "--position", pos, "--ply", "1", "--json")
+    assert got["mean"] == pytest.approx(json.loads(out)["equity"], abs=2e-6)
+    assert not got["cubeful"]
+    # each roll's play is the best play of that roll
+    for r in rolls[:3]:
+        code, out, _ = run(capsys, "--position", pos, "--dice", "".join(map(str, r["dice"])),
+                           "--json")
+        assert json.loads(out)["candidates"][0]["move"] == r["move"]
+    code, out, _ = run(capsys, "--position", pos, "--rolls")
+    assert "the 21 rolls before the roll" in out and "mean over the 36 rolls" in out
+
+
+def test_rolls_of_an_id_with_the_cube_are_ranked_cubefully(models, capsys):
+    code, out, _ = run(capsys, "--position",
+                       "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:0:0:0:0:10", "--rolls",
+                       "--json")
+    assert code == 0 and json.loads(out)["cubeful"]
+
+
+@pytest.mark.parametrize("argv", [["--rolls", "--dice", "31"], ["--rolls", "--top", "3"],
+                                  ["--rolls", "--rollout"]])
+def test_rolls_refuses_what_it_would_ignore(argv, models, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and "--rolls" in capsys.readouterr().err
+
+
+def test_rolls_of_a_position_with_pending_dice_is_an_error(capsys):
+    pending = json.dumps({"variant": "gul_bara", "me": [0] * 23 + [15],
+                          "them": [0] * 23 + [15], "pending": [3, 3]})
+    code, _, err = run(capsys, "--position", pending, "--rolls")
+    assert code == 2 and "pending dice" in err

@@ -17,6 +17,10 @@ Plays are rated by the game's trained model, ``models/<variant>.npz``, searched 
 plays unranked, with a note saying so. Without ``--dice`` the position is rated before
 its roll. ``--json`` prints the same as one JSON object.
 
+``--rolls`` (without ``--dice``) lists each of the 21 rolls' best play at ``--ply``
+and its equity, the best roll first, and their mean, the position's value one ply
+deeper: GNU Backgammon's temperature map, as a list.
+
 ``--rollout`` rolls out instead (:mod:`engine.search.rollout`): with ``--dice`` the best
 ``--candidates`` plays at 0-ply, each on the same dice, else the position before its
 roll; ``--trials``, ``--truncate``, ``--seed``, ``--no-vr``, ``--cubeful`` (backgammon:
@@ -46,12 +50,19 @@ from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.movetext import format_move
 from engine.notation.parse import double_offered, parse_position
-from engine.rules.dice import check_dice, parse_dice
+from engine.rules.dice import ALL_21, check_dice, parse_dice
 from engine.rules.position import Position
 from engine.rules.scoring import check_game_on
 from engine.rules.variants import VARIANTS
 from engine.search import precompile
-from engine.search.nply import MAX_PLY, Analysis, Evaluation, Search, check_ply
+from engine.search.nply import (
+    MAX_PLY,
+    Analysis,
+    Candidate,
+    Evaluation,
+    Search,
+    check_ply,
+)
 from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
 
 
@@ -138,6 +149,9 @@ def main(argv=None) -> int:
                              f"0: all)")
     parser.add_argument("--board", action="store_true", help="draw the position first")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rolls", action="store_true",
+                        help="each of the 21 rolls' best play and its equity, and their "
+                             "mean (without --dice: the position before its roll)")
     ro = parser.add_argument_group("rollouts")
     ro.add_argument("--rollout", action="store_true",
                     help="roll out (the plays of --dice, or the position before its roll)")
@@ -165,6 +179,9 @@ def main(argv=None) -> int:
                      f"inside the rollout)")
     if args.top is not None and args.top < 0:
         parser.error(f"--top {args.top}: expected 0 (all plays) or more")
+    if args.rolls and (args.rollout or args.top is not None or args.dice is not None):
+        parser.error("--rolls lists the best play of every roll: leave out --dice, --top "
+                     "and --rollout")
     if args.board and args.json:
         parser.error("--board draws the board in the text output; --json has none")
     top = DEFAULT_SHOWN if args.top is None else args.top        # 0: all
@@ -178,8 +195,13 @@ def main(argv=None) -> int:
             raise DiceError(f"--dice {args.dice}: the position has pending dice "
                             f"{'-'.join(map(str, pos.pending))} to play first; leave out "
                             f"--dice")
+        if args.rolls and pos.pending:
+            raise DiceError(f"--rolls: the position has pending dice "
+                            f"{'-'.join(map(str, pos.pending))} to play, not a roll to come")
         if args.dice is not None:
             dice = parse_dice(args.dice)
+        elif args.rolls:
+            dice = "evaluate"
         elif pos.pending:
             dice = None
         elif info is not None and getattr(info, "dice", None):
@@ -207,6 +229,12 @@ def main(argv=None) -> int:
                 parser.error("--stop and --candidates roll out the plays of a roll: give "
                              "--dice (or a position whose ID holds the dice)")
             return _rollout(args, pos, info, dice, search)
+        if args.rolls:
+            if search is None:
+                raise NoModelError(f"{note}: --rolls rates the plays")
+            check_game_on(pos)
+            return _rolls(args, pos, search, roll_map(search, pos, args.ply,
+                                                      _cube_state(pos, info)))
         if search is None:
             result = None if dice == "evaluate" else candidates(pos, dice, top or None)
         elif dice == "evaluate":
@@ -293,6 +321,63 @@ def _ranking_line(st: CubeState | None) -> str:
             f"cube {st.value}, {owner}{' (Crawford)' if st.crawford else ''}; Eq. on the "
             f"cube's normalised scale (a pass of a double +1.000), MWC the match "
             f"winning chance")
+
+
+@dataclass(frozen=True)
+class RollBest:
+    """One roll of :func:`roll_map`: the roll, its chance, its best play."""
+
+    dice: tuple[int, int]
+    chance: float
+    """1/36 for a double, 2/36 for the others."""
+    best: Candidate
+    value: float
+    """What the play is ranked by: its cubeful equity where the plays are ranked
+    cubefully (a cube state given), else its cubeless equity."""
+
+
+def roll_map(search: Search, position: Position, ply: int,
+             cube: CubeState | None = None) -> list[RollBest]:
+    """Each of the 21 rolls of ``position`` (before its roll) with its best play at
+    ``ply``, the best roll first (GNU Backgammon's temperature map, as a list); ranked
+    by cubeful equity at ``cube`` where one is given (:func:`rank_cubefully`). Their
+    mean, weighted by the rolls' chances, is the position's value one ply deeper."""
+    out = []
+    for dice, chance in ALL_21:
+        roll = (dice.high, dice.low)
+        a = (rank_cubefully(search, position, roll, ply, cube, top=1) if cube is not None
+             else search.analyse(position, roll, ply, top=1))
+        b = a.best
+        out.append(RollBest(roll, chance, b, b.equity if b.cubeful_equity is None
+                            else b.cubeful_equity))
+    out.sort(key=lambda r: -r.value)
+    return out
+
+
+def _rolls(args, pos: Position, search: Search, rolls: list[RollBest]) -> int:
+    """``--rolls``: print (or write as JSON) :func:`roll_map`'s list."""
+    mean = sum(r.chance * r.value for r in rolls)
+    cubeful_ranked = rolls[0].best.cubeful_equity is not None
+    if args.json:
+        print(json.dumps({"position": pos.to_json(), "ply": args.ply,
+                          "cubeful": cubeful_ranked, "mean": round(mean, 6),
+                          "rolls": [{"dice": list(r.dice), "chance": r.chance,
+                                     "equity": round(r.value, 6), "move": r.best.move,
+                                     "probabilities": r.best.to_json()["probabilities"]}
+                                    for r in rolls]}))
+        return 0
+    if args.board:
+        print(render(pos))
+        print()
+    what = "cubeful equity" if cubeful_ranked else "cubeless equity"
+    print(f"{pos.variant}, the 21 rolls before the roll: each roll's best play at "
+          f"{args.ply}-ply, best roll first ({what} for the side to move after its play)")
+    width = max(len(r.best.move) for r in rolls)
+    for r in rolls:
+        print(f"  {r.dice[0]}-{r.dice[1]}  {r.best.move:<{width}}  Eq.: {r.value:+.3f}  "
+              f"({r.value - mean:+.3f})")
+    print(f"mean over the 36 rolls: {mean:+.3f}")
+    return 0
 
 
 def _se(x) -> str:
