@@ -5,7 +5,8 @@ totals.
 
 Reads a backgammon match or money session in the Jellyfish ``.mat`` format
 (:mod:`engine.notation.matfile`; GNU Backgammon writes it with ``export match mat``, and
-eXtreme Gammon and most servers too), replays it, and rates:
+eXtreme Gammon and most servers too) or GNU Backgammon's own SGF (``.sgf``, its ``save
+match``; :mod:`engine.notation.sgf`), told apart by their text, replays it, and rates:
 
 - each play of a roll: every legal play searched at ``--ply`` (0..3; 0, the network,
   by default) and ranked as the engine ranks them there: by cubeful equity at the cube
@@ -61,7 +62,8 @@ from engine.cli._decide import (
 )
 from engine.cube.decision import ROLLS, CubeState, cubeless_equity, play_value, rolls_ahead
 from engine.errors import NardyError
-from engine.notation.matfile import Decision, MatchRecord, read_mat, replay
+from engine.notation.matfile import Decision, MatchRecord, replay
+from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
@@ -374,7 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from engine.search import precompile
     precompile.allow()
     ap = argparse.ArgumentParser(prog="python -m engine.review",
-                                 description="Analyse a backgammon match file (.mat): "
+                                 description="Analyse a backgammon match file (.mat or "
+                                             "GNU Backgammon's .sgf): "
                                              "every play and cube decision rated.",
                                  epilog="Costs are in equity on the cube's normalised "
                                         "scale; marks ?! from 0.03, ? from 0.06, ?? from "
@@ -382,8 +385,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "each roll's cubeless equity after its best play "
                                         "less the 21 rolls' mean, at 0-ply; positive is "
                                         "good dice.")
-    ap.add_argument("file", help="the match file (Jellyfish .mat, as GNU Backgammon's "
-                                 "'export match mat' writes it)")
+    ap.add_argument("file", help="the match file: Jellyfish .mat (GNU Backgammon's "
+                                 "'export match mat', XG, servers) or GNU Backgammon's "
+                                 "own .sgf ('save match')")
     ap.add_argument("--ply", type=integer, default=0, help="search depth 0..3 (default 0)")
     ap.add_argument("--json", action="store_true", help="print the review as JSON")
     ap.add_argument("--all", action="store_true", help="list every decision")
@@ -401,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
         ap.error(f"--threads {args.threads}: expected 1..{MAX_THREADS}")
     try:
-        record = read_mat(args.file)
+        record = read_match(args.file)
         search = search_for("backgammon", args.threads)
         assessed = review(record, search, args.ply, args.jacoby,
                           progress=not args.json and sys.stderr.isatty(),

@@ -167,6 +167,16 @@ class MatchRecord:
 
 def read_mat(path: str | Path) -> MatchRecord:
     """The match file at ``path`` (:func:`parse_mat`)."""
+    text = read_text(path)
+    try:
+        return parse_mat(text)
+    except MatFileError as exc:
+        raise MatFileError(f"{path}: {exc}") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The text of the match file at ``path`` (at most :data:`MAX_BYTES`; UTF-8, a
+    byte-order mark dropped, else Latin-1), its name in every error."""
     p, name = Path(path), str(path)         # the name as given, in every message
     try:
         size = p.stat().st_size
@@ -177,13 +187,9 @@ def read_mat(path: str | Path) -> MatchRecord:
     except OSError as exc:
         raise MatFileError(f"{name}: cannot read it ({exc.strerror or exc})") from None
     try:
-        text = data.decode("utf-8-sig")     # a byte-order mark, as some editors write
+        return data.decode("utf-8-sig")     # a byte-order mark, as some editors write
     except UnicodeDecodeError:
-        text = data.decode("latin-1")     # names written by older programs
-    try:
-        return parse_mat(text)
-    except MatFileError as exc:
-        raise MatFileError(f"{name}: {exc}") from None
+        return data.decode("latin-1")     # names written by older programs
 
 
 def parse_mat(text: str) -> MatchRecord:

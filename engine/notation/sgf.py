@@ -1,0 +1,345 @@
+"""GNU Backgammon's own match files (SGF, ``.sgf``: ``save match``, ``save game``,
+``save session``) read into the :class:`~engine.notation.matfile.MatchRecord` of a
+Jellyfish match file, so that :func:`~engine.notation.matfile.replay` and the review
+(``python -m engine.review``) take either.
+
+The Smart Game Format (FF[4]) as GNU Backgammon 1.07 writes it for backgammon (GM[6]):
+a collection of game trees, one a game, each a sequence of nodes ``;`` holding
+properties ``ID[value][value]...`` (``\\]`` and ``\\\\`` escaped inside a value)::
+
+    (;FF[4]GM[6]AP[GNU Backgammon:1.07.001]MI[length:5][game:0][ws:0][bs:0]
+     PW[gnubg]PB[root]RU[Crawford]RE[B+1]
+    ;B[21abln]                          a roll (2-1) and its play: a letter pair a checker
+    ;W[52mhxv]                          ... and more letter pairs (four for a double)
+    ;B[double]                          a double, answered by ;W[take] or ;W[drop]
+    ;W[drop])
+
+- The root node of each game: ``MI`` (``length:`` the match length, 0 for money play;
+  ``game:`` its number from 0; ``ws:`` / ``bs:`` the scores before it), ``PW`` / ``PB``
+  the players (White is the first player, the left column of the ``.mat`` export, Black
+  the second), ``RU`` the rules (``Crawford``, ``Crawford:CrawfordGame``, ``Jacoby``,
+  ``NoCube:...``), ``RE`` the result (``W+2``: White won 2 points; ``R`` after it: by a
+  resignation), ``DT`` the date, ``EV``, ``RO``, ``PC`` the event, round and place.
+- A move ``B[...]`` / ``W[...]``: the dice, then a letter pair for each checker moved,
+  from and to, in the mover's own direction: White's ``a`` .. ``x`` are his points 1 ..
+  24, Black's ``a`` .. ``x`` his points 24 .. 1; ``y`` is the bar, ``z`` off. ``double``,
+  ``take``, ``drop``, and ``beaver``, or a ``double`` by the doubled player while the
+  cube is offered (as GNU Backgammon records a beaver).
+- ``PL[B]DI[31]``: the dice set for the player on roll and not played (the game resigned,
+  or the file saved, after the roll): read as a roll not played, as the ``.mat`` export
+  writes it.
+- Analysis (``A``, ``DA``, ``GS``, ``LU``, marks, comments) is skipped; only the main line
+  of a tree with variations is read, as GNU Backgammon reads it.
+
+Games that start from a position set up by hand (``AB``, ``AW``, ``AE``), with the cube
+turned before the first roll (``CV``, ``CP``), or in GNU Backgammon's variants
+(Nackgammon, Hypergammon) are refused by name: the replay starts every game from the
+opening position of standard backgammon.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from engine.errors import quote
+from engine.notation.matfile import (
+    Action,
+    GameRecord,
+    MatchRecord,
+    MatFileError,
+    parse_mat,
+    read_text,
+)
+
+_MOVE = re.compile(r"^([1-6])([1-6])((?:[a-z][a-z]){0,4})$")
+_RESULT = re.compile(r"^([BW])\+(\d+)(R?)$", re.I)
+GNU_VARIANTS = ("nackgammon", "hypergammon1", "hypergammon2", "hypergammon3")
+"""GNU Backgammon's variants named in ``RU``; refused."""
+SETUP = ("AB", "AW", "AE", "CV", "CP")
+"""Properties that set up a board or a cube by hand; refused."""
+
+
+class _Reader:
+    """A recursive-descent reader of SGF text into game trees' main lines: each a list
+    of nodes, each node a list of ``(ident, [values], line)``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+
+    def line(self) -> int:
+        return self.text.count("\n", 0, self.i) + 1
+
+    def error(self, what: str) -> MatFileError:
+        return MatFileError(f"SGF line {self.line()}: {what}")
+
+    def skip(self) -> None:
+        while self.i < len(self.text) and self.text[self.i].isspace():
+            self.i += 1
+
+    def collection(self) -> list:
+        trees = []
+        self.skip()
+        while self.i < len(self.text):
+            if self.text[self.i] != "(":
+                raise self.error(f"{quote(self.text[self.i:self.i + 20])}: expected '(' "
+                                 f"opening a game tree")
+            trees.append(self.tree())
+            self.skip()
+        if not trees:
+            raise MatFileError("no game tree ('(;FF[4]GM[6]...'): not an SGF file")
+        return trees
+
+    def tree(self) -> list:
+        """A game tree's main line: its sequence, then its first variation's."""
+        self.i += 1                                  # '('
+        nodes = []
+        self.skip()
+        while self.i < len(self.text) and self.text[self.i] == ";":
+            self.i += 1
+            nodes.append(self.node())
+            self.skip()
+        if not nodes:
+            raise self.error("a game tree with no node (expected ';')")
+        first = True
+        while self.i < len(self.text) and self.text[self.i] == "(":
+            sub = self.tree()
+            if first:
+                nodes += sub
+                first = False
+            self.skip()
+        if self.i >= len(self.text) or self.text[self.i] != ")":
+            raise self.error("a game tree not closed (expected ')')")
+        self.i += 1
+        return nodes
+
+    def node(self) -> list:
+        props = []
+        self.skip()
+        while self.i < len(self.text) and self.text[self.i].isalpha():
+            start = self.i
+            while self.i < len(self.text) and self.text[self.i].isalpha():
+                self.i += 1
+            ident = "".join(c for c in self.text[start:self.i] if c.isupper())
+            line = self.line()
+            values = []
+            self.skip()
+            while self.i < len(self.text) and self.text[self.i] == "[":
+                values.append(self.value())
+                self.skip()
+            if not values:
+                raise self.error(f"property {ident} has no value ('[...]')")
+            props.append((ident, values, line))
+        return props
+
+    def value(self) -> str:
+        self.i += 1                                  # '['
+        out = []
+        while self.i < len(self.text):
+            c = self.text[self.i]
+            if c == "\\" and self.i + 1 < len(self.text):
+                out.append(self.text[self.i + 1])
+                self.i += 2
+                continue
+            if c == "]":
+                self.i += 1
+                return "".join(out)
+            out.append(c)
+            self.i += 1
+        raise self.error("a property value not closed (expected ']')")
+
+
+def _point(ch: str, player: int) -> int:
+    """An SGF move letter as a point in the mover's own numbering: 25 the bar, 0 off."""
+    if ch == "y":
+        return 25
+    if ch == "z":
+        return 0
+    k = ord(ch) - ord("a")
+    return k + 1 if player == 0 else 24 - k
+
+
+def _move_text(letters: str, player: int) -> str:
+    """The letter pairs of a move as ``.mat`` move text (``13/8 24/22``)."""
+    return " ".join(f"{_point(letters[k], player)}/{_point(letters[k + 1], player)}"
+                    for k in range(0, len(letters), 2))
+
+
+def _mi(values: list, line: int) -> dict:
+    out = {}
+    for v in values:
+        key, sep, val = v.partition(":")
+        if sep and key in ("length", "game", "ws", "bs"):
+            if not val.strip().isdigit():
+                raise MatFileError(f"SGF line {line}: MI[{v}]: expected a whole number")
+            out[key] = int(val)
+    return out
+
+
+def parse_sgf(text: str) -> MatchRecord:
+    """GNU Backgammon SGF text read into a :class:`MatchRecord` (module docstring)."""
+    if not isinstance(text, str):
+        raise MatFileError(f"text {quote(text)}: expected the file's text (a str)")
+    games: list = []
+    header: dict = {}
+    length: int | None = None
+    players: tuple | None = None
+    for tree in _Reader(text).collection():
+        root = {ident: (values, line) for ident, values, line in tree[0]}
+        line0 = tree[0][0][2] if tree[0] else 1
+        gm = root.get("GM", (["1"], line0))[0][0].strip()
+        if gm != "6":
+            raise MatFileError(f"SGF line {line0}: GM[{gm}]: not a backgammon game "
+                               f"(GM[6])")
+        mi = _mi(*root["MI"]) if "MI" in root else {}
+        this_length = mi.get("length", 0)
+        if length is None:
+            length = this_length
+        elif this_length != length:
+            raise MatFileError(f"SGF line {line0}: a {this_length}-point game in a "
+                               f"{length}-point match")
+        names = (root.get("PW", ([""], 0))[0][0].strip() or "White",
+                 root.get("PB", ([""], 0))[0][0].strip() or "Black")
+        if players is None:
+            players = names
+        rules = [t.strip() for t in root.get("RU", ([""], 0))[0][0].split(":") if t.strip()]
+        bad = [t for t in rules if t.lower() in GNU_VARIANTS]
+        if bad:
+            raise MatFileError(f"SGF line {line0}: RU[{':'.join(rules)}]: {bad[0]} is "
+                               f"not standard backgammon, the only game a match file "
+                               f"holds here")
+        if not games:
+            header.update({"Player 1": names[0], "Player 2": names[1]})
+            if length:
+                header["Crawford"] = "On" if "Crawford" in rules else "Off"
+            else:
+                header["Jacoby"] = "On" if "Jacoby" in rules else "Off"
+            if "NoCube" in rules:
+                header["CubeLimit"] = "1"
+            for key, name in (("DT", "EventDate"), ("EV", "Event"), ("RO", "Round"),
+                              ("PC", "Place")):
+                if key in root:
+                    header[name] = root[key][0][0]
+        score = (mi.get("ws", 0), mi.get("bs", 0))
+        if length and max(score) >= length:
+            raise MatFileError(f"SGF line {line0}: score {list(score)} in a {length}-point "
+                               f"match: each score must be 0 .. {length - 1} before a game")
+        actions = _actions(tree, line0)
+        if "RE" in root:
+            m = _RESULT.match(root["RE"][0][0].strip())
+            if not m:
+                raise MatFileError(f"SGF line {root['RE'][1]}: RE[{root['RE'][0][0]}]: "
+                                   f"expected W+N or B+N (R after it: resigned)")
+            winner = 0 if m.group(1).upper() == "W" else 1
+            actions.append(Action(winner, "win", root["RE"][1], value=int(m.group(2))))
+        games.append(GameRecord(mi.get("game", len(games)) + 1, score, tuple(actions),
+                                line0))
+    assert length is not None and players is not None
+    return MatchRecord(length, players, tuple(games), header)
+
+
+def _actions(tree: list, line0: int) -> list:
+    """The actions of one game's nodes after its root, numbered as the ``.mat`` export
+    numbers its lines (the first player's action opens a line, the second's fills it)."""
+    actions: list = []
+    number, right_taken = 0, True
+    offered: tuple | None = None          # (who, the new cube, a beaver's)
+    for node in tree[1:]:
+        for ident, values, line in node:
+            if ident in SETUP:
+                raise MatFileError(f"SGF line {line}: {ident}[{values[0]}]: a position or "
+                                   f"cube set up by hand; only games played from the "
+                                   f"opening are read")
+        moves = [(ident, values[0].strip(), line) for ident, values, line in node
+                 if ident in ("B", "W")]
+        dice = [(values[0].strip(), line) for ident, values, line in node if ident == "DI"]
+        turn = [values[0].strip().upper() for ident, values, line in node if ident == "PL"]
+        if moves:
+            ident, value, line = moves[0]
+            player = 0 if ident == "W" else 1
+        elif dice:
+            value, line = dice[0]
+            if not turn or turn[0] not in ("B", "W"):
+                raise MatFileError(f"SGF line {line}: DI[{value}] without PL[B] or PL[W] "
+                                   f"(whose dice)")
+            player = 0 if turn[0] == "W" else 1
+            if not re.fullmatch(r"[1-6][1-6]", value):
+                raise MatFileError(f"SGF line {line}: DI[{value}]: expected two dice 1-6")
+            # read below as a roll with no play: the roll not played
+        else:
+            continue
+        word = value.lower()
+        if word == "double" and actions and actions[-1].kind == "drop":
+            continue        # GNU Backgammon 1.07 repeats a dropped double after the drop
+        if word in ("double", "beaver") and offered is not None and offered[0] != player:
+            word = "beaver"                      # GNU Backgammon records a beaver so
+        elif word == "take" and offered is not None and offered[2] and offered[0] != player:
+            continue                             # a beaver's take: the .mat has none
+        if player == 0 or right_taken:
+            number += 1
+            right_taken = False
+        if player == 1:
+            right_taken = True
+        who = "W" if player == 0 else "B"
+        if word == "double":
+            if offered is not None:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: a second double "
+                                   f"before the first is answered")
+            offered = (player, _cube_after(actions) * 2, False)
+            actions.append(Action(player, "double", line, value=offered[1], number=number))
+        elif word == "beaver":
+            if offered is None:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: a beaver with no "
+                                   f"double offered")
+            offered = (player, offered[1] * 2, True)
+            actions.append(Action(player, "beaver", line, value=offered[1], number=number))
+        elif word in ("take", "drop"):
+            if offered is None or offered[2]:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: "
+                                   + ("no double on offer" if offered is None else
+                                      "a beaver cannot be dropped"))
+            offered = None
+            actions.append(Action(player, word, line, number=number))
+        else:
+            m = _MOVE.match(value)
+            if not m:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: expected dice and "
+                                   f"letter pairs ('52mhxv'), double, take, drop or beaver")
+            if offered is not None and not offered[2]:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: a roll while a "
+                                   f"double is offered")
+            offered = None
+            actions.append(Action(player, "roll", line, (int(m.group(1)), int(m.group(2))),
+                                  _move_text(m.group(3), player), number=number))
+    return actions
+
+
+def _cube_after(actions: list) -> int:
+    """The cube's value after ``actions`` (the last double or beaver taken)."""
+    cube = 1
+    for a in actions:
+        if a.kind in ("double", "beaver"):
+            cube = a.value
+    return cube
+
+
+def read_sgf(path: str | Path) -> MatchRecord:
+    """The SGF file at ``path`` (:func:`parse_sgf`)."""
+    name = str(path)
+    text = read_text(path)
+    try:
+        return parse_sgf(text)
+    except MatFileError as exc:
+        raise MatFileError(f"{name}: {exc}") from None
+
+
+def read_match(path: str | Path) -> MatchRecord:
+    """A match file of either kind: SGF when its text starts with ``(`` (after blanks),
+    else a Jellyfish ``.mat`` file."""
+    name = str(path)
+    text = read_text(path)
+    try:
+        return parse_sgf(text) if text.lstrip().startswith("(") else parse_mat(text)
+    except MatFileError as exc:
+        raise MatFileError(f"{name}: {exc}") from None
