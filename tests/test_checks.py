@@ -178,3 +178,20 @@ def test_position_state_takes_numpy_integers_and_check_words_their_errors():
     plakoto = Position.start("plakoto")
     with pytest.raises(PositionError, match="pinned"):
         position_state(Position("plakoto", plakoto.me, plakoto.them, pinned=(3, 4)))
+
+
+def test_a_position_built_from_lists_equals_the_same_built_from_tuples():
+    """Position holds tuples whatever sequences it is given as lists, so positions
+    compare and hash by value (a list-built one was unequal to the same position from
+    the engine, and unhashable)."""
+    listed = Position("plakoto", list(Position.start("plakoto").me),
+                      [0] * 23 + [15], [0, 0], [0, 0], [[], [3]], [1, 2], [])
+    tupled = Position("plakoto", Position.start("plakoto").me, (0,) * 23 + (15,),
+                      pinned=((), (3,)), turns=(1, 2))
+    assert listed == tupled and hash(listed) == hash(tupled)
+    assert len({listed, tupled}) == 1
+    assert all(type(getattr(listed, f)) is tuple
+               for f in ("me", "them", "bar", "off", "turns", "pending", "pinned"))
+    assert listed.pinned == ((), (3,))
+    bg = Position("backgammon", list(START.me), list(START.them))
+    assert Position.from_json(bg.to_json()) == bg == START

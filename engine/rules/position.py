@@ -56,6 +56,27 @@ class Position:
     pending: tuple = ()
     """Gul bara: dice the side to move must play before rolling."""
 
+    def __post_init__(self) -> None:
+        """Lists given for the sequence fields become tuples, so that a position built
+        from lists (``Position("backgammon", [0] * 23 + [15], ...)``) equals the same
+        position built from tuples and can be hashed (a key of a dict, a member of a
+        set). Nothing is checked here (:meth:`check`); the positions the engine builds
+        hold tuples already and take the first test alone."""
+        t = tuple
+        if (type(self.me) is t and type(self.them) is t and type(self.bar) is t
+                and type(self.off) is t and type(self.turns) is t
+                and type(self.pending) is t and type(self.pinned) is t):
+            pins = self.pinned
+            if len(pins) != 2 or (type(pins[0]) is not list and type(pins[1]) is not list):
+                return
+        for name in ("me", "them", "bar", "off", "turns", "pending", "pinned"):
+            value = getattr(self, name)
+            if isinstance(value, list):
+                value = tuple(value)
+            if name == "pinned" and isinstance(value, tuple):
+                value = tuple(tuple(p) if isinstance(p, list) else p for p in value)
+            object.__setattr__(self, name, value)
+
     # ----------------------------------------------------------------- constructors
     @classmethod
     def start(cls, variant: str = "backgammon") -> "Position":
