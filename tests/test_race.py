@@ -135,3 +135,9 @@ def test_cube_cli_race(capsys):
     assert race["keith"]["leader"] == 90 + 90 // 7
     assert main(args[:-1]) == 0
     assert "Kleinman" not in capsys.readouterr().out
+
+
+def test_cube_cli_race_is_not_taken_with_a_rollout(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--position", "dctIBwBbU5sBAA", "--race", "--rollout"])
+    assert exc.value.code == 2 and "--race" in capsys.readouterr().err

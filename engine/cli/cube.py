@@ -381,6 +381,9 @@ def main(argv=None) -> int:
         if given:
             ap.error(f"{', '.join(given)}: rollout option(s); add --rollout")
     else:
+        if args.race:
+            ap.error("--race counts beside the cube analysis, not a rollout: leave out "
+                     "--rollout (or --race)")
         for flag, given in (("--probabilities", args.probabilities is not None),
                             ("--efficiency", args.efficiency is not None),
                             ("--ply", args.ply != 0)):
