@@ -141,3 +141,11 @@ def test_cube_cli_race_is_not_taken_with_a_rollout(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--position", "dctIBwBbU5sBAA", "--race", "--rollout"])
     assert exc.value.code == 2 and "--race" in capsys.readouterr().err
+
+
+def test_thorp_s_tenth_is_exact():
+    # the side on roll's Thorp count 90, a tenth more is 99 (90 * 1.1 is 99.00000000000001
+    # in floating point, which read L = T + 2 as more than T + 2); GNU Backgammon: double
+    c = race_counts(position_from_id("PjPMAEDzvgMAAA"))
+    assert (c.thorp.leader, c.thorp.trailer) == (99.0, 97.0)
+    assert c.thorp.double and not c.thorp.redouble and c.thorp.take

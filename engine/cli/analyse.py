@@ -18,8 +18,10 @@ plays unranked, with a note saying so. Without ``--dice`` the position is rated 
 its roll. ``--json`` prints the same as one JSON object.
 
 ``--rolls`` (without ``--dice``) lists each of the 21 rolls' best play at ``--ply``
-and its equity, the best roll first, and their mean, the position's value one ply
-deeper: GNU Backgammon's temperature map, as a list.
+and its equity, the best roll first, and their mean (at ``--ply 0`` the position's 1-ply
+value; deeper, the search's own value one ply deeper differs a little, its move filters
+choosing each roll's play at a shallower depth): GNU Backgammon's temperature map, as a
+list.
 
 ``--rollout`` rolls out instead (:mod:`engine.search.rollout`): with ``--dice`` the best
 ``--candidates`` plays at 0-ply, each on the same dice, else the position before its
@@ -340,8 +342,8 @@ def roll_map(search: Search, position: Position, ply: int,
              cube: CubeState | None = None) -> list[RollBest]:
     """Each of the 21 rolls of ``position`` (before its roll) with its best play at
     ``ply``, the best roll first (GNU Backgammon's temperature map, as a list); ranked
-    by cubeful equity at ``cube`` where one is given (:func:`rank_cubefully`). Their
-    mean, weighted by the rolls' chances, is the position's value one ply deeper."""
+    by cubeful equity at ``cube`` where one is given (:func:`rank_cubefully`). At
+    0-ply their mean, weighted by the rolls' chances, is the position's 1-ply value."""
     out = []
     for dice, chance in ALL_21:
         roll = (dice.high, dice.low)

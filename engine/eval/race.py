@@ -26,8 +26,10 @@ and the opponent is "the trailer".
 - **8-9-12**: the side on roll's lead as a share of his own pips: double from 8%,
   redouble from 9%, take up to 12%.
 
-Where GNU Backgammon's wording differs at a boundary (it adds a seventh without rounding,
-and calls ``L - T = 2`` a pass by Keith), the authors' rules above are followed.
+Where GNU Backgammon differs at a boundary, the authors' rules above are followed: it
+adds Keith's seventh without rounding and calls ``L - T = 2`` a pass by Keith, calls
+``T = L + 2`` a pass by Thorp, and at a lead of exactly 8% (75 pips against 81) finds no
+double by 8-9-12.
 
 The formulas are backgammon's (and portes', the same board and race without a cube);
 other games are refused. They are computed for any position, as GNU Backgammon computes
@@ -148,9 +150,10 @@ def keith_count(side: tuple) -> int:
 
 def _thorp(me: tuple, them: tuple) -> CubeRule:
     count = thorp_count(me)
-    lead = count * 1.1 if count > 30 else float(count)
-    t = thorp_count(them)
-    return CubeRule(lead, t, lead <= t + 2, lead <= t + 1, t <= lead + 2)
+    lead10 = count * 11 if count > 30 else count * 10     # in tenths: 90 * 1.1 is not 99
+    t10 = thorp_count(them) * 10
+    return CubeRule(lead10 / 10, t10 / 10, lead10 <= t10 + 20, lead10 <= t10 + 10,
+                    t10 <= lead10 + 20)
 
 
 def _keith(me: tuple, them: tuple) -> CubeRule:

@@ -22,7 +22,10 @@ Each numbered line holds the first player's action (the left column) and then th
 second's (the right column): a roll and its play (``52: 13/8 24/22``; the points in the
 mover's own numbering, 25 the bar, 0 off, ``*`` a hit; nothing after the roll when no
 checker can move), ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``, ``Wins N
-point(s) [and the match]``; a second beaver (a raccoon) is read and not rated. A line
+point(s) [and the match]``; a second beaver (a raccoon) is read and not rated (the cube
+then stays with the side not on roll, as GNU Backgammon has it), and so is ``Drops``
+after a beaver or raccoon (its maker wins the cube before it, as GNU Backgammon allows).
+A game a resignation ends scores one, two or three times the cube. A line
 with one action puts it in its column: the right one starts under the second player's
 name in the score line, by column 33 (GNU Backgammon's files). A roll written with no
 play where the roll has one (or ``Cannot Move`` after it) is a roll not played: the file
@@ -53,11 +56,15 @@ MAX_BYTES = 16 << 20
 """The largest match file read (16 MiB; a long session of hundreds of games is well
 under 1 MiB)."""
 
+MAX_LENGTH = 64
+"""The longest match read: GNU Backgammon's, and the engine's with the cube
+(:data:`engine.cube.computed_met.MAX_LENGTH`)."""
+
 KINDS = ("roll", "double", "take", "drop", "beaver", "win")
 """What an :class:`Action` may be."""
 
 _HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
-_LENGTH = re.compile(r"^\s*(\d+)\s+point\s+match\s*$", re.I)
+_LENGTH = re.compile(r"^\s*([0-9]+)\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
 _SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s*(\S.*?)\s*:\s*(\d+)\s*$")
 """A score line; GNU Backgammon writes the first name and score in 31 characters, so a
@@ -116,6 +123,9 @@ class GameRecord:
     """Its :class:`Action` values in the order they were made."""
     line: int
     """The line of its ``Game`` heading."""
+    crawford: bool | None = None
+    """Whether it is the Crawford game, where the file says so (GNU Backgammon's SGF);
+    None where the scores tell (:func:`crawford_games`)."""
 
     @property
     def winner(self) -> int | None:
@@ -224,6 +234,9 @@ def parse_mat(text: str) -> MatchRecord:
                 raise MatFileError(f"line {n}: {quote(line.strip())}: expected the match "
                                    f"length first (' 5 point match'; 0 for money play)")
             length = int(m.group(1))
+            if length > MAX_LENGTH:
+                raise MatFileError(f"line {n}: a {length}-point match: expected a length "
+                                   f"up to {MAX_LENGTH} (0 for money play)")
             continue
         m = _GAME.match(line)
         if m:
@@ -449,9 +462,12 @@ class Decision:
 
 
 def crawford_games(record: MatchRecord) -> set:
-    """The numbers of the games that are Crawford games: the first game in which a
-    player stands one point from the match (when the rule is on, as it is unless the
-    header says ``Crawford "Off"``)."""
+    """The numbers of the games that are Crawford games: those the file marks so (an
+    SGF file's ``CrawfordGame``), else the first game in which a player stands one point
+    from the match (when the rule is on, as it is unless the header says ``Crawford
+    "Off"``)."""
+    if any(g.crawford is not None for g in record.games):
+        return {g.number for g in record.games if g.crawford}
     out: set = set()
     if record.length <= 1 or not record.flag("Crawford", True):
         return out          # a 1-point match is all double match point: no Crawford game
@@ -530,14 +546,20 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                 raise bad(a, f"{a.kind} while a double is on offer")
             continue
         if a.kind == "beaver" and beavered is not None and a.player != beavered:
-            # a raccoon: the doubler doubles the beavered cube again, keeping it (not
-            # a decision rated here)
+            # a raccoon: the doubler doubles the beavered cube again (not a decision
+            # rated here); the cube stays with the side not on roll, as GNU Backgammon
+            # has it (its files let that side redouble later)
             if a.value != 2 * value:
                 raise bad(a, f"beavers => {a.value} after a beaver to {value}: expected "
                              f"{2 * value}")
             if limit is not None and a.value > limit:
                 raise bad(a, f"beavers => {a.value} past the cube limit {limit}")
-            value, owner, beavered = a.value, a.player, a.player
+            value, beavered = a.value, a.player
+            continue
+        if a.kind == "drop" and beavered is not None and a.player != beavered:
+            # a beaver (or raccoon) passed, as GNU Backgammon allows: its maker wins the
+            # cube before it (not a decision rated here)
+            passed, over = (beavered, value // 2), True
             continue
         beavered = None
         if a.kind in ("take", "drop", "beaver"):
@@ -594,6 +616,13 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                            f"point(s) for the {'first' if wins[0].player == 0 else 'second'}"
                            f" player, but the pass gives the "
                            f"{'first' if doubler == 0 else 'second'} player {cube}")
+    cubes = [value] + ([offered] if offered is not None else [])
+    if end is None and passed is None and wins and wins[0].value not in {
+            k * c for k in (1, 2, 3) for c in cubes}:
+        raise MatFileError(f"line {wins[0].line} (game {game.number}): wins "
+                           f"{wins[0].value} point(s) by a resignation at cube {value}: "
+                           f"expected {value}, {2 * value} or {3 * value} (a single game, "
+                           f"a gammon, a backgammon)")
     if end is not None and wins and mover is not None:
         won = wins[0]
         winner = mover if end.winner == 0 else 1 - mover

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from engine.errors import quote
 from engine.notation.matfile import (
+    MAX_LENGTH,
     Action,
     GameRecord,
     MatchRecord,
@@ -123,6 +124,9 @@ class _Reader:
                 self.i += 1
             ident = "".join(c for c in self.text[start:self.i] if c.isupper())
             line = self.line()
+            if not ident:
+                raise self.error(f"property {quote(self.text[start:self.i])}: a property "
+                                 f"name is in capitals ('B', 'W', 'MI')")
             values = []
             self.skip()
             while self.i < len(self.text) and self.text[self.i] == "[":
@@ -171,7 +175,7 @@ def _mi(values: list, line: int) -> dict:
     for v in values:
         key, sep, val = v.partition(":")
         if sep and key in ("length", "game", "ws", "bs"):
-            if not val.strip().isdigit():
+            if not re.fullmatch(r"[0-9]{1,9}", val.strip()):
                 raise MatFileError(f"SGF line {line}: MI[{v}]: expected a whole number")
             out[key] = int(val)
     return out
@@ -185,7 +189,12 @@ def parse_sgf(text: str) -> MatchRecord:
     header: dict = {}
     length: int | None = None
     players: tuple | None = None
-    for tree in _Reader(text).collection():
+    try:
+        trees = _Reader(text).collection()
+    except RecursionError:
+        raise MatFileError("game trees nested too deeply to read") from None
+    last_number = 0
+    for tree in trees:
         root = {ident: (values, line) for ident, values, line in tree[0]}
         line0 = tree[0][0][2] if tree[0] else 1
         gm = root.get("GM", (["1"], line0))[0][0].strip()
@@ -194,6 +203,14 @@ def parse_sgf(text: str) -> MatchRecord:
                                f"(GM[6])")
         mi = _mi(*root["MI"]) if "MI" in root else {}
         this_length = mi.get("length", 0)
+        if this_length > MAX_LENGTH:
+            raise MatFileError(f"SGF line {line0}: a {this_length}-point match: expected "
+                               f"a length up to {MAX_LENGTH} (0 for money play)")
+        number = mi.get("game", last_number) + 1
+        if number <= last_number:
+            raise MatFileError(f"SGF line {line0}: MI[game:{number - 1}] after game "
+                               f"{last_number - 1}: the games are numbered in order")
+        last_number = number
         if length is None:
             length = this_length
         elif this_length != length:
@@ -233,8 +250,8 @@ def parse_sgf(text: str) -> MatchRecord:
                                    f"expected W+N or B+N (R after it: resigned)")
             winner = 0 if m.group(1).upper() == "W" else 1
             actions.append(Action(winner, "win", root["RE"][1], value=int(m.group(2))))
-        games.append(GameRecord(mi.get("game", len(games)) + 1, score, tuple(actions),
-                                line0))
+        games.append(GameRecord(number, score, tuple(actions), line0,
+                                crawford=bool(length) and "CrawfordGame" in rules))
     assert length is not None and players is not None
     return MatchRecord(length, players, tuple(games), header)
 
@@ -244,6 +261,7 @@ def _actions(tree: list, line0: int) -> list:
     numbers its lines (the first player's action opens a line, the second's fills it)."""
     actions: list = []
     number, right_taken = 0, True
+    rolled_only = False                   # the last action is dice set and not played
     offered: tuple | None = None          # (who, the new cube, a beaver's)
     for node in tree[1:]:
         for ident, values, line in node:
@@ -255,6 +273,10 @@ def _actions(tree: list, line0: int) -> list:
                  if ident in ("B", "W")]
         dice = [(values[0].strip(), line) for ident, values, line in node if ident == "DI"]
         turn = [values[0].strip().upper() for ident, values, line in node if ident == "PL"]
+        if len(moves) > 1:
+            raise MatFileError(f"SGF line {moves[1][2]}: two moves in one node "
+                               f"({moves[0][0]}[{moves[0][1]}] and {moves[1][0]}"
+                               f"[{moves[1][1]}])")
         if moves:
             ident, value, line = moves[0]
             player = 0 if ident == "W" else 1
@@ -276,6 +298,17 @@ def _actions(tree: list, line0: int) -> list:
             word = "beaver"                      # GNU Backgammon records a beaver so
         elif word == "take" and offered is not None and offered[2] and offered[0] != player:
             continue                             # a beaver's take: the .mat has none
+        m = _MOVE.match(value)
+        if (m and moves and rolled_only and actions[-1].player == player
+                and actions[-1].dice == (int(m.group(1)), int(m.group(2)))):
+            # the dice set (PL/DI), then the roll written again, played or not (GNU
+            # Backgammon's 'roll' saved before the move): one roll
+            last = actions[-1]
+            actions[-1] = Action(player, "roll", last.line, last.dice,
+                                 _move_text(m.group(3), player), number=last.number)
+            rolled_only = False
+            continue
+        rolled_only = bool(m) and not moves
         if player == 0 or right_taken:
             number += 1
             right_taken = False
@@ -295,14 +328,11 @@ def _actions(tree: list, line0: int) -> list:
             offered = (player, offered[1] * 2, True)
             actions.append(Action(player, "beaver", line, value=offered[1], number=number))
         elif word in ("take", "drop"):
-            if offered is None or offered[2]:
-                raise MatFileError(f"SGF line {line}: {who}[{value}]: "
-                                   + ("no double on offer" if offered is None else
-                                      "a beaver cannot be dropped"))
-            offered = None
+            if offered is None:
+                raise MatFileError(f"SGF line {line}: {who}[{value}]: no double on offer")
+            offered = None                       # a beaver passed too (GNU allows it)
             actions.append(Action(player, word, line, number=number))
         else:
-            m = _MOVE.match(value)
             if not m:
                 raise MatFileError(f"SGF line {line}: {who}[{value}]: expected dice and "
                                    f"letter pairs ('52mhxv'), double, take, drop or beaver")
