@@ -4,7 +4,11 @@ every kind of bad request answered 4xx while the session lives on."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -585,3 +589,46 @@ def test_a_client_gone_while_its_body_streams_in_is_no_internal_error(capsys):
     start = next(m for m in messages if m["type"] == "http.response.start")
     assert start["status"] == 499
     assert "Traceback" not in capsys.readouterr().err
+
+
+MATCHES = Path(__file__).parent / "data" / "matches"
+
+
+def test_a_match_file_is_reviewed(client):
+    """``POST /api/review``: a .mat or GNU Backgammon .sgf file's text, every decision
+    of both players rated, as ``python -m engine.review --json`` rates them."""
+    from engine.cli.review import main as review_main
+    for name in ("native1.sgf", "native1.mat"):
+        reply = client.post("/api/review", json={"text": (MATCHES / name).read_text()})
+        assert reply.status_code == 200, reply.text
+        got = reply.json()
+        assert got["players"] == ["gnubg", "root"] and got["ply"] == 0
+        assert len(got["totals"]) == 2 and got["decisions"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert review_main([str(MATCHES / "native1.mat"), "--json"]) == 0
+    assert json.loads(out.getvalue())["decisions"] == got["decisions"]
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"text": "not a match file"}, 400, "match length"),
+    ({"text": "(;FF[4]GM[1];B[dd])"}, 400, "not a backgammon game"),
+    ({}, 400, "text"),
+    ({"text": 5}, 400, "expected a match file's text"),
+    ({"text": " 5 point match\n"}, 400, "no games"),
+    ({"text": "(;FF[4]GM[6]MI[length:5])", "ply": 0}, 400, "no decision"),
+    ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": 2}, 400, "ply = 2"),
+    ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": True}, 400, "ply = true"),
+])
+def test_a_bad_match_file_is_a_400_saying_what(client, body, status, words):
+    reply = client.post("/api/review", json=body)
+    assert reply.status_code == status and words in reply.json()["error"]["message"], \
+        reply.text
+
+
+def test_a_match_file_too_long_for_the_board_s_server(client, monkeypatch):
+    from engine.web import app
+    monkeypatch.setattr(app, "MAX_REVIEW_DECISIONS", 10)
+    reply = client.post("/api/review", json={"text": (MATCHES / "native1.mat").read_text()})
+    assert reply.status_code == 400 and reply.json()["error"]["code"] == "too_large"
+    assert "python -m engine.review" in reply.json()["error"]["message"]

@@ -281,3 +281,21 @@ def test_a_position_set_up_during_a_game_and_back_to_the_game(page):
     assert not page.locator("#back").is_visible() and page.locator("#undo").is_visible()
     assert board.get_attribute("data-waiting") == "move"
     assert board.get_attribute("data-variant") == "portes"
+
+
+def test_a_match_file_reviewed_and_a_costly_decision_shown(page):
+    """A GNU Backgammon .sgf file chosen in the Match file box: both players' totals,
+    their costliest decisions, and one of them set up on the board by its XGID."""
+    page.set_input_files("#review-file", str(ROOT / "tests" / "data" / "matches" /
+                                             "gnubg_5_point.sgf"))
+    page.wait_for_selector("#file-review-table")
+    _wait_idle(page)
+    rows = page.locator("#file-review-table tr").all_text_contents()
+    assert len(rows) == 3 and rows[1].startswith("gnubg") and rows[2].startswith("root")
+    worst = page.locator("#file-review-worst tr")
+    assert worst.count() >= 2
+    xgid = worst.nth(1).locator("button").get_attribute("title")
+    worst.nth(1).locator("button").click()
+    _wait_idle(page)
+    assert "Set-up position" in page.locator("#status").text_content()
+    assert page.locator("#position-text").input_value() == xgid

@@ -364,12 +364,19 @@ def read_sgf(path: str | Path) -> MatchRecord:
         raise MatFileError(f"{name}: {exc}") from None
 
 
-def read_match(path: str | Path) -> MatchRecord:
-    """A match file of either kind: SGF when its text starts with ``(`` (after blanks),
+def parse_match(text: str) -> MatchRecord:
+    """A match file's text of either kind: SGF when it starts with ``(`` (after blanks),
     else a Jellyfish ``.mat`` file."""
+    if not isinstance(text, str):
+        raise MatFileError(f"text {quote(text)}: expected the file's text (a str)")
+    return parse_sgf(text) if text.lstrip().startswith("(") else parse_mat(text)
+
+
+def read_match(path: str | Path) -> MatchRecord:
+    """The match file at ``path``, of either kind (:func:`parse_match`)."""
     name = str(path)
     text = read_text(path)
     try:
-        return parse_sgf(text) if text.lstrip().startswith("(") else parse_mat(text)
+        return parse_match(text)
     except MatFileError as exc:
         raise MatFileError(f"{name}: {exc}") from None

@@ -22,7 +22,10 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   and ``python -m engine.review`` read); ``GET /api/sessions/{id}/review?ply=0`` those
   games reviewed, every decision of both sides rated (``ply`` 0 or 1; the JSON of
   ``python -m engine.review --json``);
-  ``DELETE /api/sessions/{id}`` ends it. The server keeps :data:`MAX_SESSIONS`
+  ``DELETE /api/sessions/{id}`` ends it.
+- ``POST /api/review``: ``{"text": ..., "ply": 0}``, a match file's text (``.mat``, or
+  GNU Backgammon's ``.sgf``) reviewed as ``python -m engine.review --json`` reviews it
+  (up to :data:`MAX_REVIEW_DECISIONS` decisions, ``ply`` 0 or 1). The server keeps :data:`MAX_SESSIONS`
   sessions; one more ends a finished one, else the one used longest ago. A question
   takes one answer: a second before the game takes up the first is refused.
 
@@ -327,6 +330,39 @@ def session_review(request: Request, body: Any) -> dict:
         return to_json(record, review(record, protocol.search_of("backgammon"), ply), ply)
 
 
+MAX_REVIEW_DECISIONS = 5_000
+"""The most decisions a match file sent to the board's server is reviewed with (a long
+session; about twenty seconds at 0-ply, every session's engine waiting):
+``python -m engine.review`` takes any file."""
+
+
+def review_file(request: Request, body: Any) -> dict:
+    """``POST /api/review``: ``{"text": a match file's text (.mat or GNU Backgammon's
+    .sgf), "ply": 0 or 1}``, every decision of both players rated."""
+    from engine.cli.review import review, to_json
+    from engine.notation.matfile import replay
+    from engine.notation.sgf import parse_match
+    body = _object(body)
+    text = field(body, "text")
+    if not isinstance(text, str):
+        raise ApiError("bad_request", f"text = {quote(text)}: expected a match file's text "
+                                      f"(a string)")
+    ply = body.get("ply", 0)
+    if isinstance(ply, bool) or ply not in range(MAX_REVIEW_PLY + 1):
+        raise ApiError("bad_request", f"ply = {quote(ply)}: expected 0 .. {MAX_REVIEW_PLY} "
+                                      f"(a review on the board's server)")
+    record = parse_match(text)
+    count = sum(1 for _ in replay(record))
+    if count > MAX_REVIEW_DECISIONS:
+        raise ApiError("too_large", f"{count:,} decisions: the board's server reviews up to "
+                                    f"{MAX_REVIEW_DECISIONS:,}; python -m engine.review "
+                                    f"takes any file")
+    if count == 0:
+        raise ApiError("bad_request", "the file holds no decision to review")
+    with _SEARCH_LOCK:
+        return to_json(record, review(record, protocol.search_of("backgammon"), ply), ply)
+
+
 def end_session(request: Request, body: Any) -> dict:
     session = _session(request)
     with _SESSIONS_LOCK:
@@ -353,6 +389,7 @@ def make_app() -> Starlette:
         Route("/api/sessions/{sid}/act", _guarded(session_act), methods=["POST"]),
         Route("/api/sessions/{sid}/mat", _guarded(session_mat), methods=["GET"]),
         Route("/api/sessions/{sid}/review", _guarded(session_review), methods=["GET"]),
+        Route("/api/review", _guarded(review_file), methods=["POST"]),
         Route("/api/{cmd}", _guarded(command), methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})

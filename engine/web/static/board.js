@@ -399,6 +399,45 @@ function reviewGames() {
   });
 }
 
+function reviewFile() {
+  // a match file from this computer, every decision of both players rated: the totals,
+  // then the costliest decisions, each shown on the board by its XGID
+  return guard(async () => {
+    const file = $("review-file").files[0];
+    if (!file) return;
+    const out = $("file-review");
+    out.textContent = `reviewing ${file.name}...`;
+    const r = await api("POST", "/api/review", {text: await file.text(), ply: 0});
+    out.innerHTML = "";
+    const what = r.length ? `${r.length}-point match` : "money session";
+    const head = document.createElement("p");
+    head.textContent = `${file.name}: ${what}, ${r.games} game(s), ${r.decisions.length} decisions rated at 0-ply`;
+    out.appendChild(head);
+    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck"],
+      r.totals.map((x, i) => [r.players[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
+                              x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
+                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3)]));
+    t.id = "file-review-table";
+    out.appendChild(t);
+    const worst = r.decisions.filter((d) => d.mark).sort((a, b) => b.cost - a.cost).slice(0, 10);
+    if (!worst.length) return;
+    const w = table(["game", "player", "decision", "cost", "best", ""], worst.map((d) => [
+      d.game, r.players[d.player], (d.dice ? d.dice.join("") + ": " : "") + d.chosen,
+      `-${d.cost.toFixed(3)} ${d.mark}`, d.best, ""]));
+    w.id = "file-review-worst";
+    worst.forEach((d, i) => {
+      if (!d.xgid) return;              // a position the XGID cannot hold
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = "show";
+      b.title = d.xgid;
+      b.onclick = () => { $("position-text").value = d.xgid; $("setup-dice").value = ""; setup(); };
+      w.rows[i + 1].cells[5].appendChild(b);
+    });
+    out.appendChild(w);
+  });
+}
+
 function cubeAdvice() {
   return guard(async () => {
     const at = analysedPosition();
@@ -543,6 +582,7 @@ async function init() {
   $("copy").onclick = copyPosition;
   $("save-mat").onclick = saveMat;
   $("review").onclick = reviewGames;
+  $("review-file").onchange = reviewFile;
   $("back").onclick = () => { analysis = null; $("variant").value = S.variant; render(); };
   // a click picks a checker and then its destination; a drag does both at once
   const pointAt = (ev) => {
