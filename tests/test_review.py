@@ -446,3 +446,44 @@ def test_a_play_written_for_a_dance_says_there_is_only_no_move():
     dance = next(d for d in replay(read_mat(FIVE)) if d.kind == "play" and not d.move)
     with pytest.raises(IllegalMoveError, match="the only legal play is 'no move'"):
         parse_move("25/19", dance.position, dance.dice)
+
+
+def test_gnu_backgammon_s_statistics():
+    """The error rates, ratings, close cube decisions, luck rate, luck rating and luck
+    marks of GNU Backgammon's ``show statistics match``, by its thresholds; on the test
+    match, beside GNU Backgammon 1.07's own 0-ply analysis of it (close or actual cube
+    decisions 10 and 10; luck ratings Bad dice, man! and None)."""
+    from engine.cli.review import (
+        Totals,
+        format_review,
+        luck_rating,
+        rating,
+        totals,
+    )
+    assert [rating(x) for x in (0.0019, 0.002, 0.0049, 0.0079, 0.0119, 0.0179, 0.0259,
+                                0.0349, 0.035, 1.0)] == [
+        "Supernatural", "World class", "World class", "Expert", "Advanced", "Intermediate",
+        "Casual player", "Beginner", "Awful!", "Awful!"]
+    assert [luck_rating(x) for x in (0.061, 0.031, 0.0, -0.031, -0.061)] == [
+        "Go to Las Vegas", "Good dice, man!", "None", "Bad dice, man!", "Go to bed"]
+    record = read_mat(FIVE)
+    assessed = review(record, search_for("backgammon"), 0)
+    for a in assessed:
+        if a.decision.kind == "answer" or a.decision.action == "double":
+            assert a.close
+        elif a.best == "double":            # a missed double is close (optimal <= take)
+            assert a.close
+        if a.luck is not None:
+            assert a.luck_mark == ("very lucky" if a.luck > 0.6 else "lucky" if a.luck > 0.3
+                                   else "very unlucky" if a.luck < -0.6 else "unlucky"
+                                   if a.luck < -0.3 else "")
+    t = totals(record, assessed)
+    assert [abs(x.close - 10) <= 1 for x in t] == [True, True]
+    assert [x.ratings()["luck"] for x in t] == ["Bad dice, man!", "None"]
+    for x in t:
+        assert x.rate == pytest.approx(1000 * (x.play_cost + x.cube_cost) / (x.plays + x.close))
+        assert x.ratings()["overall"] == rating(x.rate / 1000)
+        assert sum(x.luck_marks.values()) <= x.rolls
+    assert Totals().ratings() == {"chequerplay": None, "cube": None, "overall": None,
+                                  "luck": None}
+    assert "GNU Backgammon's statistics" in format_review(record, assessed, 0)

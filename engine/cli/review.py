@@ -29,8 +29,17 @@ Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgamm
 and mean cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and
 theirs, the marks, and the luck of their rolls: each roll's cubeless equity after its
 best play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures
-luck (the opening roll left out). ``--json`` prints the whole review as one JSON object;
-``--all`` lists every decision, not only those that cost something.
+luck (the opening roll left out). Then GNU Backgammon's statistics of each player
+(``show statistics match``): the error rates of the chequer play (a play not forced),
+the cube decisions (a *close or actual* one: every double and answer, and each chance
+to double where doubling is less than 0.16 below the proper action) and both, each with
+GNU Backgammon 1.07's rating (Supernatural below 2 mEMG a decision, World class below
+5, Expert 8, Advanced 12, Intermediate 18, Casual player 26, Beginner 35, else Awful!);
+the luck a roll with its rating (Go to Las Vegas above +60 mEMG, Good dice, man! above
++30, Bad dice, man! below -30, Go to bed below -60), and each roll's luck mark (very
+lucky above +0.6, lucky above +0.3, unlucky below -0.3, very unlucky below -0.6).
+``--json`` prints the whole review as one JSON object; ``--all`` lists every decision,
+not only those that cost something.
 
 Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
 ``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line, else
@@ -73,6 +82,40 @@ MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
 TINY = 5e-4
 """A cost below this is none (two plays that differ only in rounding)."""
+LUCK_MARKS = ((0.6, "very lucky"), (0.3, "lucky"), (-0.3, "unlucky"), (-0.6, "very unlucky"))
+"""A roll's luck mark (GNU Backgammon's levels): above 0.6 or 0.3, below -0.3 or -0.6."""
+CLOSE = 0.16
+"""A chance to double is *close* when doubling (the double/take equity, at most 1) is
+less than this below the proper action (GNU Backgammon's ``isCloseCubedecision``): the
+cube decisions an error rate is taken over are these and every actual double and
+answer."""
+RATINGS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"),
+           (0.012, "Advanced"), (0.018, "Intermediate"), (0.026, "Casual player"),
+           (0.035, "Beginner"))
+"""GNU Backgammon 1.07's ratings by error rate (normalised equity a decision): the first
+threshold the rate is below; ``Awful!`` above them all."""
+LUCK_RATINGS = ((0.06, "Go to Las Vegas"), (0.03, "Good dice, man!"), (-0.03, None),
+                (-0.06, "Bad dice, man!"))
+"""GNU Backgammon's luck rating by luck a roll: above 0.06 or 0.03, ``None`` between
+-0.03 and 0.03, below -0.03 ``Bad dice, man!``, below -0.06 ``Go to bed``."""
+
+
+def rating(rate: float) -> str:
+    """GNU Backgammon's rating of an error rate (:data:`RATINGS`)."""
+    return next((word for limit, word in RATINGS if rate < limit), "Awful!")
+
+
+def luck_rating(rate: float) -> str:
+    """GNU Backgammon's luck rating of the luck a roll (:data:`LUCK_RATINGS`)."""
+    if rate > LUCK_RATINGS[0][0]:
+        return "Go to Las Vegas"
+    if rate > LUCK_RATINGS[1][0]:
+        return "Good dice, man!"
+    if rate < LUCK_RATINGS[3][0]:
+        return "Go to bed"
+    if rate < LUCK_RATINGS[2][0]:
+        return "Bad dice, man!"
+    return "None"
 
 
 @dataclass(frozen=True)
@@ -98,12 +141,31 @@ class Assessment:
     luck: float | None = None
     """A roll's luck for its player (:func:`roll_luck`); None for a cube decision and
     for the opening roll."""
+    close: bool = False
+    """A cube decision an error rate counts: a close chance to double (:data:`CLOSE`),
+    a double, an answer."""
 
     @property
     def mark(self) -> str:
         for limit, mark, _ in MARKS:
             if self.cost >= limit:
                 return mark
+        return ""
+
+    @property
+    def luck_mark(self) -> str:
+        """``very lucky``, ``lucky``, ``unlucky``, ``very unlucky`` (:data:`LUCK_MARKS`)
+        or empty."""
+        if self.luck is None:
+            return ""
+        if self.luck > LUCK_MARKS[0][0]:
+            return LUCK_MARKS[0][1]
+        if self.luck > LUCK_MARKS[1][0]:
+            return LUCK_MARKS[1][1]
+        if self.luck < LUCK_MARKS[3][0]:
+            return LUCK_MARKS[3][1]
+        if self.luck < LUCK_MARKS[2][0]:
+            return LUCK_MARKS[2][1]
         return ""
 
     xgid: str = ""
@@ -126,6 +188,9 @@ class Assessment:
             out["dice"] = list(d.dice or ())
             out["forced"] = self.forced
             out["luck"] = None if self.luck is None else round(self.luck, 6)
+            out["luck_mark"] = self.luck_mark
+        else:
+            out["close"] = self.close
         return out
 
 
@@ -140,15 +205,20 @@ class Totals:
     """Cube decisions: chances to double and answers to doubles."""
     cube_cost: float = 0.0
     marks: dict = field(default_factory=lambda: {m: 0 for _, m, _ in MARKS})
+    close: int = 0
+    """Close or actual cube decisions (:attr:`Assessment.close`)."""
     rolls: int = 0
     """Rolls whose luck was measured (every roll but the opening)."""
     luck: float = 0.0
     """Their luck, summed."""
+    luck_marks: dict = field(default_factory=lambda: {m: 0 for _, m in LUCK_MARKS})
 
     def add(self, a: Assessment) -> None:
         if a.luck is not None:
             self.rolls += 1
             self.luck += a.luck
+            if a.luck_mark:
+                self.luck_marks[a.luck_mark] += 1
         if a.decision.kind == "play":
             if a.forced:
                 return
@@ -157,6 +227,7 @@ class Totals:
         else:
             self.cube += 1
             self.cube_cost += a.cost
+            self.close += a.close
         if a.mark:
             self.marks[a.mark] += 1
 
@@ -165,13 +236,41 @@ class Totals:
         """Mean cost of a play not forced, in thousandths (mEMG)."""
         return 1000.0 * self.play_cost / self.plays if self.plays else 0.0
 
+    @property
+    def cube_rate(self) -> float:
+        """Mean cost of a close or actual cube decision, in thousandths (mEMG)."""
+        return 1000.0 * self.cube_cost / self.close if self.close else 0.0
+
+    @property
+    def rate(self) -> float:
+        """Mean cost of the plays not forced and the close or actual cube decisions
+        together, in thousandths (mEMG): GNU Backgammon's overall error rate."""
+        n = self.plays + self.close
+        return 1000.0 * (self.play_cost + self.cube_cost) / n if n else 0.0
+
+    @property
+    def luck_rate(self) -> float:
+        """Luck a roll, in thousandths (mEMG)."""
+        return 1000.0 * self.luck / self.rolls if self.rolls else 0.0
+
+    def ratings(self) -> dict:
+        """GNU Backgammon's ratings of the chequer play, the cube decisions and both
+        (None where there is nothing to rate), and of the luck."""
+        return {"chequerplay": rating(self.play_rate / 1000) if self.plays else None,
+                "cube": rating(self.cube_rate / 1000) if self.close else None,
+                "overall": rating(self.rate / 1000) if self.plays + self.close else None,
+                "luck": luck_rating(self.luck_rate / 1000) if self.rolls else None}
+
     def to_json(self) -> dict:
         return {"plays": self.plays, "play_cost": round(self.play_cost, 6),
                 "play_rate_memg": round(self.play_rate, 3), "cube_decisions": self.cube,
-                "cube_cost": round(self.cube_cost, 6),
+                "close_cube_decisions": self.close, "cube_cost": round(self.cube_cost, 6),
+                "cube_rate_memg": round(self.cube_rate, 3),
                 "total_cost": round(self.play_cost + self.cube_cost, 6),
-                "marks": dict(self.marks), "rolls": self.rolls,
-                "luck": round(self.luck, 6)}
+                "rate_memg": round(self.rate, 3), "marks": dict(self.marks),
+                "rolls": self.rolls, "luck": round(self.luck, 6),
+                "luck_rate_memg": round(self.luck_rate, 3),
+                "luck_marks": dict(self.luck_marks), "ratings": self.ratings()}
 
 
 class Reviewer:
@@ -278,15 +377,16 @@ class Reviewer:
             best_value = max(nd, doubled)
             best = "double" if doubled >= nd else "no_double"   # a tie: double/pass
             v = doubled if d.action == "double" else nd
+            close = d.action == "double" or best_value - min(dt, 1.0) < CLOSE
             return Assessment(d, max(0.0, best_value - v), _words(d.action), _words(best),
-                              v, best_value, ply=self.ply)
+                              v, best_value, ply=self.ply, close=close)
         # an answer: the taker's value is minus the doubler's
         v = answers.get(d.action)
         if v is None:
             raise NardyError(f"line {d.line}: a beaver where beavers are not allowed "
                              f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
         return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
-                          -v, -doubled, ply=self.ply)
+                          -v, -doubled, ply=self.ply, close=True)
 
 
 def roll_luck(search: Search, position: Position, dice) -> float:
@@ -358,10 +458,22 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
     lines.append(f"{'':<{width}}  {'plays':>5}  {'cost':>7}  {'mEMG/play':>9}  "
                  f"{'cube':>4}  {'cost':>7}  " + "  ".join(f"{m:>4}" for _, m, _ in MARKS)
                  + f"  {'luck':>7}")
-    for name, t in zip(names, totals(record, assessed)):
+    every_total = totals(record, assessed)
+    for name, t in zip(names, every_total):
         marks = "  ".join(f"{t.marks[m]:>4}" for _, m, _ in MARKS)
         lines.append(f"{name:<{width}}  {t.plays:>5}  {t.play_cost:7.3f}  {t.play_rate:9.1f}"
                      f"  {t.cube:>4}  {t.cube_cost:7.3f}  {marks}  {t.luck:+7.3f}")
+    lines.append("")
+    lines.append("GNU Backgammon's statistics (error rates in mEMG, over the plays not "
+                 "forced and the close or actual cube decisions):")
+    for name, t in zip(names, every_total):
+        r = t.ratings()
+        lucky = ", ".join(f"{n} {m}" for m, n in t.luck_marks.items() if n)
+        lines.append(f"  {name}: chequer play {t.play_rate:.1f} ({r['chequerplay'] or 'n/a'}),"
+                     f" cube {t.cube_rate:.1f} over {t.close} ({r['cube'] or 'n/a'}), "
+                     f"overall {t.rate:.1f} ({r['overall'] or 'n/a'}); luck "
+                     f"{t.luck_rate:+.1f} a roll ({r['luck'] or 'n/a'})"
+                     + (f"; rolls {lucky}" if lucky else ""))
     return "\n".join(lines)
 
 

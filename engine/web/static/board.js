@@ -383,10 +383,11 @@ function reviewGames() {
     const r = await api("GET", `/api/sessions/${S.id}/review?ply=0`);
     out.innerHTML = "";
     const who = ["you", "nardy"];
-    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck"],
+    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
       r.totals.map((x, i) => [who[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
                               x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
-                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3)]));
+                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
+                              x.ratings.overall || ""]));
     t.id = "review-table";
     out.appendChild(t);
     const mine = r.decisions.filter((d) => d.player === 0 && d.mark)
@@ -413,10 +414,11 @@ function reviewFile() {
     const head = document.createElement("p");
     head.textContent = `${file.name}: ${what}, ${r.games} game(s), ${r.decisions.length} decisions rated at 0-ply`;
     out.appendChild(head);
-    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck"],
+    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
       r.totals.map((x, i) => [r.players[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
                               x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
-                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3)]));
+                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
+                              x.ratings.overall || ""]));
     t.id = "file-review-table";
     out.appendChild(t);
     const worst = r.decisions.filter((d) => d.mark).sort((a, b) => b.cost - a.cost).slice(0, 10);
