@@ -193,5 +193,7 @@ def test_a_position_built_from_lists_equals_the_same_built_from_tuples():
     assert all(type(getattr(listed, f)) is tuple
                for f in ("me", "them", "bar", "off", "turns", "pending", "pinned"))
     assert listed.pinned == ((), (3,))
+    odd = Position("plakoto", tupled.me, tupled.them, pinned=([3],))   # not two: unchecked
+    assert odd.pinned == ((3,),) and hash(odd) is not None
     bg = Position("backgammon", list(START.me), list(START.them))
     assert Position.from_json(bg.to_json()) == bg == START

@@ -114,6 +114,10 @@ def test_only_the_main_line_of_variations_is_read():
     (_game(root="MI[length:99999]"), "a 99999-point match"),
     (_game() + _game(), "numbered in order"),
     ("(;FF[4]GM[6]MI[length:5]" + "(;B[21lnst]" * 3000 + ")" * 3001, "nested too deeply"),
+    ("(;FF[4]MI[length:5];B[21lnst])", "no GM[6]"),
+    (_game("W[31hefe]", root="MI[length:0]RE[W+" + "9" * 5000 + "]"), "expected W+N"),
+    (_game(root="MI[length:5][game:0][ws:2][bs:1]RU[Crawford:CrawfordGame]"),
+     "the Crawford game at [2, 1]"),
     (_game(root="MI[length:5][game:0][ws:5][bs:0]"), "score [5, 0]"),
     (_game("W[52mhxv]", root="MI[length:5]RE[X+1]"), "expected W+N or B+N"),
 ])
@@ -150,7 +154,7 @@ def test_review_reads_an_sgf(capsys):
 
 
 @pytest.mark.parametrize("points, ok", [(0, False), (1, True), (2, True), (3, True),
-                                        (4, False), (10 ** 9, False)])
+                                        (4, False), (10 ** 8, False)])
 def test_a_resignation_scores_one_two_or_three_times_the_cube(points, ok):
     text = _game("B[21lnst]", root=f"MI[length:0][game:0][ws:0][bs:0]RE[W+{points}R]")
     record = parse_sgf(text)
@@ -159,3 +163,30 @@ def test_a_resignation_scores_one_two_or_three_times_the_cube(points, ok):
     else:
         with pytest.raises(MatFileError, match="by a resignation at cube 1"):
             list(replay(record))
+
+
+def test_errors_name_their_line_and_big_numbers_are_no_traceback():
+    text = "(;FF[4]GM[6]MI[length:5]\n;B[21lnst]\n;W[52mhxv]\n;B[oops])"
+    with pytest.raises(MatFileError, match="SGF line 4"):
+        parse_sgf(text)
+    from engine.notation.matfile import parse_mat
+    for mat in (" " + "9" * 5000 + " point match\n",
+                " 5 point match\n Game " + "1" * 5000 + "\n"):
+        with pytest.raises(MatFileError):
+            parse_mat(mat)
+
+
+def test_parse_match_reads_a_byte_order_mark_before_either_kind():
+    from engine.notation.sgf import parse_match
+    sgf = (DATA / "raccoon.sgf").read_text()
+    mat = (DATA / "raccoon.mat").read_text()
+    assert parse_match("\ufeff" + sgf).games == parse_sgf(sgf).games
+    assert parse_match("\ufeff" + mat).games == read_mat(DATA / "raccoon.mat").games
+
+
+def test_review_of_a_money_session_as_json(capsys):
+    # the close flag of a cube decision was a numpy bool, which JSON cannot write
+    assert review_main([str(DATA / "gnubg_money.sgf"), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["length"] == 0 and all(isinstance(d.get("close", False), bool)
+                                      for d in got["decisions"])

@@ -598,11 +598,11 @@ def test_a_match_file_is_reviewed(client):
     """``POST /api/review``: a .mat or GNU Backgammon .sgf file's text, every decision
     of both players rated, as ``python -m engine.review --json`` rates them."""
     from engine.cli.review import main as review_main
-    for name in ("native1.sgf", "native1.mat"):
+    for name in ("gnubg_money.sgf", "raccoon_redoubled.mat", "native1.sgf", "native1.mat"):
         reply = client.post("/api/review", json={"text": (MATCHES / name).read_text()})
         assert reply.status_code == 200, reply.text
         got = reply.json()
-        assert got["players"] == ["gnubg", "root"] and got["ply"] == 0
+        assert got["players"] == ["gnubg", "root"] and got["ply"] == 0, name
         assert len(got["totals"]) == 2 and got["decisions"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -619,6 +619,8 @@ def test_a_match_file_is_reviewed(client):
     ({"text": "(;FF[4]GM[6]MI[length:5])", "ply": 0}, 400, "no decision"),
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": 2}, 400, "ply = 2"),
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": True}, 400, "ply = true"),
+    ({"text": "(;FF[4]GM[6]MI[length:0]RE[W+" + "9" * 5000 + "];W[31hefe])"}, 400, "RE["),
+    ({"text": " " + "9" * 5000 + " point match"}, 400, "match length"),
 ])
 def test_a_bad_match_file_is_a_400_saying_what(client, body, status, words):
     reply = client.post("/api/review", json=body)

@@ -204,6 +204,9 @@ def main(argv=None) -> int:
             dice = parse_dice(args.dice)
         elif args.rolls:
             dice = "evaluate"
+            if info is not None and getattr(info, "dice", None):
+                print(f"note: the ID's dice {info.dice[0]}-{info.dice[1]} are not used: "
+                      f"--rolls lists every roll", file=sys.stderr)
         elif pos.pending:
             dice = None
         elif info is not None and getattr(info, "dice", None):
@@ -373,7 +376,7 @@ def _rolls(args, pos: Position, search: Search, rolls: list[RollBest]) -> int:
         print()
     what = "cubeful equity" if cubeful_ranked else "cubeless equity"
     print(f"{pos.variant}, the 21 rolls before the roll: each roll's best play at "
-          f"{args.ply}-ply, best roll first ({what} for the side to move after its play)")
+          f"{args.ply}-ply, best roll first ({what} of the side on roll, after its play)")
     width = max(len(r.best.move) for r in rolls)
     for r in rolls:
         print(f"  {r.dice[0]}-{r.dice[1]}  {r.best.move:<{width}}  Eq.: {r.value:+.3f}  "

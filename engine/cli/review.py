@@ -377,7 +377,7 @@ class Reviewer:
             best_value = max(nd, doubled)
             best = "double" if doubled >= nd else "no_double"   # a tie: double/pass
             v = doubled if d.action == "double" else nd
-            close = d.action == "double" or best_value - min(dt, 1.0) < CLOSE
+            close = d.action == "double" or bool(best_value - min(dt, 1.0) < CLOSE)
             return Assessment(d, max(0.0, best_value - v), _words(d.action), _words(best),
                               v, best_value, ply=self.ply, close=close)
         # an answer: the taker's value is minus the doubler's

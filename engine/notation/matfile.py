@@ -64,21 +64,23 @@ KINDS = ("roll", "double", "take", "drop", "beaver", "win")
 """What an :class:`Action` may be."""
 
 _HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
-_LENGTH = re.compile(r"^\s*([0-9]+)\s+point\s+match\s*$", re.I)
-_GAME = re.compile(r"^\s*Game\s+(\d+)\s*$", re.I)
-_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*(\d+)\s*(\S.*?)\s*:\s*(\d+)\s*$")
+_LENGTH = re.compile(r"^\s*([0-9]{1,9})\s+point\s+match\s*$", re.I)
+_GAME = re.compile(r"^\s*Game\s+([0-9]{1,9})\s*$", re.I)
+_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*([0-9]{1,9})\s*(\S.*?)\s*:\s*([0-9]{1,9})\s*$")
 """A score line; GNU Backgammon writes the first name and score in 31 characters, so a
-long first name leaves no space before the second name."""
+long first name leaves no space before the second name. Numbers are read up to nine
+digits here and below (a longer one is no number the file can mean, and Python will not
+convert thousands of digits)."""
 _CANNOT_MOVE = re.compile(r"\bcannot\s+move\b", re.I)
 """What some programs write after a roll with no legal play."""
-_NUMBERED = re.compile(r"^\s*(\d+)\)(.*)$")
+_NUMBERED = re.compile(r"^\s*([0-9]{1,9})\)(.*)$")
 _ACTION = re.compile(
-    r"(?P<roll>\b(?P<d1>[1-6])(?P<d2>[1-6]):(?P<move>(?:\s*(?:(?:\d+|bar)/(?:\d+|off)\*?"
-    r"(?:/(?:\d+|off)\*?)*(?:\(\d\))?))*))"
-    r"|(?P<double>\bDoubles\s*=>\s*(?P<value>\d+))"
-    r"|(?P<beaver>\bBeavers\s*=>\s*(?P<bvalue>\d+))"
+    r"(?P<roll>\b(?P<d1>[1-6])(?P<d2>[1-6]):(?P<move>(?:\s*(?:(?:[0-9]{1,2}|bar)/"
+    r"(?:[0-9]{1,2}|off)\*?(?:/(?:[0-9]{1,2}|off)\*?)*(?:\([0-9]\))?))*))"
+    r"|(?P<double>\bDoubles\s*=>\s*(?P<value>[0-9]{1,9}))"
+    r"|(?P<beaver>\bBeavers\s*=>\s*(?P<bvalue>[0-9]{1,9}))"
     r"|(?P<take>\bTakes\b)|(?P<drop>\bDrops\b)"
-    r"|(?P<win>\bWins\s+(?P<points>\d+)\s+points?(?P<match>\s+and\s+the\s+match)?)",
+    r"|(?P<win>\bWins\s+(?P<points>[0-9]{1,9})\s+points?(?P<match>\s+and\s+the\s+match)?)",
     re.I)
 RIGHT_COLUMN = 33
 """Where GNU Backgammon's files start the second player's column; a file's own score
@@ -177,9 +179,15 @@ class MatchRecord:
 
 def read_mat(path: str | Path) -> MatchRecord:
     """The match file at ``path`` (:func:`parse_mat`)."""
+    return read_with(path, parse_mat)
+
+
+def read_with(path: str | Path, parse) -> MatchRecord:
+    """The file at ``path`` (:func:`read_text`) read by ``parse``, its name in every
+    error."""
     text = read_text(path)
     try:
-        return parse_mat(text)
+        return parse(text)
     except MatFileError as exc:
         raise MatFileError(f"{path}: {exc}") from None
 

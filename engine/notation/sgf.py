@@ -50,11 +50,11 @@ from engine.notation.matfile import (
     MatchRecord,
     MatFileError,
     parse_mat,
-    read_text,
+    read_with,
 )
 
 _MOVE = re.compile(r"^([1-6])([1-6])((?:[a-z][a-z]){0,4})$")
-_RESULT = re.compile(r"^([BW])\+(\d+)(R?)$", re.I)
+_RESULT = re.compile(r"^([BW])\+([0-9]{1,9})(R?)$", re.I)
 GNU_VARIANTS = ("nackgammon", "hypergammon1", "hypergammon2", "hypergammon3")
 """GNU Backgammon's variants named in ``RU``; refused."""
 SETUP = ("AB", "AW", "AE", "CV", "CP")
@@ -68,9 +68,17 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.i = 0
+        self._counted, self._line = 0, 1      # newlines counted up to _counted
 
     def line(self) -> int:
-        return self.text.count("\n", 0, self.i) + 1
+        """The line of the reading position: newlines counted on from the last call
+        (the position only moves on), so a large file is read in linear time."""
+        if self.i >= self._counted:
+            self._line += self.text.count("\n", self._counted, self.i)
+        else:
+            self._line = self.text.count("\n", 0, self.i) + 1
+        self._counted = self.i
+        return self._line
 
     def error(self, what: str) -> MatFileError:
         return MatFileError(f"SGF line {self.line()}: {what}")
@@ -197,7 +205,10 @@ def parse_sgf(text: str) -> MatchRecord:
     for tree in trees:
         root = {ident: (values, line) for ident, values, line in tree[0]}
         line0 = tree[0][0][2] if tree[0] else 1
-        gm = root.get("GM", (["1"], line0))[0][0].strip()
+        if "GM" not in root:
+            raise MatFileError(f"SGF line {line0}: no GM[6] in the game's first node: "
+                               f"not a backgammon game")
+        gm = root["GM"][0][0].strip()
         if gm != "6":
             raise MatFileError(f"SGF line {line0}: GM[{gm}]: not a backgammon game "
                                f"(GM[6])")
@@ -242,6 +253,11 @@ def parse_sgf(text: str) -> MatchRecord:
         if length and max(score) >= length:
             raise MatFileError(f"SGF line {line0}: score {list(score)} in a {length}-point "
                                f"match: each score must be 0 .. {length - 1} before a game")
+        crawford = bool(length) and "CrawfordGame" in rules
+        if crawford and not (length - 1 in score and min(score) < length - 1):
+            raise MatFileError(f"SGF line {line0}: the Crawford game at {list(score)} in "
+                               f"a {length}-point match: expected one player "
+                               f"{length - 1} points up, the other fewer")
         actions = _actions(tree, line0)
         if "RE" in root:
             m = _RESULT.match(root["RE"][0][0].strip())
@@ -250,8 +266,7 @@ def parse_sgf(text: str) -> MatchRecord:
                                    f"expected W+N or B+N (R after it: resigned)")
             winner = 0 if m.group(1).upper() == "W" else 1
             actions.append(Action(winner, "win", root["RE"][1], value=int(m.group(2))))
-        games.append(GameRecord(number, score, tuple(actions), line0,
-                                crawford=bool(length) and "CrawfordGame" in rules))
+        games.append(GameRecord(number, score, tuple(actions), line0, crawford=crawford))
     assert length is not None and players is not None
     return MatchRecord(length, players, tuple(games), header)
 
@@ -356,12 +371,7 @@ def _cube_after(actions: list) -> int:
 
 def read_sgf(path: str | Path) -> MatchRecord:
     """The SGF file at ``path`` (:func:`parse_sgf`)."""
-    name = str(path)
-    text = read_text(path)
-    try:
-        return parse_sgf(text)
-    except MatFileError as exc:
-        raise MatFileError(f"{name}: {exc}") from None
+    return read_with(path, parse_sgf)
 
 
 def parse_match(text: str) -> MatchRecord:
@@ -369,14 +379,10 @@ def parse_match(text: str) -> MatchRecord:
     else a Jellyfish ``.mat`` file."""
     if not isinstance(text, str):
         raise MatFileError(f"text {quote(text)}: expected the file's text (a str)")
+    text = text.removeprefix("\ufeff")              # a byte-order mark
     return parse_sgf(text) if text.lstrip().startswith("(") else parse_mat(text)
 
 
 def read_match(path: str | Path) -> MatchRecord:
     """The match file at ``path``, of either kind (:func:`parse_match`)."""
-    name = str(path)
-    text = read_text(path)
-    try:
-        return parse_match(text)
-    except MatFileError as exc:
-        raise MatFileError(f"{name}: {exc}") from None
+    return read_with(path, parse_match)

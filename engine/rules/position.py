@@ -66,8 +66,7 @@ class Position:
         if (type(self.me) is t and type(self.them) is t and type(self.bar) is t
                 and type(self.off) is t and type(self.turns) is t
                 and type(self.pending) is t and type(self.pinned) is t):
-            pins = self.pinned
-            if len(pins) != 2 or (type(pins[0]) is not list and type(pins[1]) is not list):
+            if list not in map(type, self.pinned):
                 return
         for name in ("me", "them", "bar", "off", "turns", "pending", "pinned"):
             value = getattr(self, name)

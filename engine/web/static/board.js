@@ -374,6 +374,18 @@ function saveMat() {
   });
 }
 
+function totalsTable(r, names, id) {
+  // a review's totals for each player (engine.review's JSON): plays, costs, marks, luck,
+  // GNU Backgammon's overall rating
+  const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
+    r.totals.map((x, i) => [names[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
+                            x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
+                            x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
+                            x.ratings.overall || ""]));
+  t.id = id;
+  return t;
+}
+
 function reviewGames() {
   // the games played so far, every decision rated: the totals, then your costly ones
   return guard(async () => {
@@ -382,14 +394,7 @@ function reviewGames() {
     out.textContent = "reviewing the games...";
     const r = await api("GET", `/api/sessions/${S.id}/review?ply=0`);
     out.innerHTML = "";
-    const who = ["you", "nardy"];
-    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
-      r.totals.map((x, i) => [who[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
-                              x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
-                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
-                              x.ratings.overall || ""]));
-    t.id = "review-table";
-    out.appendChild(t);
+    out.appendChild(totalsTable(r, ["you", "nardy"], "review-table"));
     const mine = r.decisions.filter((d) => d.player === 0 && d.mark)
       .sort((a, b) => b.cost - a.cost).slice(0, 10);
     if (mine.length) {
@@ -404,23 +409,26 @@ function reviewFile() {
   // a match file from this computer, every decision of both players rated: the totals,
   // then the costliest decisions, each shown on the board by its XGID
   return guard(async () => {
-    const file = $("review-file").files[0];
+    const input = $("review-file");
+    const file = input.files[0];
     if (!file) return;
     const out = $("file-review");
     out.textContent = `reviewing ${file.name}...`;
-    const r = await api("POST", "/api/review", {text: await file.text(), ply: 0});
+    let r;
+    try {
+      r = await api("POST", "/api/review", {text: await file.text(), ply: 0});
+    } catch (e) {
+      out.textContent = "";
+      throw e;
+    } finally {
+      input.value = "";                 // the same file chosen again is reviewed again
+    }
     out.innerHTML = "";
     const what = r.length ? `${r.length}-point match` : "money session";
     const head = document.createElement("p");
     head.textContent = `${file.name}: ${what}, ${r.games} game(s), ${r.decisions.length} decisions rated at 0-ply`;
     out.appendChild(head);
-    const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
-      r.totals.map((x, i) => [r.players[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
-                              x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
-                              x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
-                              x.ratings.overall || ""]));
-    t.id = "file-review-table";
-    out.appendChild(t);
+    out.appendChild(totalsTable(r, r.players, "file-review-table"));
     const worst = r.decisions.filter((d) => d.mark).sort((a, b) => b.cost - a.cost).slice(0, 10);
     if (!worst.length) return;
     const w = table(["game", "player", "decision", "cost", "best", ""], worst.map((d) => [
