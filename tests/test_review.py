@@ -387,8 +387,10 @@ def test_a_double_made_with_a_dead_cube_and_its_answer_are_rated():
 
 def test_luck_is_the_roll_against_the_mean_of_the_21():
     """A roll's luck is its best play's cubeless equity less the 21 rolls' mean: over
-    the 21 rolls, weighted, the luck is zero; the opening roll is not measured; a
-    player's total is the sum of his rolls'."""
+    the 21 rolls, weighted, the luck is zero; a game's opening roll is measured against
+    the 30 opening rolls (GNU Backgammon's LuckFirst): its own value, which over the 15
+    non-doubles either player may get averages nil; a player's total is the sum of his
+    rolls'."""
     from engine.cli.review import roll_luck
     from engine.cube.decision import ROLLS
     search = search_for("backgammon")
@@ -405,8 +407,16 @@ def test_luck_is_the_roll_against_the_mean_of_the_21():
     openings = {}
     for a in plays:
         openings.setdefault(a.decision.game, a)
-    assert all(a.luck is None for a in openings.values())
-    assert all(a.luck is not None for a in plays if a not in openings.values())
+    assert all(a.luck is not None for a in plays)
+    from engine.rules.position import Position
+    start = Position.start()
+    non_doubles = [r for r in ROLLS if r[0] != r[1]]
+    first = [roll_luck(search, start, r, opening=True) for r in non_doubles]
+    assert all(abs(x - search.analyse(start, r, 0, top=1).best.equity) < 1e-6
+               for x, r in zip(first, non_doubles))
+    for a in openings.values():
+        assert a.luck == pytest.approx(first[non_doubles.index(tuple(sorted(
+            a.decision.dice, reverse=True)))])
     t = totals(record, assessed)
     for player in (0, 1):
         mine = [a.luck for a in plays if a.decision.player == player and a.luck is not None]

@@ -29,7 +29,9 @@ Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgamm
 and mean cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and
 theirs, the marks, and the luck of their rolls: each roll's cubeless equity after its
 best play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures
-luck (the opening roll left out). Then GNU Backgammon's statistics of each player
+luck (a game's opening roll against the 30 opening rolls either player may get, as GNU
+Backgammon's ``LuckFirst``: the roll's own value, their mean being nil). Then GNU
+Backgammon's statistics of each player
 (``show statistics match``): the error rates of the chequer play (a play not forced),
 the cube decisions (a *close or actual* one: every double and answer, and each chance
 to double where doubling is less than 0.16 below the proper action) and both, each with
@@ -139,8 +141,8 @@ class Assessment:
     """A roll with one legal play."""
     ply: int = 0
     luck: float | None = None
-    """A roll's luck for its player (:func:`roll_luck`); None for a cube decision and
-    for the opening roll."""
+    """A roll's luck for its player (:func:`roll_luck`; a game's opening roll against
+    the 30 opening rolls); None for a cube decision."""
     close: bool = False
     """A cube decision an error rate counts: a close chance to double (:data:`CLOSE`),
     a double, an answer."""
@@ -208,7 +210,7 @@ class Totals:
     close: int = 0
     """Close or actual cube decisions (:attr:`Assessment.close`)."""
     rolls: int = 0
-    """Rolls whose luck was measured (every roll but the opening)."""
+    """Rolls whose luck was measured (every roll)."""
     luck: float = 0.0
     """Their luck, summed."""
     luck_marks: dict = field(default_factory=lambda: {m: 0 for _, m in LUCK_MARKS})
@@ -350,7 +352,10 @@ class Reviewer:
             v = self._value(probs, d.after, state)
         opening = d.game not in self._started
         self._started.add(d.game)
-        luck = None if opening else roll_luck(self.search, d.position, d.dice)
+        if opening and (d.dice[0] == d.dice[1] or d.position != Position.start()):
+            luck = None                 # no opening roll GNU Backgammon would measure
+        else:
+            luck = roll_luck(self.search, d.position, d.dice, opening)
         return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
                           forced=analysis.plays == 1, ply=self.ply, luck=luck)
 
@@ -389,14 +394,20 @@ class Reviewer:
                           -v, -doubled, ply=self.ply, close=True)
 
 
-def roll_luck(search: Search, position: Position, dice) -> float:
+def roll_luck(search: Search, position: Position, dice, opening: bool = False) -> float:
     """The luck of rolling ``dice`` in ``position`` for the side on roll, as GNU
     Backgammon measures luck: the cubeless equity after the roll's best play (at 0-ply)
-    less the mean of that over the 21 rolls. Positive: a good roll."""
+    less the mean of that over the 21 rolls. Positive: a good roll.
+
+    The ``opening`` roll of a game (``position`` the start, ``dice`` not a double) is
+    measured against the 30 opening rolls instead, each of the 15 non-doubles falling
+    to either player (GNU Backgammon's ``LuckFirst``): from the start the second
+    player's value of a roll is minus the first's, so that mean is nil and the luck is
+    the roll's value itself."""
     rolls = rolls_ahead(position, lambda pos, ply: probabilities(search, pos, ply),
                         lambda rows: search.values_of(rows, 0))
     eqs = [cubeless_equity(np.asarray(p, np.float64)) for _, p, _ in rolls]
-    mean = sum(w * e for (w, _, _), e in zip(rolls, eqs))
+    mean = 0.0 if opening else sum(w * e for (w, _, _), e in zip(rolls, eqs))
     return eqs[ROLLS.index((max(dice), min(dice)))] - mean
 
 
