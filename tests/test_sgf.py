@@ -190,3 +190,19 @@ def test_review_of_a_money_session_as_json(capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["length"] == 0 and all(isinstance(d.get("close", False), bool)
                                       for d in got["decisions"])
+
+
+def test_a_game_starts_at_the_score_the_last_one_left(tmp_path):
+    text = (DATA / "gnubg_5_point.mat").read_text()
+    from engine.notation.matfile import parse_mat
+    list(replay(parse_mat(text)))                        # as GNU Backgammon wrote it
+    game2 = text.index(" Game 2")
+    wrong = text[:game2] + text[game2:].replace(": 0 ", ": 3 ", 1)   # first score of game 2
+    with pytest.raises(MatFileError, match="game 1 ended at"):
+        list(replay(parse_mat(wrong)))
+
+
+def test_a_utf16_match_file_is_read(tmp_path):
+    path = tmp_path / "utf16.mat"
+    path.write_bytes((DATA / "raccoon.mat").read_text().encode("utf-16"))
+    assert read_mat(path).games == read_mat(DATA / "raccoon.mat").games

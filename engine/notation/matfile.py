@@ -25,7 +25,9 @@ checker can move), ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``, ``W
 point(s) [and the match]``; a second beaver (a raccoon) is read and not rated (the cube
 then stays with the side not on roll, as GNU Backgammon has it), and so is ``Drops``
 after a beaver or raccoon (its maker wins the cube before it, as GNU Backgammon allows).
-A game a resignation ends scores one, two or three times the cube. A line
+A game a resignation ends scores one, two or three times the cube, and a game starts at
+the score the one before it left. A file is read as UTF-8 (a byte-order mark dropped),
+UTF-16 with its byte-order mark, else Latin-1. A line
 with one action puts it in its column: the right one starts under the second player's
 name in the score line, by column 33 (GNU Backgammon's files). A roll written with no
 play where the roll has one (or ``Cannot Move`` after it) is a roll not played: the file
@@ -205,6 +207,8 @@ def read_text(path: str | Path) -> str:
     except OSError as exc:
         raise MatFileError(f"{name}: cannot read it ({exc.strerror or exc})") from None
     try:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):   # UTF-16, as some Windows programs write
+            return data.decode("utf-16")
         return data.decode("utf-8-sig")     # a byte-order mark, as some editors write
     except UnicodeDecodeError:
         return data.decode("latin-1")     # names written by older programs
@@ -496,8 +500,18 @@ def replay(record: MatchRecord) -> Iterator[Decision]:
         var = next(v for k, v in record.header.items() if k.lower() == "variation")
         raise MatFileError(f"variation {quote(var)}: only backgammon is played here")
     crawford = crawford_games(record)
+    before = None
     for g in record.games:
+        if before is not None and before.winner is not None:
+            # the score a game starts at is the last one's plus the points it gave
+            score = list(before.score)
+            score[before.winner] += before.points
+            if list(g.score) != score:
+                raise MatFileError(f"line {g.line} (game {g.number}): the score "
+                                   f"{list(g.score)}, but game {before.number} ended at "
+                                   f"{score}")
         yield from _replay_game(record, g, g.number in crawford)
+        before = g
 
 
 def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Iterator[Decision]:
