@@ -293,6 +293,7 @@ def test_a_match_file_reviewed_and_a_costly_decision_shown(page):
     rows = page.locator("#file-review-table tr").all_text_contents()
     assert len(rows) == 3 and rows[1].startswith("gnubg") and rows[2].startswith("root")
     assert "Intermediate" in rows[1] or "Advanced" in rows[1] or "Expert" in rows[1], rows
+    assert "Bad dice, man!" in rows[1] and "None" in rows[2], rows      # GNU's luck ratings
     worst = page.locator("#file-review-worst tr")
     assert worst.count() >= 2
     xgid = worst.nth(1).locator("button").get_attribute("title")

@@ -376,12 +376,13 @@ function saveMat() {
 
 function totalsTable(r, names, id) {
   // a review's totals for each player (engine.review's JSON): plays, costs, marks, luck,
-  // GNU Backgammon's overall rating
-  const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck", "rating"],
+  // GNU Backgammon's overall rating and luck rating
+  const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck",
+                   "rating", "dice"],
     r.totals.map((x, i) => [names[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
                             x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
                             x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
-                            x.ratings.overall || ""]));
+                            x.ratings.overall || "", x.ratings.luck || ""]));
   t.id = id;
   return t;
 }
