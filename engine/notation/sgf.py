@@ -256,8 +256,8 @@ def parse_sgf(text: str) -> MatchRecord:
         crawford = bool(length) and "CrawfordGame" in rules
         if crawford and not (length - 1 in score and min(score) < length - 1):
             raise MatFileError(f"SGF line {line0}: the Crawford game at {list(score)} in "
-                               f"a {length}-point match: expected one player "
-                               f"{length - 1} points up, the other fewer")
+                               f"a {length}-point match: expected one player at "
+                               f"{length - 1}, the other below")
         actions = _actions(tree, line0)
         if "RE" in root:
             m = _RESULT.match(root["RE"][0][0].strip())
