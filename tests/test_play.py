@@ -200,6 +200,17 @@ def test_the_games_are_saved_as_a_match_file(tmp_path, capsys):
     for g in record.games:
         won[g.winner] += g.points
     assert tuple(won) == tuple(map(int, scores[-1]))
+    # the same games as GNU Backgammon's SGF, by the file's name
+    from engine.notation.sgf import read_sgf
+    sgf = tmp_path / "games.sgf"
+    out = io.StringIO()
+    assert main(["--match", "3", "--cube", "--seed", "2", "--save", str(sgf)],
+                CubePlayer(out, double_at=2), out) == 0
+    assert sgf.read_text().startswith("(;FF[4]GM[6]")
+    key = [(d.game, d.kind, d.position, d.dice, d.after, d.action, d.cube_value)
+           for d in decisions]
+    assert [(d.game, d.kind, d.position, d.dice, d.after, d.action, d.cube_value)
+            for d in replay(read_sgf(sgf))] == key
     for argv, words in ((["--variant", "plakoto", "--save", str(path)], "backgammon"),
                         (["--save", str(tmp_path)], "expected a file"),
                         (["--save", str(tmp_path / "no" / "x.mat")], "expected a file")):

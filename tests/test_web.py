@@ -270,6 +270,13 @@ def test_the_games_played_are_saved_as_a_match_file(client, mode, cube, seed):
     reply = client.get(f"/api/sessions/{sid}/mat").json()
     assert reply["filename"] == f"nardy-{sid}.mat"
     record = parse_mat(reply["mat"])
+    from engine.notation.sgf import parse_sgf
+    sgf = client.get(f"/api/sessions/{sid}/mat?format=sgf").json()
+    assert sgf["filename"] == f"nardy-{sid}.sgf"
+    assert [(d.kind, d.position, d.after, d.action) for d in replay(parse_sgf(sgf["sgf"]))] \
+        == [(d.kind, d.position, d.after, d.action) for d in replay(record)]
+    bad = client.get(f"/api/sessions/{sid}/mat?format=xg")
+    assert bad.status_code == 400 and "format" in bad.json()["error"]["message"]
     assert record.players == ("you", "nardy") and record.length == (3 if mode == "match"
                                                                     else 0)
     decisions = list(replay(record))

@@ -175,6 +175,12 @@ def test_a_full_backgammon_game_with_the_cube_by_clicks(page):
     record = parse_mat(text)
     assert record.length == 0 and len(record.games) == 1
     assert any(d.action == "double" and d.player == 0 for d in replay(record))
+    from engine.notation.sgf import parse_sgf
+    with page.expect_download() as info:
+        page.click("#save-sgf")
+    assert info.value.suggested_filename.endswith(".sgf")
+    assert len(list(replay(parse_sgf(Path(info.value.path()).read_text())))) == len(
+        list(replay(record)))
     # and reviewed: the totals of both sides
     page.click("#review")
     _wait_idle(page)

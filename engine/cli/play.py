@@ -42,7 +42,8 @@ the cube is centred); a match has its Crawford game.
 
 ``--save FILE.mat`` (backgammon) writes the games to a match file after each game and at
 quit (:func:`engine.notation.matfile.format_mat`), which GNU Backgammon, eXtreme Gammon
-and ``python -m engine.review`` read.
+and ``python -m engine.review`` read; a name ending ``.sgf`` gets GNU Backgammon's own
+SGF (:func:`engine.notation.sgf.format_sgf`).
 
 :func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
 input; it reads one line per prompt.
@@ -68,6 +69,7 @@ from engine.movegen.generate import successors
 from engine.notation.board import render
 from engine.notation.matfile import MatchWriter, format_mat, match_header
 from engine.notation.movetext import NO_MOVE, format_move, parse_move
+from engine.notation.sgf import format_sgf
 from engine.play.game import CubeRules, play
 from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
 from engine.rules.dice import Dice, roll_one
@@ -498,7 +500,9 @@ class Session:
                                     match_header(players, self.length, self.cube),
                                     self.number, self.score)
         if record.games:
-            atomic_write_bytes(self.save, format_mat(record).encode())
+            text = (format_sgf(record) if Path(self.save).suffix.lower() == ".sgf"
+                    else format_mat(record))
+            atomic_write_bytes(self.save, text.encode())
 
     # ----------------------------------------------------------------- a match
     def play_match(self, games: Sequence[str], target: int) -> tuple[int, int]:
@@ -545,7 +549,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                     help="backgammon with the doubling cube (a network engine)")
     ap.add_argument("--save", metavar="FILE.mat",
                     help="backgammon: write the games to this match file after each "
-                         "(and at quit), for GNU Backgammon, XG or python -m engine.review")
+                         "(and at quit), for GNU Backgammon, XG or python -m engine.review "
+                         "(a name ending .sgf: GNU Backgammon's own SGF)")
     args = ap.parse_args(argv)
     if args.save is not None and args.variant != "backgammon":
         ap.error(f"--save: a match file holds backgammon games, not {args.variant}")

@@ -1,7 +1,9 @@
 """GNU Backgammon's own match files (SGF, ``.sgf``: ``save match``, ``save game``,
 ``save session``) read into the :class:`~engine.notation.matfile.MatchRecord` of a
 Jellyfish match file, so that :func:`~engine.notation.matfile.replay` and the review
-(``python -m engine.review``) take either.
+(``python -m engine.review``) take either; and a record written as one
+(:func:`format_sgf`, which GNU Backgammon's ``load match`` reads: the terminal game's
+``--save FILE.sgf``, the web board's Save as .sgf).
 
 The Smart Game Format (FF[4]) as GNU Backgammon 1.07 writes it for backgammon (GM[6]):
 a collection of game trees, one a game, each a sequence of nodes ``;`` holding
@@ -49,9 +51,12 @@ from engine.notation.matfile import (
     GameRecord,
     MatchRecord,
     MatFileError,
+    crawford_games,
     parse_mat,
     read_with,
+    replay,
 )
+from engine.notation.movetext import move_steps
 
 _MOVE = re.compile(r"^([1-6])([1-6])((?:[a-z][a-z]){0,4})$")
 _RESULT = re.compile(r"^([BW])\+([0-9]{1,9})(R?)$", re.I)
@@ -386,3 +391,88 @@ def parse_match(text: str) -> MatchRecord:
 def read_match(path: str | Path) -> MatchRecord:
     """The match file at ``path``, of either kind (:func:`parse_match`)."""
     return read_with(path, parse_match)
+
+
+# --------------------------------------------------------------------- writing
+def _letter(point: int, player: int) -> str:
+    """A point of the mover's numbering (25 the bar, 0 off) as an SGF move letter."""
+    if point == 25:
+        return "y"
+    if point == 0:
+        return "z"
+    return chr(ord("a") + (point - 1 if player == 0 else 24 - point))
+
+
+def _value(text: str) -> str:
+    """A property value with ``]`` and ``\\`` escaped."""
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def format_sgf(record: MatchRecord) -> str:
+    """``record`` as GNU Backgammon's SGF (``load match`` reads it): a game tree a game,
+    its rules, scores and result in the root, each roll's play as single-die letter
+    pairs, the cube's turns as GNU Backgammon writes them (a beaver as the doubled
+    player's ``double``, the doubler's take after it), a roll not played as ``PL``/``DI``,
+    a game won by a resignation marked ``R``. Every game is replayed first
+    (:func:`~engine.notation.matfile.replay`): a record whose actions cannot have been
+    played is refused as :func:`parse_sgf` would refuse the file."""
+    plays: dict = {}
+    for d in replay(record):
+        if d.kind == "play":
+            plays.setdefault(d.game, []).append(d)
+    crawford = crawford_games(record)
+    no_cube = record.cube_limit() == 1
+    out = []
+    for i, game in enumerate(record.games):
+        rules = []
+        if no_cube:
+            rules.append("NoCube")
+        if record.length:
+            if record.flag("Crawford", True):
+                rules.append("Crawford")
+                if game.number in crawford:
+                    rules.append("CrawfordGame")
+        elif record.flag("Jacoby", True):
+            rules.append("Jacoby")
+        root = (f"(;FF[4]GM[6]CA[UTF-8]AP[nardy]MI[length:{record.length}]"
+                f"[game:{game.number - 1}][ws:{game.score[0]}][bs:{game.score[1]}]"
+                f"PW[{_value(record.players[0])}]PB[{_value(record.players[1])}]")
+        if rules:
+            root += f"RU[{':'.join(rules)}]"
+        nodes, ended_on_board, last = _nodes(game, plays.get(game.number, []))
+        if game.winner is not None:
+            resigned = not ended_on_board and last != "drop"
+            root += f"RE[{'WB'[game.winner]}+{game.points}{'R' if resigned else ''}]"
+        out.append(root + "".join(f"\n;{n}" for n in nodes) + ")")
+    return "\n".join(out) + "\n"
+
+
+def _nodes(game: GameRecord, plays: list) -> tuple[list, bool, str]:
+    """The nodes after a game's root; whether its last play ended it on the board; the
+    kind of its last action before the win."""
+    nodes: list = []
+    rolls = iter(plays)
+    on_board, last = False, ""
+    actions = [a for a in game.actions if a.kind != "win"]
+    for k, a in enumerate(actions):
+        who = "WB"[a.player]
+        last = a.kind
+        if a.kind == "roll":
+            d = next(rolls, None)
+            if d is None:                    # the roll not played: the dice set
+                nodes.append(f"PL[{who}]DI[{a.dice[0]}{a.dice[1]}]")
+                continue
+            steps = move_steps(d.position, d.after, d.dice)
+            nodes.append(f"{who}[{d.dice[0]}{d.dice[1]}"
+                         + "".join(_letter(p, a.player) + _letter(q, a.player)
+                                   for p, q in steps) + "]")
+            on_board = d.after.is_over()
+        elif a.kind in ("double", "beaver"):
+            nodes.append(f"{who}[double]")
+            follow = actions[k + 1] if k + 1 < len(actions) else None
+            if a.kind == "beaver" and follow is not None and follow.kind not in (
+                    "beaver", "drop"):
+                nodes.append(f"{'WB'[1 - a.player]}[take]")    # GNU's take of the beaver
+        else:
+            nodes.append(f"{who}[{a.kind}]")
+    return nodes, on_board, last

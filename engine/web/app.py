@@ -19,7 +19,8 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
   ``GET /api/sessions/{id}/mat`` a backgammon session's games so far as a match file
   (``{"mat": text, "filename": ...}``, the ``.mat`` text GNU Backgammon, eXtreme Gammon
-  and ``python -m engine.review`` read); ``GET /api/sessions/{id}/review?ply=0`` those
+  and ``python -m engine.review`` read; ``?format=sgf``: ``{"sgf": text, ...}``, GNU
+  Backgammon's own SGF); ``GET /api/sessions/{id}/review?ply=0`` those
   games reviewed, every decision of both sides rated (``ply`` 0 or 1; the JSON of
   ``python -m engine.review --json``);
   ``DELETE /api/sessions/{id}`` ends it.
@@ -305,7 +306,11 @@ def session_act(request: Request, body: Any) -> _Later:
 
 def session_mat(request: Request, body: Any) -> dict:
     session = _session(request)
-    return {"mat": session.match_file(), "filename": f"nardy-{session.id}.mat"}
+    kind = request.query_params.get("format", "mat")
+    if kind not in ("mat", "sgf"):
+        raise ApiError("bad_request", f"format = {quote(kind)}: expected mat (the "
+                                      f"default) or sgf")
+    return {kind: session.match_file(kind), "filename": f"nardy-{session.id}.{kind}"}
 
 
 MAX_REVIEW_PLY = 1

@@ -24,6 +24,7 @@ from engine.cli._decide import best_play, without_cube
 from engine.errors import NardyError, describe, quote
 from engine.notation.matfile import MatchWriter, format_mat, match_header
 from engine.notation.movetext import NO_MOVE, format_move
+from engine.notation.sgf import format_sgf
 from engine.play.match import (
     TAVLI_GAMES,
     DecisionCubePolicy,
@@ -437,10 +438,12 @@ class GameSession:
             self._cond.notify_all()
         return need.serial
 
-    def match_file(self) -> str:
-        """The games played so far (the one under way too) as a match file, the
+    def match_file(self, kind: str = "mat") -> str:
+        """The games played so far (the one under way too) as a match file: the
         Jellyfish ``.mat`` text GNU Backgammon and eXtreme Gammon read
-        (:func:`engine.notation.matfile.format_mat`); backgammon only."""
+        (:func:`engine.notation.matfile.format_mat`), or with ``kind`` ``"sgf"`` GNU
+        Backgammon's own SGF (:func:`engine.notation.sgf.format_sgf`); backgammon
+        only."""
         if self.variant != "backgammon" or self.mode == "tavli":
             raise SessionError(f"a match file holds backgammon; this session plays "
                                f"{'a tavli match' if self.mode == 'tavli' else self.variant}")
@@ -450,7 +453,7 @@ class GameSession:
             record = self._writer.record(length, players,
                                          match_header(players, length, self.cube_on),
                                          self.game, tuple(self.score))
-        return format_mat(record)
+        return format_sgf(record) if kind == "sgf" else format_mat(record)
 
     def close(self, why: str = "deleted") -> None:
         """End the session; its thread stops at the game's next question. A game not

@@ -166,7 +166,7 @@ function render() {
   $("done").disabled = !(turn && turn.complete);
   $("back").hidden = !(analysis && S && !S.finished);
   $("save-mat").hidden = !(S && S.variant === "backgammon" && S.mode !== "tavli");
-  $("review").hidden = $("save-mat").hidden;
+  $("review").hidden = $("save-sgf").hidden = $("save-mat").hidden;
   const dice = $("dice");
   dice.innerHTML = "";
   if (waiting === "move" && turn) {
@@ -359,13 +359,14 @@ function hint() {
   });
 }
 
-function saveMat() {
-  // the session's backgammon games as a match file, downloaded
+function saveMatch(kind) {
+  // the session's backgammon games as a match file (.mat or GNU Backgammon's .sgf),
+  // downloaded
   return guard(async () => {
     if (!S) throw new Error("Start a game first.");
-    const r = await api("GET", `/api/sessions/${S.id}/mat`);
+    const r = await api("GET", `/api/sessions/${S.id}/mat?format=${kind}`);
     const link = document.createElement("a");
-    link.href = URL.createObjectURL(new Blob([r.mat], {type: "text/plain"}));
+    link.href = URL.createObjectURL(new Blob([r[kind]], {type: "text/plain"}));
     link.download = r.filename;
     link.id = "mat-link";
     document.body.appendChild(link);
@@ -591,7 +592,8 @@ async function init() {
   $("rollout").onclick = rollout;
   $("setup").onclick = setup;
   $("copy").onclick = copyPosition;
-  $("save-mat").onclick = saveMat;
+  $("save-mat").onclick = () => saveMatch("mat");
+  $("save-sgf").onclick = () => saveMatch("sgf");
   $("review").onclick = reviewGames;
   $("review-file").onchange = reviewFile;
   $("back").onclick = () => { analysis = null; $("variant").value = S.variant; render(); };
