@@ -84,8 +84,15 @@ MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
 TINY = 5e-4
 """A cost below this is none (two plays that differ only in rounding)."""
-LUCK_MARKS = ((0.6, "very lucky"), (0.3, "lucky"), (-0.3, "unlucky"), (-0.6, "very unlucky"))
-"""A roll's luck mark (GNU Backgammon's levels): above 0.6 or 0.3, below -0.3 or -0.6."""
+LUCK_LEVELS = (0.6, 0.3)
+"""GNU Backgammon's luck levels: a roll's luck above 0.6 is very lucky, above 0.3 lucky,
+below -0.3 unlucky, below -0.6 very unlucky (:func:`luck_level`)."""
+LUCK_MARKS = ("very lucky", "lucky", "unlucky", "very unlucky")
+"""A roll's luck mark, by its level."""
+LUCK_RATINGS = ("Go to Las Vegas", "Good dice, man!", "Bad dice, man!", "Go to bed")
+"""A player's luck rating by the level of ten times his luck a roll (GNU Backgammon's
+``getLuckRating``: above 0.06 a roll Go to Las Vegas, above 0.03 Good dice, man!,
+below -0.03 Bad dice, man!, below -0.06 Go to bed, else None)."""
 CLOSE = 0.16
 """A chance to double is *close* when doubling (the double/take equity, at most 1) is
 less than this below the proper action (GNU Backgammon's ``isCloseCubedecision``): the
@@ -96,10 +103,21 @@ RATINGS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"),
            (0.035, "Beginner"))
 """GNU Backgammon 1.07's ratings by error rate (normalised equity a decision): the first
 threshold the rate is below; ``Awful!`` above them all."""
-LUCK_RATINGS = ((0.06, "Go to Las Vegas"), (0.03, "Good dice, man!"), (-0.03, None),
-                (-0.06, "Bad dice, man!"))
-"""GNU Backgammon's luck rating by luck a roll: above 0.06 or 0.03, ``None`` between
--0.03 and 0.03, below -0.03 ``Bad dice, man!``, below -0.06 ``Go to bed``."""
+
+
+def luck_level(luck: float) -> int | None:
+    """GNU Backgammon's ``Luck``: 0 above 0.6, 1 above 0.3, 2 below -0.3, 3 below -0.6
+    (:data:`LUCK_LEVELS`), None between."""
+    very, some = LUCK_LEVELS
+    if luck > very:
+        return 0
+    if luck > some:
+        return 1
+    if luck < -very:
+        return 3
+    if luck < -some:
+        return 2
+    return None
 
 
 def rating(rate: float) -> str:
@@ -109,15 +127,8 @@ def rating(rate: float) -> str:
 
 def luck_rating(rate: float) -> str:
     """GNU Backgammon's luck rating of the luck a roll (:data:`LUCK_RATINGS`)."""
-    if rate > LUCK_RATINGS[0][0]:
-        return "Go to Las Vegas"
-    if rate > LUCK_RATINGS[1][0]:
-        return "Good dice, man!"
-    if rate < LUCK_RATINGS[3][0]:
-        return "Go to bed"
-    if rate < LUCK_RATINGS[2][0]:
-        return "Bad dice, man!"
-    return "None"
+    level = luck_level(10 * rate)
+    return "None" if level is None else LUCK_RATINGS[level]
 
 
 @dataclass(frozen=True)
@@ -158,17 +169,8 @@ class Assessment:
     def luck_mark(self) -> str:
         """``very lucky``, ``lucky``, ``unlucky``, ``very unlucky`` (:data:`LUCK_MARKS`)
         or empty."""
-        if self.luck is None:
-            return ""
-        if self.luck > LUCK_MARKS[0][0]:
-            return LUCK_MARKS[0][1]
-        if self.luck > LUCK_MARKS[1][0]:
-            return LUCK_MARKS[1][1]
-        if self.luck < LUCK_MARKS[3][0]:
-            return LUCK_MARKS[3][1]
-        if self.luck < LUCK_MARKS[2][0]:
-            return LUCK_MARKS[2][1]
-        return ""
+        level = None if self.luck is None else luck_level(self.luck)
+        return "" if level is None else LUCK_MARKS[level]
 
     xgid: str = ""
     """The decision's position as an XGID, with its cube, score and dice (an answer's:
@@ -213,7 +215,7 @@ class Totals:
     """Rolls whose luck was measured (every roll)."""
     luck: float = 0.0
     """Their luck, summed."""
-    luck_marks: dict = field(default_factory=lambda: {m: 0 for _, m in LUCK_MARKS})
+    luck_marks: dict = field(default_factory=lambda: {m: 0 for m in LUCK_MARKS})
 
     def add(self, a: Assessment) -> None:
         if a.luck is not None:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from engine.errors import NardyError, quote
 from engine.eval import bearoff
+from engine.eval.pubeval import is_race
 from engine.rules.position import Position
 from engine.rules.variants import get_rules, race_geometry
 
@@ -188,10 +189,8 @@ def race_counts(position: Position) -> RaceCounts:
     if position.is_over():
         raise RaceError("the game is over: no race is left to count")
     me, them = _sides(position)
-    pips = (_pips(me), _pips(them))
-    back_me = max((i + 1 for i, n in enumerate(me) if n), default=0)
-    back_them = max((i + 1 for i, n in enumerate(them) if n), default=0)
-    return RaceCounts(back_me + back_them <= 25, pips,
+    pips = position.pip_counts()
+    return RaceCounts(is_race(position), pips,
                       (effective_pips(position, 0), effective_pips(position, 1)),
                       kleinman(*pips), _thorp(me, them), _keith(me, them), _8912(pips))
 
