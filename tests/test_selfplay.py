@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from badfiles import bad_checkpoints, bad_models
 
+from engine.cli._common import folder_lock
 from engine.eval.network import Network, atomic_savez
 from engine.movegen._core import new_scratch
 from engine.rules.position import Position
@@ -239,6 +240,37 @@ def test_kill_9_leaves_loadable_checkpoints(tmp_path):
     time.sleep(1.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert str(out) not in ps
+    # the killed run's folder lock went with it: the run resumes (here: already done)
+    assert main(["--games", "1", "--out", str(out), "--resume", "--quiet"]) == 0
+
+
+def test_a_run_folder_in_use_is_refused_before_any_game(tmp_path, capsys):
+    """Two runs in one folder (the command started twice, a --resume while the run
+    goes on) would each write checkpoints and delete the other's: the second is
+    refused at once, naming the process that holds the folder."""
+    out = tmp_path / "run"
+    with folder_lock(out):
+        for extra in ([], ["--resume"]):
+            assert main(["--games", "10", "--out", str(out), *extra, *FAST]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and err.startswith("error: --out ")
+            assert f"is in use by process {os.getpid()}" in err, err
+    assert not checkpoint.checkpoints(out)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom engine.cli._common import "
+         "folder_lock\nwith folder_lock(sys.argv[1]):\n    print('held', flush=True)\n"
+         "    time.sleep(60)", str(out)],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        assert main(["--games", "10", "--out", str(out), *FAST]) == 2
+        assert f"in use by process {holder.pid}" in capsys.readouterr().err
+    finally:
+        holder.kill()                  # kill -9: the lock file stays, its lock does not
+        holder.wait()
+        holder.stdout.close()
+    assert main(["--games", "10", "--out", str(out), *FAST]) == 0
+    assert checkpoint.latest(out).games == 10
 
 
 def _good_checkpoint(run_dir, games=5):

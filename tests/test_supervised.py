@@ -2,12 +2,14 @@
 training in torch and its export to the engine's model format."""
 
 import json
+import os
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from engine.cli._common import folder_lock
 from engine.errors import NardyError
 from engine.eval.evaluator import model_path
 from engine.eval.network import Network
@@ -548,6 +550,33 @@ def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys
     assert "is for plakoto" in capsys.readouterr().err
     assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
                        "--workers", "1", "--out", out]) == 0
+
+
+def test_label_and_supervised_refuse_a_folder_another_run_holds(tmp_path, capsys):
+    """A labelling (its chunk folder) or a supervised run (its --out) that another
+    process is writing into now: refused at once, naming that process, nothing
+    written; once it is free the same command runs."""
+    from training.label import main as label_main
+    setup_positions_set("backgammon", 12, seed=5).save(tmp_path / "p.npz")
+    out = tmp_path / "l.npz"
+    argv = ["--positions", str(tmp_path / "p.npz"), "--ply", "0", "--workers", "1",
+            "--out", str(out)]
+    with folder_lock(str(out) + ".parts"):
+        assert label_main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"--out's chunk folder {str(out) + '.parts'!r} is in use by process " \
+               f"{os.getpid()}" in err and err.count("\n") == 1, err
+        assert not out.exists() and not list(Path(str(out) + ".parts").glob("part-*"))
+    assert label_main(argv) == 0 and out.exists()
+    capsys.readouterr()
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import main
+    run = tmp_path / "run"
+    with folder_lock(run):
+        assert main(["--data", str(out), "--out", str(run), *SMALL]) == 2
+        err = capsys.readouterr().err
+        assert f"is in use by process {os.getpid()}" in err and err.count("\n") == 1, err
+        assert not (run / "model.npz").exists() and not (run / "checkpoint.npz").exists()
 
 
 def test_torch_threads_follow_omp_num_threads(monkeypatch):

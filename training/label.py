@@ -29,6 +29,7 @@ import numpy as np
 
 from engine.cli._common import (
     MAX_WORKERS,
+    folder_lock,
     non_negative_int,
     output_folder,
     worker_count,
@@ -287,24 +288,25 @@ def main(argv=None) -> int:
         output_folder(str(args.out) + ".parts", "--out's chunk folder", make=False)
 
         ps = PositionSet.load(args.positions)
-        backend = make_backend(args.backend, args.address)
-        what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
-        rollout = None
-        if args.rollout:
-            from engine.search.rollout import RolloutSettings
-            rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
-        bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
-                   file=sys.stderr, smoothing=0.05)
+        parts = Path(str(args.out) + ".parts")
+        with folder_lock(parts, "--out's chunk folder", "--out"):   # one labelling at a time
+            backend = make_backend(args.backend, args.address)
+            what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
+            rollout = None
+            if args.rollout:
+                from engine.search.rollout import RolloutSettings
+                rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
+            bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
+                       file=sys.stderr, smoothing=0.05)
 
-        def progress(done):
-            bar.update(done - bar.n)
+            def progress(done):
+                bar.update(done - bar.n)
 
-        out = label(ps, args.model, args.ply, workers=args.workers,
-                    parts=Path(str(args.out) + ".parts"), progress=progress,
-                    backend=backend, race=not args.no_race, prune=args.prune,
-                    rollout=rollout)
-        bar.close()
-        out.save(args.out)
+            out = label(ps, args.model, args.ply, workers=args.workers, parts=parts,
+                        progress=progress, backend=backend, race=not args.no_race,
+                        prune=args.prune, rollout=rollout)
+            bar.close()
+            out.save(args.out)
     except NardyError as exc:
         if "bar" in locals():
             bar.close()

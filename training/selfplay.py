@@ -57,6 +57,7 @@ import numpy as np  # noqa: E402
 from engine.cli._common import (  # noqa: E402
     MAX_WORKERS,
     OutputError,
+    folder_lock,
     non_negative_int,
     output_folder,
     run as run_cli,
@@ -211,6 +212,16 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--address and --sync-games are for --backend ray")
     if args.sync_games is not None and args.sync_games < 1:
         ap.error("--sync-games must be at least 1")
+    try:
+        with folder_lock(args.out):    # one run at a time in a folder
+            return _train(args)
+    except OutputError as exc:         # the folder in use by another run, or unwritable
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _train(args) -> int:
+    """The run of :func:`main`'s checked arguments, with its folder held."""
     try:
         state = build_state(args)
     except (ConfigError, checkpoint.CheckpointError, NetworkFileError) as exc:

@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import output_folder, writing
+from engine.cli._common import folder_lock, output_folder, writing
 from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import encoder_problem, get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
@@ -607,8 +607,9 @@ def main(argv=None) -> int:
                 print(f"{m}: {json.dumps(errors(Network.load(m), data))}")
             return 0
         settings = Settings(**{k: getattr(args, k) for k in asdict(d)})
-        net = train(data, args.out, settings, resume=not args.no_resume,
-                    log=lambda s: print(s, file=sys.stderr, flush=True))
+        with folder_lock(args.out):      # one run at a time in a folder
+            net = train(data, args.out, settings, resume=not args.no_resume,
+                        log=lambda s: print(s, file=sys.stderr, flush=True))
     except (NardyError, PositionSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -177,6 +177,56 @@ def output_file(path, what: str = "--out") -> Path:
     return p
 
 
+LOCK_NAME = ".nardy-lock"
+"""The file in a run folder that :func:`folder_lock` locks."""
+
+
+class FolderBusy(OutputError):
+    """A run folder another program is writing into now (:func:`folder_lock`)."""
+
+
+@contextmanager
+def folder_lock(path, what: str = "--out", instead: str | None = None) -> Iterator[Path]:
+    """Hold the folder ``path`` (made when missing, as :func:`output_folder` makes it)
+    for this program during the ``with`` block: a second program given the same folder
+    meanwhile (the same command started twice, a ``--resume`` while the run still
+    goes) gets a :class:`FolderBusy` naming ``what`` and the process that holds it,
+    before any work, with the advice to give another ``instead`` (default ``what``). Two runs in one folder would each write checkpoints and delete
+    the other's older ones.
+
+    The lock is an exclusive ``flock`` of the file :data:`LOCK_NAME` in the folder,
+    which holds the holder's process id for that message: the kernel releases it
+    when the holder ends in any way, ``kill -9`` included, so the file left behind
+    never blocks a later run. Worker processes forked inside the block hold it with
+    their parent. Where ``fcntl`` is missing (Windows) the folder is not locked."""
+    folder = output_folder(path, what)
+    try:
+        import fcntl
+    except ImportError:                   # pragma: no cover - not POSIX
+        yield folder
+        return
+    lock = folder / LOCK_NAME
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise OutputError(f"{what} {quote(str(path))}: cannot open {quote(str(lock))} "
+                          f"({exc.strerror or exc})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            by = f"process {holder}" if holder.isdigit() else "another process"
+            raise FolderBusy(f"{what} {quote(str(path))} is in use by {by} (a run "
+                             f"writing into it now): wait for it to end, stop it, or "
+                             f"give another {instead or what}") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield folder
+    finally:
+        os.close(fd)                      # the lock goes with the last descriptor
+
+
 PROBE = b"nardy: can this folder be written into?\n"
 """What :func:`_probe` writes (and removes at once)."""
 
