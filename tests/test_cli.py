@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli._common import integer, is_whole, non_negative_int
+from engine.cli._common import FolderBusy, folder_lock, integer, is_whole, non_negative_int
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,3 +108,23 @@ def test_the_web_board_says_when_its_port_is_taken():
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "cannot listen there" in proc.stderr, proc.stderr
     assert "nardy web board on" not in proc.stderr
+
+
+def test_a_held_folder_is_refused_and_its_holder_clears_cut_short_writes(tmp_path):
+    """:func:`folder_lock`: a second holder is refused while the first holds the folder
+    (and removes nothing); the holder removes the temporary files of writes a kill cut
+    short, and nothing else."""
+    run = tmp_path / "run"
+    run.mkdir()
+    stale = run / ".checkpoint-0000000030.npz.k2j4x.tmp"
+    keep = [run / "checkpoint-0000000020.npz", run / "model.npz", run / "notes.tmp"]
+    with folder_lock(run):
+        stale.write_bytes(b"half a checkpoint")
+        for f in keep:
+            f.write_bytes(b"x")
+        with pytest.raises(FolderBusy, match=f"in use by process {os.getpid()}"):
+            with folder_lock(run, "--out"):
+                pass
+        assert stale.exists()
+    with folder_lock(run) as held:
+        assert held == run and not stale.exists() and all(f.exists() for f in keep)

@@ -198,7 +198,9 @@ def folder_lock(path, what: str = "--out", instead: str | None = None) -> Iterat
     which holds the holder's process id for that message: the kernel releases it
     when the holder ends in any way, ``kill -9`` included, so the file left behind
     never blocks a later run. Worker processes forked inside the block hold it with
-    their parent. Where ``fcntl`` is missing (Windows) the folder is not locked."""
+    their parent. Once it holds the folder, it removes the temporary files
+    (``.<name>.<random>.tmp``, :func:`engine.eval.network.atomic_write_bytes`) that a
+    write cut short by ``kill -9`` left: a checkpoint's size each. Where ``fcntl`` is missing (Windows) the folder is not locked."""
     folder = output_folder(path, what)
     try:
         import fcntl
@@ -222,6 +224,11 @@ def folder_lock(path, what: str = "--out", instead: str | None = None) -> Iterat
                              f"give another {instead or what}") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        for tmp in folder.glob(".*.tmp"):  # a write a kill cut short: no one else writes here
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
         yield folder
     finally:
         os.close(fd)                      # the lock goes with the last descriptor
