@@ -626,6 +626,8 @@ def test_a_match_file_is_reviewed(client):
     ({"text": "(;FF[4]GM[6]MI[length:5])", "ply": 0}, 400, "no decision"),
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": 2}, 400, "ply = 2"),
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": True}, 400, "ply = true"),
+    ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": 1.0}, 400,
+     "ply = 1.0: expected 0 .. 1"),
     ({"text": "(;FF[4]GM[6]MI[length:0]RE[W+" + "9" * 5000 + "];W[31hefe])"}, 400, "RE["),
     ({"text": " " + "9" * 5000 + " point match"}, 400, "match length"),
 ])

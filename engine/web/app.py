@@ -353,7 +353,7 @@ def review_file(request: Request, body: Any) -> dict:
         raise ApiError("bad_request", f"text = {quote(text)}: expected a match file's text "
                                       f"(a string)")
     ply = body.get("ply", 0)
-    if isinstance(ply, bool) or ply not in range(MAX_REVIEW_PLY + 1):
+    if type(ply) is not int or ply not in range(MAX_REVIEW_PLY + 1):   # 1.0 is in range(2)
         raise ApiError("bad_request", f"ply = {quote(ply)}: expected 0 .. {MAX_REVIEW_PLY} "
                                       f"(a review on the board's server)")
     record = parse_match(text)
