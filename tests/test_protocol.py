@@ -467,6 +467,9 @@ def test_null_fields_count_as_absent_and_a_byte_order_mark_is_skipped():
     r = ask(cmd="rollout", position="start", trials=36, truncate=2, dice=None, seed=None,
             candidates=None, ply=None)
     assert r == ask(cmd="rollout", position="start", trials=36, truncate=2)
+    cube = {"value": 1, "owner": "centre"}
+    assert ask(cmd="cube", position="4HPwATDgc/ABMA", cube=cube, ply=None) == \
+        ask(cmd="cube", position="4HPwATDgc/ABMA", cube=cube)
     assert ask(cmd="moves", position="start", dice=None)["error"]["code"] == "invalid_dice"
     from engine.cli.protocol import handle_bytes
     reply = handle_bytes(b'\xef\xbb\xbf{"id": 2, "cmd": "met", "length": 1}')

@@ -233,7 +233,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
     """Protocol ``cube``: the cube action and equities of the side to move."""
     pos, info = parse_position(field(req, "position"))
     state = state_from_request(req, info)
-    ply = check_ply(req.get("ply", 0))
+    ply = check_ply(field(req, "ply", 0))     # null counts as absent, as in `best`
     efficiency = req.get("efficiency")
     if efficiency is not None and (isinstance(efficiency, bool)
                                    or not isinstance(efficiency, (int, float))
