@@ -577,6 +577,14 @@ def test_label_and_supervised_refuse_a_folder_another_run_holds(tmp_path, capsys
         err = capsys.readouterr().err
         assert f"is in use by process {os.getpid()}" in err and err.count("\n") == 1, err
         assert not (run / "model.npz").exists() and not (run / "checkpoint.npz").exists()
+    # free, it trains; the card names the command line and the encoder the network
+    # has (an initial network's: --encoder goes unused, and its default was written)
+    argv = ["--data", str(out), "--out", str(run), "--init",
+            "models/candidates/backgammon-f21.npz", "--epochs", "1", "--batch", "32"]
+    assert main(argv) == 0
+    info = Network.load(run / "model.npz").info
+    assert info["settings"]["encoder"] == "tesauro198+f21"
+    assert info["command"] == "python -m training.supervised " + " ".join(argv)
 
 
 def test_torch_threads_follow_omp_num_threads(monkeypatch):

@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -202,9 +203,10 @@ def _report(probs: np.ndarray, data: PositionSet, rows: np.ndarray) -> dict:
 
 
 def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: bool = True,
-          log=print) -> Network:
+          log=print, command: str = "") -> Network:
     """Train on ``data`` (labelled) into the folder ``out``; returns the best network
-    (also written to ``out/model.npz``)."""
+    (also written to ``out/model.npz``, its card naming ``command``, the command line
+    that trained it, when given)."""
     torch = _torch()
     settings.check()
     if data.targets is None:
@@ -301,7 +303,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
                         "valid_loss": round(v, 6), "valid_eq_error": rep})
         if v < best - 1e-6:
             best, stale, best_arrays = v, 0, model.arrays()
-            _export(model, best_arrays, data, encoder, settings, history, out)
+            _export(model, best_arrays, data, encoder, settings, history, out, command)
         else:
             stale += 1
         log(f"epoch {epoch}: train loss {total / len(order):.5f}, valid loss {v:.5f}"
@@ -309,7 +311,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         _save(ck_path, model, opt, settings, epoch, best, stale, history,
               time.time() - start, best_arrays, digest)
     if not (out / "model.npz").exists():
-        _export(model, best_arrays, data, encoder, settings, history, out)
+        _export(model, best_arrays, data, encoder, settings, history, out, command)
     return Network.load(out / "model.npz")
 
 
@@ -350,13 +352,18 @@ def data_digest(data: PositionSet) -> str:
 
 
 def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Settings,
-            history: list, out: Path) -> None:
+            history: list, out: Path, command: str = "") -> None:
+    """Write the best network ``arrays`` to ``out/model.npz`` with its card: the
+    settings (the encoder the network has: an initial network's, where ``--encoder``
+    went unused), the data's provenance, the history and ``command``."""
     w1, b1, w2, b2 = arrays
     info = {"method": "supervised (training.supervised): binary cross-entropy of the "
                       "five outputs against the engine's own search labels",
-            "settings": asdict(settings), "data": data.info, "positions": len(data),
-            "history": history,
+            "settings": {**asdict(settings), "encoder": encoder}, "data": data.info,
+            "positions": len(data), "history": history,
             "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    if command:
+        info["command"] = command
     with writing(out / "model.npz"):
         Network(data.variant, get_encoder(encoder), np.ascontiguousarray(w1.T), b1, w2, b2,
                 info).save(out / "model.npz", card_file=True)
@@ -609,7 +616,9 @@ def main(argv=None) -> int:
         settings = Settings(**{k: getattr(args, k) for k in asdict(d)})
         with folder_lock(args.out):      # one run at a time in a folder
             net = train(data, args.out, settings, resume=not args.no_resume,
-                        log=lambda s: print(s, file=sys.stderr, flush=True))
+                        log=lambda s: print(s, file=sys.stderr, flush=True),
+                        command=shlex.join(["python", "-m", "training.supervised",
+                                            *(sys.argv[1:] if argv is None else argv)]))
     except (NardyError, PositionSetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
