@@ -1,7 +1,8 @@
 """What every command-line entry point shares: a quiet exit when its reader goes away,
 the argument types the parsers check with, the checks of an output path before any
 work and the one-line error of a failed write (:func:`output_folder`,
-:func:`output_file`, :func:`writing`), and the error of a protocol request
+:func:`output_file`, :func:`writing`), a run folder held by one program at a time
+(:func:`folder_lock`), and the error of a protocol request
 (:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's.
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
@@ -190,9 +191,9 @@ def folder_lock(path, what: str = "--out", instead: str | None = None) -> Iterat
     """Hold the folder ``path`` (made when missing, as :func:`output_folder` makes it)
     for this program during the ``with`` block: a second program given the same folder
     meanwhile (the same command started twice, a ``--resume`` while the run still
-    goes) gets a :class:`FolderBusy` naming ``what`` and the process that holds it,
-    before any work, with the advice to give another ``instead`` (default ``what``). Two runs in one folder would each write checkpoints and delete
-    the other's older ones.
+    goes) gets a :class:`FolderBusy` before any work, naming ``what``, the process that
+    holds it, and the option to change (``instead``, default ``what``). Two runs in
+    one folder would each write checkpoints and delete the other's older ones.
 
     The lock is an exclusive ``flock`` of the file :data:`LOCK_NAME` in the folder,
     which holds the holder's process id for that message: the kernel releases it
@@ -200,7 +201,8 @@ def folder_lock(path, what: str = "--out", instead: str | None = None) -> Iterat
     never blocks a later run. Worker processes forked inside the block hold it with
     their parent. Once it holds the folder, it removes the temporary files
     (``.<name>.<random>.tmp``, :func:`engine.eval.network.atomic_write_bytes`) that a
-    write cut short by ``kill -9`` left: a checkpoint's size each. Where ``fcntl`` is missing (Windows) the folder is not locked."""
+    write cut short by ``kill -9`` left: a checkpoint's size each. Where ``fcntl`` is
+    missing (Windows) the folder is not locked."""
     folder = output_folder(path, what)
     try:
         import fcntl
