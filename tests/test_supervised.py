@@ -93,6 +93,36 @@ def test_candidates_are_the_networks_best_plays_of_the_roll_thrown():
             top = [kids[i].key() for i in np.argsort(-mover, kind="stable")[:3]]
             found += keys[:len(top)] == top
     assert found >= 1
+    # each decision's candidates are numbered together, decision after decision
+    d = cand.decision
+    assert d is not None and d.dtype == np.int64 and len(d) == len(cand)
+    assert d[0] == 0 and set(np.diff(d).tolist()) <= {0, 1}
+    assert np.bincount(d).max() <= 3 and np.bincount(d).min() >= 1
+    assert plain.decision is None
+
+
+def test_decisions_survive_saving_labelling_subsets_and_joins(tmp_path):
+    net = Network.load("models/backgammon.npz")
+    cand = selfplay_positions(net, 2, seed=5, keep=0.3, candidates=2)
+    n = int(cand.decision.max()) + 1
+    back = PositionSet.load(cand.save(tmp_path / "c.npz"))
+    np.testing.assert_array_equal(back.decision, cand.decision)
+    labelled = label(back, None, 0)
+    np.testing.assert_array_equal(labelled.decision, cand.decision)
+    np.testing.assert_array_equal(back.subset(np.arange(3, 9)).decision, cand.decision[3:9])
+    setups = setup_positions_set("backgammon", 5, seed=1)
+    both = PositionSet.join([cand, setups, cand])       # the second copy's numbers follow
+    np.testing.assert_array_equal(both.decision, np.r_[cand.decision, [-1] * 5,
+                                                       cand.decision + n])
+    assert PositionSet.join([setups, setups]).decision is None
+    bad = cand.subset(np.arange(len(cand)))
+    bad.decision = bad.decision.copy()
+    bad.decision[2] = -3
+    with pytest.raises(PositionSetError, match="decision of position 2 is -3; expected -1"):
+        bad.save(tmp_path / "bad.npz")
+    bad.decision = bad.decision[:4]
+    with pytest.raises(PositionSetError, match=r"decision is int64 \(4,\); expected int64"):
+        bad.save(tmp_path / "bad.npz")
 
 
 def test_a_set_keeps_the_classes_asked_for(tmp_path):
@@ -282,6 +312,88 @@ def test_supervised_resume_continues_as_if_not_stopped(tmp_path):
     with pytest.raises(NardyError):
         train(ps, tmp_path / "b", full, log=lambda s: None)
     assert (tmp_path / "b" / "model.npz").exists()         # the model is not lost
+
+
+def test_choices_and_the_ranking_term_measure_the_order_within_decisions():
+    from training.supervised import _split, choices, decision_rows
+    decision = np.array([-1, 0, 0, 0, -1, 2, 2, 5, 1, 1])
+    lines = decision_rows(decision, np.arange(10))
+    assert lines.tolist() == [[1, 2, 3], [8, 9, -1], [5, 6, -1]]   # 5: one candidate
+    assert decision_rows(decision, np.array([0, 1, 5, 6])).tolist() == [[5, 6]]
+    assert decision_rows(None, np.arange(3)).shape == (0, 0)
+    labels = np.array([0, .3, .1, .2, 0, .5, .4, 0, -.2, .2])
+    net = np.array([9, .1, .2, .3, 9, .5, .7, 9, .0, .1])   # picks rows 1, 8, 5
+    got = choices(net, labels, lines)
+    # the mover's best is the least: decision 0 picks 0.3 against 0.1, decision 1 is
+    # right, decision 2 picks 0.5 against 0.4
+    assert got == {"decisions": 3, "agree": round(1 / 3, 4),
+                   "loss_milli": round((0.2 + 0 + 0.1) / 3 * 1000, 3)}
+    # a decision's candidates are held out together, and rows without one as before
+    many = np.repeat(np.arange(300), 3)
+    many[::7] = -1
+    train_rows, valid_rows = _split(len(many), 0.2, 4, many)
+    assert len(np.intersect1d(train_rows, valid_rows)) == 0
+    assert len(train_rows) + len(valid_rows) == len(many)
+    assert not set(many[train_rows][many[train_rows] >= 0]) & set(
+        many[valid_rows][many[valid_rows] >= 0])
+    assert 0.1 < len(valid_rows) / len(many) < 0.3
+    for a, b in zip(_split(50, 0.2, 4), _split(50, 0.2, 4, None)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_ranking_term_weighs_differences_not_levels():
+    torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import _Model, _rank_term
+    net = Network.create("backgammon", 3, "tesauro198", np.random.default_rng(1), scale=0.3)
+    states = setup_positions_set("backgammon", 5, seed=2).states
+    model = _Model(torch, net)
+    x = torch.from_numpy(np.stack([net.encoder.encode(s) for s in states]))
+    p = net.probabilities_of_arrays(states).astype(np.float64)
+    eq = equities(p)
+    lines = torch.tensor([[0, 1, 2], [3, 4, -1]])
+    def term(y):
+        with torch.no_grad():
+            return float(_rank_term(torch, model, x, torch.from_numpy(y.astype(np.float32)),
+                                    lines))
+    # labels whose equities differ from the network's by one constant a decision
+    shifted = p.copy()
+    shifted[:3, 0] += 0.05                    # +0.1 equity on decision 0
+    shifted[3:, 0] -= 0.02
+    assert term(shifted) == pytest.approx(0, abs=1e-9)
+    # otherwise the mean square of the errors less their decision's mean
+    moved = p.copy()
+    moved[0, 0] += 0.05
+    moved[4, 0] += 0.03
+    e = equities(moved) - eq
+    want = (np.sum((e[:3] - e[:3].mean()) ** 2) + np.sum((e[3:] - e[3:].mean()) ** 2)) / 5
+    assert term(moved) == pytest.approx(want, rel=1e-3)
+
+
+def test_supervised_ranking_trains_the_choice_and_needs_decisions(tmp_path):
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, SupervisedError, train
+    net = Network.load("models/backgammon.npz")
+    ps = selfplay_positions(net, 12, seed=3, keep=0.5, candidates=4)
+    teacher = Network.create("backgammon", 8, "tesauro198", np.random.default_rng(4),
+                             scale=0.5)
+    ps.targets = teacher.probabilities_of_arrays(ps.states)
+    base = dict(hidden=8, encoder="tesauro198", epochs=8, batch=32, lr=0.01, patience=8,
+                seed=2)
+    runs = {}
+    for rank in (0.0, 20.0):
+        train(ps, tmp_path / str(rank), Settings(**base, rank=rank), log=lambda m: None)
+        runs[rank] = json.loads((tmp_path / str(rank) / "model.json").read_text())["info"]
+    first, last = (runs[20.0]["history"][i]["valid_eq_error"]["choice"] for i in (0, -1))
+    assert first["decisions"] == last["decisions"] > 20
+    assert last["loss_milli"] < first["loss_milli"]
+    plain = runs[0.0]["history"][-1]["valid_eq_error"]["choice"]
+    assert last["agree"] > plain["agree"] and last["loss_milli"] < plain["loss_milli"]
+    assert "ranking term" in runs[20.0]["method"] and runs[20.0]["settings"]["rank"] == 20.0
+    setups = _labelled()
+    with pytest.raises(SupervisedError, match="no decision with two or more candidates"):
+        train(setups, tmp_path / "none", Settings(**base, rank=1.0), log=lambda m: None)
+    with pytest.raises(SupervisedError, match="rank = -1.0: expected a number >= 0"):
+        Settings(rank=-1.0).check()
 
 
 def test_a_widened_network_plays_as_the_one_it_widens():

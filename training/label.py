@@ -248,7 +248,7 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
                       "seconds": round(time.time() - t, 1),
                       "made": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     return PositionSet(positions.variant, positions.states, positions.klass,
-                       positions.source, targets, info)
+                       positions.source, targets, info, positions.decision)
 
 
 def main(argv=None) -> int:

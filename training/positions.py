@@ -26,8 +26,10 @@ side has at most :data:`CRASHED_MAX` checkers in play besides the spares buried 
 A :class:`PositionSet` is one ``.npz`` file of plain arrays, read without unpickling:
 ``states`` (``int16``, one kernel state per row, side to move's view), ``klass``,
 ``source``, optionally ``targets`` (the five outputs per position, from
-:mod:`training.label`) and ``card`` (JSON: the game, how each part was made, the
-labelling settings).
+:mod:`training.label`) and ``decision`` (``int64``: for a candidate, the number of the
+decision -- a position and its roll -- whose play it is, so that the candidates of one
+roll can be ranked together; -1 for the other rows), and ``card`` (JSON: the game, how
+each part was made, the labelling settings).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ CRASHED_MAX = 6
 """A side with at most this many live checkers in play (see the module text) has crashed."""
 GAMES = ("backgammon", "portes")
 """The games whose geometry :func:`classify` knows (one board, opposite directions)."""
-ARRAYS = ("states", "klass", "source", "targets", "card")
+ARRAYS = ("states", "klass", "source", "targets", "decision", "card")
 """The arrays of a position-set file."""
 
 
@@ -126,6 +128,9 @@ class PositionSet:
     """The five outputs of each for its side to move (:mod:`training.label`), or None."""
     info: dict = field(default_factory=dict)
     """Provenance: ``parts`` (how each batch was made) and ``labels`` (the settings)."""
+    decision: np.ndarray | None = None
+    """``int64``: for each candidate row the number of its decision (the candidates of
+    one position's roll share it), -1 for rows that are no candidate; or None."""
 
     def __len__(self) -> int:
         return int(self.states.shape[0])
@@ -146,7 +151,8 @@ class PositionSet:
         return PositionSet(self.variant, self.states[rows], self.klass[rows],
                            self.source[rows],
                            None if self.targets is None else self.targets[rows],
-                           dict(self.info))
+                           dict(self.info),
+                           None if self.decision is None else self.decision[rows])
 
     def save(self, path: str | Path) -> Path:
         """Write atomically to ``path`` (``.npz``). What :meth:`load` would refuse
@@ -163,9 +169,10 @@ class PositionSet:
             source = np.asarray(self.source)
             targets = (None if self.targets is None
                        else np.asarray(self.targets).astype(np.float32))
+            decision = None if self.decision is None else np.asarray(self.decision)
         except (TypeError, ValueError) as exc:
             raise PositionSetError(f"{where}: arrays that are not numbers ({exc})") from None
-        _check_arrays(where, self.variant, states, klass, source, targets)
+        _check_arrays(where, self.variant, states, klass, source, targets, decision)
         card = dict(self.info, variant=self.variant, format="nardy-positions", version=1,
                     counts=self.counts(), size=len(self))
         try:
@@ -177,6 +184,8 @@ class PositionSet:
                   "card": np.frombuffer(text, np.uint8)}
         if targets is not None:
             arrays["targets"] = targets
+        if decision is not None:
+            arrays["decision"] = decision
         for name, a in arrays.items():
             if a.nbytes > MAX_ARRAY_BYTES:
                 raise PositionSetError(
@@ -213,15 +222,17 @@ class PositionSet:
                                    f"expected a list (how each part was made)")
         variant = card.get("variant")
         _check_arrays(str(path), variant, got["states"], got["klass"], got["source"],
-                      got.get("targets"))
+                      got.get("targets"), got.get("decision"))
         states = got["states"]
         info = {k: v for k, v in card.items()
                 if k not in ("variant", "format", "version", "counts", "size")}
-        return cls(variant, states, got["klass"], got["source"], got.get("targets"), info)
+        return cls(variant, states, got["klass"], got["source"], got.get("targets"), info,
+                   got.get("decision"))
 
     @classmethod
     def join(cls, parts: list["PositionSet"]) -> "PositionSet":
-        """One set of ``parts`` (one game; targets kept only when every part has them)."""
+        """One set of ``parts`` (one game; targets kept only when every part has them;
+        each part's decisions numbered after the previous parts', so they stay apart)."""
         if isinstance(parts, PositionSet) or not isinstance(parts, (list, tuple)):
             raise PositionSetError(f"parts = {quote(parts)}: expected a list of "
                                    f"PositionSets")
@@ -239,14 +250,25 @@ class PositionSet:
         info: dict = {"parts": [x for p in parts for x in p.info.get("parts", [])]}
         if labelled:
             info["labels"] = [p.info.get("labels") for p in parts]
+        decision = None
+        if any(p.decision is not None for p in parts):
+            chunks, base = [], 0
+            for p in parts:
+                d = (np.full(len(p), -1, np.int64) if p.decision is None
+                     else np.asarray(p.decision, np.int64))
+                chunks.append(np.where(d >= 0, d + base, -1))
+                base += int(d.max()) + 1 if len(d) else 0
+            decision = np.concatenate(chunks)
         return cls(parts[0].variant, np.concatenate([p.states for p in parts]),
                    np.concatenate([p.klass for p in parts]),
                    np.concatenate([p.source for p in parts]),
-                   np.concatenate([p.targets for p in parts]) if labelled else None, info)
+                   np.concatenate([p.targets for p in parts]) if labelled else None, info,
+                   decision)
 
 
 def _check_arrays(path: str, variant, states: np.ndarray, klass: np.ndarray,
-                  source: np.ndarray, targets: np.ndarray | None) -> None:
+                  source: np.ndarray, targets: np.ndarray | None,
+                  decision: np.ndarray | None = None) -> None:
     """What a position-set file must hold, for :meth:`PositionSet.load` and, before it
     writes one, :meth:`PositionSet.save`: :class:`PositionSetError` naming ``path``
     and the first problem."""
@@ -254,9 +276,10 @@ def _check_arrays(path: str, variant, states: np.ndarray, klass: np.ndarray,
     if states.dtype != np.int16 or states.ndim != 2 or states.shape[1] != L.STATE_LEN:
         raise PositionSetError(f"{path}: states are {states.dtype} {states.shape}; "
                                f"expected int16 (n, {L.STATE_LEN})")
-    got = {"klass": klass, "source": source, "targets": targets}
+    got = {"klass": klass, "source": source, "targets": targets, "decision": decision}
     for name, dtype, shape in (("klass", np.int8, (n,)), ("source", np.int8, (n,)),
-                               ("targets", np.float32, (n, N_OUTPUTS))):
+                               ("targets", np.float32, (n, N_OUTPUTS)),
+                               ("decision", np.int64, (n,))):
         a = got.get(name)
         if a is not None and (a.dtype != dtype or a.shape != shape):
             raise PositionSetError(f"{path}: {name} is {a.dtype} {a.shape}; expected "
@@ -268,6 +291,11 @@ def _check_arrays(path: str, variant, states: np.ndarray, klass: np.ndarray,
             raise PositionSetError(f"{path}: targets of position {bad} are "
                                    f"{targets[bad].tolist()}; expected five "
                                    f"probabilities 0..1")
+    if decision is not None and len(decision) and decision.min() < -1:
+        bad = int(np.flatnonzero(decision < -1)[0])
+        raise PositionSetError(f"{path}: decision of position {bad} is "
+                               f"{int(decision[bad])}; expected -1 (no candidate) or a "
+                               f"decision number >= 0")
     for name, names in (("klass", CLASSES), ("source", SOURCES)):
         codes = got[name]
         wrong = (codes < 0) | (codes >= len(names))
@@ -313,7 +341,7 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
     rules = get_rules(variant)
     rng = np.random.default_rng([seed, 7])
     st = rng_state(rng)
-    chunks = []
+    chunks, decided = [], []
     batch = 250
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
@@ -331,9 +359,14 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
         states = rec[:got][rolled][kept]
         if candidates > 0:
             dice = meta[:got][rolled][kept][:, 1:3]
-            states = _candidates(network, rules, states, dice, candidates)
+            states, sizes = _candidates(network, rules, states, dice, candidates)
+            decided.append(sizes)
         chunks.append(states)
     states = np.concatenate(chunks) if chunks else np.zeros((0, L.STATE_LEN), np.int16)
+    decision = None
+    if candidates > 0:
+        sizes = np.concatenate(decided) if decided else np.zeros(0, np.int64)
+        decision = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     source = "candidate" if candidates > 0 else "selfplay"
     part = {"source": source, "model": model or repr(network),
             "games": games, "seed": seed, "epsilon": epsilon, "keep": keep,
@@ -342,14 +375,15 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
                                                                    time.gmtime())}
     return PositionSet(variant, states, classify(states),
                        np.full(len(states), SOURCES.index(source), np.int8), None,
-                       {"parts": [part]})
+                       {"parts": [part]}, decision)
 
 
 def _candidates(network: Network, rules, states: np.ndarray, dice: np.ndarray,
-                k: int) -> np.ndarray:
+                k: int) -> tuple[np.ndarray, np.ndarray]:
     """The positions after the ``k`` plays of each state's roll (``dice`` rows) that
-    ``network`` rates best for the mover at 0-ply, plays that end the game left out."""
-    out = []
+    ``network`` rates best for the mover at 0-ply, plays that end the game left out,
+    best first, one decision after another; and how many each decision gave."""
+    out, sizes = [], []
     sc = score_table(rules)
     for s, (d1, d2) in zip(states, dice):
         kids = successor_arrays(Position.from_array(s, rules.variant), (int(d1), int(d2)),
@@ -359,7 +393,9 @@ def _candidates(network: Network, rules, states: np.ndarray, dice: np.ndarray,
             continue
         mover = -equities(network.probabilities_of_arrays(live))   # kids are flipped
         out.append(live[np.argsort(-mover, kind="stable")[:k]])
-    return np.concatenate(out) if out else np.zeros((0, L.STATE_LEN), np.int16)
+        sizes.append(len(out[-1]))
+    return (np.concatenate(out) if out else np.zeros((0, L.STATE_LEN), np.int16),
+            np.array(sizes, np.int64))
 
 
 def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
@@ -412,7 +448,8 @@ def main(argv=None) -> int:
                     help="random set-ups added")
     ap.add_argument("--candidates", type=non_negative_int, default=0, metavar="K",
                     help="instead of each kept self-play position, the positions after "
-                         "the K plays of its roll the network rates best (default 0: off)")
+                         "the K plays of its roll the network rates best, numbered by "
+                         "decision for training.supervised --rank (default 0: off)")
     ap.add_argument("--classes", default="",
                     help="keep only these classes, comma-separated (" + ", ".join(CLASSES)
                     + "); default: all")

@@ -12,6 +12,17 @@ for validation, and training stops when the validation loss has not improved for
 absolute equity error per position class and per source (self-play against set-ups:
 the odd positions).
 
+A play is chosen by its rank among its roll's other plays, which the mean error over
+positions does not measure: a network can learn the values better and choose no
+better. Where the data holds the candidates of decisions (``training.positions
+--candidates K``: the positions after a roll's best few plays, each row numbered by its
+decision), ``rank`` > 0 adds the ranking term: the mean squared error of each
+candidate's equity less its decision's mean equity, against the same of the labels
+(the differences between a roll's plays, not their level), weighted by ``rank``. Each
+step then also takes ``batch // 4`` decisions; a decision's candidates are held out
+together, and validation reports the choice among them: how often the network picks
+the labels' best and the equity its picks lose by the labels, in thousandths.
+
 Checkpoints (``<out>/checkpoint.npz``, plain arrays, no pickle: the weights, Adam's
 moments and step, the best weights, the epoch, the losses, the SHA-256 of the data) are
 written atomically after epoch 0 (the first measure, before any network is written) and
@@ -89,6 +100,8 @@ class Settings:
     """Epochs without a better validation loss before stopping."""
     seed: int = 1
     """Seeds the split, the initial weights and every epoch's shuffle."""
+    rank: float = 0.0
+    """Weight of the ranking term over each decision's candidates (0: off)."""
 
     def check(self) -> "Settings":
         for name, lo in (("hidden", 0), ("epochs", 1), ("batch", 1), ("patience", 1)):
@@ -98,10 +111,10 @@ class Settings:
         if not (isinstance(self.lr, float) and 0 < self.lr <= 1):
             raise SupervisedError(f"lr = {quote(self.lr)}: expected a number 0 < lr <= 1 "
                                   f"(Adam's step; 1e-4 .. 1e-2 is usual)")
-        if not (isinstance(self.weight_decay, float) and math.isfinite(self.weight_decay)
-                and self.weight_decay >= 0):
-            raise SupervisedError(f"weight_decay = {quote(self.weight_decay)}: expected a "
-                                  f"number >= 0")
+        for name in ("weight_decay", "rank"):
+            v = getattr(self, name)
+            if not (isinstance(v, float) and math.isfinite(v) and v >= 0):
+                raise SupervisedError(f"{name} = {quote(v)}: expected a number >= 0")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not (
                 0 <= self.seed < 2**63):
             raise SupervisedError(f"seed = {quote(self.seed)}: expected an integer >= 0")
@@ -182,10 +195,62 @@ class _Model:
                        b2, info)
 
 
-def _split(n: int, valid: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    order = np.random.default_rng([seed, 3]).permutation(n)
-    k = max(1, int(round(n * valid)))
-    return np.sort(order[k:]), np.sort(order[:k])
+def _split(n: int, valid: float, seed: int,
+           decision: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Training and validation rows; the candidates of one decision on one side."""
+    if decision is None or not (decision >= 0).any():
+        order = np.random.default_rng([seed, 3]).permutation(n)
+        k = max(1, int(round(n * valid)))
+        return np.sort(order[k:]), np.sort(order[:k])
+    cand = decision >= 0
+    unit = np.empty(n, np.int64)              # a decision, or a row that is none
+    _, unit[cand] = np.unique(decision[cand], return_inverse=True)
+    first = int(unit[cand].max()) + 1
+    unit[~cand] = first + np.arange(int((~cand).sum()))
+    units = first + int((~cand).sum())
+    held = np.zeros(units, bool)
+    held[np.random.default_rng([seed, 3]).permutation(units)[
+        :max(1, int(round(units * valid)))]] = True
+    return np.flatnonzero(~held[unit]), np.flatnonzero(held[unit])
+
+
+def decision_rows(decision: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+    """The decisions with two or more candidates among ``rows``: one line each, their
+    rows in order, padded with -1 (``int64[decisions, widest]``)."""
+    if decision is None:
+        return np.zeros((0, 0), np.int64)
+    r = rows[decision[rows] >= 0]
+    d = decision[r]
+    order = np.argsort(d, kind="stable")
+    r, d = r[order], d[order]
+    starts = np.flatnonzero(np.r_[True, d[1:] != d[:-1]]) if len(d) else np.zeros(0, int)
+    sizes = np.diff(np.r_[starts, len(d)])
+    keep = np.repeat(sizes >= 2, sizes)
+    if not keep.any():
+        return np.zeros((0, 0), np.int64)
+    line = np.cumsum(np.r_[0, (sizes >= 2)[:-1]])          # each kept decision's line
+    col = np.arange(len(d)) - np.repeat(starts, sizes)
+    out = np.full((int((sizes >= 2).sum()), int(sizes.max())), -1, np.int64)
+    out[np.repeat(line, sizes)[keep], col[keep]] = r[keep]
+    return out
+
+
+def choices(equity: np.ndarray, labels: np.ndarray, lines: np.ndarray) -> dict:
+    """How a network's ``equity`` of each row chooses among each decision's candidates
+    (``lines``, :func:`decision_rows`) against the ``labels``' equities: the share of
+    decisions where it picks the labels' best, and the mean equity its pick loses by
+    the labels, in thousandths. A candidate is seen by the opponent of the decision's
+    mover, so the mover's best is the least."""
+    if len(lines) == 0:
+        return {}
+    mask = lines >= 0
+    idx = np.where(mask, lines, 0)
+    net = np.where(mask, equity[idx], np.inf)
+    lab = np.where(mask, labels[idx], np.inf)
+    pick = lab[np.arange(len(lines)), np.argmin(net, axis=1)]
+    return {"decisions": len(lines),
+            "agree": round(float((pick == lab.min(axis=1)).mean()), 4),
+            "loss_milli": round(float((pick - lab.min(axis=1)).mean() * 1000), 3)}
 
 
 def _report(probs: np.ndarray, data: PositionSet, rows: np.ndarray) -> dict:
@@ -200,6 +265,23 @@ def _report(probs: np.ndarray, data: PositionSet, rows: np.ndarray) -> dict:
             if m.any():
                 out[f"{name}:{label}"] = round(float(err[m].mean()), 5)
     return out
+
+
+def _equity(p):
+    """Cubeless equity of five outputs (last axis), for numpy arrays and torch tensors."""
+    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+
+
+def _rank_term(torch, model: _Model, x, y, lines):
+    """The ranking term over the decisions ``lines`` (a tensor of :func:`decision_rows`):
+    the mean square of each candidate's equity error less its decision's mean error."""
+    mask = lines >= 0
+    rows = lines[mask]
+    err = torch.zeros(lines.shape)
+    err[mask] = _equity(torch.sigmoid(model.module(x[rows]))) - _equity(y[rows])
+    m = mask.float()
+    centred = (err - (err * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)) * m
+    return (centred ** 2).sum() / m.sum()
 
 
 def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: bool = True,
@@ -241,7 +323,12 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
                            weight_decay=settings.weight_decay)
-    train_rows, valid_rows = _split(len(data), settings.valid, settings.seed)
+    train_rows, valid_rows = _split(len(data), settings.valid, settings.seed, data.decision)
+    lines, valid_lines = (decision_rows(data.decision, r) for r in (train_rows, valid_rows))
+    if settings.rank > 0 and len(lines) == 0:
+        raise SupervisedError(f"rank = {settings.rank}: the data holds no decision with two "
+                              f"or more candidates to rank (make them with python -m "
+                              f"training.positions --candidates K, then label them)")
     t0 = time.time()
     x = torch.from_numpy(encode_all(net, data.states))
     y = torch.from_numpy(np.clip(data.targets, 0.0, 1.0).astype(np.float32))
@@ -258,11 +345,25 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             ck_path, model, opt, settings, digest, steps_per_epoch)
         log(f"resumed after epoch {epoch} (best validation loss {best:.5f})")
     xv, yv = x[valid_rows], y[valid_rows]
+    label_eq = _equity(data.targets.astype(np.float64))
+    lines_t, valid_lines_t = torch.from_numpy(lines), torch.from_numpy(valid_lines)
+    per_step = max(1, settings.batch // 4)      # decisions a step for the ranking term
 
     def valid_loss() -> tuple[float, np.ndarray]:
         with torch.no_grad():
             z = model.module(xv)
-            return float(loss_fn(z, yv)), torch.sigmoid(z).numpy()
+            v = float(loss_fn(z, yv))
+            if settings.rank > 0 and len(valid_lines):
+                v += settings.rank * float(_rank_term(torch, model, x, y, valid_lines_t))
+            return v, torch.sigmoid(z).numpy()
+
+    def report(p: np.ndarray) -> dict:
+        rep = _report(p, data, valid_rows)
+        if len(valid_lines):
+            eq = np.zeros(len(data))
+            eq[valid_rows] = _equity(p.astype(np.float64))
+            rep["choice"] = choices(eq, label_eq, valid_lines)
+        return rep
 
     if not resumed:
         v0, p0 = valid_loss()
@@ -271,7 +372,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
                                   f"the targets or the initial network are not finite "
                                   f"numbers. No network was saved")
         history.append({"epoch": 0, "valid_loss": round(v0, 6),
-                        "valid_eq_error": _report(p0, data, valid_rows)})
+                        "valid_eq_error": report(p0)})
         best = v0
         log(f"epoch 0: valid loss {v0:.5f}, equity error {history[-1]['valid_eq_error']}")
     start = time.time() - elapsed
@@ -281,12 +382,19 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
     while epoch < settings.epochs and stale < settings.patience:
         epoch += 1
         order = np.random.default_rng([settings.seed, 17, epoch]).permutation(train_rows)
+        if settings.rank > 0:
+            line_order = torch.from_numpy(
+                np.random.default_rng([settings.seed, 19, epoch]).permutation(len(lines)))
         model.module.train()
         total = 0.0
-        for lo in range(0, len(order), settings.batch):
+        for step, lo in enumerate(range(0, len(order), settings.batch)):
             idx = torch.from_numpy(order[lo:lo + settings.batch])
             opt.zero_grad()
             loss = loss_fn(model.module(x[idx]), y[idx])
+            if settings.rank > 0:
+                at = (step * per_step) % len(lines)
+                some = lines_t[line_order[at:at + per_step]]
+                loss = loss + settings.rank * _rank_term(torch, model, x, y, some)
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(idx)
@@ -298,7 +406,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
                     else "No network was saved")
             raise SupervisedError(f"epoch {epoch}: the loss is not finite (training "
                                   f"{total / len(order)}, validation {v}); lower --lr. {kept}")
-        rep = _report(p, data, valid_rows)
+        rep = report(p)
         history.append({"epoch": epoch, "train_loss": round(total / len(order), 6),
                         "valid_loss": round(v, 6), "valid_eq_error": rep})
         if v < best - 1e-6:
@@ -348,6 +456,8 @@ def data_digest(data: PositionSet) -> str:
     h = hashlib.sha256()
     for a in (data.states, data.targets):
         h.update(np.ascontiguousarray(a).tobytes())
+    if data.decision is not None:       # (sets without decisions keep their digests)
+        h.update(np.ascontiguousarray(data.decision).tobytes())
     return h.hexdigest()
 
 
@@ -358,7 +468,9 @@ def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Se
     went unused), the data's provenance, the history and ``command``."""
     w1, b1, w2, b2 = arrays
     info = {"method": "supervised (training.supervised): binary cross-entropy of the "
-                      "five outputs against the engine's own search labels",
+                      "five outputs against the engine's own search labels"
+                      + (f", plus {settings.rank} x the ranking term over each decision's "
+                         f"candidates" if settings.rank > 0 else ""),
             "settings": {**asdict(settings), "encoder": encoder}, "data": data.info,
             "positions": len(data), "history": history,
             "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
@@ -418,7 +530,7 @@ def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,
         raise SupervisedError(f"{path}: trained on other data (sha256 {run['data'][:12]}..., "
                               f"these positions {digest[:12]}...); start a new folder")
     def fixed(d):                       # a run may be resumed with more epochs
-        return {k: v for k, v in d.items() if k != "epochs"}
+        return {"rank": 0.0, **{k: v for k, v in d.items() if k != "epochs"}}
     if fixed(run["settings"]) != fixed(asdict(settings)):
         raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
                               f"start a new folder or pass the same settings")
@@ -579,14 +691,22 @@ def load_labelled(paths: list) -> PositionSet:
 
 def errors(net: Network, data: PositionSet) -> dict:
     """The mean absolute equity error of ``net`` at 0-ply against ``data``'s targets,
-    overall, by class and by source (:func:`_report`): the held-out measure."""
+    overall, by class and by source (:func:`_report`): the held-out measure; and where
+    ``data`` holds decisions, ``choice``: how the network chooses among their candidates
+    (:func:`choices`)."""
     if data.targets is None:
         raise SupervisedError("the position set has no targets: label it first")
     if net.variant != data.variant:
         raise SupervisedError(f"the network plays {net.variant}, the data {data.variant}")
     if len(data) == 0:
         raise SupervisedError("the position set is empty: no error to measure")
-    return _report(net.probabilities_of_arrays(data.states), data, np.arange(len(data)))
+    probs = net.probabilities_of_arrays(data.states)
+    out = _report(probs, data, np.arange(len(data)))
+    lines = decision_rows(data.decision, np.arange(len(data)))
+    if len(lines):
+        out["choice"] = choices(_equity(probs.astype(np.float64)),
+                                _equity(data.targets.astype(np.float64)), lines)
+    return out
 
 
 def main(argv=None) -> int:
