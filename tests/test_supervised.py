@@ -396,6 +396,40 @@ def test_supervised_ranking_trains_the_choice_and_needs_decisions(tmp_path):
         Settings(rank=-1.0).check()
 
 
+def test_a_supervised_network_is_released_with_every_stages_card(tmp_path, capsys):
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.release import main as release
+    from training.supervised import Settings, train
+    first = Network.create("backgammon", 4, "tesauro198", np.random.default_rng(5), scale=0.3)
+    first.info = {"method": "TD(lambda) self-play", "trained_games": 123}
+    models = tmp_path / "models"
+    first.save(models / "backgammon.npz", card_file=True)       # the released one
+    settings = Settings(init=str(models / "backgammon.npz"), epochs=2, batch=32, lr=0.01,
+                        seed=3)
+    net = train(_labelled(), tmp_path / "run", settings, log=lambda m: None,
+                command="python -m training.supervised ...")
+    assert release(["--run", str(tmp_path / "run"), "--out", str(models), "--pubeval-games",
+                    "0", "--random-games", "20", "--heuristic-games", "0",
+                    "--replaces-games", "20"]) == 0
+    got = Network.load(models / "backgammon.npz")
+    np.testing.assert_array_equal(got.w1t, net.w1t)
+    info = json.loads((models / "backgammon.json").read_text())["info"]
+    assert info["method"].startswith("supervised") and info["settings"]["init"]
+    assert info["train_command"] == "python -m training.supervised ..."
+    assert info["stages"] == [{"model": str(models / "backgammon.npz"),
+                               "card": {"method": "TD(lambda) self-play",
+                                        "trained_games": 123}}]
+    assert [m["opponent"] for m in info["strength_0ply"]][0] == "random"
+    assert "replaces" in info["strength_0ply"][1]["opponent"]
+    assert info["history"] and info["training_seconds"] >= 0
+    # a folder that holds neither kind of run is named as such
+    (tmp_path / "empty").mkdir()
+    capsys.readouterr()
+    assert release(["--run", str(tmp_path / "empty"), "--out", str(models)]) == 2
+    assert "neither a training.selfplay run nor a training.supervised" in \
+        capsys.readouterr().err
+
+
 def test_a_widened_network_plays_as_the_one_it_widens():
     from training.supervised import widen
     net = Network.create("backgammon", 5, "tesauro198+f13", np.random.default_rng(1),

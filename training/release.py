@@ -4,15 +4,19 @@
                                               [--heuristic-games 5000]
 
 Copies the run's latest weights (or those of ``--checkpoint``) to
-``models/<variant>.npz`` and writes
+``models/<variant>.npz`` -- or, for a run folder of :mod:`training.supervised`, its
+best network (``model.npz``) -- and writes
 ``models/<variant>.json``: games trained, training wall time, the machine, the settings,
 and the strength measured here and now with the duplicate-dice duel of
 :mod:`engine.play.duel` (ppg with a 95% confidence interval and the number of games) against
 PubEval (backgammon and portes), random play, the hand-written player of
 :mod:`engine.eval.heuristic` (every game) and, head to head, the released network it
 replaces (``--replaces``, read before it is overwritten). (GNU Backgammon's 0-ply evaluator is
-slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) Nothing
-in the card is typed in by hand.
+slow to drive from Python; ``benchmarks/strength.py --b gnubg0`` measures it.) A
+supervised network's card keeps its own (the method, settings, data provenance, each
+epoch's errors, the command) and, as ``stages``, the card of the network it started
+from (``--init``), read before anything is overwritten: each stage's settings and
+measures. Nothing in the card is typed in by hand.
 """
 
 from __future__ import annotations
@@ -56,6 +60,26 @@ def _measure(net: Network, opponent, games: int, seed: int) -> dict:
                        f"--b {opponent} --games {games} --seed {seed}"}
 
 
+def supervised_run(run) -> tuple[Network, dict] | None:
+    """The best network of a :mod:`training.supervised` run folder and its checkpoint's
+    record, or None where ``run`` holds no such run (a self-play run, say)."""
+    import json
+
+    from engine.eval.network import read_npz
+    folder = Path(run)
+    if not ((folder / "model.npz").is_file() and (folder / "checkpoint.npz").is_file()):
+        return None
+    net = Network.load(folder / "model.npz")
+    if not str(net.info.get("method", "")).startswith("supervised"):
+        return None
+    got = read_npz(folder / "checkpoint.npz", ("run",))
+    try:
+        record = json.loads(got["run"].tobytes()) if "run" in got else {}
+    except (ValueError, RecursionError):
+        record = {}
+    return net, record if isinstance(record, dict) else {}
+
+
 def duel_games(text: str) -> int:
     """An ``argparse`` type: a duel's game count, 0 (none) or an even number up to
     :data:`engine.play.duel.MAX_GAMES` (games come in pairs on the same dice); checked
@@ -78,7 +102,8 @@ def seed64(text: str) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.release", description=__doc__)
-    ap.add_argument("--run", required=True, help="run folder of training.selfplay")
+    ap.add_argument("--run", required=True,
+                    help="run folder of training.selfplay or training.supervised")
     ap.add_argument("--checkpoint", help="release this checkpoint of the run (a rung of "
                                          "benchmarks/ladder.py) instead of the newest")
     ap.add_argument("--out", default="models", help="folder of released models")
@@ -94,6 +119,13 @@ def main(argv=None) -> int:
     ap.add_argument("--replaces-games", type=duel_games, default=20_000)
     args = ap.parse_args(argv)
     files = checkpoint.checkpoints(args.run)
+    supervised = None
+    if not files and not args.checkpoint:
+        try:
+            supervised = supervised_run(args.run)
+        except NardyError as exc:
+            print(f"error: --run {args.run}: {exc}", file=sys.stderr)
+            return 2
     if args.checkpoint and Path(args.checkpoint).resolve().parent != Path(args.run).resolve():
         ap.error(f"--checkpoint {args.checkpoint} is not a checkpoint of --run {args.run} "
                  f"(the card names the run)")
@@ -108,16 +140,29 @@ def main(argv=None) -> int:
             f"({', '.join(p.name for p in files[-3:-1]) or 'none other'})")
         print(f"error: {exc}{hint}", file=sys.stderr)
         return 2
-    if state is None:
-        print(f"error: no checkpoint in {args.run}", file=sys.stderr)
+    if state is None and supervised is None:
+        print(f"error: no checkpoint in {args.run} (neither a training.selfplay run nor a "
+              f"training.supervised one with its model.npz)", file=sys.stderr)
         return 2
     try:                                   # checked before hours of measuring
         output_folder(args.out)
     except OutputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    net = state.net
-    if state.games == 0:
+    stages = []
+    if supervised is not None:
+        net = supervised[0]
+        init = net.info.get("settings", {}).get("init")
+        if init:                # the first stage's card, before --out overwrites it
+            try:
+                stages.append({"model": init, "card": Network.load(init).info})
+            except NardyError as exc:
+                print(f"error: the run's --init model: {exc} (its card is the card's "
+                      f"first stage)", file=sys.stderr)
+                return 2
+    else:
+        net = state.net
+    if state is not None and state.games == 0:
         print("warning: this checkpoint holds no self-play games: the network released "
               "is the run's starting one (random weights, or its --init model)",
               file=sys.stderr)
@@ -159,11 +204,18 @@ def main(argv=None) -> int:
             "command": f"python benchmarks/strength.py --variant {net.variant} --a NEW "
                        f"--b OLD --games {args.replaces_games} --seed {args.seed}"})
         print(strength[-1], flush=True)
+    info = dict(net.info)
+    if supervised is not None:
+        info.update({"released": utc_now(),
+                     "training_seconds": round(float(supervised[1].get("elapsed", 0)), 1),
+                     "machine": _machine(), "run": str(args.run),
+                     "train_command": net.info.get("command", ""),
+                     "strength_0ply": strength, "stages": stages})
+        return _write(net, info, args.out)
     defaults = TrainConfig(variant=net.variant).to_dict()
     changed = " ".join(f"--set {k}={v}" for k, v in state.config.to_dict().items()
                        if v != defaults[k] and k not in ("variant", "seed"))
     init = f" --init {args.init}" if args.init else ""
-    info = dict(net.info)
     info.update({
         "released": utc_now(),
         "trained_games": int(state.games),
@@ -179,8 +231,12 @@ def main(argv=None) -> int:
     })
     if state.resumes:
         info["resumed_with_changes"] = [list(r) for r in state.resumes]
+    return _write(net, info, args.out)
+
+
+def _write(net: Network, info: dict, out) -> int:
     net.info = info
-    out = Path(args.out)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = net.save(out / f"{net.variant}.npz", card_file=True)
     print(f"wrote {path} and its card {path.with_suffix('.json')}")
