@@ -27,7 +27,13 @@ def test_every_game_ships_a_measured_model(variant):
     net = Network.load(path)
     assert net.variant == variant
     card = json.loads(path.with_suffix(".json").read_text())
-    assert card["variant"] == variant and card["info"]["trained_games"] > 0
+    info = card["info"]
+    assert card["variant"] == variant
+    if info.get("method", "").startswith("supervised"):   # trained on labelled positions,
+        assert info["positions"] > 0 and info["history"]  # from a network of self-play
+        assert info["stages"][0]["card"]["trained_games"] > 0
+    else:
+        assert info["trained_games"] > 0
     measured = {m["opponent"]: m for m in card["info"]["strength_0ply"]}
     assert measured["random"]["games"] >= 2000
     assert measured["random"]["ppg"] > 0          # a trained network beats random play
