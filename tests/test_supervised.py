@@ -423,6 +423,12 @@ def test_a_supervised_network_is_released_with_every_stages_card(tmp_path, capsy
     assert [m["opponent"] for m in info["strength_0ply"]][0] == "random"
     assert "replaces" in info["strength_0ply"][1]["opponent"]
     assert info["history"] and info["training_seconds"] >= 0
+    # released again, its --init path holds the network itself: the first stage is gone
+    capsys.readouterr()
+    assert release(["--run", str(tmp_path / "run"), "--out", str(models), "--pubeval-games",
+                    "0", "--random-games", "0", "--heuristic-games", "0"]) == 2
+    assert "holds this run's network (released already?)" in capsys.readouterr().err
+    assert json.loads((models / "backgammon.json").read_text())["info"] == info
     # a folder that holds neither kind of run is named as such
     (tmp_path / "empty").mkdir()
     capsys.readouterr()

@@ -28,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from engine.cli._common import OutputError, non_negative_int, output_folder, run as run_cli
 from engine.errors import NardyError
 from engine.eval.network import Network, utc_now
@@ -155,11 +157,17 @@ def main(argv=None) -> int:
         init = net.info.get("settings", {}).get("init")
         if init:                # the first stage's card, before --out overwrites it
             try:
-                stages.append({"model": init, "card": Network.load(init).info})
+                first = Network.load(init)
             except NardyError as exc:
                 print(f"error: the run's --init model: {exc} (its card is the card's "
                       f"first stage)", file=sys.stderr)
                 return 2
+            if first.sizes == net.sizes and np.array_equal(first.w1t, net.w1t):
+                print(f"error: the run's --init model {init} holds this run's network "
+                      f"(released already?): the card of the network it started from "
+                      f"is no longer there to be its first stage", file=sys.stderr)
+                return 2
+            stages.append({"model": init, "card": first.info})
     else:
         net = state.net
     if state is not None and state.games == 0:
@@ -206,8 +214,10 @@ def main(argv=None) -> int:
         print(strength[-1], flush=True)
     info = dict(net.info)
     if supervised is not None:
+        elapsed = supervised[1].get("elapsed")
         info.update({"released": utc_now(),
-                     "training_seconds": round(float(supervised[1].get("elapsed", 0)), 1),
+                     "training_seconds": round(float(elapsed), 1) if isinstance(
+                         elapsed, (int, float)) and not isinstance(elapsed, bool) else None,
                      "machine": _machine(), "run": str(args.run),
                      "train_command": net.info.get("command", ""),
                      "strength_0ply": strength, "stages": stages})

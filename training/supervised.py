@@ -267,9 +267,10 @@ def _report(probs: np.ndarray, data: PositionSet, rows: np.ndarray) -> dict:
     return out
 
 
-def _equity(p):
-    """Cubeless equity of five outputs (last axis), for numpy arrays and torch tensors."""
-    return 2 * p[..., 0] - 1 + p[..., 1] - p[..., 3] + p[..., 2] - p[..., 4]
+_EQ_BASE = float(equities(np.zeros(N_OUTPUTS)))
+_EQ_WEIGHTS = (equities(np.eye(N_OUTPUTS)) - _EQ_BASE).astype(np.float32)
+"""The cubeless equity is affine in the five outputs: :func:`equities`' own weights, for
+the torch tensors of the ranking term."""
 
 
 def _rank_term(torch, model: _Model, x, y, lines):
@@ -278,7 +279,8 @@ def _rank_term(torch, model: _Model, x, y, lines):
     mask = lines >= 0
     rows = lines[mask]
     err = torch.zeros(lines.shape)
-    err[mask] = _equity(torch.sigmoid(model.module(x[rows]))) - _equity(y[rows])
+    w = torch.from_numpy(_EQ_WEIGHTS)
+    err[mask] = (torch.sigmoid(model.module(x[rows])) - y[rows]) @ w   # (the bases cancel)
     m = mask.float()
     centred = (err - (err * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)) * m
     return (centred ** 2).sum() / m.sum()
@@ -345,7 +347,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             ck_path, model, opt, settings, digest, steps_per_epoch)
         log(f"resumed after epoch {epoch} (best validation loss {best:.5f})")
     xv, yv = x[valid_rows], y[valid_rows]
-    label_eq = _equity(data.targets.astype(np.float64))
+    label_eq = equities(data.targets)
     lines_t, valid_lines_t = torch.from_numpy(lines), torch.from_numpy(valid_lines)
     per_step = max(1, settings.batch // 4)      # decisions a step for the ranking term
 
@@ -361,7 +363,7 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         rep = _report(p, data, valid_rows)
         if len(valid_lines):
             eq = np.zeros(len(data))
-            eq[valid_rows] = _equity(p.astype(np.float64))
+            eq[valid_rows] = equities(p)
             rep["choice"] = choices(eq, label_eq, valid_lines)
         return rep
 
@@ -704,8 +706,7 @@ def errors(net: Network, data: PositionSet) -> dict:
     out = _report(probs, data, np.arange(len(data)))
     lines = decision_rows(data.decision, np.arange(len(data)))
     if len(lines):
-        out["choice"] = choices(_equity(probs.astype(np.float64)),
-                                _equity(data.targets.astype(np.float64)), lines)
+        out["choice"] = choices(equities(probs), equities(data.targets), lines)
     return out
 
 
