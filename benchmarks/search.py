@@ -65,7 +65,7 @@ def _zero_ply_loop(states, dice, net, ctx, reps):
             roll[0, 0] = dice[i, 0]
             roll[0, 1] = dice[i, 1]
             n, kids, probs, eq, pair = expand(states[i:i + 1], roll, False, True, -1, 0.0, net,
-                                              net, False, ctx)
+                                              net, False, 1, ctx)
             total += n
     return total
 

@@ -15,7 +15,9 @@ search's defaults) with options after colons: ``noprune`` (every play inside the
 rated by the network, ``SearchSettings(prune=False)``), ``prune`` (each roll's play
 inside the search picked by the pruning network, ``prune=True``), ``model=FILE`` (that
 network instead of the released one, without the released pruning and race networks),
-``filters=K/W,...`` (the root's move filters, one per level 0 .. PLY-1: keep at most K
+``prune=FILE`` (prune with that pruning network), ``keep=K`` (with pruning: the
+network rates each roll's K best by the pruning network and picks among them,
+``SearchSettings.prune_keep``), ``filters=K/W,...`` (the root's move filters, one per level 0 .. PLY-1: keep at most K
 plays within W equity of the best, ``-`` to skip a level; e.g. ``2:filters=8/0.16,3/0.08``
 rates the 0-ply survivors at 1-ply and searches the best three of them at 2-ply).
 
@@ -49,12 +51,24 @@ from rollout_choice import decisions, judge, the_judge  # noqa: E402
 
 from engine._jit import njit  # noqa: E402
 from engine.eval.encoding import MAX_COUNT, MAX_UNITS  # noqa: E402
+from engine.eval.evaluator import Evaluator, NoModelError  # noqa: E402
 from engine.eval.features import feature_values  # noqa: E402
-from engine.eval.network import hidden_full, kids_ref, output_probs  # noqa: E402
+from engine.eval.network import (  # noqa: E402
+    NetworkFileError,
+    hidden_full,
+    kids_ref,
+    output_probs,
+)
 from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS, equity  # noqa: E402
-from engine.search.nply import MoveFilter, Search, SearchError, check_ply  # noqa: E402
+from engine.search.nply import (  # noqa: E402
+    MoveFilter,
+    Search,
+    SearchError,
+    SearchSettings,
+    check_ply,
+)
 
 OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
 
@@ -86,21 +100,35 @@ def chooser(spec: str, threads: int):
         ply = check_ply(int(ply_text))
     except ValueError:
         raise SystemExit(f"chooser {spec!r}: expected PLY[:option...], PLY an integer 0..3")
-    settings, model = {}, None
+    settings, model, prune_file = {}, None, None
     for o in opts:
         if o.startswith("model="):
             model = o[len("model="):]
+        elif o.startswith("prune="):
+            prune_file = o[len("prune="):]
+            settings["prune"] = True
+        elif o.startswith("keep="):
+            try:
+                settings["prune_keep"] = int(o[len("keep="):])
+            except ValueError:
+                raise SystemExit(f"chooser {spec!r}: {o!r}: expected keep=K, K an integer")
         elif o.startswith("filters="):
             settings["filters"] = parse_filters(spec, o[len("filters="):], ply)
         elif o in OPTIONS:
             settings.update(OPTIONS[o])
         else:
             raise SystemExit(f"chooser {spec!r}: unknown option {o!r}; expected one of "
-                             f"{', '.join(OPTIONS)}, model=FILE or filters=K/W,...")
-    if model is not None and settings.get("prune"):
+                             f"{', '.join(OPTIONS)}, model=FILE, prune=FILE, keep=K or "
+                             f"filters=K/W,...")
+    if model is not None and settings.get("prune") and prune_file is None:
         raise SystemExit(f"chooser {spec!r}: prune needs the released model's pruning "
-                         f"network (a model given by file has none)")
-    search = Search.load("backgammon", model, threads=threads, ply=ply, **settings)
+                         f"network (a model given by file has none; prune=FILE gives one)")
+    try:
+        evaluator = Evaluator.load("backgammon", model,
+                                   **({"prune": prune_file} if prune_file else {}))
+        search = Search(evaluator, SearchSettings(ply=ply, **settings), threads)
+    except (SearchError, NoModelError, NetworkFileError) as exc:
+        raise SystemExit(f"chooser {spec!r}: {exc}")
     return spec, lambda pos, dice: search.best(pos, dice).position
 
 

@@ -86,10 +86,13 @@ def slow_ranking(rank, kids, parent):
     return values
 
 
-def slow_value(ev, pos, n, rank=None):
+def slow_value(ev, pos, n, rank=None, keep=1):
     """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply by
     ``rank`` (an evaluator; default ``ev``; :func:`slow_ranking`) and valued by
-    ``ev`` (its network, race network, bear-off tables or a finished game's result)."""
+    ``ev`` (its network, race network, bear-off tables or a finished game's result).
+    ``keep`` > 1 with a ``rank`` of its own: each roll's ``keep`` best by ``rank`` are
+    ranked again by ``ev``, whose best of them is the pick (a race's plays, where ``ev``
+    has a race network, are its own: no pruning there)."""
     rank = rank or ev
     if n == 0 or _exact(ev, pos):
         return ev.probabilities([pos])[0]
@@ -100,8 +103,14 @@ def slow_value(ev, pos, n, rank=None):
     acc = np.zeros(5)
     for dice, w in ALL_21:
         kids = successors(pos, tuple(dice), ev.rules)
-        best = kids[int(np.argmin(slow_ranking(rank, kids, pos)))]
-        acc += w * flip_probs(slow_value(ev, best, n - 1, rank))
+        ranked = slow_ranking(rank, kids, pos)
+        if keep > 1 and rank is not ev and not (ev.race is not None and is_race(pos)):
+            top = np.sort(np.argsort(ranked, kind="stable")[:keep])
+            again = slow_ranking(ev, [kids[i] for i in top], pos)
+            best = kids[int(top[np.argmin(again)])]
+        else:
+            best = kids[int(np.argmin(ranked))]
+        acc += w * flip_probs(slow_value(ev, best, n - 1, rank, keep))
     return acc
 
 
@@ -137,12 +146,12 @@ def test_two_ply_evaluate_matches_the_slow_reference(search):
     assert np.allclose(got.probabilities, slow_value(search.evaluator, pos, 2), atol=2e-5)
 
 
-def slow_pruned_value(ev, pos, n):
+def slow_pruned_value(ev, pos, n, keep=1):
     """:func:`slow_value` with plays ranked by the pruning network ``ev.prune`` (a
-    race's by the race network)."""
+    race's by the race network), the best ``keep`` of each roll ranked again by ``ev``."""
     small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False,
                       race=ev.race)
-    return slow_value(ev, pos, n, small)
+    return slow_value(ev, pos, n, small, keep)
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +186,29 @@ def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
     p, dice = _golden("contact", 1)[0]
     assert [c.equity for c in pruned.analyse(p, dice, ply=0).candidates] == \
         [c.equity for c in search.analyse(p, dice, ply=0).candidates]
+
+
+def test_pruning_network_passes_a_few_plays_to_the_network(search, pruned):
+    """``prune_keep``: each roll's best few by the pruning network rated again by the
+    network, whose best of them is the pick; 1 is the pruning network's own pick, and
+    every play the unpruned search's."""
+    ev = pruned.evaluator
+    few = Search(ev, SearchSettings(prune=True, prune_keep=3))
+    every = Search(ev, SearchSettings(prune=True, prune_keep=1000))
+    one = Search(ev, SearchSettings(prune=True, prune_keep=1))
+    for pos in [p for p, _ in _golden("contact", 2)]:
+        got = few.evaluate(pos, 1).probabilities
+        assert np.allclose(got, slow_pruned_value(ev, pos, 1, keep=3), atol=2e-5)
+        assert not np.allclose(got, pruned.evaluate(pos, 1).probabilities, atol=1e-6)
+        assert one.evaluate(pos, 1).probabilities == pruned.evaluate(pos, 1).probabilities
+        assert np.allclose(every.evaluate(pos, 1).probabilities,
+                           search.evaluate(pos, 1).probabilities, atol=2e-5)
+    pos = _golden("race", 1)[0][0]          # no race network here: races are pruned too
+    assert np.allclose(few.evaluate(pos, 2).probabilities,
+                       slow_pruned_value(ev, pos, 2, keep=3), atol=2e-5)
+    for bad in (0, True, 2.5):
+        with pytest.raises(SearchError, match="prune_keep"):
+            SearchSettings(prune=True, prune_keep=bad)
 
 
 def test_pruning_network_must_fit_the_game():

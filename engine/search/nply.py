@@ -39,6 +39,7 @@ generator lists.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import queue
@@ -166,11 +167,19 @@ class SearchSettings:
     """Value home races with the bear-off tables (where the evaluator has them)."""
     prune: bool = False
     """Inside the search, rank each roll's plays with the evaluator's pruning network
-    (where it has one) and rate only the play picked with the full network, as GNU
-    Backgammon's pruning nets do; the root's plays are always rated by the network.
+    (where it has one) and rate only the play picked (or its best :attr:`prune_keep`)
+    with the full network, as GNU Backgammon's pruning nets do; the root's plays are
+    always rated by the network.
     Off by default: the released 198-80 pruning network picks the network's own best
     play in only about 3 rolls of 10, and a 2-ply search that prunes with it chooses
     worse plays for 5-16% less time (benchmarks/README.md, "Search")."""
+    prune_keep: int = 1
+    """With :attr:`prune`: how many of each roll's plays, the pruning network's best,
+    the network then rates; the best of them by that rating is the pick (1: the
+    pruning network's own pick, unrated by the network until it is valued). A few let
+    a cheap pruning network stand in for the network on most plays and still give
+    the network's own pick nearly always: with four, a 2-ply search chooses as well as
+    unpruned (benchmarks/README.md, "Pruning inside the search")."""
 
     def __post_init__(self):
         check_ply(self.ply)
@@ -193,6 +202,12 @@ class SearchSettings:
                 raise SearchError(f"{name} = {quote(getattr(self, name))}: expected true or "
                                   f"false")
             object.__setattr__(self, name, bool(getattr(self, name)))
+        pk = self.prune_keep
+        if isinstance(pk, bool) or not isinstance(pk, (int, np.integer)) \
+                or not 1 <= pk <= MAX_KEEP:
+            raise SearchError(f"prune_keep = {quote(self.prune_keep)}: expected an int "
+                              f"1..{MAX_KEEP:,}")
+        object.__setattr__(self, "prune_keep", int(self.prune_keep))
 
     @property
     def root_filters(self) -> tuple:
@@ -384,7 +399,8 @@ def _grow(n, probs, eq, idx):
 
 # ----- the one kernel that plays rolls
 @njit(nogil=True, **FAST)
-def expand(states, rolls, paired, exact_walk, keep, within, net, value, average, ctx):
+def expand(states, rolls, paired, exact_walk, keep, within, net, value, average, rerate,
+           ctx):
     """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
     the pending segment) from every state of ``states`` (game on; no pending dice
     unless the row is the segment), rated at 0-ply by ``net`` and filtered per (state,
@@ -404,6 +420,11 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     ``value`` when ``ctx`` flags a pruning network (else ``net``'s own rating stands),
     seen from the player who rolled and weighted by the roll's chance. This is the last
     level of every search, where most of the work is, so it is done in one pass.
+
+    ``rerate`` > 1 (``net`` a pruning network, ``keep`` >= 1): of each roll's plays,
+    ranked by ``net``, the best ``rerate`` are rated again by ``value`` (their hidden
+    layers from the node's, as ``net``'s), and only they can be kept or picked, by that
+    rating (:attr:`SearchSettings.prune_keep`).
 
     A state that is a race (:func:`engine.eval.evaluator.races`: no contact, a race
     network on) has its plays ranked and rated by ``ctx.race`` instead of ``net``
@@ -427,6 +448,13 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     eq = np.empty(64)
     idx = np.empty(64, np.int64)
     v = np.empty((1, N_OUTPUTS))
+    nh_value = value.b1.shape[0]
+    h_value = np.empty(nh_value, np.float32)
+    work_value = delta_work()
+    space_value = rate_space(8, nh_value)
+    sel = np.empty((8, L.STATE_LEN), np.int16)
+    sprobs = np.empty((8, N_OUTPUTS))
+    seq = np.empty(8)
     if average:
         keep = 1
         cap = max(1, ns)
@@ -446,6 +474,9 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
         here = ctx.race if raced else net
         h_here = h_race if raced else h_ref
         _node_ref(s, segment, here, ref, h_here, work)
+        pruned = rerate > 1 and keep >= 1 and not raced
+        if pruned:
+            _node_ref(s, segment, value, ref, h_value, work_value)
         for r in range(first, first + nr):
             n, gen = turn(ctx.walk, s, rolls[r, 0], rolls[r, 1], ctx.table, ctx.scratch, gen,
                           beam)
@@ -457,9 +488,29 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
                 space_net = _room(n, space_net)
                 space = space_net
             _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq, space)
+            if pruned:
+                # the pruning network's best few, rated by the network: the only choices
+                for j in range(n):
+                    idx[j] = j
+                _sort_best_first(eq, idx, n)
+                m = min(rerate, n)
+                if m > sel.shape[0]:
+                    sel = np.empty((m, L.STATE_LEN), np.int16)
+                    sprobs = np.empty((m, N_OUTPUTS))
+                    seq = np.empty(m)
+                space_value = _room(m, space_value)
+                for j in range(m):
+                    copy_rows(sel, j, gen, idx[j], 1)
+                _rate_children(ref, h_value, work_value, segment, sel, m, value, ctx, sprobs,
+                               seq, space_value)
+                for j in range(m, n):
+                    eq[idx[j]] = -np.inf
+                for j in range(m):
+                    copy_rows(probs, idx[j], sprobs, j, 1)
+                    eq[idx[j]] = seq[j]
             if average:
                 b = _argmax(eq, n)
-                if not raced and (pruning or races(gen[b], ctx)):
+                if not raced and ((pruning and not pruned) or races(gen[b], ctx)):
                     # the pruning network's pick, or a play that makes a race: valued
                     # statically (the tables, the race network or ``value``)
                     static_probs(gen[b:b + 1], 1, value, ctx, v)
@@ -692,7 +743,7 @@ class _Tree:
     (:func:`roll_average`). Only :func:`expand` holds the move generator (:meth:`root`
     calls the same walk from Python), so a search of any depth compiles it once."""
 
-    def __init__(self, net, ctx, ctxs: list, spaces: dict):
+    def __init__(self, net, ctx, ctxs: list, spaces: dict, prune_keep: int = 1):
         self.net = net
         self.ctx = ctx
         self.spaces = spaces
@@ -706,6 +757,9 @@ class _Tree:
         """``ctx`` and, for each further thread, a copy with statistics and move-generator
         scratch of its own (:meth:`Search._tree` keeps them between calls)."""
         self.threads = len(ctxs)
+        self.prune_keep = prune_keep if ctx.pruning else 1
+        """How many of each roll's plays ranked by the pruning network the network
+        rates again (:attr:`SearchSettings.prune_keep`; 1 without pruning)."""
 
     def close(self) -> None:
         """Add the threads' statistics to the context's."""
@@ -739,9 +793,10 @@ class _Tree:
         probs, eq, pair)``, or with ``average`` the states' 1-ply outputs."""
         ns = states.shape[0]
         nr = 1 if paired else rolls.shape[0]
+        rerate = self.prune_keep if net is self.rank and self.rank is not self.net else 1
         if self.threads == 1 or ns < 2 or ns * nr < PARALLEL_PAIRS:
             k, kids, probs, eq, pair = expand(states, rolls, paired, exact_walk, keep, within,
-                                              net, self.net, average, self.ctx)
+                                              net, self.net, average, rerate, self.ctx)
             return probs[:k] if average else (kids[:k], probs[:k], eq[:k], pair[:k])
         pieces = min(ns, SLICES * self.threads)
         order, src = None, states
@@ -754,7 +809,8 @@ class _Tree:
         cuts, parts = self._on_threads(
             expand, ns, pieces,
             lambda f, lo, hi, c: f(src[lo:hi], rolls[lo:hi] if paired else rolls, paired,
-                                   exact_walk, keep, within, net, self.net, average, c))
+                                   exact_walk, keep, within, net, self.net, average, rerate,
+                                   c))
         if average:
             values = np.concatenate([p[2][:p[0]] for p in parts])
             if order is not None:
@@ -938,7 +994,7 @@ class Search:
         s = settings or self.settings
         if ply is not None and check_ply(ply) != s.ply:
             filters = s.filters if (s.filters is not None and len(s.filters) == ply) else None
-            s = SearchSettings(ply, filters, s.reply, s.bearoff, s.prune)
+            s = dataclasses.replace(s, ply=ply, filters=filters)
         return s
 
     def _check(self, position: Position) -> np.ndarray:
@@ -975,7 +1031,7 @@ class Search:
             # once a context and kind of search: typing its arrays costs about 0.4 ms
             self._told.add(told)
             _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, kind)
-        return _Tree(net, ctx, ctxs, self._spaces[id(ctx)])
+        return _Tree(net, ctx, ctxs, self._spaces[id(ctx)], settings.prune_keep)
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
