@@ -24,6 +24,7 @@ twice with the seats swapped), reported as points per game with a 95% interval.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -73,7 +74,7 @@ def _zero_ply_loop(states, dice, net, ctx, reps):
 def time_ours(search: Search, records, ply: int, limit: int | None) -> tuple[float, float]:
     """(seconds a decision, positions rated a decision) at ``ply``."""
     rs = records[:limit] if limit else records
-    settings = SearchSettings(ply)
+    settings = dataclasses.replace(search.settings, ply=ply)      # --prune, --keep
     st = [(Position.from_json(r["position"]).to_array(), tuple(r["dice"]), r["count"])
           for r in rs]
     search.rate(st[0][0], st[0][1], settings)                   # compile / load outside
@@ -147,10 +148,17 @@ def main(argv=None) -> None:
                     help="inside the search, pick each roll's play with a pruning network "
                          "(FILE, or the released one) and rate only that play with the "
                          "model (default: the model rates every play)")
+    ap.add_argument("--keep", type=int, default=1, metavar="K",
+                    help="with --prune: each roll's K best by the pruning network rated "
+                         "again by the model, the pick among them (default 1)")
+    ap.add_argument("--race", nargs="?", const=True, default=None, metavar="FILE",
+                    help="the race network beside --model (FILE, or the released one; "
+                         "default: the released one with the released model only)")
     args = ap.parse_args(argv)
     path = Path(args.model) if args.model else model_path("backgammon")
-    search = Search(Evaluator.load("backgammon", args.model, prune=args.prune),
-                    SearchSettings(prune=bool(args.prune)))
+    search = Search(Evaluator.load("backgammon", args.model, prune=args.prune,
+                                   race=args.race),
+                    SearchSettings(prune=bool(args.prune), prune_keep=args.keep))
     plies = [int(p) for p in args.plies.split(",")]
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3
@@ -158,8 +166,11 @@ def main(argv=None) -> None:
     games = args.games if args.games is not None else 2 if args.quick else 200
 
     pr = search.evaluator.prune
+    rc = search.evaluator.race
+    keep = f" (keep {args.keep})" if pr is not None and args.keep > 1 else ""
     print(f"model {path} ({search.evaluator.network.sizes}); pruning network "
-          f"{pr.sizes if pr is not None else 'none'}; bear-off tables "
+          f"{pr.sizes if pr is not None else 'none'}{keep}; race network "
+          f"{rc.sizes if rc is not None else 'none'}; bear-off tables "
           f"{'on' if search.evaluator.bearoff is not None else 'off'}; default filters")
     print(f"{'set':<8} {'n':>4} {'ply':>3} {'ms/dec':>9} {'dec/s':>9} {'rated/dec':>10} "
           f"{'gnubg ms/dec':>12} {'target ms':>9}")

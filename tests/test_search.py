@@ -2,6 +2,7 @@
 gul bara's pending segments. A small random network stands in for a trained one."""
 
 
+import numba
 import numpy as np
 import pytest
 from conftest import perft_records
@@ -279,6 +280,28 @@ def test_helper_networks_of_fewer_feature_inputs_are_reencoded():
     # the other way round cannot be: an f21 network cannot read fewer inputs
     with pytest.raises(NetworkFileError, match="cannot read tesauro198's inputs"):
         Evaluator(Network.create("backgammon", 8, rng=np.random.default_rng(1)), race=main)
+
+
+def test_a_helper_network_without_feature_inputs_keeps_its_own():
+    """A pruning network of plain ``tesauro198`` beside a main network of
+    ``tesauro198+f21`` is not made to read the main network's inputs: the kernels get
+    its own weights and an empty feature index of the main network's kind, so a play
+    it ranks costs no features (benchmarks/README.md, "Pruning inside the search")."""
+    main = Network.create("backgammon", 8, "tesauro198+f21", rng=np.random.default_rng(3),
+                          scale=0.3)
+    small = Network.create("backgammon", 4, "tesauro198", rng=np.random.default_rng(5),
+                           scale=0.3)
+    ev = Evaluator(main, bearoff=True, race=small, prune=small)
+    assert ev.prune is small and ev.race is small
+    net, ctx = ev.kernel_args(prune=True)
+    for arrays in (ctx.rank, ctx.race):
+        assert arrays.w1t.shape == (198, 4)
+        assert arrays.fidx.shape == (0,)
+        assert numba.typeof(arrays.fidx) == numba.typeof(net.fidx)    # one kernel type
+        assert arrays.uidx is small.encoder.unit_index
+    assert net.fidx.shape == (21,)
+    races = [p for p, _ in _golden("race", 3)]
+    assert np.allclose(ev.prune.probabilities(races), small.probabilities(races))
 
 
 def test_a_race_network_equal_to_the_network_changes_nothing(search):
