@@ -144,21 +144,30 @@ def main(argv=None) -> None:
                     help="strength games, an even number (default 200, --quick 2; 0 skips)")
     ap.add_argument("--strength-ply", type=int, default=2, help="deep player's ply")
     ap.add_argument("--seed", type=int, default=1, help="dice seed of the strength match")
-    ap.add_argument("--prune", nargs="?", const=True, default=False, metavar="FILE",
-                    help="inside the search, pick each roll's play with a pruning network "
-                         "(FILE, or the released one) and rate only that play with the "
-                         "model (default: the model rates every play)")
-    ap.add_argument("--keep", type=int, default=1, metavar="K",
-                    help="with --prune: each roll's K best by the pruning network rated "
-                         "again by the model, the pick among them (default 1)")
+    ap.add_argument("--prune", nargs="?", const=True, default=None, metavar="FILE",
+                    help="inside the search, rank each roll's plays with this pruning "
+                         "network (FILE, or the released one) and rate its best --keep "
+                         "again with the model (default: as the search ships, the "
+                         "released pruning network with the released model, none with "
+                         "a model given by --model)")
+    ap.add_argument("--no-prune", action="store_true",
+                    help="every play inside the search rated by the model")
+    ap.add_argument("--keep", type=int, default=None, metavar="K",
+                    help="with pruning: each roll's K best by the pruning network rated "
+                         "again by the model, the pick among them (default: "
+                         "SearchSettings' own)")
     ap.add_argument("--race", nargs="?", const=True, default=None, metavar="FILE",
                     help="the race network beside --model (FILE, or the released one; "
                          "default: the released one with the released model only)")
     args = ap.parse_args(argv)
     path = Path(args.model) if args.model else model_path("backgammon")
-    search = Search(Evaluator.load("backgammon", args.model, prune=args.prune,
+    settings = {"prune": False} if args.no_prune else {}
+    if args.keep is not None:
+        settings["prune_keep"] = args.keep
+    search = Search(Evaluator.load("backgammon", args.model,
+                                   prune=False if args.no_prune else args.prune,
                                    race=args.race),
-                    SearchSettings(prune=bool(args.prune), prune_keep=args.keep))
+                    SearchSettings(**settings))
     plies = [int(p) for p in args.plies.split(",")]
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3
@@ -167,7 +176,7 @@ def main(argv=None) -> None:
 
     pr = search.evaluator.prune
     rc = search.evaluator.race
-    keep = f" (keep {args.keep})" if pr is not None and args.keep > 1 else ""
+    keep = f" (keep {search.settings.prune_keep})" if pr is not None else ""
     print(f"model {path} ({search.evaluator.network.sizes}); pruning network "
           f"{pr.sizes if pr is not None else 'none'}{keep}; race network "
           f"{rc.sizes if rc is not None else 'none'}; bear-off tables "

@@ -126,14 +126,15 @@ def describe(spec: str, player) -> str:
 
 
 def python_player(player, seed: int, label: int, variant: str, race: Network | None = None,
-                  ply: int = 0, search: bool = False):
+                  ply: int = 0, search: bool = False, prune: Network | None = None):
     """The :class:`~engine.play.players.Player` object for the Python path (gnubg, or a
-    network searched ``ply`` deep; with ``search`` a network chooses by the search at
-    0-ply too)."""
+    network searched ``ply`` deep, with a pruning network ``prune`` inside the search
+    if given; with ``search`` a network chooses by the search at 0-ply too)."""
     if isinstance(player, Network) and (ply > 0 or search):
         from engine.eval.evaluator import Evaluator
         from engine.search.nply import Search, SearchPlayer
-        return SearchPlayer(Search(Evaluator(player, get_rules(variant), race=race)), ply)
+        return SearchPlayer(Search(Evaluator(player, get_rules(variant), race=race,
+                                             prune=prune)), ply)
     if isinstance(player, Network):
         return GreedyPlayer(player, get_rules(variant), race)
     if player == "pubeval":
@@ -183,7 +184,7 @@ def play_cubeful(a, b, games: int, seed: int) -> tuple[np.ndarray, float, dict]:
 # --------------------------------------------------------------------- the match
 def play(a, b, games: int, seed: int, variant: str, max_turns: int,
          races=(None, None), plies=(0, 0), first_pair: int = 0,
-         search: bool = False) -> tuple[DuelResult, float]:
+         search: bool = False, prunes=(None, None)) -> tuple[DuelResult, float]:
     """Play the match, in chunks under a progress bar when stderr is a terminal; returns
     the result and the seconds it took (numba compilation excluded where the match runs
     in the numba game loop; a Python-loop match, with a search, ``gnubg0`` or a race
@@ -197,7 +198,8 @@ def play(a, b, games: int, seed: int, variant: str, max_turns: int,
     bar = tqdm(total=games, unit="game", disable=not sys.stderr.isatty(), leave=False)
     try:
         if not kernel:
-            pa, pb = (python_player(p, seed, i, variant, races[i], plies[i], search)
+            pa, pb = (python_player(p, seed, i, variant, races[i], plies[i], search,
+                                    prunes[i])
                       for i, p in enumerate((a, b)))
             t = time.perf_counter()
             r = duel_players(pa, pb, games, seed, variant, max_turns=max_turns,
@@ -295,6 +297,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--a-race", metavar="FILE",
                     help="race network of network player A (plays its races)")
     ap.add_argument("--b-race", metavar="FILE", help="race network of network player B")
+    ap.add_argument("--a-prune", metavar="FILE",
+                    help="pruning network inside the search of network player A (the "
+                         "search's default keep, SearchSettings.prune_keep)")
+    ap.add_argument("--b-prune", metavar="FILE", help="the same for player B")
     ap.add_argument("--a-ply", type=int, default=0, choices=(0, 1, 2, 3),
                     help="network player A chooses by an N-ply search (default 0: greedy)")
     ap.add_argument("--b-ply", type=int, default=0, choices=(0, 1, 2, 3),
@@ -340,11 +346,22 @@ def main(argv: list[str] | None = None) -> None:
     for label, race in zip("ab", races):
         if race is not None and not isinstance(race, Network):
             ap.error(f"--{label}-race: expected a model file")
+    prunes = tuple(None if f is None else load_player(f)
+                   for f in (args.a_prune, args.b_prune))
+    for label, p, ply, prune in zip("ab", (a, b), (args.a_ply, args.b_ply), prunes):
+        if prune is not None and not (isinstance(prune, Network) and isinstance(p, Network)
+                                      and (ply or args.search)):
+            ap.error(f"--{label}-prune: a pruning network's model file, for a network "
+                     f"player that searches (--{label}-ply or --search)")
     name_a, name_b = describe(args.a, a), describe(args.b, b)
     if races[0] is not None:
         name_a += f" + race network {describe(args.a_race, races[0])}"
     if races[1] is not None:
         name_b += f" + race network {describe(args.b_race, races[1])}"
+    if prunes[0] is not None:
+        name_a += f" + pruning network {describe(args.a_prune, prunes[0])}"
+    if prunes[1] is not None:
+        name_b += f" + pruning network {describe(args.b_prune, prunes[1])}"
     plies = (args.a_ply, args.b_ply)
     for label, p, ply in (("a", a, args.a_ply), ("b", b, args.b_ply)):
         if ply and not isinstance(p, Network):
@@ -375,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     try:
         r, seconds = play(a, b, args.games, args.seed, variant, args.max_turns, races, plies,
-                          args.first_pair, args.search)
+                          args.first_pair, args.search, prunes)
     except DuelError as exc:
         sys.exit(str(exc))
     if args.points is not None:

@@ -9,7 +9,7 @@ from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.rules import _layout as L
 from engine.search import rollout as rollout_module
-from engine.search.nply import Search
+from engine.search.nply import Search, SearchSettings
 from engine.search.rollout import (
     Rollout,
     RolloutError,
@@ -117,6 +117,24 @@ def test_a_rollout_is_reproducible_and_its_trials_do_not_depend_on_company(searc
     assert np.array_equal(longer.results[:72], a.results)
     other = Rollout(search).position(pos, RolloutSettings(trials=72, truncate=3, seed=12))
     assert not np.array_equal(other.results, a.results)
+
+
+def test_a_rollout_plays_as_the_search_picks_inside_its_tree(search):
+    """Truncated after one roll, 36 trials see each first roll once, so the plain mean is
+    the 1-ply value of the search that picks the plays the same way: pruned by the
+    released pruning network (its best four rated again by the network) or not."""
+    pos = Position.from_json({              # where the pruned 1-ply differs by 0.003
+        "variant": "backgammon", "bar": [0, 0], "off": [0, 0],
+        "me": [0, 0, 1, 3, 2, 3, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0],
+        "them": [0, 1, 0, 0, 4, 3, 0, 2, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]})
+    got = {}
+    for prune in (True, False):
+        r = Rollout(search).position(pos, RolloutSettings(trials=36, truncate=1,
+                                                          prune=prune))
+        want = search.evaluate(pos, settings=SearchSettings(ply=1, prune=prune))
+        assert r.equity_plain == pytest.approx(want.equity, abs=1e-5)
+        got[prune] = r.equity_plain
+    assert got[True] != pytest.approx(got[False], abs=1e-5)   # pruning picks other plays
 
 
 def test_candidates_are_ranked_and_rolled_out_on_the_same_dice(search):

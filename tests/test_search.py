@@ -160,7 +160,7 @@ def pruned(search):
     """The search's network with a smaller, different network to prune with."""
     small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
     return Search(Evaluator(search.evaluator.network, bearoff=True, prune=small),
-                  SearchSettings(prune=True))
+                  SearchSettings(prune=True, prune_keep=1))
 
 
 def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
@@ -171,15 +171,18 @@ def test_pruning_network_picks_the_plays_inside_the_search(search, pruned):
         # the pruning network changes some picks, so the values differ from unpruned ones
         assert not np.allclose(got.probabilities, search.evaluate(pos, 1).probabilities,
                                atol=1e-6)
-        # off in the settings (their default), the search is the unpruned one
-        off = Search(ev).evaluate(pos, 1)
+        # off in the settings, the search is the unpruned one
+        off = Search(ev, SearchSettings(prune=False)).evaluate(pos, 1)
         assert np.allclose(off.probabilities, search.evaluate(pos, 1).probabilities, atol=1e-12)
+        # on by default, the pruning network's best four rated again by the network
+        assert np.allclose(Search(ev).evaluate(pos, 1).probabilities,
+                           slow_pruned_value(ev, pos, 1, keep=4), atol=2e-5)
     pos = _golden("race", 1)[0][0]
     assert np.allclose(pruned.evaluate(pos, 2).probabilities, slow_pruned_value(ev, pos, 2),
                        atol=2e-5)
     # a reply filter keeps one play at the last level whatever it says (helper 52: the
     # settings' docs promised keep plays valued at 0-ply there): at 1-ply no effect
-    wide = SearchSettings(1, reply=MoveFilter(3, 1.0), prune=True)
+    wide = SearchSettings(1, reply=MoveFilter(3, 1.0), prune=True, prune_keep=1)
     for pos in [p for p, _ in _golden("contact", 2)]:
         assert pruned.evaluate(pos, settings=wide).probabilities == \
             pruned.evaluate(pos, 1).probabilities
@@ -225,7 +228,7 @@ def raced(search):
     race = Network.create("backgammon", 8, rng=np.random.default_rng(13), scale=0.3)
     small = Network.create("backgammon", 8, rng=np.random.default_rng(11), scale=0.3)
     return Search(Evaluator(search.evaluator.network, bearoff=True, race=race, prune=small),
-                  SearchSettings(prune=True))
+                  SearchSettings(prune=True, prune_keep=1))
 
 
 def test_race_network_rates_the_races(search, raced):

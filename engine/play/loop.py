@@ -449,6 +449,19 @@ def network_arrays(net) -> tuple:
     return tuple(_array(a, t, ro) for a, t, ro in zip(arrays, types, _NET_READONLY))
 
 
+def _reading(race, net):
+    """A race network (a Network) beside ``net`` (a Network) that has feature inputs of
+    another kind: the race network reading ``net``'s inputs, with zero weights on those
+    it lacks, as the evaluator gives it (:meth:`engine.eval.network.Network.reencoded`;
+    NetworkFileError where it cannot). Anything else as it is."""
+    if not (hasattr(race, "encoder") and hasattr(net, "encoder")):
+        return race
+    kind = net.encoder.feature_index
+    if race.encoder.feature_index.dtype != kind.dtype and kind.size:
+        return race.reencoded(net.encoder.name)
+    return race
+
+
 _EMPTY_SEEDS = np.zeros(0, np.uint64)
 _KINDS = (KIND_RANDOM, KIND_PUBEVAL, KIND_NETWORK, KIND_HEURISTIC)
 
@@ -462,7 +475,8 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
     every caller. ``net_a`` / ``net_b``: a Network, its 9-array tuple or None (a
     placeholder: the other player's arrays when it has some, else :func:`no_network`);
     ``race_a`` / ``race_b``: a network player's race network (None: its network plays
-    races too), of its network's kind of inputs;
+    races too), of its network's kind of inputs (a Network of fewer feature inputs is
+    made to read its network's);
     ``pw`` / ``hw`` default to PubEval's weights and zeros; ``cst`` and the seeds to
     empty (choices from ``st``, no reseeding); no recording by default. Raises
     ValueError for arguments the kernel would misread (it checks no bounds): a network
@@ -493,8 +507,8 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
         na = nb if nb is not None else network_arrays(no_network())
     if nb is None:
         nb = na
-    ra = network_arrays(race_a) if race_a is not None else na
-    rb = network_arrays(race_b) if race_b is not None else nb
+    ra = network_arrays(_reading(race_a, net_a)) if race_a is not None else na
+    rb = network_arrays(_reading(race_b, net_b)) if race_b is not None else nb
     for p, net, race in ((0, na, ra), (1, nb, rb)):
         if race[8].dtype != net[8].dtype:
             raise ValueError(f"player {p}'s race network reads another kind of inputs "

@@ -165,21 +165,21 @@ class SearchSettings:
     so at 1-ply it has no effect."""
     bearoff: bool = True
     """Value home races with the bear-off tables (where the evaluator has them)."""
-    prune: bool = False
+    prune: bool = True
     """Inside the search, rank each roll's plays with the evaluator's pruning network
-    (where it has one) and rate only the play picked (or its best :attr:`prune_keep`)
-    with the full network, as GNU Backgammon's pruning nets do; the root's plays are
-    always rated by the network.
-    Off by default: the released 198-80 pruning network picks the network's own best
-    play in only about 3 rolls of 10, and a 2-ply search that prunes with it chooses
-    worse plays for 5-16% less time (benchmarks/README.md, "Search")."""
-    prune_keep: int = 1
+    (where it has one: backgammon's released model) and rate only the play picked, or
+    its best :attr:`prune_keep`, with the full network, as GNU Backgammon's pruning nets
+    do; the root's plays are always rated by the network. On by default: with the
+    released 219-256 network and its 198-32 pruning network (four plays kept), a 2-ply
+    contact decision takes about two thirds of the time of rating every play, and
+    chooses about as well (benchmarks/README.md, "Pruning inside the search")."""
+    prune_keep: int = 4
     """With :attr:`prune`: how many of each roll's plays, the pruning network's best,
     the network then rates; the best of them by that rating is the pick (1: the
     pruning network's own pick, unrated by the network until it is valued). A few let
     a cheap pruning network stand in for the network on most plays and still give
-    the network's own pick nearly always: with four, a 2-ply search chooses as well as
-    unpruned (benchmarks/README.md, "Pruning inside the search")."""
+    the network's own pick nearly always: the released network's best 0-ply play is
+    among its pruning network's first four in 97% of contact decisions."""
 
     def __post_init__(self):
         check_ply(self.ply)

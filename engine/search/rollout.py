@@ -122,6 +122,13 @@ class RolloutSettings:
     bearoff: bool = True
     """End a trial at a home race the one-sided bear-off tables value (where the game
     has them), with their value; False: play every race out."""
+    prune: bool = True
+    """The trials' 0-ply plays (and the luck of each roll) as the search picks a play
+    inside its tree (:attr:`engine.search.nply.SearchSettings.prune`): where the
+    evaluator has a pruning network (backgammon's released model), each roll's best few
+    by it rated again by the network, the best of them played; False: every play rated
+    by the network. The same choice serves the luck and the trial, so the luck keeps
+    its mean of zero either way."""
     stop_sigmas: float | None = None
     """Candidates only (cubeless): stop once the best is ahead of every other by this many
     standard errors of the difference (checked every :data:`BATCH` trials); None: all trials."""
@@ -138,7 +145,7 @@ class RolloutSettings:
         except RolloutError as exc:
             raise RolloutPlyError(str(exc)) from None
         _whole("seed", self.seed, 0, 2**63 - 1)
-        for name in ("variance_reduction", "bearoff", "root_double"):
+        for name in ("variance_reduction", "bearoff", "prune", "root_double"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise RolloutError(f"{name} = {quote(getattr(self, name))}: expected true "
                                    f"or false")
@@ -274,7 +281,10 @@ def _choose(tree, states, dice, ply: int, filters) -> np.ndarray:
     fkeep, fwithin = filters
     keep = 1 if ply == 0 else int(fkeep[0])
     within = 0.0 if ply == 0 else float(fwithin[0])
-    kids, probs, eq, pair = tree.expand(states, rolls, False, keep, within, tree.net,
+    # at 0-ply the play is picked as inside the search (pruned where it prunes); a
+    # deeper choice rates the root's plays with the network, as the search's root does
+    kids, probs, eq, pair = tree.expand(states, rolls, False, keep, within,
+                                        tree.rank if ply == 0 else tree.net,
                                         paired=True)
     if ply > 0:
         segment = dice[:, 0] == 0
@@ -495,7 +505,7 @@ def _play_trials(tree, roots: np.ndarray, trials: np.ndarray, settings: RolloutS
             # trials that stand on one position (all of them at the root, a few
             # hundred after the stratified first rolls) share its 21 rolls' plays
             uniq, inv = distinct_rows(sr)
-            kids, probs, _, pair = tree.expand(uniq, _ROLLS, False, 1, 0.0, tree.net)
+            kids, probs, _, pair = tree.expand(uniq, _ROLLS, False, 1, 0.0, tree.rank)
             if len(pair) != uniq.shape[0] * _ROLLS.shape[0]:
                 raise RuntimeError("a roll without a play: the move generator broke its "
                                    "promise of at least one successor")
@@ -598,7 +608,7 @@ def play_chunks(search: Search, roots: np.ndarray, ranges, settings: RolloutSett
                 on_trials: Callable[[int], None] | None = None) -> list[TrialChunk]:
     """:func:`play_chunk` of each ``(lo, hi)`` of ``ranges`` in turn, on one search
     tree; ``on_trials(n)`` after each with the trials it played."""
-    inside = SearchSettings(ply=settings.ply, bearoff=settings.bearoff)
+    inside = SearchSettings(ply=settings.ply, bearoff=settings.bearoff, prune=settings.prune)
     tree = search._tree(inside)
     filters = inside.packed()[:2]
     m = roots.shape[0]
