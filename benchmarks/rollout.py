@@ -70,21 +70,33 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
     ap.add_argument("--quick", action="store_true", help="truncated rollouts only")
     ap.add_argument("--no-gnubg", action="store_true", help="leave GNU Backgammon out")
+    ap.add_argument("--prune", metavar="FILE", default=None,
+                    help="pruning network beside --model (default: the released one with "
+                         "the released model, none with a model given by file)")
+    ap.add_argument("--no-prune", action="store_true",
+                    help="every play of the trials rated by the network "
+                         "(RolloutSettings(prune=False))")
+    ap.add_argument("--race", metavar="FILE", default=None,
+                    help="race network beside --model (default as --prune's)")
     args = ap.parse_args(argv)
-    evaluator = Evaluator.load("backgammon", args.model)
+    evaluator = Evaluator.load("backgammon", args.model, prune=args.prune, race=args.race)
+    pruned = evaluator.prune is not None and not args.no_prune
     threads = [int(t) for t in args.threads.split(",")]
     modes = [7] if args.quick else [7, 0]
     Rollout(Search(evaluator, threads=1)).position(Position.start(),
                                                    RolloutSettings(trials=36, truncate=2))
-    print(f"{args.trials} trials, 0-ply play, variance reduction; "
-          f"{time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} CPUs")
+    print(f"{args.trials} trials, 0-ply play"
+          f"{', pruned (the best few by the pruning network rated again)' if pruned else ''}"
+          f", variance reduction; {evaluator!r}; {time.strftime('%Y-%m-%d %H:%M')}, "
+          f"{os.cpu_count()} CPUs")
     print(f"{'position':<9} {'truncate':>8} {'threads':>7} {'wall s':>7} {'trials/s':>9} "
           f"{'equity':>8} {'se':>6} {'se plain':>8} | {'gnubg s':>7} {'gnubg eq':>8} "
           f"{'gnubg se':>8}")
     for name, text in POSITIONS.items():
         pos = parse_position(text)[0]
         for truncate in modes:
-            settings = RolloutSettings(trials=args.trials, truncate=truncate)
+            settings = RolloutSettings(trials=args.trials, truncate=truncate,
+                                       prune=not args.no_prune)
             for t in threads:
                 gtext = "-" if args.no_gnubg else _gnubg(pos, args.trials, truncate, t)
                 ro = Rollout(Search(evaluator, threads=t))
