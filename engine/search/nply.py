@@ -487,8 +487,16 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
             else:
                 space_net = _room(n, space_net)
                 space = space_net
-            _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq, space)
-            if pruned:
+            if pruned and n <= rerate:
+                # every play would be rated again: ``value`` rates them alone (the same
+                # ratings, each from the node's hidden layer, and so the same pick)
+                space_value = _room(n, space_value)
+                _rate_children(ref, h_value, work_value, segment, gen, n, value, ctx, probs,
+                               eq, space_value)
+            else:
+                _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq,
+                               space)
+            if pruned and n > rerate:
                 # the pruning network's best few, rated by the network: the only choices
                 for j in range(n):
                     idx[j] = j
