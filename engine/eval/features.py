@@ -251,7 +251,10 @@ def features(s):
                           th_occ, th_made, th_blots, th_occ_x, th_made_x)
 
 
-@njit(cache=True, inline="always")
+# a kernel of its own, not inlined: its two copies inlined into extended_features made a
+# cold 0-ply analysis compile about 3-5 s longer (benchmarks/README.md, "Cold start"),
+# and the call costs no time measured (benchmarks/expand_parts.py's features)
+@njit(cache=True)
 def _exposure(shooters, made, blots, two_shooters):
     """``(hit, double_hit, pip_loss)`` of the blots ``blots`` against checkers on the
     points ``shooters`` (both in the blots' side's numbering, the shooters moving up:
