@@ -19,7 +19,11 @@ equity of the best) and rated one ply deeper; a level without a filter is skippe
 the search (:attr:`SearchSettings.reply`) each roll's plays are rated at 0-ply and the
 best ``keep`` within ``within`` are searched at the remaining depth (at the last level,
 where that depth is 0, the one play the ranking picks); the default keeps one, which is
-GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper).
+GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper). Where the
+evaluator has a pruning network (backgammon's released model), that ranking is pruned by
+default (:attr:`SearchSettings.prune`): the pruning network ranks each roll's plays and
+the network rates only its best few (:attr:`SearchSettings.prune_keep`); the root's plays
+are always rated by the network.
 
 Gul bara's pending dice are a decision of their own: a position holding pending dice is
 valued, at n >= 1 ply, as the best of its pending-segment plays valued at n-ply (the
