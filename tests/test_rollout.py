@@ -119,14 +119,17 @@ def test_a_rollout_is_reproducible_and_its_trials_do_not_depend_on_company(searc
     assert not np.array_equal(other.results, a.results)
 
 
+_PRUNED_DIFFERS = {           # a position whose 1-ply value pruned differs by 0.003
+    "variant": "backgammon", "bar": [0, 0], "off": [0, 0],
+    "me": [0, 0, 1, 3, 2, 3, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0],
+    "them": [0, 1, 0, 0, 4, 3, 0, 2, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}
+
+
 def test_a_rollout_plays_as_the_search_picks_inside_its_tree(search):
     """Truncated after one roll, 36 trials see each first roll once, so the plain mean is
     the 1-ply value of the search that picks the plays the same way: pruned by the
     released pruning network (its best four rated again by the network) or not."""
-    pos = Position.from_json({              # where the pruned 1-ply differs by 0.003
-        "variant": "backgammon", "bar": [0, 0], "off": [0, 0],
-        "me": [0, 0, 1, 3, 2, 3, 0, 1, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0],
-        "them": [0, 1, 0, 0, 4, 3, 0, 2, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]})
+    pos = Position.from_json(_PRUNED_DIFFERS)
     got = {}
     for prune in (True, False):
         r = Rollout(search).position(pos, RolloutSettings(trials=36, truncate=1,
@@ -380,6 +383,25 @@ def test_the_analyse_rollout_command_line(capsys):
     assert "Rollout  8/5 6/5" in out and "36 trials, truncated after 2 rolls" in out
     assert main(["--rollout", "--trials", "36", "--truncate", "2", "--cubeful"]) == 0
     assert "CF " in capsys.readouterr().out
+
+
+def test_the_analyse_command_line_can_leave_pruning_out(search, capsys):
+    """``--no-prune``: the search and a rollout's trials rate every play with the
+    network, where by default the pruning network passes each roll's best four to it."""
+    import json
+    from engine.cli.analyse import main
+    pos = json.dumps(_PRUNED_DIFFERS)
+    position = Position.from_json(_PRUNED_DIFFERS)
+    got = {}
+    for flags, prune in (([], True), (["--no-prune"], False)):
+        assert main(["--position", pos, "--ply", "1", "--json", *flags]) == 0
+        out = json.loads(capsys.readouterr().out)
+        want = search.evaluate(position, settings=SearchSettings(ply=1, prune=prune))
+        assert out["equity"] == pytest.approx(want.equity, abs=2e-6)
+        assert main(["--position", pos, "--rollout", "--trials", "36", "--truncate", "1",
+                     "--json", *flags]) == 0
+        got[prune] = json.loads(capsys.readouterr().out)
+    assert got[True] != got[False]
 
 
 def test_settings_a_rollout_cannot_honour_are_refused(search):

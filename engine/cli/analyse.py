@@ -15,7 +15,10 @@ only a gul bara cascade exceeds; ``--top 0``: all).
 Plays are rated by the game's trained model, ``models/<variant>.npz``, searched to
 ``--ply`` (0..3, :mod:`engine.search.nply`). A game without a trained model gets its legal
 plays unranked, with a note saying so. Without ``--dice`` the position is rated before
-its roll. ``--json`` prints the same as one JSON object.
+its roll. ``--json`` prints the same as one JSON object. Inside the search (and in a
+rollout's trials) backgammon's pruning network passes each roll's best four plays to the
+network (:attr:`engine.search.nply.SearchSettings.prune`); ``--no-prune`` rates every play
+with the network.
 
 ``--rolls`` (without ``--dice``) lists each of the 21 rolls' best play at ``--ply``
 and its equity, the best roll first, and their mean (at ``--ply 0`` the position's 1-ply
@@ -146,6 +149,10 @@ def main(argv=None) -> int:
                              f"with --rollout the checker play inside it, 0..2")
     parser.add_argument("--model", default=None,
                         help="model file (default models/<variant>.npz)")
+    parser.add_argument("--no-prune", action="store_true",
+                        help="every play inside the search (and of a rollout's trials) "
+                             "rated by the network; by default backgammon's pruning "
+                             "network passes each roll's best four to it")
     parser.add_argument("--top", type=integer, default=None,
                         help=f"show only the first N plays (default {DEFAULT_SHOWN:,}; "
                              f"0: all)")
@@ -220,7 +227,8 @@ def main(argv=None) -> int:
             parser.error(f"--top {args.top} lists a roll's plays: give --dice (or a "
                          f"position whose ID holds the dice)")
         try:
-            search = Search.load(pos.variant, args.model)
+            search = Search.load(pos.variant, args.model,
+                                 **({"prune": False} if args.no_prune else {}))
             note = None
         except NoModelError as exc:
             if args.model is not None:        # a model asked for by name must be there
@@ -413,7 +421,8 @@ def _rollout(args, pos: Position, info, dice, search: Search) -> int:
     from tqdm import tqdm
 
     settings = RolloutSettings(args.trials, args.truncate, args.ply, args.seed,
-                               not args.no_vr, stop_sigmas=args.stop)
+                               not args.no_vr, stop_sigmas=args.stop,
+                               prune=not args.no_prune)
     cube = None
     if args.cubeful:
         cube = (CubeState.from_info(info) if info is not None

@@ -122,13 +122,6 @@ class RolloutSettings:
     bearoff: bool = True
     """End a trial at a home race the one-sided bear-off tables value (where the game
     has them), with their value; False: play every race out."""
-    prune: bool = True
-    """The trials' 0-ply plays (and the luck of each roll) as the search picks a play
-    inside its tree (:attr:`engine.search.nply.SearchSettings.prune`): where the
-    evaluator has a pruning network (backgammon's released model), each roll's best few
-    by it rated again by the network, the best of them played; False: every play rated
-    by the network. The same choice serves the luck and the trial, so the luck keeps
-    its mean of zero either way."""
     stop_sigmas: float | None = None
     """Candidates only (cubeless): stop once the best is ahead of every other by this many
     standard errors of the difference (checked every :data:`BATCH` trials); None: all trials."""
@@ -136,6 +129,13 @@ class RolloutSettings:
     """Cubeful rollouts of a position: the side to move may double before his first
     roll. False rolls out his no-double line (:meth:`Rollout.cube_decision`): that first
     cube decision is no double, wherever the trial ends."""
+    prune: bool = True
+    """The trials' 0-ply plays (and the luck of each roll) as the search picks a play
+    inside its tree (:attr:`engine.search.nply.SearchSettings.prune`): where the
+    evaluator has a pruning network (backgammon's released model), each roll's best few
+    by it rated again by the network, the best of them played; False: every play rated
+    by the network. The same choice serves the luck and the trial, so the luck keeps
+    its mean of zero either way."""
 
     def __post_init__(self) -> None:
         _whole("trials", self.trials, 1, MAX_TRIALS)
