@@ -389,6 +389,7 @@ def test_the_analyse_command_line_can_leave_pruning_out(search, capsys):
     """``--no-prune``: the search and a rollout's trials rate every play with the
     network, where by default the pruning network passes each roll's best four to it."""
     import json
+
     from engine.cli.analyse import main
     pos = json.dumps(_PRUNED_DIFFERS)
     position = Position.from_json(_PRUNED_DIFFERS)
