@@ -307,6 +307,14 @@ def test_supervised_resume_continues_as_if_not_stopped(tmp_path):
     other = Settings(**{**full.__dict__, "lr": 0.02})
     with pytest.raises(SupervisedError, match="other settings"):
         train(ps, tmp_path / "b", other, log=lambda s: None)
+    # the split is a setting: a run of the random split is not resumed with the hash one
+    with pytest.raises(SupervisedError, match="other settings"):
+        train(ps, tmp_path / "b", Settings(**{**full.__dict__, "split": "hash"}),
+              log=lambda s: None)
+    hashed = Settings(**{**half.__dict__, "split": "hash"})
+    train(ps, tmp_path / "c", hashed, log=lambda s: None)
+    assert json.loads((tmp_path / "c" / "model.json").read_text())["info"]["settings"][
+        "split"] == "hash"
     ck = tmp_path / "b" / "checkpoint.npz"
     ck.write_bytes(ck.read_bytes()[:300])                  # a damaged checkpoint
     with pytest.raises(NardyError):
@@ -339,6 +347,41 @@ def test_choices_and_the_ranking_term_measure_the_order_within_decisions():
     assert 0.1 < len(valid_rows) / len(many) < 0.3
     for a, b in zip(_split(50, 0.2, 4), _split(50, 0.2, 4, None)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_hash_split_holds_out_the_same_positions_whatever_they_are_joined_with():
+    """``split="hash"``: a position is held out by a hash of itself, so two joins of
+    overlapping sets (another order, other sets beside) hold out the same rows of the
+    sets they share; a decision's candidates stay together, rows without one go alone."""
+    from training.supervised import Settings, SupervisedError, _split
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 15, (900, L.STATE_LEN)).astype(np.int16)
+    b = rng.integers(0, 15, (600, L.STATE_LEN)).astype(np.int16)
+    dec_a = np.repeat(np.arange(300), 3)
+    dec_a[::7] = -1
+    dec_b = np.full(600, -1)
+
+    def held(states, decision, seed=4):
+        rows = _split(len(states), 0.2, seed, decision, states)[1]
+        return {states[r].tobytes() for r in rows}
+
+    alone = held(a, dec_a)
+    ab = held(np.concatenate([a, b]), np.concatenate([dec_a, dec_b]))
+    ba = held(np.concatenate([b, a]),                  # renumbered, as a join does
+              np.concatenate([dec_b, np.where(dec_a >= 0, dec_a + 1000, -1)]))
+    keys_a = {row.tobytes() for row in a}
+    assert alone == ab & keys_a == ba & keys_a
+    assert 0.1 < len(alone) / len(a) < 0.3
+    assert held(a, dec_a, seed=5) != alone                      # the seed moves it
+    tr, va = _split(len(a), 0.2, 4, dec_a, a)
+    assert len(tr) + len(va) == len(a) and not set(tr) & set(va)
+    assert not set(dec_a[tr][dec_a[tr] >= 0]) & set(dec_a[va][dec_a[va] >= 0])
+    # a random split of the two joins holds out other rows of the shared set
+    rand = {a[r].tobytes() for r in _split(len(a) + 600, 0.2, 4,
+                                           np.concatenate([dec_a, dec_b]))[1] if r < 900}
+    assert rand != ab & keys_a
+    with pytest.raises(SupervisedError, match="split = 'halves'"):
+        Settings(split="halves").check()
 
 
 def test_the_ranking_term_weighs_differences_not_levels():

@@ -65,6 +65,7 @@ from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import encoder_problem, get_encoder
 from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
+from engine.rules import _layout as L
 from engine.rules.scoring import N_OUTPUTS, equities
 from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
 
@@ -102,6 +103,14 @@ class Settings:
     """Seeds the split, the initial weights and every epoch's shuffle."""
     rank: float = 0.0
     """Weight of the ranking term over each decision's candidates (0: off)."""
+    split: str = "random"
+    """How the validation rows are chosen: ``random``, a seeded permutation of the
+    decisions (each a position and its roll's candidates, or a row of no decision) of
+    the sets as given; ``hash``, by a seeded hash of each decision's first position, so
+    that a position is held out or not whatever sets it is joined with and in whatever
+    order. Fine-tuning a network on sets it was trained on needs ``hash`` both times:
+    with ``random`` a different join holds out rows the network was trained on, whose
+    loss no epoch beats, and the run stops at once."""
 
     def check(self) -> "Settings":
         for name, lo in (("hidden", 0), ("epochs", 1), ("batch", 1), ("patience", 1)):
@@ -120,6 +129,9 @@ class Settings:
             raise SupervisedError(f"seed = {quote(self.seed)}: expected an integer >= 0")
         if not 0.0 < self.valid < 0.5:
             raise SupervisedError(f"valid = {quote(self.valid)}: expected 0 < valid < 0.5")
+        if self.split not in SPLITS:
+            raise SupervisedError(f"split = {quote(self.split)}: expected one of "
+                                  f"{', '.join(SPLITS)}")
         get_encoder(self.encoder)
         return self
 
@@ -195,19 +207,56 @@ class _Model:
                        b2, info)
 
 
-def _split(n: int, valid: float, seed: int,
-           decision: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Training and validation rows; the candidates of one decision on one side."""
-    if decision is None or not (decision >= 0).any():
+SPLITS = ("random", "hash")
+"""The ways :attr:`Settings.split` chooses the validation rows."""
+
+
+def _state_hashes(states: np.ndarray, seed: int) -> np.ndarray:
+    """A seeded 64-bit hash of each state row's position (its first ``KEY_LEN`` slots):
+    a sum of the slots times random odd multipliers, then a 64-bit finaliser (the
+    splitmix64 mix), all in wrapping ``uint64`` arithmetic."""
+    mult = np.random.default_rng([seed, 7]).integers(1, 2**63, L.KEY_LEN, dtype=np.uint64)
+    mult |= np.uint64(1)
+    h = np.empty(len(states), np.uint64)
+    with np.errstate(over="ignore"):
+        for a in range(0, len(states), 65536):          # a few MB at a time
+            rows = states[a:a + 65536, :L.KEY_LEN].astype(np.int64).view(np.uint64)
+            h[a:a + 65536] = (rows * mult).sum(axis=1, dtype=np.uint64)
+        h ^= h >> np.uint64(30)
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(27)
+        h *= np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(31)
+    return h
+
+
+def _split(n: int, valid: float, seed: int, decision: np.ndarray | None = None,
+           states: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Training and validation rows; the candidates of one decision on one side. With
+    ``states`` (:attr:`Settings.split` ``hash``) a decision is held out when the hash of
+    its first row's position falls in the lowest ``valid`` of the range, else by a
+    seeded permutation of the decisions."""
+    cand = (np.zeros(n, bool) if decision is None else decision >= 0)
+    unit = np.empty(n, np.int64)              # a decision, or a row that is none
+    first = 0
+    if cand.any():
+        _, unit[cand] = np.unique(decision[cand], return_inverse=True)
+        first = int(unit[cand].max()) + 1
+    unit[~cand] = first + np.arange(int((~cand).sum()))
+    units = first + int((~cand).sum())
+    if states is not None:
+        lead = np.full(units, n, np.int64)    # each unit's first row
+        np.minimum.at(lead, unit, np.arange(n))
+        h = _state_hashes(states[lead], seed)
+        held = h < np.uint64(int(valid * 2.0**64))
+        if held.all() or not held.any():      # a tiny set: one unit each way at least
+            held = np.zeros(units, bool)
+            held[int(np.argmin(h))] = True
+        return np.flatnonzero(~held[unit]), np.flatnonzero(held[unit])
+    if not cand.any():
         order = np.random.default_rng([seed, 3]).permutation(n)
         k = max(1, int(round(n * valid)))
         return np.sort(order[k:]), np.sort(order[:k])
-    cand = decision >= 0
-    unit = np.empty(n, np.int64)              # a decision, or a row that is none
-    _, unit[cand] = np.unique(decision[cand], return_inverse=True)
-    first = int(unit[cand].max()) + 1
-    unit[~cand] = first + np.arange(int((~cand).sum()))
-    units = first + int((~cand).sum())
     held = np.zeros(units, bool)
     held[np.random.default_rng([seed, 3]).permutation(units)[
         :max(1, int(round(units * valid)))]] = True
@@ -325,7 +374,8 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
     model = _Model(torch, net)
     opt = torch.optim.Adam(model.module.parameters(), lr=settings.lr,
                            weight_decay=settings.weight_decay)
-    train_rows, valid_rows = _split(len(data), settings.valid, settings.seed, data.decision)
+    train_rows, valid_rows = _split(len(data), settings.valid, settings.seed, data.decision,
+                                    data.states if settings.split == "hash" else None)
     lines, valid_lines = (decision_rows(data.decision, r) for r in (train_rows, valid_rows))
     if settings.rank > 0 and len(lines) == 0:
         raise SupervisedError(f"rank = {settings.rank}: the data holds no decision with two "
@@ -532,7 +582,8 @@ def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,
         raise SupervisedError(f"{path}: trained on other data (sha256 {run['data'][:12]}..., "
                               f"these positions {digest[:12]}...); start a new folder")
     def fixed(d):                       # a run may be resumed with more epochs
-        return {"rank": 0.0, **{k: v for k, v in d.items() if k != "epochs"}}
+        return {"rank": 0.0, "split": "random",
+                **{k: v for k, v in d.items() if k != "epochs"}}
     if fixed(run["settings"]) != fixed(asdict(settings)):
         raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
                               f"start a new folder or pass the same settings")
