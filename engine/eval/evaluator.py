@@ -34,6 +34,7 @@ from engine.eval import bearoff as _bo
 from engine.eval.network import (
     NetArrays,
     Network,
+    helper_beside,
     hidden_full,
     output_probs,
     rows_of,
@@ -197,25 +198,6 @@ def static_probs(states, n, net, ctx, probs):
 _NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
 
 
-def _other_features(helper: Network, kind) -> bool:
-    """Whether ``helper`` has feature inputs of another kind than ``kind`` (a main
-    network's feature index dtype): it must then read the main network's inputs."""
-    fidx = helper.encoder.feature_index
-    return fidx.size > 0 and fidx.dtype != kind
-
-
-def _arrays(helper: Network, kind) -> NetArrays:
-    """The kernels' arrays of a helper network beside a main network whose feature
-    index has dtype ``kind``: its own, an empty feature index retyped where it has no
-    feature inputs (the kernels then compute none for it)."""
-    arrays = NetArrays.of(helper)
-    if arrays.fidx.dtype != kind:
-        none = np.empty(0, kind)
-        none.setflags(write=False)          # read-only as every encoder's: one type
-        arrays = arrays._replace(fidx=none)
-    return arrays
-
-
 class Evaluator:
     """Network + exact results + bear-off tables for one game's rules, and optionally a
     smaller *pruning network* that the search can pick plays deep inside its tree with
@@ -253,16 +235,9 @@ class Evaluator:
                                f"a BearoffDB")
         self.bearoff = bearoff if (bearoff is not None and _bo.covers(self.rules)) else None
         """The bear-off tables, or None where they are off or do not apply."""
-        # the kernels take networks of one kind of feature inputs: a helper network
-        # of another kind reads the main network's inputs, with zero weights on those
-        # it lacks (the same values; NetworkFileError where it cannot); one without
-        # feature inputs keeps its own (an empty index of the main network's kind),
-        # so a pruning network computes no features beside a main network that has them
-        kind = network.encoder.feature_index.dtype
-        if prune is not None and _other_features(prune, kind):
-            prune = prune.reencoded(network.encoder.name)
-        if race is not None and _other_features(race, kind):
-            race = race.reencoded(network.encoder.name)
+        # the kernels take networks of one kind of feature inputs (helper_beside)
+        prune, prune_arrays = (None, None) if prune is None else helper_beside(prune, network)
+        race, race_arrays = (None, None) if race is None else helper_beside(race, network)
         self.prune = prune
         """A cheaper network that picks the plays inside an n-ply search (GNU
         Backgammon's pruning nets): each roll's plays are ranked by it and only the one
@@ -272,8 +247,8 @@ class Evaluator:
         """The race network that rates races (no contact; home races excepted, which
         the bear-off tables value) in place of :attr:`network`, or None."""
         self._net = NetArrays.of(network)
-        self._prune_net = self._net if prune is None else _arrays(prune, kind)
-        self._race_net = self._net if race is None else _arrays(race, kind)
+        self._prune_net = self._net if prune is None else prune_arrays
+        self._race_net = self._net if race is None else race_arrays
         self._ctx: dict[tuple, Context] = {}
 
     @classmethod

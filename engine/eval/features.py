@@ -253,7 +253,7 @@ def features(s):
 
 # a kernel of its own, not inlined: its two copies inlined into extended_features made a
 # cold 0-ply analysis compile about 3-5 s longer (benchmarks/README.md, "Cold start"),
-# and the call costs no time measured (benchmarks/expand_parts.py's features)
+# and the call costs no time measured (the rating loop of benchmarks/expand_parts.py)
 @njit(cache=True)
 def _exposure(shooters, made, blots, two_shooters):
     """``(hit, double_hit, pip_loss)`` of the blots ``blots`` against checkers on the

@@ -500,6 +500,26 @@ class NetArrays(NamedTuple):
         return cls(*network.arrays(), *network.encoder_arrays())
 
 
+def helper_beside(helper: "Network", main: "Network") -> tuple["Network", NetArrays]:
+    """A helper network (pruning, race) as the kernels take it beside ``main``, whose
+    kind of feature inputs every network of one kernel call must share: ``(network,
+    arrays)``. One with feature inputs of another kind reads ``main``'s inputs, with
+    zero weights on those it lacks (:meth:`Network.reencoded`; the same values;
+    NetworkFileError where it cannot); one without feature inputs keeps its own, its
+    empty feature index retyped to ``main``'s kind, so the kernels compute no features
+    for it."""
+    kind = main.encoder.feature_index.dtype
+    fidx = helper.encoder.feature_index
+    if fidx.size and fidx.dtype != kind:
+        helper = helper.reencoded(main.encoder.name)
+    arrays = NetArrays.of(helper)
+    if arrays.fidx.dtype != kind:
+        none = np.empty(0, kind)
+        none.setflags(write=False)          # read-only as every encoder's: one type
+        arrays = arrays._replace(fidx=none)
+    return helper, arrays
+
+
 # --------------------------------------------------------------------- the container
 def describe_array(a: object) -> str:
     """``"<dtype> <shape>"`` of an array, else its type's name (for error messages)."""

@@ -35,7 +35,13 @@ import numpy as np
 from engine._jit import FAST, njit
 from engine.eval.features import EXTENDED_INDEX, FAMILY_INDEX
 from engine.eval.heuristic import N_WEIGHTS, best_successor as _heuristic_successor
-from engine.eval.network import choose_successor, delta_work, hidden_full, output_probs
+from engine.eval.network import (
+    choose_successor,
+    delta_work,
+    helper_beside,
+    hidden_full,
+    output_probs,
+)
 from engine.eval.pubeval import _best_successor, _is_race, weights as pubeval_weights
 from engine.movegen._core import PLAY_BEAM, new_scratch, turn, walk_for
 from engine.rules import _layout as L
@@ -450,15 +456,10 @@ def network_arrays(net) -> tuple:
 
 
 def _reading(race, net):
-    """A race network (a Network) beside ``net`` (a Network) that has feature inputs of
-    another kind: the race network reading ``net``'s inputs, with zero weights on those
-    it lacks, as the evaluator gives it (:meth:`engine.eval.network.Network.reencoded`;
-    NetworkFileError where it cannot). Anything else as it is."""
-    if not (hasattr(race, "encoder") and hasattr(net, "encoder")):
-        return race
-    kind = net.encoder.feature_index
-    if race.encoder.feature_index.dtype != kind.dtype and kind.size:
-        return race.reencoded(net.encoder.name)
+    """A race network beside ``net``, both Networks, as the kernels take it
+    (:func:`engine.eval.network.helper_beside`); anything else as it is."""
+    if hasattr(race, "encoder") and hasattr(net, "encoder"):
+        return helper_beside(race, net)[1]
     return race
 
 
@@ -475,8 +476,8 @@ def game_args(start, table, sc, rolls_both, kinds, net_a=None, net_b=None, *, ga
     every caller. ``net_a`` / ``net_b``: a Network, its 9-array tuple or None (a
     placeholder: the other player's arrays when it has some, else :func:`no_network`);
     ``race_a`` / ``race_b``: a network player's race network (None: its network plays
-    races too), of its network's kind of inputs (a Network of fewer feature inputs is
-    made to read its network's);
+    races too), of its network's kind of inputs (a Network beside a Network is made so:
+    :func:`engine.eval.network.helper_beside`);
     ``pw`` / ``hw`` default to PubEval's weights and zeros; ``cst`` and the seeds to
     empty (choices from ``st``, no reseeding); no recording by default. Raises
     ValueError for arguments the kernel would misread (it checks no bounds): a network
