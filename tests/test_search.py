@@ -19,7 +19,8 @@ from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
 from engine.rules.variants import VARIANTS, get_rules
 from engine.search import nply
-from engine.search.nply import MoveFilter, Search, SearchError, SearchSettings, _filter
+from engine.search.nply import (MoveFilter, Search, SearchError, SearchSettings, _best_first,
+                                _filter, _sort_best_first)
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once
@@ -463,6 +464,23 @@ def test_filters_keep_at_most_k(plain):
     eq = np.array([0.1, 0.5, 0.45, 0.2, 0.5, -1.0])
     idx = np.arange(6)
     assert _filter(eq, idx, 6, 3, 0.1) == 3 and list(idx[:3]) == [1, 4, 2]
+
+
+def test_the_best_few_come_first_as_the_full_sort_puts_them():
+    """``_best_first`` (a roll's best few for the pruning network's second rating) gives
+    the first ``m`` of the stable best-first sort, ties in their order, and keeps the
+    others: over random equities with many ties and every ``m``."""
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        eq = rng.integers(0, 6, n).astype(float) / 4       # ties, often
+        full = rng.permutation(n).astype(np.int64)
+        part = full.copy()
+        _sort_best_first(eq, full, n)
+        m = int(rng.integers(0, n + 1))
+        _best_first(eq, part, n, m)
+        assert list(part[:m]) == list(full[:m])
+        assert sorted(part) == list(range(n))
 
 
 def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
