@@ -40,7 +40,7 @@ import numpy as np  # noqa: E402
 from engine import Position  # noqa: E402
 from engine._jit import njit  # noqa: E402
 from engine.eval.evaluator import Evaluator, model_path  # noqa: E402
-from engine.search.nply import Search, SearchPlayer, SearchSettings, expand  # noqa: E402
+from engine.search.nply import Search, SearchError, SearchPlayer, SearchSettings, expand  # noqa: E402
 
 PERFT = ROOT / "tests" / "data" / "perft"
 TARGET_MS = {0: 0.1, 2: 20.0, 3: 300.0}
@@ -66,7 +66,7 @@ def _zero_ply_loop(states, dice, net, ctx, reps):
             roll[0, 0] = dice[i, 0]
             roll[0, 1] = dice[i, 1]
             n, kids, probs, eq, pair = expand(states[i:i + 1], roll, False, True, -1, 0.0, net,
-                                              net, False, 1, ctx)
+                                              net, False, 1, -1.0, ctx)
             total += n
     return total
 
@@ -156,6 +156,9 @@ def main(argv=None) -> None:
                     help="with pruning: each roll's K best by the pruning network rated "
                          "again by the model, the pick among them (default: "
                          "SearchSettings' own)")
+    ap.add_argument("--within", type=float, default=None, metavar="W",
+                    help="with pruning: of those K, only the ones within W equity of the "
+                         "pruning network's best (default: SearchSettings' own)")
     ap.add_argument("--race", nargs="?", const=True, default=None, metavar="FILE",
                     help="the race network beside --model (FILE, or the released one; "
                          "default: the released one with the released model only)")
@@ -164,10 +167,16 @@ def main(argv=None) -> None:
     settings = {"prune": False} if args.no_prune else {}
     if args.keep is not None:
         settings["prune_keep"] = args.keep
+    if args.within is not None:
+        settings["prune_within"] = args.within
+    try:
+        chosen = SearchSettings(**settings)
+    except SearchError as e:
+        ap.error(str(e))
     search = Search(Evaluator.load("backgammon", args.model,
                                    prune=False if args.no_prune else args.prune,
                                    race=args.race),
-                    SearchSettings(**settings))
+                    chosen)
     plies = [int(p) for p in args.plies.split(",")]
     limit = 8 if args.quick else None
     limit3 = 2 if args.quick else args.limit3
@@ -176,7 +185,9 @@ def main(argv=None) -> None:
 
     pr = search.evaluator.prune
     rc = search.evaluator.race
-    keep = f" (keep {search.settings.prune_keep})" if pr is not None else ""
+    st = search.settings
+    within = f" within {st.prune_within:g}" if st.prune_within != float("inf") else ""
+    keep = f" (keep {st.prune_keep}{within})" if pr is not None else ""
     print(f"model {path} ({search.evaluator.network.sizes}); pruning network "
           f"{pr.sizes if pr is not None else 'none'}{keep}; race network "
           f"{rc.sizes if rc is not None else 'none'}; bear-off tables "

@@ -17,7 +17,8 @@ inside the search picked by the pruning network, ``prune=True``), ``model=FILE``
 network instead of the released one, without the released pruning and race networks),
 ``prune=FILE`` (prune with that pruning network), ``keep=K`` (with pruning: the
 network rates each roll's K best by the pruning network and picks among them,
-``SearchSettings.prune_keep``), ``filters=K/W,...`` (the root's move filters, one per level 0 .. PLY-1: keep at most K
+``SearchSettings.prune_keep``), ``within=W`` (of those K, only the ones within W
+equity of the pruning network's best, ``SearchSettings.prune_within``), ``filters=K/W,...`` (the root's move filters, one per level 0 .. PLY-1: keep at most K
 plays within W equity of the best, ``-`` to skip a level; e.g. ``2:filters=8/0.16,3/0.08``
 rates the 0-ply survivors at 1-ply and searches the best three of them at 2-ply).
 
@@ -112,6 +113,11 @@ def chooser(spec: str, threads: int):
                 settings["prune_keep"] = int(o[len("keep="):])
             except ValueError:
                 raise SystemExit(f"chooser {spec!r}: {o!r}: expected keep=K, K an integer")
+        elif o.startswith("within="):
+            try:
+                settings["prune_within"] = float(o[len("within="):])
+            except ValueError:
+                raise SystemExit(f"chooser {spec!r}: {o!r}: expected within=W, W a number")
         elif o.startswith("filters="):
             settings["filters"] = parse_filters(spec, o[len("filters="):], ply)
         elif o in OPTIONS:

@@ -1,6 +1,7 @@
 """n-ply search against slow Python references, exact races, filters, determinism and
 gul bara's pending segments. A small random network stands in for a trained one."""
 
+import math
 
 import numba
 import numpy as np
@@ -19,8 +20,15 @@ from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
 from engine.rules.variants import VARIANTS, get_rules
 from engine.search import nply
-from engine.search.nply import (MoveFilter, Search, SearchError, SearchSettings, _best_first,
-                                _filter, _sort_best_first)
+from engine.search.nply import (
+    MoveFilter,
+    Search,
+    SearchError,
+    SearchSettings,
+    _best_first,
+    _filter,
+    _sort_best_first,
+)
 
 # the search kernels take minutes to compile cold: every module that runs them
 # stays on one test worker (--dist loadgroup), which compiles them once
@@ -88,31 +96,33 @@ def slow_ranking(rank, kids, parent):
     return values
 
 
-def slow_value(ev, pos, n, rank=None, keep=1):
+def slow_value(ev, pos, n, rank=None, keep=1, within=math.inf):
     """n-ply outputs of ``pos`` for its side to move, replies picked at 0-ply by
     ``rank`` (an evaluator; default ``ev``; :func:`slow_ranking`) and valued by
     ``ev`` (its network, race network, bear-off tables or a finished game's result).
     ``keep`` > 1 with a ``rank`` of its own: each roll's ``keep`` best by ``rank`` are
     ranked again by ``ev``, whose best of them is the pick (a race's plays, where ``ev``
-    has a race network, are its own: no pruning there)."""
+    has a race network, are its own: no pruning there); of them, only those within
+    ``within`` of their best by ``rank``."""
     rank = rank or ev
     if n == 0 or _exact(ev, pos):
         return ev.probabilities([pos])[0]
     if pos.pending:
         kids = successors(pos, None, ev.rules)
         best = kids[int(np.argmax(slow_ranking(rank, kids, pos)))]
-        return slow_value(ev, best, n, rank)
+        return slow_value(ev, best, n, rank, keep, within)
     acc = np.zeros(5)
     for dice, w in ALL_21:
         kids = successors(pos, tuple(dice), ev.rules)
         ranked = slow_ranking(rank, kids, pos)
         if keep > 1 and rank is not ev and not (ev.race is not None and is_race(pos)):
             top = np.sort(np.argsort(ranked, kind="stable")[:keep])
+            top = top[ranked[top] <= ranked[top].min() + within]
             again = slow_ranking(ev, [kids[i] for i in top], pos)
             best = kids[int(top[np.argmin(again)])]
         else:
             best = kids[int(np.argmin(ranked))]
-        acc += w * flip_probs(slow_value(ev, best, n - 1, rank, keep))
+        acc += w * flip_probs(slow_value(ev, best, n - 1, rank, keep, within))
     return acc
 
 
@@ -148,12 +158,12 @@ def test_two_ply_evaluate_matches_the_slow_reference(search):
     assert np.allclose(got.probabilities, slow_value(search.evaluator, pos, 2), atol=2e-5)
 
 
-def slow_pruned_value(ev, pos, n, keep=1):
+def slow_pruned_value(ev, pos, n, keep=1, within=math.inf):
     """:func:`slow_value` with plays ranked by the pruning network ``ev.prune`` (a
     race's by the race network), the best ``keep`` of each roll ranked again by ``ev``."""
     small = Evaluator(ev.prune, ev.rules, ev.bearoff if ev.bearoff is not None else False,
                       race=ev.race)
-    return slow_value(ev, pos, n, small, keep)
+    return slow_value(ev, pos, n, small, keep, within)
 
 
 @pytest.fixture(scope="module")
@@ -208,12 +218,40 @@ def test_pruning_network_passes_a_few_plays_to_the_network(search, pruned):
         assert one.evaluate(pos, 1).probabilities == pruned.evaluate(pos, 1).probabilities
         assert np.allclose(every.evaluate(pos, 1).probabilities,
                            search.evaluate(pos, 1).probabilities, atol=2e-5)
+        # a roll of no more plays than that is rated by the network alone, not ranked
+        # first by the pruning network: as many ratings as the unpruned search
+        assert every.evaluate(pos, 1).evaluated == search.evaluate(pos, 1).evaluated
     pos = _golden("race", 1)[0][0]          # no race network here: races are pruned too
     assert np.allclose(few.evaluate(pos, 2).probabilities,
                        slow_pruned_value(ev, pos, 2, keep=3), atol=2e-5)
     for bad in (0, True, 2.5):
         with pytest.raises(SearchError, match="prune_keep"):
             SearchSettings(prune=True, prune_keep=bad)
+
+
+def test_pruning_network_passes_only_plays_within_a_margin(search, pruned):
+    """``prune_within``: of the pruning network's best ``prune_keep``, the network rates
+    only those within the margin of the pruning network's best (by its ranking); a
+    margin of 0 leaves the pruning network's own pick, an infinite one all of them."""
+    ev = pruned.evaluator
+    one = Search(ev, SearchSettings(prune=True, prune_keep=1))
+    wide = Search(ev, SearchSettings(prune=True, prune_keep=6))
+    for pos in [p for p, _ in _golden("contact", 2)]:
+        for within in (0.0, 0.02, 0.05):
+            got = Search(ev, SearchSettings(prune=True, prune_keep=6, prune_within=within))
+            value = got.evaluate(pos, 1).probabilities
+            assert np.allclose(value, slow_pruned_value(ev, pos, 1, keep=6, within=within),
+                               atol=2e-5)
+            if within == 0.0:
+                assert np.allclose(value, one.evaluate(pos, 1).probabilities, atol=1e-12)
+            if within == 0.05:      # some roll has plays beyond the margin and some within
+                assert not np.allclose(value, one.evaluate(pos, 1).probabilities, atol=1e-6)
+                assert not np.allclose(value, wide.evaluate(pos, 1).probabilities, atol=1e-6)
+        big = Search(ev, SearchSettings(prune=True, prune_keep=6, prune_within=1e9))
+        assert big.evaluate(pos, 1).probabilities == wide.evaluate(pos, 1).probabilities
+    for bad in (-0.1, True, "0.1", math.nan):
+        with pytest.raises(SearchError, match="prune_within"):
+            SearchSettings(prune_within=bad)
 
 
 def test_pruning_network_must_fit_the_game():

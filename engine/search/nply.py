@@ -184,6 +184,12 @@ class SearchSettings:
     a cheap pruning network stand in for the network on most plays and still give
     the network's own pick nearly always: the released network's best 0-ply play is
     among its pruning network's first four in 97% of contact decisions."""
+    prune_within: float = math.inf
+    """With :attr:`prune`: of those :attr:`prune_keep` plays, the network rates only
+    the ones within this much equity of the pruning network's best (by its ranking),
+    as GNU Backgammon's move filters keep a few plays within a margin: where the
+    pruning network sees one play far ahead, the network need not rate the others.
+    Infinite: all of them."""
 
     def __post_init__(self):
         check_ply(self.ply)
@@ -212,6 +218,12 @@ class SearchSettings:
             raise SearchError(f"prune_keep = {quote(self.prune_keep)}: expected an int "
                               f"1..{MAX_KEEP:,}")
         object.__setattr__(self, "prune_keep", int(self.prune_keep))
+        pw = self.prune_within
+        if isinstance(pw, bool) or not isinstance(pw, (int, float, np.integer, np.floating)) \
+                or not pw >= 0:
+            raise SearchError(f"prune_within = {quote(self.prune_within)}: expected a number "
+                              f">= 0 (inf: no margin)")
+        object.__setattr__(self, "prune_within", float(self.prune_within))
 
     @property
     def root_filters(self) -> tuple:
@@ -425,7 +437,7 @@ def _grow(n, probs, eq, idx):
 # ----- the one kernel that plays rolls
 @njit(nogil=True, **FAST)
 def expand(states, rolls, paired, exact_walk, keep, within, net, value, average, rerate,
-           ctx):
+           rerate_within, ctx):
     """The plays of every roll of ``rolls`` (rows ``d1, d2, weight``; one row ``0, 0``:
     the pending segment) from every state of ``states`` (game on; no pending dice
     unless the row is the segment), rated at 0-ply by ``net`` and filtered per (state,
@@ -449,7 +461,9 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
     ``rerate`` > 1 (``net`` a pruning network, ``keep`` >= 1): of each roll's plays,
     ranked by ``net``, the best ``rerate`` are rated again by ``value`` (their hidden
     layers from the node's, as ``net``'s), and only they can be kept or picked, by that
-    rating (:attr:`SearchSettings.prune_keep`).
+    rating (:attr:`SearchSettings.prune_keep`); of them, only those within
+    ``rerate_within`` of the best by ``net``'s ranking (:attr:`SearchSettings.prune_within`;
+    negative: all of them, the kernels' fast math having no infinity).
 
     A state that is a race (:func:`engine.eval.evaluator.races`: no contact, a race
     network on) has its plays ranked and rated by ``ctx.race`` instead of ``net``
@@ -512,7 +526,8 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
             else:
                 space_net = _room(n, space_net)
                 space = space_net
-            if pruned and n <= rerate:
+            every = pruned and n <= rerate and rerate_within < 0
+            if every:
                 # every play would be rated again: ``value`` rates them alone (the same
                 # ratings, each from the node's hidden layer, and so the same pick)
                 space_value = _room(n, space_value)
@@ -521,12 +536,15 @@ def expand(states, rolls, paired, exact_walk, keep, within, net, value, average,
             else:
                 _rate_children(ref, h_here, work, segment, gen, n, here, ctx, probs, eq,
                                space)
-            if pruned and n > rerate:
+            if pruned and not every:
                 # the pruning network's best few, rated by the network: the only choices
                 for j in range(n):
                     idx[j] = j
                 m = min(rerate, n)
                 _best_first(eq, idx, n, m)
+                if rerate_within >= 0:
+                    while m > 1 and eq[idx[m - 1]] < eq[idx[0]] - rerate_within:
+                        m -= 1
                 if m > sel.shape[0]:
                     sel = np.empty((m, L.STATE_LEN), np.int16)
                     sprobs = np.empty((m, N_OUTPUTS))
@@ -776,7 +794,8 @@ class _Tree:
     (:func:`roll_average`). Only :func:`expand` holds the move generator (:meth:`root`
     calls the same walk from Python), so a search of any depth compiles it once."""
 
-    def __init__(self, net, ctx, ctxs: list, spaces: dict, prune_keep: int = 1):
+    def __init__(self, net, ctx, ctxs: list, spaces: dict, prune_keep: int = 1,
+                 prune_within: float = math.inf):
         self.net = net
         self.ctx = ctx
         self.spaces = spaces
@@ -793,6 +812,8 @@ class _Tree:
         self.prune_keep = prune_keep if ctx.pruning else 1
         """How many of each roll's plays ranked by the pruning network the network
         rates again (:attr:`SearchSettings.prune_keep`; 1 without pruning)."""
+        self.prune_within = float(prune_within) if prune_within < math.inf else -1.0
+        """:attr:`SearchSettings.prune_within` as :func:`expand` takes it (-1: none)."""
 
     def close(self) -> None:
         """Add the threads' statistics to the context's."""
@@ -829,7 +850,8 @@ class _Tree:
         rerate = self.prune_keep if net is self.rank and self.rank is not self.net else 1
         if self.threads == 1 or ns < 2 or ns * nr < PARALLEL_PAIRS:
             k, kids, probs, eq, pair = expand(states, rolls, paired, exact_walk, keep, within,
-                                              net, self.net, average, rerate, self.ctx)
+                                              net, self.net, average, rerate,
+                                              self.prune_within, self.ctx)
             return probs[:k] if average else (kids[:k], probs[:k], eq[:k], pair[:k])
         pieces = min(ns, SLICES * self.threads)
         order, src = None, states
@@ -843,6 +865,7 @@ class _Tree:
             expand, ns, pieces,
             lambda f, lo, hi, c: f(src[lo:hi], rolls[lo:hi] if paired else rolls, paired,
                                    exact_walk, keep, within, net, self.net, average, rerate,
+                                   self.prune_within,
                                    c))
         if average:
             values = np.concatenate([p[2][:p[0]] for p in parts])
@@ -1064,7 +1087,8 @@ class Search:
             # once a context and kind of search: typing its arrays costs about 0.4 ms
             self._told.add(told)
             _announce(self.variant, self.evaluator.network.encoder.name, net, ctx, kind)
-        return _Tree(net, ctx, ctxs, self._spaces[id(ctx)], settings.prune_keep)
+        return _Tree(net, ctx, ctxs, self._spaces[id(ctx)], settings.prune_keep,
+                     settings.prune_within)
 
     def rate(self, state: np.ndarray, dice, settings: SearchSettings):
         """Kernel-level :meth:`analyse`: ``(kids, probs, eq, plies, evaluated)`` for a
