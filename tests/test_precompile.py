@@ -99,7 +99,7 @@ def inside():
     tree = search._tree(SearchSettings(ply=2))
     start = Position.start("backgammon").to_array()[None, :]
     args = (start, np.array([[3, 1, 1]], np.int64), True, True, -1, 0.0, tree.net, tree.net,
-            False, 1, tree.ctx)
+            False, 1, -1.0, tree.ctx)
     seen = collections.defaultdict(set)
     with pytest.MonkeyPatch.context() as mp:
         for name, kernel in kernels.items():

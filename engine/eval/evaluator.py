@@ -162,12 +162,10 @@ def may_be_exact(s, scores, tables):
     return result_k(s, scores)[0] >= 0 or (tables and _bo._home_race(s))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def races(s, ctx):
     """Whether ``ctx``'s race network rates ``s`` (a race, with a race network on;
-    ``s`` not valued exactly, :func:`exact_probs`). Inlined: a call that passes the
-    whole context costs about 0.3 us (:func:`may_be_exact`), and the search asks once
-    a roll."""
+    ``s`` not valued exactly, :func:`exact_probs`)."""
     return ctx.racing and _is_race(s)
 
 
