@@ -398,8 +398,8 @@ def _best_first(eq, idx, n, m):
     in no promised order). ``m`` passes over the plays, no work space: a roll's best
     few for the pruning network's second rating, where the full sort and its
     allocation took 0.9-2.1 us of a roll's 11-16 us (contact positions of a rollout,
-    one thread, timed ad hoc 2026-12-06; the truncated middle-game rollout of
-    benchmarks/rollout.py 2.70 against 2.80 s on one thread)."""
+    one thread, timed ad hoc 2026-12-06; benchmarks/README.md, "What a roll costs
+    inside the search")."""
     for j in range(m):
         b = j
         for q in range(j + 1, n):
