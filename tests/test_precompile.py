@@ -200,3 +200,17 @@ def test_a_cold_search_starts_the_helper_only_for_the_kernels_it_shares(monkeypa
     assert announced[-1][0] == "_node_ref" and len(started) == 1
     Search.load("backgammon", threads=1).evaluate(start, ply=1)
     assert announced[-1][0] == "expand" and len(started) == 2
+
+
+@pytest.mark.parametrize("prune", [True, False])
+def test_the_compile_notice_asks_for_the_types_the_search_calls_expand_with(prune):
+    """The notice (and the helper it starts) asks numba's cache for ``expand`` with the
+    argument types a search gives it: types that miss an argument never match the
+    cache, and every warm deeper search announced a compile and started the helper."""
+    search = Search.load("backgammon", threads=1, prune=prune)
+    search.evaluate(Position.start("backgammon"), ply=2)
+    settings = search.settings
+    _, _, rkeep, rwithin = settings.packed()
+    net, ctx = search.evaluator.kernel_args(rkeep, rwithin, settings.bearoff, prune)
+    called = [tuple(sig) for sig in nply.expand.signatures]
+    assert nply.expand_types(net, ctx) in called

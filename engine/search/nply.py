@@ -725,6 +725,16 @@ def probs_json(p) -> dict:
     return {k: round(float(v), 6) for k, v in zip(OUTPUTS, p)}
 
 
+def expand_types(net, ctx) -> tuple:
+    """The numba types of the arguments :meth:`_Tree.expand` gives :func:`expand` in a
+    search on ``net`` with context ``ctx`` (pruned or not: the pruning network has the
+    network's type), which the compile notice asks numba's cache for: a list that
+    misses an argument announced a compile, and started the helper, on every warm run."""
+    return tuple(numba.typeof(a) for a in (
+        np.zeros((1, L.STATE_LEN), np.int16), _ROLLS, False, False, 1, 0.0, net, net,
+        False, 1, -1.0, ctx))
+
+
 def _announce(variant: str, encoder: str, net, ctx, kind: str) -> None:
     """Say on standard error that the search kernels are about to be compiled, when
     they are not in numba's cache (benchmarks/compile.py measures it), and then call
@@ -740,9 +750,7 @@ def _announce(variant: str, encoder: str, net, ctx, kind: str) -> None:
     # filter, networks): a kernel cached for one game's networks compiles again for
     # another's
     if kind == "deeper":
-        kernel = (expand, tuple(numba.typeof(a) for a in (
-            np.zeros((1, L.STATE_LEN), np.int16), _ROLLS, False, False, 1, 0.0, net, net,
-            False, ctx)))
+        kernel = (expand, expand_types(net, ctx))
     elif kind == "root":
         row = numba.typeof(np.zeros(L.STATE_LEN, np.int16))
         kernel = (_node_ref, (row, numba.types.boolean, numba.typeof(net), row,
