@@ -64,11 +64,11 @@ from engine.movegen._core import turn  # noqa: E402
 from engine.rules import _layout as L  # noqa: E402
 from engine.rules.scoring import N_OUTPUTS, equity  # noqa: E402
 from engine.search.nply import (  # noqa: E402
-    MoveFilter,
     Search,
     SearchError,
     SearchSettings,
     check_ply,
+    parse_filters as nply_parse_filters,
 )
 
 OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
@@ -76,21 +76,10 @@ OPTIONS = {"noprune": {"prune": False}, "prune": {"prune": True}}
 
 def parse_filters(spec: str, text: str, ply: int) -> tuple:
     """The root filters of ``filters=K/W,...`` (``-``: a level skipped)."""
-    levels = []
-    for part in text.split(","):
-        if part == "-":
-            levels.append(None)
-            continue
-        try:
-            keep, within = part.split("/")
-            levels.append(MoveFilter(int(keep), float(within)))
-        except (ValueError, SearchError) as exc:
-            raise SystemExit(f"chooser {spec!r}: filter {part!r}: expected K/W (K an "
-                             f"integer >= 1, W a number >= 0) or -: {exc}")
-    if len(levels) != ply:
-        raise SystemExit(f"chooser {spec!r}: {len(levels)} filter level(s), expected {ply} "
-                         f"(one per level 0 .. {ply - 1})")
-    return tuple(levels)
+    try:
+        return nply_parse_filters(text, ply)
+    except SearchError as exc:
+        raise SystemExit(f"chooser {spec!r}: {exc}")
 
 
 def chooser(spec: str, threads: int):

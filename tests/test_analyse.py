@@ -371,3 +371,33 @@ def test_rolls_of_a_position_with_pending_dice_is_an_error(capsys):
                           "them": [0] * 23 + [15], "pending": [3, 3]})
     code, _, err = run(capsys, "--position", pending, "--rolls")
     assert code == 2 and "pending dice" in err
+
+
+def test_filters_choose_how_many_plays_each_ply_rates(models, capsys):
+    """``--filters K/W,...``: at most K plays go on from each level below ``--ply``;
+    ``-`` skips a level, as GNU Backgammon's normal filter skips 1-ply at 2-ply."""
+    def plies(spec):
+        code, out, _ = run(capsys, "--dice", "31", "--ply", "2", "--filters", spec, "--json")
+        assert code == 0
+        return sorted((c["ply"] for c in json.loads(out)["candidates"]), reverse=True)
+
+    assert plies("3/1,2/1") == [2, 2, 1] + [0] * 13
+    assert plies("3/1,-") == [2, 2, 2] + [0] * 13
+    assert plies("16/10,1/0") == [2] + [1] * 15
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--ply", "2", "--filters", "8/0.16"], "1 level(s) for a 2-ply search: expected 2"),
+    (["--ply", "2", "--filters", "8/x,-"], "level 0 '8/x': expected K/W"),
+    (["--ply", "1", "--filters", "0/0.1"], "MoveFilter keep = 0"),
+    (["--ply", "0", "--filters", "8/0.16"], "a 0-ply search has no filters"),
+])
+def test_bad_filters_are_an_error_naming_the_level(argv, words, models, capsys):
+    code, _, err = run(capsys, "--dice", "31", *argv)
+    assert code != 0 and words in err and "Traceback" not in err
+
+
+def test_filters_are_refused_with_a_rollout(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--rollout", "--filters", "8/0.16,-"])
+    assert exc.value.code == 2 and "a rollout's checker play" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 gul bara's pending segments. A small random network stands in for a trained one."""
 
 import math
+import re
 
 import numba
 import numpy as np
@@ -742,3 +743,17 @@ def test_a_position_of_one_game_is_not_moved_by_another_games_rules():
 def test_threads_are_bounded():
     with pytest.raises(SearchError, match="threads = 100000"):
         Search.load("backgammon", threads=100_000)
+
+
+def test_filters_written_out_are_read_level_by_level():
+    """:func:`nply.parse_filters`: ``K/W`` or ``-`` per level, one per ply below the
+    search's depth; what is wrong is named with its level."""
+    assert nply.parse_filters("8/0.16,-", 2) == (MoveFilter(8, 0.16), None)
+    assert nply.parse_filters(" 8/0.16 , 4/0.12 ", 2) == nply.DEFAULT_FILTERS[2]
+    assert nply.parse_filters("", 0) == ()
+    for text, ply, words in [("8/0.16", 2, "1 level(s) for a 2-ply search"),
+                             ("8/0.16,4", 2, "level 1 '4': expected K/W"),
+                             ("8/nan", 1, "MoveFilter within = nan"),
+                             ("-,-,-,-", 4, "ply = 4"), ("8/1", 0, "0-ply search has no")]:
+        with pytest.raises(SearchError, match=re.escape(words)):
+            nply.parse_filters(text, ply)

@@ -18,7 +18,9 @@ plays unranked, with a note saying so. Without ``--dice`` the position is rated 
 its roll. ``--json`` prints the same as one JSON object. Inside the search (and in a
 rollout's trials) backgammon's pruning network passes each roll's best four plays to the
 network (:attr:`engine.search.nply.SearchSettings.prune`); ``--no-prune`` rates every play
-with the network.
+with the network. ``--filters`` sets the search's move filters, one level per ply below
+``--ply`` (:func:`engine.search.nply.parse_filters`): the default at 2-ply is
+``8/0.16,4/0.12``, GNU Backgammon's normal filter ``8/0.16,-``.
 
 ``--rolls`` (without ``--dice``) lists each of the 21 rolls' best play at ``--ply``
 and its equity, the best roll first, and their mean (at ``--ply 0`` the position's 1-ply
@@ -67,6 +69,7 @@ from engine.search.nply import (
     Evaluation,
     Search,
     check_ply,
+    parse_filters,
 )
 from engine.search.rollout import BATCH, TRIALS, Rollout, RolloutResult, RolloutSettings
 
@@ -153,6 +156,11 @@ def main(argv=None) -> int:
                         help="every play inside the search (and of a rollout's trials) "
                              "rated by the network; by default backgammon's pruning "
                              "network passes each roll's best four to it")
+    parser.add_argument("--filters", default=None, metavar="K/W,...",
+                        help="the search's move filters, one level for each ply below "
+                             "--ply: K/W keeps at most K plays within W equity of the "
+                             "best, - skips the level (default at 2-ply 8/0.16,4/0.12; "
+                             "GNU Backgammon's normal filter 8/0.16,-)")
     parser.add_argument("--top", type=integer, default=None,
                         help=f"show only the first N plays (default {DEFAULT_SHOWN:,}; "
                              f"0: all)")
@@ -226,9 +234,14 @@ def main(argv=None) -> int:
         elif args.top is not None and not args.rollout:
             parser.error(f"--top {args.top} lists a roll's plays: give --dice (or a "
                          f"position whose ID holds the dice)")
+        settings = {"prune": False} if args.no_prune else {}
+        if args.filters is not None:
+            if args.rollout:
+                parser.error("--filters sets the search's move filters; a rollout's "
+                             "checker play keeps the default ones")
+            settings.update(ply=args.ply, filters=parse_filters(args.filters, args.ply))
         try:
-            search = Search.load(pos.variant, args.model,
-                                 **({"prune": False} if args.no_prune else {}))
+            search = Search.load(pos.variant, args.model, **settings)
             note = None
         except NoModelError as exc:
             if args.model is not None:        # a model asked for by name must be there

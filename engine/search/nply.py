@@ -144,12 +144,50 @@ class MoveFilter:
 DEFAULT_FILTERS = {
     0: (),
     1: (MoveFilter(8, 0.16),),
-    2: (MoveFilter(8, 0.16), None),
+    2: (MoveFilter(8, 0.16), MoveFilter(4, 0.12)),
     3: (MoveFilter(8, 0.16), None, MoveFilter(2, 0.04)),
 }
-"""Root filters by search depth, GNU Backgammon's "normal" move filters: after 0-ply keep
-up to 8 plays within 0.16; 1-ply is skipped; for 3-ply the 2-ply survivors are cut to 2
-within 0.04."""
+"""Root filters by search depth. After 0-ply keep up to 8 plays within 0.16, GNU
+Backgammon's "normal" move filter; for 3-ply its 2-ply survivors are cut to 2 within
+0.04, as that filter does. For 2-ply the normal filter skips 1-ply; here the 8 are rated
+at 1-ply and the best 4 within 0.12 searched at 2-ply: a quarter less time a decision
+for about 0.06 thousandths of a point of choice (benchmarks/README.md, "The root
+filters"). ``SearchSettings(filters=(MoveFilter(8, 0.16), None))`` is GNU Backgammon's."""
+
+
+def parse_filters(text: str, ply: int) -> tuple:
+    """The root filters of a ``ply``-deep search written out: one level for each of 0 ..
+    ``ply - 1``, comma separated, each ``K/W`` (:class:`MoveFilter`: keep at most ``K``
+    plays within ``W`` equity of the best, then rate them one ply deeper) or ``-`` (the
+    level skipped). ``8/0.16,-`` is GNU Backgammon's normal filter at 2-ply, ``8/0.16,4/0.12``
+    the default (:data:`DEFAULT_FILTERS`); a 0-ply search has none (``""``). Raises
+    :class:`SearchError` naming the level that is wrong."""
+    ply = check_ply(ply)
+    if not isinstance(text, str):
+        raise SearchError(f"filters {quote(text)}: expected text such as 8/0.16,4/0.12")
+    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    levels = []
+    for part in parts:
+        if part == "-":
+            levels.append(None)
+            continue
+        keep, slash, within = part.partition("/")
+        try:
+            if not slash:
+                raise ValueError
+            levels.append(MoveFilter(int(keep), float(within)))
+        except (ValueError, SearchError) as exc:
+            why = f" ({exc})" if isinstance(exc, SearchError) else ""
+            raise SearchError(f"filters {quote(text)}: level {len(levels)} {quote(part)}: "
+                              f"expected K/W (K plays kept, an integer 1..{MAX_KEEP:,}; W "
+                              f"the most equity behind the best, a number >= 0) or - (the "
+                              f"level skipped){why}") from None
+    if len(levels) != ply:
+        raise SearchError(f"filters {quote(text)}: {len(levels)} level(s) for a {ply}-ply "
+                          f"search: expected {ply}, one for each level 0 .. {ply - 1}"
+                          if ply else f"filters {quote(text)}: a 0-ply search has no "
+                          f"filters (it rates every play)")
+    return tuple(levels)
 
 
 @dataclass(frozen=True)
