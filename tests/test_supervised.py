@@ -412,6 +412,44 @@ def test_the_ranking_term_weighs_differences_not_levels():
     assert term(moved) == pytest.approx(want, rel=1e-3)
 
 
+def test_the_listwise_ranking_term_is_the_divergence_of_the_choices_softmax():
+    """``rank_temp`` > 0: the mean over decisions of KL(softmax(label equity / T) ||
+    softmax(network equity / T)) over each decision's candidates, a numpy reference;
+    zero when the labels differ from the network by a constant a decision."""
+    torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, SupervisedError, _Model, _rank_term
+    net = Network.create("backgammon", 3, "tesauro198", np.random.default_rng(1), scale=0.3)
+    states = setup_positions_set("backgammon", 5, seed=2).states
+    model = _Model(torch, net)
+    x = torch.from_numpy(np.stack([net.encoder.encode(s) for s in states]))
+    p = net.probabilities_of_arrays(states).astype(np.float64)
+    lines = torch.tensor([[0, 1, 2], [3, 4, -1]])
+
+    def term(y, t):
+        with torch.no_grad():
+            return float(_rank_term(torch, model, x, torch.from_numpy(y.astype(np.float32)),
+                                    lines, t))
+
+    def kl(label, pred, t):
+        a, b = np.exp(label / t), np.exp(pred / t)
+        a, b = a / a.sum(), b / b.sum()
+        return float(np.sum(a * np.log(a / b)))
+
+    shifted = p.copy()
+    shifted[:3, 0] += 0.05
+    shifted[3:, 0] -= 0.02
+    assert term(shifted, 0.05) == pytest.approx(0, abs=1e-6)
+    moved = p.copy()
+    moved[0, 0] += 0.05
+    moved[4, 0] += 0.03
+    for t in (0.02, 0.1):
+        want = (kl(equities(moved[:3]), equities(p[:3]), t)
+                + kl(equities(moved[3:5]), equities(p[3:5]), t)) / 2
+        assert want > 0.01 and term(moved, t) == pytest.approx(want, rel=1e-3)
+    with pytest.raises(SupervisedError, match="rank_temp = -0.1"):
+        Settings(rank_temp=-0.1).check()
+
+
 def test_supervised_ranking_trains_the_choice_and_needs_decisions(tmp_path):
     pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
     from training.supervised import Settings, SupervisedError, train

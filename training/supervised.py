@@ -19,7 +19,11 @@ better. Where the data holds the candidates of decisions (``training.positions
 decision), ``rank`` > 0 adds the ranking term: the mean squared error of each
 candidate's equity less its decision's mean equity, against the same of the labels
 (the differences between a roll's plays, not their level), weighted by ``rank``. Each
-step then also takes ``batch // 4`` decisions; a decision's candidates are held out
+step then also takes ``batch // 4`` decisions. With ``rank_temp`` T > 0 the term is
+listwise instead: over each decision's candidates, the Kullback-Leibler divergence from
+the labels' softmax of equity / T to the network's (a choice among plays whose equities
+lie within about T of each other weighs most, and a poor play's error hardly counts).
+A decision's candidates are held out
 together, and validation reports the choice among them: how often the network picks
 the labels' best and the equity its picks lose by the labels, in thousandths.
 
@@ -103,6 +107,9 @@ class Settings:
     """Seeds the split, the initial weights and every epoch's shuffle."""
     rank: float = 0.0
     """Weight of the ranking term over each decision's candidates (0: off)."""
+    rank_temp: float = 0.0
+    """0: the ranking term is the mean square of the centred equity errors; > 0: the
+    listwise term, softmax of equity / ``rank_temp`` (module docstring)."""
     split: str = "random"
     """How the validation rows are chosen: ``random``, a seeded permutation of the
     decisions (each a position and its roll's candidates, or a row of no decision) of
@@ -120,7 +127,7 @@ class Settings:
         if not (isinstance(self.lr, float) and 0 < self.lr <= 1):
             raise SupervisedError(f"lr = {quote(self.lr)}: expected a number 0 < lr <= 1 "
                                   f"(Adam's step; 1e-4 .. 1e-2 is usual)")
-        for name in ("weight_decay", "rank"):
+        for name in ("weight_decay", "rank", "rank_temp"):
             v = getattr(self, name)
             if not (isinstance(v, float) and math.isfinite(v) and v >= 0):
                 raise SupervisedError(f"{name} = {quote(v)}: expected a number >= 0")
@@ -322,13 +329,23 @@ _EQ_WEIGHTS = (equities(np.eye(N_OUTPUTS)) - _EQ_BASE).astype(np.float32)
 the torch tensors of the ranking term."""
 
 
-def _rank_term(torch, model: _Model, x, y, lines):
+def _rank_term(torch, model: _Model, x, y, lines, temp: float = 0.0):
     """The ranking term over the decisions ``lines`` (a tensor of :func:`decision_rows`):
-    the mean square of each candidate's equity error less its decision's mean error."""
+    the mean square of each candidate's equity error less its decision's mean error; with
+    ``temp`` > 0 the mean over the decisions of the Kullback-Leibler divergence from the
+    labels' softmax of equity / ``temp`` over the candidates to the network's."""
     mask = lines >= 0
     rows = lines[mask]
-    err = torch.zeros(lines.shape)
     w = torch.from_numpy(_EQ_WEIGHTS)
+    if temp > 0:                        # (equities less their common base: it cancels)
+        pred = torch.full(lines.shape, -math.inf)
+        label = torch.full(lines.shape, -math.inf)
+        pred[mask] = (torch.sigmoid(model.module(x[rows])) @ w) / temp
+        label[mask] = (y[rows] @ w) / temp
+        target = torch.softmax(label, 1)
+        gap = torch.log_softmax(label, 1) - torch.log_softmax(pred, 1)
+        return (target * torch.where(mask, gap, torch.zeros(()))).sum() / lines.shape[0]
+    err = torch.zeros(lines.shape)
     err[mask] = (torch.sigmoid(model.module(x[rows])) - y[rows]) @ w   # (the bases cancel)
     m = mask.float()
     centred = (err - (err * m).sum(1, keepdim=True) / m.sum(1, keepdim=True)) * m
@@ -406,7 +423,8 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             z = model.module(xv)
             v = float(loss_fn(z, yv))
             if settings.rank > 0 and len(valid_lines):
-                v += settings.rank * float(_rank_term(torch, model, x, y, valid_lines_t))
+                v += settings.rank * float(_rank_term(torch, model, x, y, valid_lines_t,
+                                                      settings.rank_temp))
             return v, torch.sigmoid(z).numpy()
 
     def report(p: np.ndarray) -> dict:
@@ -446,7 +464,8 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
             if settings.rank > 0:
                 at = (step * per_step) % len(lines)
                 some = lines_t[line_order[at:at + per_step]]
-                loss = loss + settings.rank * _rank_term(torch, model, x, y, some)
+                loss = loss + settings.rank * _rank_term(torch, model, x, y, some,
+                                                         settings.rank_temp)
             loss.backward()
             opt.step()
             total += float(loss.detach()) * len(idx)
@@ -522,7 +541,9 @@ def _export(model: _Model, arrays, data: PositionSet, encoder: str, settings: Se
     info = {"method": "supervised (training.supervised): binary cross-entropy of the "
                       "five outputs against the engine's own search labels"
                       + (f", plus {settings.rank} x the ranking term over each decision's "
-                         f"candidates" if settings.rank > 0 else ""),
+                         f"candidates" + (f" (listwise, softmax of equity / "
+                                          f"{settings.rank_temp})" if settings.rank_temp > 0
+                                          else "") if settings.rank > 0 else ""),
             "settings": {**asdict(settings), "encoder": encoder}, "data": data.info,
             "positions": len(data), "history": history,
             "saved": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
@@ -582,7 +603,7 @@ def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,
         raise SupervisedError(f"{path}: trained on other data (sha256 {run['data'][:12]}..., "
                               f"these positions {digest[:12]}...); start a new folder")
     def fixed(d):                       # a run may be resumed with more epochs
-        return {"rank": 0.0, "split": "random",
+        return {"rank": 0.0, "rank_temp": 0.0, "split": "random",
                 **{k: v for k, v in d.items() if k != "epochs"}}
     if fixed(run["settings"]) != fixed(asdict(settings)):
         raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
