@@ -166,7 +166,7 @@ def parse_filters(text: str, ply: int) -> tuple:
     if not isinstance(text, str):
         raise SearchError(f"filters {quote(text)}: expected text such as 8/0.16,4/0.12")
     parts = [p.strip() for p in text.split(",")] if text.strip() else []
-    levels = []
+    levels: list[MoveFilter | None] = []
     for part in parts:
         if part == "-":
             levels.append(None)
