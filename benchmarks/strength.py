@@ -34,6 +34,13 @@ pair sums, A's win rate, and the gammon / backgammon rates of each side. Network
 PubEval, the heuristic and random play inside one numba kernel; a gnubg match runs in Python. The
 dice, and random players' choices, come from ``--seed`` alone.
 
+``--record`` adds the result to player A's model card (A a model file): an entry of the
+card's ``info.benchmarks`` (the command, the date, the players, the games, seed, points
+per game with its 95% interval, win rate and wall time), written into the ``.npz`` and
+its readable ``.json`` beside it (when there is one), atomically, the weights unchanged:
+how a released network's card carries the figures measured against GNU Backgammon,
+which ``training.release`` does not measure. Nothing in it is typed in by hand.
+
 ``--plot RUN`` draws the strength history that training recorded in the run's newest
 checkpoint (points per game against training games; needs matplotlib, the ``plot``
 extra) into ``RUN/strength.png`` or ``--png``.
@@ -51,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from engine.eval.network import Network, NetworkFileError  # noqa: E402
+from engine.eval.network import Network, NetworkFileError, utc_now  # noqa: E402
 from engine.play.duel import DuelError, DuelResult, duel, duel_players, pair_stats, stream_states  # noqa: E402
 from engine.play.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
 from engine.rules.scoring import Kind
@@ -286,6 +293,17 @@ def plot(run_dir: Path, png: Path | None) -> None:
     print(f"wrote {png} ({len(state.history)} measurements)")
 
 
+def record(path: Path, entry: dict) -> list[Path]:
+    """Add ``entry`` to the ``info.benchmarks`` list of the model card of ``path``;
+    rewrites the model file (and its ``.json`` card beside it, when there is one) with
+    the same weights. Returns the files written."""
+    net = Network.load(path)
+    net.info = {**net.info, "benchmarks": [*net.info.get("benchmarks", []), entry]}
+    card = path.with_suffix(".json")
+    net.save(path, card_file=card.exists())
+    return [path, card] if card.exists() else [path]
+
+
 # --------------------------------------------------------------------- CLI
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
@@ -325,6 +343,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--plot", type=Path, metavar="RUN",
                     help="plot the strength history of a training run folder")
     ap.add_argument("--png", type=Path, help="where --plot writes (default RUN/strength.png)")
+    ap.add_argument("--record", action="store_true",
+                    help="add the result to player A's model card (its .npz, and the "
+                         ".json beside it): a whole cubeless match of a model file")
     ap.add_argument("--cube", action="store_true",
                     help="money games with the cube (backgammon, Jacoby on; in Python, "
                          "about 10 games/s)")
@@ -342,6 +363,12 @@ def main(argv: list[str] | None = None) -> None:
     if args.cube and (args.points is not None or args.first_pair):
         ap.error("--points and --first-pair: for cubeless matches (not with --cube)")
     a, b = load_player(args.a), load_player(args.b)
+    if args.record and not (isinstance(a, Network) and Path(args.a).suffix == ".npz"
+                            and Path(args.a).is_file()):
+        ap.error(f"--record: player A {args.a!r} must be a model file (.npz): its card "
+                 f"gets the result")
+    if args.record and (args.cube or args.first_pair):
+        ap.error("--record: a whole cubeless match (not --cube or --first-pair)")
     races = tuple(None if f is None else load_player(f) for f in (args.a_race, args.b_race))
     for label, race in zip("ab", races):
         if race is not None and not isinstance(race, Network):
@@ -398,6 +425,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.points is not None:
         np.save(args.points, r.points.astype(np.int64))
     print(report(r, name_a, name_b, args.seed, command, seconds, args.first_pair))
+    if args.record:
+        ppg, half = r.ppg, r.ci95()
+        entry = {"command": command, "date": utc_now(), "a": name_a, "b": name_b,
+                 "variant": r.variant, "games": r.games, "seed": args.seed,
+                 "ppg": round(ppg, 4), "ci95": [round(ppg - half, 4), round(ppg + half, 4)],
+                 "win_rate": round(r.rate(0), 4), "seconds": round(seconds, 1)}
+        written = record(Path(args.a), entry)
+        print(f"recorded in the card of {' and '.join(map(str, written))}")
 
 
 if __name__ == "__main__":
