@@ -384,20 +384,28 @@ def test_the_hash_split_holds_out_the_same_positions_whatever_they_are_joined_wi
         Settings(split="halves").check()
 
 
-def test_the_ranking_term_weighs_differences_not_levels():
+def _ranked_decisions():
+    """The ranking term of a small random network over two decisions of five set-ups
+    (three candidates and two): ``(term, p)``, ``term(y, temp)`` its value for labels
+    ``y`` and ``p`` the network's own outputs."""
     torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
     from training.supervised import _Model, _rank_term
     net = Network.create("backgammon", 3, "tesauro198", np.random.default_rng(1), scale=0.3)
     states = setup_positions_set("backgammon", 5, seed=2).states
     model = _Model(torch, net)
     x = torch.from_numpy(np.stack([net.encoder.encode(s) for s in states]))
-    p = net.probabilities_of_arrays(states).astype(np.float64)
-    eq = equities(p)
     lines = torch.tensor([[0, 1, 2], [3, 4, -1]])
-    def term(y):
+
+    def term(y, temp=0.0):
         with torch.no_grad():
             return float(_rank_term(torch, model, x, torch.from_numpy(y.astype(np.float32)),
-                                    lines))
+                                    lines, temp))
+    return term, net.probabilities_of_arrays(states).astype(np.float64)
+
+
+def test_the_ranking_term_weighs_differences_not_levels():
+    term, p = _ranked_decisions()
+    eq = equities(p)
     # labels whose equities differ from the network's by one constant a decision
     shifted = p.copy()
     shifted[:3, 0] += 0.05                    # +0.1 equity on decision 0
@@ -416,19 +424,8 @@ def test_the_listwise_ranking_term_is_the_divergence_of_the_choices_softmax():
     """``rank_temp`` > 0: the mean over decisions of KL(softmax(label equity / T) ||
     softmax(network equity / T)) over each decision's candidates, a numpy reference;
     zero when the labels differ from the network by a constant a decision."""
-    torch = pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
-    from training.supervised import Settings, SupervisedError, _Model, _rank_term
-    net = Network.create("backgammon", 3, "tesauro198", np.random.default_rng(1), scale=0.3)
-    states = setup_positions_set("backgammon", 5, seed=2).states
-    model = _Model(torch, net)
-    x = torch.from_numpy(np.stack([net.encoder.encode(s) for s in states]))
-    p = net.probabilities_of_arrays(states).astype(np.float64)
-    lines = torch.tensor([[0, 1, 2], [3, 4, -1]])
-
-    def term(y, t):
-        with torch.no_grad():
-            return float(_rank_term(torch, model, x, torch.from_numpy(y.astype(np.float32)),
-                                    lines, t))
+    term, p = _ranked_decisions()
+    from training.supervised import Settings, SupervisedError
 
     def kl(label, pred, t):
         a, b = np.exp(label / t), np.exp(pred / t)
