@@ -289,6 +289,28 @@ def test_a_money_session_s_rules_come_from_its_header():
         Reviewer(parse_mat('; [Jacoby "maybe"]\n' + text), search)
 
 
+def test_the_review_s_move_filters_reach_its_search(capsys):
+    """``--filters`` sets the search's filters: at 1-ply keeping one play, the best
+    play of every roll is the 0-ply best (only it is searched deeper), and the values
+    are the 1-ply search's."""
+    def best(flags):
+        assert main([str(MONEY), "--json", *flags]) == 0
+        out = json.loads(capsys.readouterr().out)
+        return [(d["best"], d["best_value"]) for d in out["decisions"]
+                if d["kind"] == "play" and not d["forced"]]
+
+    zero, kept_one = best(["--ply", "0"]), best(["--ply", "1", "--filters", "1/0"])
+    assert [b for b, _ in kept_one] == [b for b, _ in zero]
+    assert [v for _, v in kept_one] != [v for _, v in zero]
+    for flags, words in ((["--filters", "2/0.1"], "a 0-ply search has no filters"),
+                         (["--ply", "2", "--filters", "8/0.16"], "1 level(s) for a 2-ply"),
+                         (["--ply", "1", "--filters", "x"], "level 0 'x'")):
+        with pytest.raises(SystemExit):
+            main([str(MONEY), *flags])
+        err = capsys.readouterr().err
+        assert "--filters" in err and words in err
+
+
 def test_the_command_line_errors(tmp_path, capsys):
     assert main([str(tmp_path / "none.mat")]) == 2
     assert "cannot read" in capsys.readouterr().err

@@ -13,7 +13,8 @@ match``; :mod:`engine.notation.sgf`), told apart by their text, replays it, and 
   and score of the game (money play, or a match the match equity table covers:
   :func:`engine.cli._decide.rank_cubefully`), by cubeless equity beyond the table. The
   play made costs its value's shortfall from the best. A play a move filter cut (at
-  ``--ply`` 1 and more) is rated at the full depth on its own. A roll with one legal
+  ``--ply`` 1 and more; ``--filters`` sets them, as ``python -m engine.analyse`` takes
+  them) is rated at the full depth on its own. A roll with one legal
   play is forced and not counted.
 - each cube decision: before every roll of a player who could double (not the opening
   roll, not the Crawford game, not the opponent's cube, not a cube at its limit), and
@@ -78,7 +79,7 @@ from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
-from engine.search.nply import MAX_THREADS, Search
+from engine.search.nply import MAX_THREADS, Search, SearchError, parse_filters
 
 MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
@@ -514,6 +515,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  "'export match mat', XG, servers) or GNU Backgammon's "
                                  "own .sgf ('save match')")
     ap.add_argument("--ply", type=integer, default=0, help="search depth 0..3 (default 0)")
+    ap.add_argument("--filters", default=None, metavar="K/W,...",
+                    help="the search's move filters, one level for each ply below --ply, "
+                         "as python -m engine.analyse takes them (default at 2-ply "
+                         "8/0.16,4/0.12; 8/0.16,- is GNU Backgammon's normal filter)")
     ap.add_argument("--json", action="store_true", help="print the review as JSON")
     ap.add_argument("--all", action="store_true", help="list every decision")
     ap.add_argument("--jacoby", action=argparse.BooleanOptionalAction, default=True,
@@ -529,9 +534,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--ply {args.ply}: expected 0..3")
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
         ap.error(f"--threads {args.threads}: expected 1..{MAX_THREADS}")
+    filters = None
+    if args.filters is not None:
+        try:
+            filters = parse_filters(args.filters, args.ply)
+        except SearchError as exc:
+            ap.error(f"--filters: {exc}")
     try:
         record = read_match(args.file)
-        search = search_for("backgammon", args.threads)
+        search = (search_for("backgammon", args.threads) if filters is None else
+                  Search.load("backgammon", threads=args.threads, ply=args.ply,
+                              filters=filters))
         assessed = review(record, search, args.ply, args.jacoby,
                           progress=not args.json and sys.stderr.isatty(),
                           beavers=args.beavers)
