@@ -36,7 +36,7 @@ dice, and random players' choices, come from ``--seed`` alone.
 
 ``--record`` adds the result to player A's model card (A a model file): an entry of the
 card's ``info.benchmarks`` (the command, the date, the players, the games, seed, points
-per game with its 95% interval, win rate and wall time), written into the ``.npz`` and
+per game with its 95% interval, win rate, wall time and the machine), written into the ``.npz`` and
 its readable ``.json`` beside it (when there is one), atomically, the weights unchanged:
 how a released network's card carries the figures measured against GNU Backgammon,
 which ``training.release`` does not measure. Nothing in it is typed in by hand.
@@ -63,6 +63,7 @@ from engine.play.duel import DuelError, DuelResult, duel, duel_players, pair_sta
 from engine.play.players import GreedyPlayer, PubEvalPlayer, RandomPlayer  # noqa: E402
 from engine.rules.scoring import Kind
 from engine.rules.variants import VARIANTS, get_rules  # noqa: E402
+from training.release import machine  # noqa: E402
 
 CHUNK_PAIRS = 250
 """Pairs per kernel call (for the progress bar; the match does not depend on it)."""
@@ -430,7 +431,8 @@ def main(argv: list[str] | None = None) -> None:
         entry = {"command": command, "date": utc_now(), "a": name_a, "b": name_b,
                  "variant": r.variant, "games": r.games, "seed": args.seed,
                  "ppg": round(ppg, 4), "ci95": [round(ppg - half, 4), round(ppg + half, 4)],
-                 "win_rate": round(r.rate(0), 4), "seconds": round(seconds, 1)}
+                 "win_rate": round(r.rate(0), 4), "seconds": round(seconds, 1),
+                 "machine": machine()}
         written = record(Path(args.a), entry)
         print(f"recorded in the card of {' and '.join(map(str, written))}")
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from engine.eval.network import Network
+from training.release import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,6 +43,7 @@ def test_a_recorded_match_is_in_the_card_and_the_weights_are_the_same(strength, 
     assert first["games"] == 20 and first["b"].startswith("random")
     assert first["ci95"][0] <= first["ppg"] <= first["ci95"][1]
     assert "--record" in first["command"] and first["date"][:2] == "20"
+    assert first["machine"] == machine() and "cores" in first["machine"]
     card = json.loads(path.with_suffix(".json").read_text())
     assert card["info"]["benchmarks"] == marks
 

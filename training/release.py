@@ -40,7 +40,8 @@ from . import checkpoint
 from .config import TrainConfig
 
 
-def _machine() -> str:
+def machine() -> str:
+    """The processor, its cores and the system, as the cards name the machine."""
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -218,7 +219,7 @@ def main(argv=None) -> int:
         info.update({"released": utc_now(),
                      "training_seconds": round(float(elapsed), 1) if isinstance(
                          elapsed, (int, float)) and not isinstance(elapsed, bool) else None,
-                     "machine": _machine(), "run": str(args.run),
+                     "machine": machine(), "run": str(args.run),
                      "train_command": net.info.get("command", ""),
                      "strength_0ply": strength, "stages": stages})
         return _write(net, info, args.out)
@@ -230,7 +231,7 @@ def main(argv=None) -> int:
         "released": utc_now(),
         "trained_games": int(state.games),
         "training_seconds": round(float(state.elapsed), 1),
-        "machine": _machine(),
+        "machine": machine(),
         "run": str(args.run),
         "train_command": f"python -m training.selfplay --variant {net.variant} "
                          f"--games {state.games} --out {args.run} "
