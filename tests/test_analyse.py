@@ -292,26 +292,26 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
 def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
     """An ID that holds the cube in money play (a Match ID, an XGID) has its plays ranked
     as GNU Backgammon ranks them there, by cubeful money equity: with the Jacoby rule a
-    gammon counts for nothing while the cube is centred (6-4 from the start: 24/18 13/9, where
-    the cubeless best is 8/2 6/2); the Match ID's and the XGID's rankings agree."""
+    gammon counts for nothing while the cube is centred (4-3 from the start: 24/21 13/9, where
+    the cubeless best is 13/10 13/9); the Match ID's and the XGID's rankings agree."""
     from engine.cli._decide import search_for
     from engine.cube.decision import CubeState, play_value
     from engine.notation.gnubg_id import MatchInfo, format_gnubg
     from engine.notation.xgid import XgidInfo, format_xgid
     start = Position.start()
-    match_id = format_gnubg(start, MatchInfo(dice=(6, 4)))
-    xgid = format_xgid(start, XgidInfo(dice=(6, 4), jacoby=True))
+    match_id = format_gnubg(start, MatchInfo(dice=(4, 3)))
+    xgid = format_xgid(start, XgidInfo(dice=(4, 3), jacoby=True))
     ranked = []
     for text in (match_id, xgid):
         assert main(["--position", text, "--json"]) == 0
         cands = json.loads(capsys.readouterr().out)["candidates"]
         values = [c["cubeful_equity"] for c in cands]
-        assert values == sorted(values, reverse=True) and cands[0]["move"] == "24/18 13/9"
+        assert values == sorted(values, reverse=True) and cands[0]["move"] == "24/21 13/9"
         assert all("mwc" not in c for c in cands)
         ranked.append([(c["move"], c["cubeful_equity"]) for c in cands])
     assert ranked[0] == ranked[1]
     # each value is the play's cubeful value, the opponent's proper cube action after it
-    plays = {c.move: c for c in search_for("backgammon").analyse(start, (6, 4)).candidates}
+    plays = {c.move: c for c in search_for("backgammon").analyse(start, (4, 3)).candidates}
     for move, value in ranked[0]:
         c = plays[move]
         assert value == pytest.approx(play_value(c.probabilities, c.position,
@@ -320,11 +320,11 @@ def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
     out = capsys.readouterr().out
     assert "ranked by cubeful money equity: cube 1, centred, Jacoby rule" in out
     assert "MWC" not in out
-    # without the Jacoby rule gammons count, and 6-4's cubeless best is best again
-    no_jacoby = format_xgid(start, XgidInfo(dice=(6, 4)))
+    # without the Jacoby rule gammons count, and 4-3's cubeless best is best again
+    no_jacoby = format_xgid(start, XgidInfo(dice=(4, 3)))
     assert main(["--position", no_jacoby, "--top", "1"]) == 0
     out = capsys.readouterr().out
-    assert "8/2 6/2" in out and "cube 1, centred; Eq." in out
+    assert "13/10 13/9" in out and "cube 1, centred; Eq." in out
 
 
 def test_rolls_lists_each_roll_s_best_play_and_their_mean_is_one_ply_deeper(models, capsys):

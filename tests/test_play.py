@@ -138,24 +138,24 @@ def test_a_backgammon_match_with_the_cube():
 
 def test_the_terminal_engine_plays_a_match_for_the_score():
     """In a backgammon match the terminal engine ranks its plays (and your hints) by match
-    equity, as the other engines do: at double match point 6-4 from the start is 24/18 13/9,
-    the best winning chance, where the money play is 8/2 6/2."""
+    equity, as the other engines do: at double match point 4-3 from the start is 24/20 13/10,
+    the best winning chance, where the cubeless money play is 13/10 13/9."""
     from engine.cli.play import make_engine
     from engine.cube.decision import CubeState
     engine = make_engine("auto", "backgammon")
     start = Position.start()
-    succ = successors(start, (6, 4))
+    succ = successors(start, (4, 3))
     dmp = CubeState(match_length=7, score=(6, 6))
-    assert format_move(start, succ[engine.choose(start, (6, 4), succ, dmp)],
-                       (6, 4)) == "24/18 13/9"
-    assert format_move(start, succ[engine.choose(start, (6, 4), succ)], (6, 4)) == \
-        "8/2 6/2"
+    assert format_move(start, succ[engine.choose(start, (4, 3), succ, dmp)],
+                       (4, 3)) == "24/20 13/10"
+    assert format_move(start, succ[engine.choose(start, (4, 3), succ)], (4, 3)) == \
+        "13/10 13/9"
     assert engine.cubeful(CubeState()) and engine.cubeful(dmp)
     assert not engine.cubeful(None) and not engine.cubeful(CubeState(match_length=31))
     # money play with the Jacoby rule: a gammon counts for nothing while the cube is
-    # centred, and 24/18 13/9 is best by cubeful equity
-    assert format_move(start, succ[engine.choose(start, (6, 4), succ, CubeState())],
-                       (6, 4)) == "24/18 13/9"
+    # centred, and 24/21 13/9 is best by cubeful equity
+    assert format_move(start, succ[engine.choose(start, (4, 3), succ, CubeState())],
+                       (4, 3)) == "24/21 13/9"
 
 
 def test_a_match_without_the_cube_still_plays_for_the_score(monkeypatch):

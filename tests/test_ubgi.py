@@ -240,28 +240,29 @@ def _match_to_five(seed: int) -> tuple[int, int]:
 
 def test_the_play_is_chosen_by_cubeful_equity():
     """At double match point (6-6 in a match to 7) the play with the best winning
-    chance (24/18 13/9 for 6-4 from the start), not the cubeless money best (8/2 6/2),
+    chance (24/20 13/10 for 4-3 from the start), not the cubeless money best (13/10 13/9),
     and its match winning chance on the eval line; in money play by cubeful money
-    equity: 24/18 13/9 with the Jacoby rule (a gammon counts for nothing while the cube is
+    equity: 24/21 13/9 with the Jacoby rule (a gammon counts for nothing while the cube is
     centred), the cubeless best without it."""
     from engine.search.nply import Search
-    plays = Search.load("backgammon").analyse(Position.start(), (6, 4), 0).candidates
+    plays = Search.load("backgammon").analyse(Position.start(), (4, 3), 0).candidates
     by_win = max(plays, key=lambda c: c.probabilities[0])
     assert by_win.move != plays[0].move
     s = session()
     silent(s, "newsession type match length 7", "setscore 6 6 postcrawford",
-            "position gnubgid 4HPwATDgc/ABMA", "dice 6 4")
+            "position gnubgid 4HPwATDgc/ABMA", "dice 4 3")
     out = s.handle("go chequer")
     start = Position.start()
-    assert out[-1] == "bestmove " + move_payload(start, by_win.position, (6, 4))
+    assert out[-1] == "bestmove " + move_payload(start, by_win.position, (4, 3))
     mwc = re.search(r" mwc (\S+) ", out[-2])
     assert mwc and float(mwc[1]) == pytest.approx(by_win.probabilities[0], abs=1e-4)
-    for jacoby, best in (("on", by_win), ("off", plays[0])):
+    cubeful = next(c for c in plays if c.move == "24/21 13/9")
+    for jacoby, best in (("on", cubeful), ("off", plays[0])):
         s = session()
         silent(s, f"newsession type money jacoby {jacoby}", "position gnubgid 4HPwATDgc/ABMA",
-               "dice 6 4")
+               "dice 4 3")
         out = s.handle("go chequer")
-        assert out[-1] == "bestmove " + move_payload(start, best.position, (6, 4)), jacoby
+        assert out[-1] == "bestmove " + move_payload(start, best.position, (4, 3)), jacoby
         assert " mwc " not in out[-2]
 
 

@@ -327,9 +327,9 @@ def test_a_tavli_session_has_no_match_file(client):
 
 def test_the_engine_plays_a_match_for_the_score():
     """With the cube the board's engine plays as the protocols' engines do, by cubeful
-    equity: at double match point 6-4 from the start is 24/18 13/9 (the best winning
-    chance), not the cubeless money best 8/2 6/2; so it is in money play with the
-    Jacoby rule, and without it 8/2 6/2."""
+    equity: at double match point 4-3 from the start is 24/20 13/10 (the best winning
+    chance), not the cubeless money best 13/10 13/9; in money play with the Jacoby rule
+    24/21 13/9, and without it 13/10 13/9."""
     from engine.cube.decision import CubeState
     from engine.movegen.generate import successors
     from engine.rules.position import Position
@@ -340,25 +340,25 @@ def test_the_engine_plays_a_match_for_the_score():
                           search_of=lambda variant: search)
     engine = _Engine(session)
     start = Position.start()
-    succ = successors(start, (6, 4))
-    moves = {s.key(): c.move for c in search.analyse(start, (6, 4)).candidates
+    succ = successors(start, (4, 3))
+    moves = {s.key(): c.move for c in search.analyse(start, (4, 3)).candidates
              for s in succ if s.key() == c.position.key()}
     dmp = CubeState(match_length=7, score=(6, 6))
-    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, dmp)].key()] == "24/18 13/9"
-    assert moves[succ[engine.choose(start, (6, 4), succ)].key()] == "8/2 6/2"
+    assert moves[succ[engine.choose_with_cube(start, (4, 3), succ, dmp)].key()] == "24/20 13/10"
+    assert moves[succ[engine.choose(start, (4, 3), succ)].key()] == "13/10 13/9"
     # money play with the cube: cubeful; with the Jacoby rule a gammon counts for
-    # nothing while the cube is centred, and 24/18 13/9 gains
+    # nothing while the cube is centred, and 24/21 13/9 gains
     money = CubeState()
-    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, money)].key()] == "24/18 13/9"
+    assert moves[succ[engine.choose_with_cube(start, (4, 3), succ, money)].key()] == "24/21 13/9"
     no_jacoby = CubeState(jacoby=False)
-    assert moves[succ[engine.choose_with_cube(start, (6, 4), succ, no_jacoby)].key()] == \
-        "8/2 6/2"
+    assert moves[succ[engine.choose_with_cube(start, (4, 3), succ, no_jacoby)].key()] == \
+        "13/10 13/9"
 
 
 def test_a_match_without_the_cube_is_played_for_the_score():
-    """A backgammon match without the cube: the engine played for money (8/2 6/2 for
-    6-4 from the start at double match point) where the score made the winning chance
-    all that counts (24/18 13/9, as with the cube)."""
+    """A backgammon match without the cube: the engine played for money (13/10 13/9 for
+    4-3 from the start at double match point) where the score made the winning chance
+    all that counts (24/20 13/10, as with the cube)."""
     from engine.movegen.generate import successors
     from engine.rules.position import Position
     from engine.search.nply import Search
@@ -369,15 +369,15 @@ def test_a_match_without_the_cube_is_played_for_the_score():
     try:
         engine = _Engine(session)
         start = Position.start()
-        succ = successors(start, (6, 4))
-        moves = {s.key(): c.move for c in search.analyse(start, (6, 4)).candidates
+        succ = successors(start, (4, 3))
+        moves = {s.key(): c.move for c in search.analyse(start, (4, 3)).candidates
                  for s in succ if s.key() == c.position.key()}
         session.score = [6, 6]
-        assert moves[succ[engine.choose(start, (6, 4), succ)].key()] == "24/18 13/9"
+        assert moves[succ[engine.choose(start, (4, 3), succ)].key()] == "24/20 13/10"
         money = GameSession("backgammon", "game", cube=False, search_of=lambda v: search)
         try:
-            assert moves[succ[_Engine(money).choose(start, (6, 4), succ)].key()] == \
-                "8/2 6/2"
+            assert moves[succ[_Engine(money).choose(start, (4, 3), succ)].key()] == \
+                "13/10 13/9"
         finally:
             money.close()
     finally:
