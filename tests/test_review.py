@@ -293,13 +293,17 @@ def test_the_review_s_move_filters_reach_its_search(capsys):
     """``--filters`` sets the search's filters: at 1-ply keeping one play, the best
     play of every roll is the 0-ply best (only it is searched deeper), and the values
     are the 1-ply search's."""
+    said = []
+
     def best(flags):
         assert main([str(MONEY), "--json", *flags]) == 0
         out = json.loads(capsys.readouterr().out)
+        said.append(out["filters"])
         return [(d["best"], d["best_value"]) for d in out["decisions"]
                 if d["kind"] == "play" and not d["forced"]]
 
     zero, kept_one = best(["--ply", "0"]), best(["--ply", "1", "--filters", "1/0"])
+    assert said == ["", "1/0.0"]        # the JSON says which filters the search used
     assert [b for b, _ in kept_one] == [b for b, _ in zero]
     assert [v for _, v in kept_one] != [v for _, v in zero]
     for flags, words in ((["--filters", "2/0.1"], "a 0-ply search has no filters"),

@@ -757,3 +757,16 @@ def test_filters_written_out_are_read_level_by_level():
                              ("-,-,-,-", 4, "ply = 4"), ("8/1", 0, "0-ply search has no")]:
         with pytest.raises(SearchError, match=re.escape(words)):
             nply.parse_filters(text, ply)
+
+
+def test_filters_written_out_read_back_the_same():
+    """:func:`nply.format_filters` writes what :func:`nply.parse_filters` reads: every
+    default, GNU Backgammon's normal filter and a margin with many digits give back the
+    same filters."""
+    assert nply.format_filters(nply.DEFAULT_FILTERS[2]) == "8/0.16,4/0.12"
+    assert nply.format_filters(()) == ""
+    cases = [*nply.DEFAULT_FILTERS.values(), (MoveFilter(8, 0.16), None),
+             (MoveFilter(1, 0), MoveFilter(3, 0.123456789012), None)]
+    for filters in cases:
+        text = nply.format_filters(filters)
+        assert nply.parse_filters(text, len(filters)) == filters, text

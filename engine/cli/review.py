@@ -41,8 +41,9 @@ GNU Backgammon 1.07's rating (Supernatural below 2 mEMG a decision, World class 
 the luck a roll with its rating (Go to Las Vegas above +60 mEMG, Good dice, man! above
 +30, Bad dice, man! below -30, Go to bed below -60), and each roll's luck mark (very
 lucky above +0.6, lucky above +0.3, unlucky below -0.3, very unlucky below -0.6).
-``--json`` prints the whole review as one JSON object; ``--all`` lists every decision,
-not only those that cost something.
+``--json`` prints the whole review as one JSON object (its ``ply`` and ``filters``, the
+root filters the search used as ``--filters`` writes them, say how it was searched);
+``--all`` lists every decision, not only those that cost something.
 
 Money play: the file's ``; [Jacoby "On"]`` / ``"Off"`` header line, else
 ``--jacoby`` (on) / ``--no-jacoby``; beavers by its ``; [Beaver ...]`` line, else
@@ -79,7 +80,14 @@ from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
-from engine.search.nply import MAX_THREADS, Search, SearchError, parse_filters
+from engine.search.nply import (
+    DEFAULT_FILTERS,
+    MAX_THREADS,
+    Search,
+    SearchError,
+    format_filters,
+    parse_filters,
+)
 
 MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
 """A decision's mark by its cost in normalised equity: the first threshold it reaches."""
@@ -491,9 +499,13 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
     return "\n".join(lines)
 
 
-def to_json(record: MatchRecord, assessed: Sequence[Assessment], ply: int) -> dict:
+def to_json(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
+            filters: tuple | None = None) -> dict:
+    """The review as JSON: ``ply`` and ``filters`` (the root filters the search used,
+    as ``--filters`` takes them: the defaults when ``filters`` is None) say how deep."""
+    used = DEFAULT_FILTERS[ply] if filters is None else filters
     return {"length": record.length, "players": list(record.players),
-            "games": len(record.games), "ply": ply,
+            "games": len(record.games), "ply": ply, "filters": format_filters(used),
             "decisions": [a.to_json() for a in assessed],
             "totals": [t.to_json() for t in totals(record, assessed)]}
 
@@ -553,7 +565,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {where}{exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(to_json(record, assessed, args.ply)))
+        print(json.dumps(to_json(record, assessed, args.ply, filters)))
     else:
         print(format_review(record, assessed, args.ply, args.all))
     return 0

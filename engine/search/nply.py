@@ -190,6 +190,13 @@ def parse_filters(text: str, ply: int) -> tuple:
     return tuple(levels)
 
 
+def format_filters(filters: Sequence[MoveFilter | None]) -> str:
+    """Root filters written as :func:`parse_filters` reads them (``8/0.16,4/0.12``;
+    ``-`` a level skipped; ``""`` none, a 0-ply search's), so that a report can say which
+    filters its search used and the text gives the same search again."""
+    return ",".join("-" if f is None else f"{f.keep}/{f.within!r}" for f in filters)
+
+
 @dataclass(frozen=True)
 class SearchSettings:
     """How deep and how wide a search goes."""
