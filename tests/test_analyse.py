@@ -280,7 +280,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
     out, err = capsys.readouterr()
     assert "match" not in err and "MWC" not in out and "cubeful" not in out
-    text = format_gnubg(Position.start(), MatchInfo(match_length=31, dice=(3, 1)))
+    text = format_gnubg(Position.start(), MatchInfo(match_length=65, dice=(3, 1)))
     assert main(["--position", text]) == 0
     out, err = capsys.readouterr()
     assert "longer than the match equity table covers" in err and "MWC" not in out

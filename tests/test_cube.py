@@ -256,7 +256,7 @@ def test_analyse_cube_and_its_errors():
     # network outputs out of order are clipped into order, not refused
     assert list(check_probabilities([0.5, 0.6, 0.7, 0.6, 0.7])) == [0.5, 0.5, 0.5, 0.5, 0.5]
     with pytest.raises(MatchError):
-        analyse_cube(Position.start(), CubeState(1, "centre", 31, (0, 0)),
+        analyse_cube(Position.start(), CubeState(1, "centre", 65, (0, 0)),
                      _fixed(probs(0.5)))
 
 

@@ -91,9 +91,11 @@ def test_the_play_is_chosen_by_cubeful_equity():
 
 
 def test_a_match_beyond_the_table_still_answers_its_cube_questions():
-    """GNU Backgammon plays matches to 64; beyond the table's 25 points away every cube
-    request was an error, which stops GNU Backgammon's game for the player. The cube is
-    decided there as in money play; the Crawford game and a dead cube stay the match's."""
+    """GNU Backgammon plays matches to 64; beyond the 25 points away of the table as
+    published every cube request was an error, which stops GNU Backgammon's game for the
+    player. The table now reaches 64 away, as GNU Backgammon extends its own, and every
+    cube question of such a match is answered at its score; the Crawford game stays
+    without a cube."""
     for length, score in ((30, (0, 0)), (64, (10, 3))):
         assert answer(board(START, match_length=length, score=score), FAST) in (
             "roll", "double")

@@ -5,7 +5,14 @@ import numpy as np
 import pytest
 
 from engine.cube.computed_met import met_from_gammon_rate, post_crawford_from_gammon_rate
-from engine.cube.met import MatchError, gammon_price, kazaross_xg2, take_point
+from engine.cube.met import (
+    MatchError,
+    default_table,
+    extended,
+    gammon_price,
+    kazaross_xg2,
+    take_point,
+)
 
 
 @pytest.fixture(scope="module")
@@ -131,3 +138,37 @@ def test_a_table_keeps_its_own_read_only_copy():
     assert table.after(3, 4, 1) == table.after(np.int64(3), 4, 1) == before
     with pytest.raises(ValueError):
         table.pre_crawford[0, 0] = 0.1
+
+
+# GNU Backgammon 1.07's own table extended to 64 away (`show matchequitytable 64` in
+# gnubg, its percentages to four places): (away, away, MWC) pre-Crawford and the
+# post-Crawford trailer's (away, MWC), its 25-away entry recomputed as gnubg does
+GNUBG_64_PRE = [(26, 1, 0.000821), (30, 1, 0.000327), (30, 19, 0.187321),
+                (41, 31, 0.252761), (64, 64, 0.5), (3, 40, 0.999738), (50, 45, 0.385975)]
+GNUBG_64_POST = [(25, 0.001181), (26, 0.001061), (41, 0.000017)]
+
+
+def test_the_default_table_reaches_gnu_backgammon_s_longest_match(xg2):
+    """GNU Backgammon plays matches to 64 and extends its 25-away table to them; the
+    engine's default table is Kazaross-XG2 extended the same way, to GNU Backgammon's
+    figures, its own entries kept (the last post-Crawford one recomputed, as there)."""
+    table = default_table()
+    assert table.length == 64 and table.name == xg2.name
+    assert np.array_equal(table.pre_crawford[:25, :25], xg2.pre_crawford)
+    assert np.array_equal(table.post_crawford[:24], xg2.post_crawford[:24])
+    for a, b, mwc in GNUBG_64_PRE:
+        assert table.mwc(a, b) == pytest.approx(mwc, abs=6e-7), (a, b)
+    for away, mwc in GNUBG_64_POST:
+        assert table.mwc(away, 1, post_crawford=True) == pytest.approx(mwc, abs=6e-7)
+    pre = table.pre_crawford
+    assert np.allclose(pre + pre.T, 1.0, atol=1e-8)       # one player's MWC, the other's rest
+    # farther away is worse, against any opponent (the extension's own rows and columns)
+    assert np.all(np.diff(pre[24:], axis=0) <= 0) and np.all(np.diff(pre[:, 24:], axis=1) >= 0)
+    post = table.post_crawford                           # two points farther, less
+    assert np.all(post[26:] < post[24:-2]) and np.all((post > 0) & (post <= 0.5))
+    assert extended(xg2, 20) is xg2                      # nothing to extend
+    with pytest.raises(MatchError, match="65 points away"):
+        table.mwc(65, 3)
+    for bad in (0, 2.5, True):
+        with pytest.raises(MatchError, match="length"):
+            extended(xg2, bad)

@@ -151,7 +151,7 @@ def test_the_terminal_engine_plays_a_match_for_the_score():
     assert format_move(start, succ[engine.choose(start, (4, 3), succ)], (4, 3)) == \
         "13/10 13/9"
     assert engine.cubeful(CubeState()) and engine.cubeful(dmp)
-    assert not engine.cubeful(None) and not engine.cubeful(CubeState(match_length=31))
+    assert not engine.cubeful(None) and not engine.cubeful(CubeState(match_length=65))
     # money play with the Jacoby rule: a gammon counts for nothing while the cube is
     # centred, and 24/21 13/9 is best by cubeful equity
     assert format_move(start, succ[engine.choose(start, (4, 3), succ, CubeState())],
@@ -222,7 +222,7 @@ def test_the_games_are_saved_as_a_match_file(tmp_path, capsys):
 @pytest.mark.parametrize("argv, words", [
     (["--variant", "plakoto", "--cube"], "plakoto has no doubling cube"),
     (["--cube", "--engine", "heuristic"], "need a network"),
-    (["--cube", "--match", "30"], "covers matches to 25"),
+    (["--cube", "--match", "65"], "covers matches to 64"),
 ])
 def test_the_cube_option_is_refused_where_it_cannot_be_played(argv, words, capsys):
     with pytest.raises(SystemExit):

@@ -120,7 +120,8 @@ def _check_table(state: CubeState) -> None:
 
 def within_table(state: CubeState) -> CubeState:
     """``state``, or, for a match with a player farther away than the match equity
-    table reaches (GNU Backgammon plays matches to 64), its cube decided as in money
+    table reaches (64 away, GNU Backgammon's longest match; a protocol may ask for
+    longer), its cube decided as in money
     play (no Jacoby rule, no beavers): a long match's cube is close to money play's,
     and the protocols' engines answer every cube question rather than stop the game.
     Where the match's cube cannot be turned (the Crawford game, a dead cube) it stays

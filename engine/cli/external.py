@@ -246,7 +246,7 @@ def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:
     if _decide.within_table(state) is not state:
         raise RequestError(f"match to {state.match_length} at {state.score[0]}-"
                            f"{state.score[1]}: a match winning chance needs the match "
-                           f"equity table, which reaches 25 points away")
+                           f"equity table, which reaches {default_table().length} points away")
     decision = _decide.cube_advice(search, view.position, state, ply)
     p = decision.probabilities
     if opts.cubeful and state.money:

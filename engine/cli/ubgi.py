@@ -50,8 +50,8 @@ VERSION = "0.1.0"
 MAX_LINE = 1 << 20
 """The longest command line read, in bytes; a longer one is skipped and refused."""
 MAX_MATCH = 64
-"""The longest match ``newsession`` accepts (GNU Backgammon's limit); cube decisions
-need the match equity table, which covers matches to 25."""
+"""The longest match ``newsession`` accepts (GNU Backgammon's limit, and the reach of
+the match equity table, extended to it as GNU Backgammon extends its own)."""
 ID_GAMES = ("backgammon", "portes")
 """The games a GNU Backgammon ID or an XGID can describe (a bar, opposite directions)."""
 PLAYERS = ("p0", "p1")

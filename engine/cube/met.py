@@ -11,9 +11,11 @@ Scores are counted **away**: a player 3-away needs 3 more points. A
   opponent 1-away once the Crawford game is over (``post_crawford[0]`` is 1-away /
   1-away, 0.5).
 
-:func:`kazaross_xg2` is the table the engine uses by default: the published
-Kazaross-XG2 table (25 x 25, GNU Backgammon's ``met/Kazaross-XG2.xml``, carried in
-``engine/cube/data/met_kazaross_xg2.json`` with its source named).
+:func:`kazaross_xg2` is the published Kazaross-XG2 table (25 x 25, GNU Backgammon's
+``met/Kazaross-XG2.xml``, carried in ``engine/cube/data/met_kazaross_xg2.json`` with its
+source named); the engine uses it extended to 64 away as GNU Backgammon extends it
+(:func:`extended`, :func:`default_table`), so that every match GNU Backgammon plays is
+within the table.
 :func:`engine.cube.computed_met.met_from_gammon_rate` computes a table from a single gammon rate for comparison: post-Crawford from the
 trailer's immediate double, the gammon rate and the leader's free drops (as GNU
 Backgammon's Zadeh generator), pre-Crawford by recursion over the single and gammon
@@ -28,6 +30,7 @@ player 1-away (the Crawford game or a later one) leaves a post-Crawford score.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -201,9 +204,76 @@ def kazaross_xg2() -> MatchEquityTable:
     return MatchEquityTable(data["name"], pre, post, data["source"], data["description"])
 
 
+GNUBG_LONGEST_MATCH = 64
+"""GNU Backgammon's longest match (its ``MAXSCORE``): it extends every table to 64 away."""
+
+_GAME_SD = (1.24, 1.27, 1.47, 1.50, 1.60, 1.61, 1.66, 1.68, 1.70, 1.72)
+"""David Montgomery's standard deviations of a game's points for a player 1 .. 10 away
+(1.77 farther), as GNU Backgammon's ``ExtendMET`` takes them."""
+
+
+def extended(table: MatchEquityTable, length: int = GNUBG_LONGEST_MATCH,
+             gammon_rate: float = 0.25, free_drop_2: float = 0.015,
+             free_drop_4: float = 0.004) -> MatchEquityTable:
+    """``table`` extended to ``length`` away as GNU Backgammon extends its tables (to 64,
+    its longest match), its own entries kept:
+
+    * pre-Crawford, David Montgomery's extension: the points a player ``a``-away wins
+      less those of the one ``b``-away over the rest of the match are taken as normal,
+      mean 0 and standard deviation ``sqrt(sd(a)^2 + sd(b)^2) * sqrt((a + b) / 2)``
+      (``sd`` of :data:`_GAME_SD`), and the trailer's MWC is the chance that they reach
+      the gap ``a - b`` (within six deviations; nil beyond); the leader's the rest;
+    * post-Crawford, Zadeh's recursion with the trailer doubling at once: the trailer
+      ``k``-away wins the next game a gammon (``gammon_rate``) or single at even
+      chances, so ``(g * post[k - 4] + (1 - g) * post[k - 2]) / 2``, less the leader's
+      free drop at 2-away (1.5%) and 4-away (0.4%). GNU Backgammon recomputes the
+      table's own last post-Crawford entry this way too (a table of ``n`` away need not
+      hold the ``n``-away entry, the first legal post-Crawford score being ``n - 1``),
+      and so does this.
+
+    A table already ``length`` long or longer is returned as it is."""
+    n = table.length
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise MatchError(f"length = {quote(length)}: expected a positive integer")
+    if length <= n:
+        return table
+    pre = np.zeros((length, length))
+    pre[:n, :n] = table.pre_crawford
+    for i in range(n, length):          # the longer away a, against b <= a
+        for j in range(i + 1):
+            a, b = i + 1, j + 1
+            sd_a = _GAME_SD[a - 1] if a <= len(_GAME_SD) else 1.77
+            sd_b = _GAME_SD[b - 1] if b <= len(_GAME_SD) else 1.77
+            sigma = math.sqrt(sd_a * sd_a + sd_b * sd_b) * math.sqrt((a + b) / 2)
+            gap = a - b
+            pre[i, j] = (_normal_cdf(6.0) - _normal_cdf(gap / sigma)
+                         if 6.0 * sigma > gap else 0.0)
+    for i in range(length):             # and the other way round
+        for j in range(n if i < n else i + 1, length):
+            pre[i, j] = 1.0 - pre[j, i]
+    post = np.zeros(length)
+    post[:n - 1] = table.post_crawford[:n - 1]
+    for k in range(n - 1, length):      # index k: the trailer k+1 away
+        four = post[k - 4] if k >= 4 else 1.0
+        two = post[k - 2] if k >= 2 else 1.0
+        post[k] = gammon_rate * 0.5 * four + (1 - gammon_rate) * 0.5 * two
+        post[k] -= free_drop_2 if k == 1 else free_drop_4 if k == 3 else 0.0
+    return MatchEquityTable(
+        table.name, pre, post, table.source,
+        f"{table.description} Extended from {n} to {length} away as GNU Backgammon "
+        f"extends its tables (engine.cube.met.extended).".strip())
+
+
+def _normal_cdf(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+@lru_cache(maxsize=None)
 def default_table() -> MatchEquityTable:
-    """The table the engine uses unless told otherwise (Kazaross-XG2)."""
-    return kazaross_xg2()
+    """The table the engine uses unless told otherwise: Kazaross-XG2, extended to 64
+    away as GNU Backgammon extends it (:func:`extended`), so that every match GNU
+    Backgammon plays is within it."""
+    return extended(kazaross_xg2())
 
 
 # --------------------------------------------------------------------- derived numbers
