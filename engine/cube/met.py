@@ -224,9 +224,9 @@ def extended(table: MatchEquityTable, length: int = GNUBG_LONGEST_MATCH,
       (``sd`` of :data:`_GAME_SD`), and the trailer's MWC is the chance that they reach
       the gap ``a - b`` (within six deviations; nil beyond); the leader's the rest;
     * post-Crawford, Zadeh's recursion with the trailer doubling at once: the trailer
-      ``k``-away wins the next game a gammon (``gammon_rate``) or single at even
-      chances, so ``(g * post[k - 4] + (1 - g) * post[k - 2]) / 2``, less the leader's
-      free drop at 2-away (1.5%) and 4-away (0.4%). GNU Backgammon recomputes the
+      ``k``-away wins the doubled game, a gammon (``gammon_rate`` ``g``) or single, at
+      even chances, so ``MWC(k) = (g * MWC(k - 4) + (1 - g) * MWC(k - 2)) / 2`` (1 at 0
+      or less away), less the leader's free drop at 2-away (1.5%) and 4-away (0.4%). GNU Backgammon recomputes the
       table's own last post-Crawford entry this way too (a table of ``n`` away need not
       hold the ``n``-away entry, the first legal post-Crawford score being ``n - 1``),
       and so does this.
