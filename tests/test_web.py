@@ -67,6 +67,7 @@ def test_protocol_commands_answer_as_the_protocol_does(client):
     ("/api/position", {"position": "not an id"}, 400, "invalid_notation"),
     ("/api/sessions", {"variant": "chess"}, 400, "invalid_session"),
     ("/api/sessions", {"mode": "match", "length": 0}, 400, "invalid_session"),
+    ("/api/sessions", {"mode": "match", "length": 65}, 400, "invalid_session"),
     ("/api/sessions", {"variant": "fevga", "cube": True}, 400, "invalid_session"),
     ("/api/sessions", {"ply": 3}, 400, "invalid_session"),
     ("/api/sessions", {"colour": "white"}, 400, "invalid_session"),
@@ -245,6 +246,9 @@ def test_a_backgammon_match_with_the_cube_reaches_its_length(client):
     state = client.post("/api/sessions", json={"mode": "match", "length": 3, "cube": True,
                                                "ply": 0, "seed": 11}).json()
     assert state["length"] == 3 and state["cube"]["value"] == 1
+    longest = client.post("/api/sessions", json={"mode": "match", "length": 64, "cube": True,
+                                                 "ply": 0, "seed": 11}).json()
+    assert longest["length"] == 64           # GNU Backgammon's longest, the table's reach
     end = _play_out(client, state, random.Random(11))
     assert max(end["score"].values()) >= 3 and "match" in end["result"]
     results = [e for e in end["log"] if e["who"] == "result"]

@@ -21,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.cli._decide import best_play, without_cube
+from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, describe, quote
 from engine.notation.matfile import MatchWriter, format_mat, match_header
 from engine.notation.movetext import NO_MOVE, format_move
@@ -44,7 +45,8 @@ match to ``length`` points of one game (backgammon with the cube and the Crawfor
 ``tavli``: portes, plakoto and fevga in turn to ``length`` points."""
 MAX_PLY = 2
 """The deepest search a session's engine plays at (3-ply takes seconds a move)."""
-MAX_LENGTH = 25
+MAX_LENGTH = GNUBG_LONGEST_MATCH
+"""The longest match a session plays: GNU Backgammon's, the match equity table's reach."""
 
 
 class SessionError(NardyError):
