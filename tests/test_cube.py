@@ -287,6 +287,9 @@ def test_protocol_met():
     assert r["post_crawford"] == [0.5, 0.48803]
     assert "Kazaross" in r["name"]
     assert _ask({"cmd": "met", "length": 99})["error"]["code"] == "invalid_match"
+    longest = _ask({"cmd": "met", "length": 64})      # extended as GNU Backgammon's
+    assert len(longest["pre_crawford"]) == 64 and len(longest["post_crawford"]) == 64
+    assert _ask({"cmd": "met", "length": 65})["error"]["code"] == "invalid_match"
     assert _ask({"cmd": "met"})["error"]["code"] == "missing_field"
     assert _ask({"cmd": "met", "length": None})["error"]["code"] == "invalid_match"
     g = _ask({"cmd": "met", "length": 3, "gammon_rate": 0.2})
