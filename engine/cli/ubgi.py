@@ -26,6 +26,7 @@ from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
 from engine.cube.decision import CUBE_LIMIT, CubeState, cubeful_value
+from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads
 from engine.notation.gnubg_id import (
@@ -49,7 +50,7 @@ AUTHOR = "the nardy project"
 VERSION = "0.1.0"
 MAX_LINE = 1 << 20
 """The longest command line read, in bytes; a longer one is skipped and refused."""
-MAX_MATCH = 64
+MAX_MATCH = GNUBG_LONGEST_MATCH
 """The longest match ``newsession`` accepts (GNU Backgammon's limit, and the reach of
 the match equity table, extended to it as GNU Backgammon extends its own)."""
 ID_GAMES = ("backgammon", "portes")
