@@ -292,7 +292,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
 def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
     """An ID that holds the cube in money play (a Match ID, an XGID) has its plays ranked
     as GNU Backgammon ranks them there, by cubeful money equity: with the Jacoby rule a
-    gammon counts for nothing while the cube is centred (4-3 from the start: 24/21 13/9, where
+    gammon counts for nothing while the cube is centred (4-3 from the start: 24/20 13/10, where
     the cubeless best is 13/10 13/9); the Match ID's and the XGID's rankings agree."""
     from engine.cli._decide import search_for
     from engine.cube.decision import CubeState, play_value
@@ -306,7 +306,7 @@ def test_an_id_of_money_play_ranks_by_cubeful_money_equity(capsys):
         assert main(["--position", text, "--json"]) == 0
         cands = json.loads(capsys.readouterr().out)["candidates"]
         values = [c["cubeful_equity"] for c in cands]
-        assert values == sorted(values, reverse=True) and cands[0]["move"] == "24/21 13/9"
+        assert values == sorted(values, reverse=True) and cands[0]["move"] == "24/20 13/10"
         assert all("mwc" not in c for c in cands)
         ranked.append([(c["move"], c["cubeful_equity"]) for c in cands])
     assert ranked[0] == ranked[1]

@@ -77,16 +77,19 @@ def test_the_play_is_chosen_by_cubeful_equity():
     """At double match point the play with the best winning chance, which is not the
     best cubeless money play of 4-3 from the start (13/10 13/9 there, 24/20 13/10 here); in
     money play by cubeful money equity: with the Jacoby rule (GNU Backgammon's default)
-    24/21 13/9, neither of those, a gammon counting for nothing while the cube is centred,
-    and without it the cubeless best."""
+    the play of the best cubeful value (24/20 13/10 too: a gammon counts for nothing while
+    the cube is centred), and without it the cubeless best."""
+    from engine.cube.decision import CubeState, play_value
     from engine.search.nply import Search
     plays = Search.load("backgammon").analyse(START, (4, 3), 0).candidates
     by_win = max(plays, key=lambda c: c.probabilities[0]).move
     assert by_win != plays[0].move
     dmp = board(START, dice=(4, 3), match_length=7, score=(6, 6), post_crawford=True)
     assert answer(dmp, FAST) == by_win
+    cubeful = max(plays, key=lambda c: play_value(c.probabilities, c.position,
+                                                  CubeState())[0]).move
     jacoby = answer(board(START, dice=(4, 3)), FAST)
-    assert jacoby == "24/21 13/9" and jacoby not in (by_win, plays[0].move)
+    assert jacoby == cubeful == "24/20 13/10" and jacoby != plays[0].move
     assert answer(board(START, dice=(4, 3)), replace(FAST, jacoby=False)) == plays[0].move
 
 

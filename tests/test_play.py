@@ -153,9 +153,9 @@ def test_the_terminal_engine_plays_a_match_for_the_score():
     assert engine.cubeful(CubeState()) and engine.cubeful(dmp)
     assert not engine.cubeful(None) and not engine.cubeful(CubeState(match_length=65))
     # money play with the Jacoby rule: a gammon counts for nothing while the cube is
-    # centred, and 24/21 13/9 is best by cubeful equity
+    # centred, and 24/20 13/10 is best by cubeful equity
     assert format_move(start, succ[engine.choose(start, (4, 3), succ, CubeState())],
-                       (4, 3)) == "24/21 13/9"
+                       (4, 3)) == "24/20 13/10"
 
 
 def test_a_match_without_the_cube_still_plays_for_the_score(monkeypatch):

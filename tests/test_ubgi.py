@@ -242,7 +242,7 @@ def test_the_play_is_chosen_by_cubeful_equity():
     """At double match point (6-6 in a match to 7) the play with the best winning
     chance (24/20 13/10 for 4-3 from the start), not the cubeless money best (13/10 13/9),
     and its match winning chance on the eval line; in money play by cubeful money
-    equity: 24/21 13/9 with the Jacoby rule (a gammon counts for nothing while the cube is
+    equity: 24/20 13/10 with the Jacoby rule (a gammon counts for nothing while the cube is
     centred), the cubeless best without it."""
     from engine.search.nply import Search
     plays = Search.load("backgammon").analyse(Position.start(), (4, 3), 0).candidates
@@ -256,7 +256,7 @@ def test_the_play_is_chosen_by_cubeful_equity():
     assert out[-1] == "bestmove " + move_payload(start, by_win.position, (4, 3))
     mwc = re.search(r" mwc (\S+) ", out[-2])
     assert mwc and float(mwc[1]) == pytest.approx(by_win.probabilities[0], abs=1e-4)
-    cubeful = next(c for c in plays if c.move == "24/21 13/9")
+    cubeful = next(c for c in plays if c.move == "24/20 13/10")
     for jacoby, best in (("on", cubeful), ("off", plays[0])):
         s = session()
         silent(s, f"newsession type money jacoby {jacoby}", "position gnubgid 4HPwATDgc/ABMA",
