@@ -1053,6 +1053,9 @@ class _Tree:
                 if rank is not None:            # the caller's values, e.g. match equity
                     key = eq.copy()
                     key[alive] = rank(kids[alive], probs[alive])
+                    # ties in them (every play at a pass's -1) go to the better cubeless
+                    # equity, as Search.analyse orders its plays (the filter is stable)
+                    alive = alive[np.argsort(-eq[alive], kind="stable")]
                 m = _filter(key, alive, len(alive), int(fkeep[depth]),
                             float(fwithin[depth]))
                 alive = alive[:m].copy()
