@@ -753,6 +753,37 @@ def test_supervised_command_refuses_bad_out_and_data_in_one_line(tmp_path, capsy
     assert not (tmp_path / "out").exists()
 
 
+def test_supervised_trains_and_measures_on_the_classes_asked_for(tmp_path, capsys):
+    """``--classes race,bearoff`` (a race network's data): the run trains on those rows of
+    the sets alone, ``--errors`` measures on them alone, and an unknown class or one the
+    sets lack is refused in one line before any training."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import main
+    ps = _labelled(200, seed=5)
+    races = np.isin(ps.klass, [RACE, BEAROFF])
+    assert 10 < races.sum() < len(ps)
+    lab = str(ps.save(tmp_path / "L.npz"))
+    assert main(["--data", lab, "--classes", "race,bearoff", "--errors",
+                 "models/backgammon.npz"]) == 0
+    report = json.loads(capsys.readouterr().out.split(": ", 1)[1])
+    assert {k for k in report if k.startswith("class:")} <= {"class:race", "class:bearoff"}
+    assert main(["--data", lab, "--classes", "race,bearoff", "--out", str(tmp_path / "r"),
+                 *SMALL]) == 0
+    card = json.loads((tmp_path / "r" / "model.json").read_text())
+    assert card["info"]["positions"] == int(races.sum())
+    assert "--classes race,bearoff" in card["info"]["command"]
+    only = str(ps.subset(ps.klass == CONTACT).save(tmp_path / "C.npz"))
+    capsys.readouterr()
+    for argv, why in ((["--data", lab, "--classes", "races"], "class 'races': expected one "
+                                                              "of contact"),
+                      (["--data", only, "--classes", "race"], "no positions of those "
+                                                              "classes")):
+        assert main([*argv, "--out", str(tmp_path / "x"), *SMALL]) == 2, why
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and why in err, err
+    assert not (tmp_path / "x").exists()
+
+
 def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys):
     """A folder for --out, no positions asked for or none met, rollout settings without
     --rollout: usage errors, not tracebacks or empty files; a model of another game is

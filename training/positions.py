@@ -87,6 +87,23 @@ def class_codes(names) -> list[int]:
     return codes
 
 
+def class_option(text: str) -> list[str]:
+    """The class names of a ``--classes`` option (comma-separated; '' for all: an empty
+    list); a blank list or an unknown name raises :class:`PositionSetError` naming the
+    option and the classes there are."""
+    if not text:
+        return []
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise PositionSetError(f"--classes {quote(text)}: expected some of "
+                               f"{', '.join(CLASSES)}")
+    try:
+        class_codes(names)
+    except PositionSetError as exc:
+        raise PositionSetError(f"--classes: {exc}") from None
+    return names
+
+
 def classify(states: np.ndarray) -> np.ndarray:
     """The class code (:data:`CLASSES`) of each state row (backgammon geometry)."""
     s = np.asarray(states).reshape(-1, L.STATE_LEN).astype(np.int64)
@@ -460,16 +477,7 @@ def main(argv=None) -> int:
         ap.error("--games 0 and --setups 0: no positions to sample")
     try:
         set_output(args.out)
-        names = []                  # --classes, checked before the games are sampled
-        if args.classes:
-            names = [c.strip() for c in args.classes.split(",") if c.strip()]
-            if not names:
-                raise PositionSetError(f"--classes {quote(args.classes)}: expected some of "
-                                       f"{', '.join(CLASSES)}")
-            try:
-                class_codes(names)
-            except PositionSetError as exc:
-                raise PositionSetError(f"--classes: {exc}") from None
+        names = class_option(args.classes)   # checked before the games are sampled
         net = Network.load(args.model)
         t = time.time()
         parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,

@@ -71,7 +71,7 @@ from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
 from engine.rules import _layout as L
 from engine.rules.scoring import N_OUTPUTS, equities
-from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError
+from training.positions import CLASSES, SOURCES, PositionSet, PositionSetError, class_option
 
 
 class SupervisedError(NardyError):
@@ -790,6 +790,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="run folder (required unless --errors)")
     ap.add_argument("--errors", nargs="+", metavar="MODEL",
                     help="print each model's equity error on --data instead of training")
+    ap.add_argument("--classes", default="",
+                    help="train (or with --errors measure) on these classes of the sets "
+                         "only, comma-separated (" + ", ".join(CLASSES) + "; a race "
+                         "network: race,bearoff); default: all")
     ap.add_argument("--no-resume", action="store_true",
                     help="start afresh: refused where --out already holds a run")
     d = Settings()
@@ -801,7 +805,13 @@ def main(argv=None) -> int:
             if not args.out:
                 raise SupervisedError("--out (the run folder) is required to train")
             _check_folder(Path(args.out), not args.no_resume)    # before any work
+        names = class_option(args.classes)          # before the sets are read
         data = load_labelled(args.data)
+        if names:
+            data = data.of_classes(names)
+            if len(data) == 0:
+                raise SupervisedError(f"--classes {args.classes}: no positions of those "
+                                      f"classes in --data")
         if args.errors:
             for m in args.errors:
                 print(f"{m}: {json.dumps(errors(Network.load(m), data))}")
