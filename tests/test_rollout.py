@@ -307,7 +307,7 @@ def test_a_cube_decision_rolled_out_as_two_lines_on_the_same_dice(search):
         assert r.equities["double_take"] == pytest.approx(d.double_take, abs=1e-9)
         assert r.action == d.action == "double_pass"
         assert (r.mwc is None) == cube.money
-    race = Position.from_literal("x 10:3 6:4 5:4 4:4; o 9:3 7:4 6:4 5:4")
+    race = Position.from_literal("x 10:3 7:1 6:3 5:4 4:4; o 9:3 7:4 6:4 5:4")   # 91 v 99 pips
     assert analyse_cube(race, CubeState(), probs).action == "double_take"
     settings = RolloutSettings(trials=72, truncate=4)
     r = Rollout(search).cube_decision(race, CubeState(), settings)

@@ -19,7 +19,7 @@ from engine.movegen.generate import successors
 from engine.rules import _layout as L, states as state_rows
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
-from engine.rules.variants import VARIANTS, get_rules
+from engine.rules.variants import MOTHER_NONE, VARIANTS, get_rules
 from engine.search import nply
 from engine.search.nply import (
     MoveFilter,
@@ -60,25 +60,42 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
-def sane_probs(probs, variant):
+def sane_probs(probs, positions):
     """The slow reference of :func:`engine.eval.network.sane`: the network's outputs
-    ``probs`` (n x 5) as the evaluator makes them chances of ``variant``'s game (a
-    copy): in cumulative order, no backgammons where the game has no 3-point result."""
+    ``probs`` (n x 5) for ``positions`` as the evaluator makes them chances (a copy): in
+    cumulative order, no backgammons where the game has no 3-point result, and none of
+    the results a position rules out: no gammon lost by a side that has borne off a
+    checker (where only the gammon scores 2, no mother checker), no backgammon lost in
+    backgammon by a side with no checker on the bar or in the opponent's home board
+    once contact is over."""
+    positions = list(positions)
     p = np.array(probs, dtype=np.float64, ndmin=2)
     p[:, 1] = np.minimum(p[:, 1], p[:, 0])
     p[:, 2] = np.minimum(p[:, 2], p[:, 1])
     p[:, 3] = np.minimum(p[:, 3], 1 - p[:, 0])
     p[:, 4] = np.minimum(p[:, 4], p[:, 3])
-    rules = get_rules(variant)
+    rules = get_rules(positions[0].variant)
     if not (rules.backgammon_triple or rules.koks or rules.home_mars):
         p[:, 2] = p[:, 4] = 0
+    for i, pos in enumerate(positions):
+        s = pos.to_array()
+        if rules.mother == MOTHER_NONE:
+            if s[L.ME + L.OFF] > 0:
+                p[i, 3] = p[i, 4] = 0
+            if s[L.THEM + L.OFF] > 0:
+                p[i, 1] = p[i, 2] = 0
+        if rules.backgammon_triple and is_race(pos):
+            if not any(s[L.ME + q] for q in range(19, 26)):        # 25: the bar
+                p[i, 4] = 0
+            if not any(s[L.THEM + q] for q in range(19, 26)):
+                p[i, 2] = 0
     return p
 
 
 def sane_equities(net, positions):
     """Equities of ``net``'s outputs as the evaluator makes them chances
     (:func:`sane_probs`)."""
-    return equities(sane_probs(net.probabilities(positions), net.variant))
+    return equities(sane_probs(net.probabilities(positions), positions))
 
 
 def slow_ranking(rank, kids, parent):
@@ -271,6 +288,28 @@ def raced(search):
                   SearchSettings(prune=True, prune_keep=1))
 
 
+def test_the_evaluator_rules_out_what_a_position_cannot_give(raced):
+    """Zero, where the networks give small positive outputs: no backgammon lost by a side
+    with no checker on the bar or in the opponent's home board once contact is over, no
+    gammon won against a side that has borne off a checker; with contact left, or a
+    checker back, the network's chance stays."""
+    ev = raced.evaluator
+    far = Position.from_literal("x 18:5 17:5 16:5; o 6:4 5:4 4:4 3:3")   # a race
+    assert is_race(far) and ev.race.probabilities([far])[0][4] > 0
+    assert ev.probabilities([far])[0][4] == 0.0
+    off = Position.from_literal("x 18:5 17:5 16:5; o 6:4 5:4 4:3")       # o has borne off 3
+    assert ev.race.probabilities([off])[0][1] > 0
+    assert ev.probabilities([off])[0][1:3].tolist() == [0.0, 0.0]
+    back = Position.from_literal("x 19:1 18:4 17:5 16:5; o 5:4 4:4 3:4 2:3")  # one in o's home
+    assert is_race(back) and ev.probabilities([back])[0][4] > 0
+    contact = Position.from_literal("x 24:2 18:3 17:5 16:5; o 6:5 5:5 4:5")
+    assert not is_race(contact) and ev.probabilities([contact])[0][4] > 0
+    # inside the search too: after any play of x's 6-5, o (to roll) wins no backgammon
+    for ply in (0, 1):
+        for kid in successors(far, (6, 5)):
+            assert raced.evaluate(kid, ply).probabilities[2] == 0.0
+
+
 def test_race_network_rates_the_races(search, raced):
     ev = raced.evaluator
     race = [p for p, _ in _golden("race", 3)]
@@ -279,9 +318,9 @@ def test_race_network_rates_the_races(search, raced):
     assert all(is_race(p) for p in race + home) and not any(is_race(p) for p in contact)
     assert bearoff.applies(home[0]) and not any(bearoff.applies(p) for p in race)
     assert np.allclose(ev.probabilities(race), sane_probs(ev.race.probabilities(race),
-                                                          ev.variant), atol=1e-6)
+                                                          race), atol=1e-6)
     assert np.allclose(ev.probabilities(contact),
-                       sane_probs(ev.network.probabilities(contact), ev.variant), atol=1e-6)
+                       sane_probs(ev.network.probabilities(contact), contact), atol=1e-6)
     assert np.allclose(ev.probabilities(home), search.evaluator.probabilities(home))
     # inside the search: replies to a race ranked and valued by the race network, a
     # contact position's plays by the network (a play that leaves a race is valued by
@@ -556,7 +595,7 @@ def test_pending_segment_is_its_own_decision():
     kids = successors(pos, None)
     assert len(kids) > 1 and all(k.pending == () for k in kids)
     assert s.evaluate(pos, 0).probabilities == pytest.approx(
-        tuple(sane_probs(net.probabilities([pos]), pos.variant)[0]), abs=1e-6)
+        tuple(sane_probs(net.probabilities([pos]), [pos])[0]), abs=1e-6)
     best = max(s.evaluate(k, 1).equity for k in kids)
     assert s.evaluate(pos, 1).equity == pytest.approx(best, abs=1e-9)
     a = s.analyse(pos, None, ply=1)

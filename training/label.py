@@ -100,8 +100,8 @@ def _label(job):
     # chance the game can have, as the evaluator's values are (network.sane)
     out = np.clip(adjusted.mean(axis=1), 0.0, 1.0)
     sc = score_table(_search.evaluator.rules)
-    for row in out:
-        sane(row, sc)
+    for row, state in zip(out, states):
+        sane(row, sc, state)
     return lo, out.astype(np.float32)
 
 

@@ -13,6 +13,12 @@ the five outputs of :data:`engine.rules.scoring.OUTPUTS`:
   engine's own search over the bear-off tables (training/README.md);
 * anything else gets the network.
 
+A network's outputs are then made chances the position can have
+(:func:`engine.eval.network.sane`, after GNU Backgammon's sanity check): cumulative
+order, no backgammons in a game without them, no gammon lost by a side that has borne
+off, and in backgammon no backgammon lost by a side clear of the opponent's home board
+once contact is over.
+
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
 and raises :class:`NoModelError` ("no trained model for long_nardy yet") for a game
 that has none. The numba search (:mod:`engine.search.nply`) reads the same pieces as
@@ -186,7 +192,7 @@ def static_probs(states, n, net, ctx, probs):
             h = h_race if raced else h_net
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             output_probs(h, w2, b2, o32)
-            sane(o32, scores)
+            sane(o32, scores, states[r])
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]
         for k in range(N_OUTPUTS):

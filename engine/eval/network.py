@@ -56,13 +56,14 @@ from engine.rules.scoring import (
     OUTPUTS,
     S_HOME_MARS,
     S_KOKS,
+    S_MOTHER,
     S_TRIPLE,
     equity,
     result_probs,
     score_table,
 )
 from engine.rules.states import check_states
-from engine.rules.variants import VARIANTS, get_rules
+from engine.rules.variants import MOTHER_NONE, VARIANTS, get_rules
 
 FORMAT = "nardy-td-network"
 """The ``format`` field of every model card."""
@@ -340,14 +341,15 @@ def output_probs(h, w2, b2, o):
 
 
 @njit(inline="always", **FAST)
-def sane(o, sc):
-    """The network's outputs ``o`` made chances a game of score table ``sc`` can have,
-    as GNU Backgammon's sanity check makes them: the evaluator's and the search's
-    values pass through it (the learning and the self-play loop read the network's
-    own outputs). Five independent sigmoids need not be in order: a plakoto network
-    gave win_gammon 0.94 above win 0.85."""
+def sane(o, sc, s):
+    """The network's outputs ``o`` for state ``s`` made chances a game of score table
+    ``sc`` can have there, as GNU Backgammon's sanity check makes them: the evaluator's
+    and the search's values pass through it (the learning and the self-play loop read
+    the network's own outputs). Five independent sigmoids need not be in order: a
+    plakoto network gave win_gammon 0.94 above win 0.85."""
     in_order(o)
     no_triples(o, sc)
+    ruled_out(o, sc, s)
 
 
 @njit(inline="always", **FAST)
@@ -364,6 +366,41 @@ def in_order(o):
         o[3] = lose
     if o[4] > o[3]:
         o[4] = o[3]
+
+
+@njit(inline="always", **FAST)
+def ruled_out(o, sc, s):
+    """Zero the chances in ``o`` of results state ``s`` rules out: a side that has borne
+    off a checker loses no gammon (in the games whose only 2-point result is the
+    gammon: not where pinning the mother checker wins 2); and in backgammon, with no
+    contact left, a side with no checker on the bar or in the opponent's home board
+    loses no backgammon. A race network gave a backgammon 0.0004 where none can
+    happen, enough to refuse a resignation of a certain gammon."""
+    if sc[S_MOTHER] == MOTHER_NONE:
+        if s[L.ME + L.OFF] > 0:
+            o[3] = 0
+            o[4] = 0
+        if s[L.THEM + L.OFF] > 0:
+            o[1] = 0
+            o[2] = 0
+    if sc[S_TRIPLE]:
+        mine = 25 if s[L.ME + L.BAR] else 0       # each side's rearmost checker, own
+        if mine == 0:                             # numbering (bar 25)
+            for p in range(24, 0, -1):
+                if s[L.ME + p]:
+                    mine = p
+                    break
+        theirs = 25 if s[L.THEM + L.BAR] else 0
+        if theirs == 0:
+            for p in range(24, 0, -1):
+                if s[L.THEM + p]:
+                    theirs = p
+                    break
+        if mine + theirs <= 25:                   # no contact (their q is my 25 - q)
+            if mine < 19:
+                o[4] = 0
+            if theirs < 19:
+                o[2] = 0
 
 
 @njit(inline="always", **FAST)

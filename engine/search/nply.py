@@ -381,7 +381,7 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq, spac
     hidden_deltas(ref, h_ref, kids, rated, m, w1t, uidx, uval, fidx, hs, work)
     outputs_batch(hs, m, w2, b2, o32)
     for j in range(m):
-        sane(o32[j], scores)
+        sane(o32[j], scores, kids[rated[j]])
         for k in range(N_OUTPUTS):
             probs[rated[j], k] = o32[j, k]
     for i in range(n):
