@@ -49,6 +49,7 @@ from engine.eval.encoding import (
     get_encoder,
 )
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
+from engine.eval.pubeval import _is_race
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.scoring import (
@@ -383,24 +384,21 @@ def ruled_out(o, sc, s):
         if s[L.THEM + L.OFF] > 0:
             o[1] = 0
             o[2] = 0
-    if sc[S_TRIPLE]:
-        mine = 25 if s[L.ME + L.BAR] else 0       # each side's rearmost checker, own
-        if mine == 0:                             # numbering (bar 25)
-            for p in range(24, 0, -1):
-                if s[L.ME + p]:
-                    mine = p
-                    break
-        theirs = 25 if s[L.THEM + L.BAR] else 0
-        if theirs == 0:
-            for p in range(24, 0, -1):
-                if s[L.THEM + p]:
-                    theirs = p
-                    break
-        if mine + theirs <= 25:                   # no contact (their q is my 25 - q)
-            if mine < 19:
-                o[4] = 0
-            if theirs < 19:
-                o[2] = 0
+    if sc[S_TRIPLE] and _is_race(s):
+        if not _back(s, L.ME):
+            o[4] = 0
+        if not _back(s, L.THEM):
+            o[2] = 0
+
+
+@njit(inline="always", **FAST)
+def _back(s, side):
+    """Whether the side whose block of ``s`` starts at ``side`` has a checker on the bar
+    or in the opponent's home board (its own points 19..24)."""
+    for p in range(19, L.BAR + 1):
+        if s[side + p]:
+            return True
+    return False
 
 
 @njit(inline="always", **FAST)
