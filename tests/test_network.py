@@ -199,7 +199,7 @@ def test_extended_features_match_their_definition():
               + [s for s, _ in playout_states(100, seed=4)])
     for s in states:
         f = extended_features(s)
-        assert len(f) == N_EXTENDED
+        assert len(f) == N_EXTENDED     # the inputs 21.. below
         np.testing.assert_allclose(f[:13], features(s), rtol=1e-6, atol=1e-6)
         mine, theirs = slow_exposure(s, L.ME, L.THEM), slow_exposure(s, L.THEM, L.ME)
         np.testing.assert_allclose(f[13:19], [mine[0], theirs[0], mine[1], theirs[1],
@@ -212,8 +212,72 @@ def test_extended_features_match_their_definition():
     # every roll with a 1, 3 or 5 (27) and 6-4 by way of an open point (2)
     blot = Position.from_literal("x 4:1 6:5 8:3 13:6; o 24:2 22:1 13:5 8:2 6:5").to_array()
     f = extended_features(blot)
-    np.testing.assert_allclose(f[13:], [20 / 36, 29 / 36, 0, 0, 20 * 21 / 864,
+    np.testing.assert_allclose(f[13:21], [20 / 36, 29 / 36, 0, 0, 20 * 21 / 864,
                                         29 * 3 / 864, 0, 0], rtol=1e-6)
+
+
+def slow_structure(s, side, other):
+    """Timing, free pips, mobility, moment, backbone, forward anchor and the three
+    pieces of checkers off of ``side`` (inputs 21.. of ``extended_features``, each
+    side's value in turn), from their definitions in :mod:`engine.eval.features`."""
+    n = {p: int(s[side + p]) for p in range(1, 26)}
+    their = [q for q in range(1, 26) if s[other + q]]
+    line = 25 - max(their)                 # their rearmost checker, in my numbering
+    closed = {25 - q for q in range(1, 25) if s[other + q] >= 2}
+
+    def escapes(p):
+        return sum(1 for a in range(1, 7) for b in range(1, 7)
+                   if p - a - b not in closed and not (p - a in closed and p - b in closed))
+
+    counted = {p: n[p] if p == 25 or p <= max(line, 12) or n[p] < 2 else n[p] - 2
+               for p in range(7, 26)}
+    spare = sum(counted.values())
+    pips = sum(p * k for p, k in counted.items())
+    for p in range(6, 0, -1):
+        if n[p] > 2:
+            spare, pips = spare + n[p] - 2, pips + p * (n[p] - 2)
+        elif spare >= 2 - n[p]:
+            spare, pips = spare - (2 - n[p]), pips - p * (2 - n[p])
+    checkers = [p for p in range(1, 26) for _ in range(n[p])]
+    mean = sum(checkers) / len(checkers) if checkers else 0
+    above = [p for p in checkers if p > mean]
+    made = [p for p in range(24, 0, -1) if n[p] >= 2]
+    pairs = list(zip(made, made[1:]))
+
+    def close(d):
+        return 11 if d <= 6 else 13 - d if d <= 11 else 0
+
+    held = sum(n[a] for a, _ in pairs)
+    home = [p for p in range(19, 25) if n[p] >= 2]
+    outfield = [p for p in range(13, 19) if n[p] >= 2]
+    anchor = (25 - min(home)) / 6 if home else (25 - max(outfield)) / 6 if outfield else 2
+    off = int(s[side + L.OFF])
+    return [max(pips, 0) / 100, sum(p for p in checkers if p < line) / 100,
+            sum((p - 6) * escapes(p) for p in checkers if p > 6) / 3600,
+            (sum((p - mean) ** 2 for p in above) / len(above) if above else 0) / 400,
+            1 - sum(close(a - b) * n[a] for a, b in pairs) / (11 * held) if held else 0,
+            anchor, min(off, 5) / 5, min(max(off - 5, 0), 5) / 5, max(off - 10, 0) / 5]
+
+
+def test_structure_features_match_their_definition():
+    from engine.eval.features import N_EXTENDED, extended_features
+    rng = np.random.default_rng(39)
+    states = ([random_state(rng) for _ in range(200)] + [Position.start().to_array()]
+              + [s for s, _ in playout_states(100, seed=5)])
+    for s in states:
+        f = extended_features(s)
+        assert len(f) == N_EXTENDED == 39
+        mine, theirs = slow_structure(s, L.ME, L.THEM), slow_structure(s, L.THEM, L.ME)
+        want = [v for pair in zip(mine, theirs) for v in pair]
+        np.testing.assert_allclose(f[21:], want, rtol=1e-5, atol=1e-6)
+    # the opening: 13 spares' pips less the five empty home points' (53); the next
+    # made point 11, 5 and 2 pips in front of the 24, 13 and 8 points (2, 5 and 3
+    # checkers); the 24 point is the opponent's 1
+    f = extended_features(Position.start().to_array())
+    np.testing.assert_allclose(f[21:33:2], [0.53, 0, f[25], f[27], 1 - 92 / 110, 1 / 6],
+                               rtol=1e-6)
+    np.testing.assert_allclose(f[27], (2 * (24 - 167 / 15) ** 2 + 5 * (13 - 167 / 15) ** 2)
+                               / 7 / 400, rtol=1e-5)
 
 
 def test_f13_encoder_extends_f5():
@@ -227,11 +291,11 @@ def test_f13_encoder_extends_f5():
 
 def test_reencoded_network_keeps_its_values():
     from engine.eval.encoding import extends
-    names = ["tesauro198", "tesauro198+f5", "tesauro198+f13", "tesauro198+f21", "nardy255",
-             "nardy255+m14"]
+    names = ["tesauro198", "tesauro198+f5", "tesauro198+f13", "tesauro198+f21",
+             "tesauro198+f39", "nardy255", "nardy255+m14"]
+    fs = ["tesauro198+f5", "tesauro198+f13", "tesauro198+f21", "tesauro198+f39"]
     grows = {("tesauro198", b) for b in names} | {
-        ("tesauro198+f5", "tesauro198+f13"), ("tesauro198+f5", "tesauro198+f21"),
-        ("tesauro198+f13", "tesauro198+f21"), ("nardy255", "nardy255+m14")}
+        (a, b) for i, a in enumerate(fs) for b in fs[i + 1:]} | {("nardy255", "nardy255+m14")}
     for a in names:
         for b in names:
             want = a == b or (a, b) in grows
@@ -406,7 +470,8 @@ def test_nardy255m14_is_nardy255_plus_family_features():
 
 @pytest.mark.parametrize("variant, encoder", [
     ("backgammon", "tesauro198+f5"), ("backgammon", "tesauro198+f13"),
-    ("backgammon", "tesauro198+f21"), ("gul_bara", "nardy255+m14")])
+    ("backgammon", "tesauro198+f21"), ("backgammon", "tesauro198+f39"),
+    ("gul_bara", "nardy255+m14")])
 def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     """The forward chooses the hand-crafted feature set by the type of the encoder's
     feature index (when it is compiled); a full forward equals the encoding by its
@@ -421,10 +486,10 @@ def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     )
     enc = get_encoder(encoder)
     family = encoder.endswith("+m14")
-    extended = encoder.endswith("+f21")
+    extended = encoder.endswith(("+f21", "+f39"))
     assert (enc.feature_index.dtype == FAMILY_INDEX) == family
     assert (enc.feature_index.dtype == EXTENDED_INDEX) == extended
-    assert not extended or enc.n_inputs == 198 + N_EXTENDED
+    assert not extended or enc.n_inputs == 198 + int(encoder[-2:]) <= 198 + N_EXTENDED
     net = Network.create(variant, 8, encoder=encoder, rng=np.random.default_rng(5),
                          scale=0.5)
     w1t, b1, _, _ = net.arrays()

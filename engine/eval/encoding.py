@@ -182,11 +182,17 @@ TESAURO198F13 = _with_features(TESAURO198, N_FEATURES)
 rearmost checker and chance to dance): 211 inputs."""
 
 
-TESAURO198F21 = _with_features(TESAURO198, N_EXTENDED, EXTENDED_INDEX)
+TESAURO198F21 = _with_features(TESAURO198, 21, EXTENDED_INDEX)
 """Tesauro's 198 inputs plus the 21 of :func:`engine.eval.features.extended_features`:
 ``tesauro198+f13``'s, then each side's exposure to hits with the points in between
 checked (hit, double hit, pip loss) and back game: 219 inputs. Its first 211 are
 ``tesauro198+f13``'s, so such a network seeds it (``--init``)."""
+
+TESAURO198F39 = _with_features(TESAURO198, N_EXTENDED, EXTENDED_INDEX)
+"""Tesauro's 198 inputs plus all :data:`~engine.eval.features.N_EXTENDED` of
+:func:`engine.eval.features.extended_features`: ``tesauro198+f21``'s, then each side's
+timing, free pips, mobility, moment, backbone, forward anchor and checkers off in three
+pieces: 237 inputs. Its first 219 are ``tesauro198+f21``'s, so such a network seeds it."""
 
 
 def _nardy255() -> Encoder:
@@ -236,7 +242,7 @@ for gul bara, whose cascades pass the dice a player cannot play to the opponent:
 inputs. Its first 255 are :data:`NARDY255`'s, so a ``nardy255`` network can seed it."""
 
 ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, TESAURO198F21,
-                                NARDY255, NARDY255M14)}
+                                TESAURO198F39, NARDY255, NARDY255M14)}
 """Every encoder by name."""
 
 

@@ -48,6 +48,31 @@ game:
 19. ``my_back_game``: 1 when I hold two or more points in the opponent's home board;
 20. ``their_back_game``.
 
+and then eighteen more on the timing and shape of each side's army (``tesauro198+f39``),
+mine and the opponent's in turn, as GNU Backgammon's contact inputs describe such
+things (each side's points in its own numbering, the bar 25; "passed" checkers are
+those on points below the opponent's rearmost checker):
+
+21, 22. ``timing``: the pips the side can play before it must break a point it holds:
+   every checker on the bar, on points 7..12 and on the points up to the opponent's
+   rearmost checker counts with its point; behind the opponent's rearmost checker (and
+   above 12) a point of two holds (an anchor) and only the checkers beyond two count
+   (a blot counts); in the home board checkers beyond two count, and each checker a
+   point of 1..6 lacks for two is taken back at that point while counted ones remain;
+   at least 0, / 100;
+23, 24. ``free_pips``: the pips of the passed checkers, / 100;
+25, 26. ``mobility``: over the checkers on points 7..25, the point less 6 times the
+   escapes of :func:`features` from that point, summed, / 3600;
+27, 28. ``moment``: the mean squared distance above the mean point of the checkers
+   beyond it (bar 25, borne-off checkers left out), / 400;
+29, 30. ``backbone``: 1 less the checker-weighted mean closeness of each made point to
+   the next made point in front of it (11 for 6 pips or fewer, ``13 - d`` for ``d`` of
+   7 to 11, 0 beyond), / 11; 0 with fewer than two made points;
+31, 32. ``forward_anchor``: the most advanced point held in the opponent's home board,
+   as the opponent's point / 6, else the held point of its outfield nearest it, else 2;
+33 .. 38. ``off_a``, ``off_b``, ``off_c``: the checkers borne off in three pieces of
+   five, each / 5 (mine and the opponent's in turn).
+
 An opponent with checkers on the bar shoots only with an entering checker (unlike
 ``my_shots``, which counts every opposing checker), and with two dice only if two are on
 the bar. These are counts of shots, not of legal plays: with two or more checkers on the
@@ -96,7 +121,7 @@ N_FEATURES = 13
 N_FAMILY = 14
 """Inputs :func:`family_features` gives (an encoder uses all of them)."""
 
-N_EXTENDED = 21
+N_EXTENDED = 39
 """Inputs :func:`extended_features` gives (an encoder uses all of them)."""
 
 
@@ -325,8 +350,79 @@ def extended_features(s):
                    th_bar != 1)
     th = _exposure(np.int64(1) if my_bar > 0 else my_occ_x, th_made, th_blots,
                    my_bar != 1)
+    mine = _structure(s, L.ME, L.THEM, th_made_x, _highest(th_occ))
+    theirs = _structure(s, L.THEM, L.ME, my_made_x, _highest(my_occ))
     return base + (me[0], th[0], me[1], th[1], me[2], th[2],
-                   _back_game(my_made), _back_game(th_made))
+                   _back_game(my_made), _back_game(th_made),
+                   mine[0], theirs[0], mine[1], theirs[1], mine[2], theirs[2],
+                   mine[3], theirs[3], mine[4], theirs[4], mine[5], theirs[5],
+                   mine[6], theirs[6], mine[7], theirs[7], mine[8], theirs[8])
+
+
+@njit(cache=True)
+def _structure(s, side, other, closed, their_rear):
+    """The timing and shape of ``side``'s army (``closed``: the other side's made
+    points in ``side``'s numbering; ``their_rear``: the other side's rearmost point in
+    its own): ``(timing, free_pips, mobility, moment, backbone, forward_anchor, off_a,
+    off_b, off_c)``, the inputs 21.. of :func:`extended_features`. One pass from the
+    bar down (the moment's a second)."""
+    line = 25 - their_rear             # my checkers below this point have passed
+    top = line if line > 12 else 12    # above it, and above 12, a point of two holds
+    free = total = count = 0
+    mobility = 0
+    spare = pips = 0                   # timing: the spares and their pips
+    weight = held = upper = 0          # backbone
+    home_anchor = out_anchor = 0
+    for p in range(25, 0, -1):
+        n = np.int64(s[side + p])
+        if n >= 2 and p < 25:
+            if upper:
+                d = upper - p
+                c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
+                weight += c * s[side + upper]
+                held += s[side + upper]
+            upper = p
+            if p >= 19:
+                home_anchor = p
+            elif p >= 13 and out_anchor == 0:
+                out_anchor = p
+        if p > 6:
+            if n:
+                mobility += (p - 6) * n * np.int64(_ESCAPES[_window(closed, p)])
+                k = n if (p == 25 or p <= top or n < 2) else n - 2
+                spare += k
+                pips += k * p
+        elif n > 2:
+            spare += n - 2
+            pips += (n - 2) * p
+        elif spare >= 2 - n:
+            spare -= 2 - n
+            pips -= (2 - n) * p
+        total += n * p
+        count += n
+        if p < line:
+            free += n * p
+    moment = 0.0
+    if count:
+        mean = total / count
+        above = 0
+        for p in range(25, 0, -1):
+            if p <= mean:
+                break
+            n = s[side + p]
+            above += n
+            moment += n * (p - mean) * (p - mean)
+        if above:
+            moment /= above
+    timing = max(pips, 0) / 100.0
+    backbone = 1.0 - weight / (held * 11.0) if held else 0.0
+    anchor = ((25 - home_anchor) / 6.0 if home_anchor
+              else (25 - out_anchor) / 6.0 if out_anchor else 2.0)
+    off = s[side + L.OFF]
+    return (np.float32(timing), np.float32(free / 100.0), np.float32(mobility / 3600.0),
+            np.float32(moment / 400.0), np.float32(backbone), np.float32(anchor),
+            np.float32(min(off, 5) / 5.0), np.float32(min(max(off - 5, 0), 5) / 5.0),
+            np.float32(max(off - 10, 0) / 5.0))
 
 
 FAMILY_INDEX = np.int32
