@@ -526,6 +526,32 @@ def test_a_widened_network_plays_as_the_one_it_widens():
                                net.probabilities_of_arrays(states), atol=1e-6)
 
 
+def test_a_reencoded_initial_network_starts_from_its_play(tmp_path):
+    """``reencode``: the initial network reads a wider encoder's inputs, zero weights on
+    the new ones, and trains from there; an encoder that does not extend it is refused
+    by name, as is ``reencode`` without ``init``."""
+    pytest.importorskip("torch", reason="torch (the 'train' extra) not installed")
+    from training.supervised import Settings, SupervisedError, train
+    net = Network.create("backgammon", 6, "tesauro198+f21", np.random.default_rng(3),
+                         scale=0.3)
+    init = tmp_path / "init.npz"
+    net.save(init)
+    ps = setup_positions_set("backgammon", 60, seed=5)
+    ps.targets = net.probabilities_of_arrays(ps.states)
+    s = Settings(init=str(init), reencode="tesauro198+f39", epochs=1, batch=32, lr=1e-9,
+                 seed=1)
+    train(ps, tmp_path / "run", s, log=lambda m: None)
+    got = Network.load(tmp_path / "run" / "model.npz")
+    assert got.encoder.name == "tesauro198+f39" and got.sizes == "237-6-5"
+    np.testing.assert_allclose(got.probabilities_of_arrays(ps.states), ps.targets,
+                               atol=1e-4)
+    with pytest.raises(SupervisedError, match=r"reencode = 'tesauro198\+f13'.*cannot read"):
+        train(ps, tmp_path / "back", Settings(**{**s.__dict__, "reencode": "tesauro198+f13"}),
+              log=lambda m: None)
+    with pytest.raises(SupervisedError, match=r"reencode = 'tesauro198\+f39': needs init"):
+        Settings(reencode="tesauro198+f39").check()
+
+
 def test_supervised_runs_keep_what_they_would_have_lost(tmp_path):
     """A supervised run refuses a self-play run's folder, resuming on other data, a
     fresh start (``resume=False``) over a run's best network, and settings it cannot

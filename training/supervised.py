@@ -67,7 +67,7 @@ import numpy as np
 from engine.cli._common import folder_lock, output_folder, writing
 from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import encoder_problem, get_encoder
-from engine.eval.network import Network, atomic_savez, check_hidden, read_npz
+from engine.eval.network import Network, NetworkFileError, atomic_savez, check_hidden, read_npz
 from engine.movegen.generate import usable_cores
 from engine.rules import _layout as L
 from engine.rules.scoring import N_OUTPUTS, equities
@@ -91,6 +91,11 @@ class Settings:
     """Input encoding (ignored with ``init``)."""
     init: str = ""
     """Model file to start from ('' = small random weights)."""
+    reencode: str = ""
+    """With ``init``: an encoder whose inputs extend the initial network's (e.g.
+    ``tesauro198+f39`` for a ``tesauro198+f21`` network); the network reads it, its
+    weights on the inputs it lacked starting at zero
+    (:meth:`engine.eval.network.Network.reencoded`), so training starts from its play."""
     epochs: int = 40
     """Most epochs."""
     batch: int = 256
@@ -140,6 +145,11 @@ class Settings:
             raise SupervisedError(f"split = {quote(self.split)}: expected one of "
                                   f"{', '.join(SPLITS)}")
         get_encoder(self.encoder)
+        if self.reencode:
+            if not self.init:
+                raise SupervisedError(f"reencode = {quote(self.reencode)}: needs init (the "
+                                      f"network to read the new encoder's inputs)")
+            get_encoder(self.reencode)
         return self
 
 
@@ -371,6 +381,11 @@ def train(data: PositionSet, out: str | Path, settings: Settings, *, resume: boo
         net = Network.load(settings.init)
         if net.variant != data.variant:
             raise SupervisedError(f"init model plays {net.variant}, the data {data.variant}")
+        if settings.reencode and settings.reencode != net.encoder.name:
+            try:
+                net = net.reencoded(settings.reencode)
+            except NetworkFileError as e:
+                raise SupervisedError(f"reencode = {quote(settings.reencode)}: {e}") from None
         encoder = net.encoder.name
         if settings.hidden and settings.hidden < net.hidden:
             raise SupervisedError(f"hidden = {settings.hidden}: the initial network has "
