@@ -270,6 +270,9 @@ def test_structure_features_match_their_definition():
         mine, theirs = slow_structure(s, L.ME, L.THEM), slow_structure(s, L.THEM, L.ME)
         want = [v for pair in zip(mine, theirs) for v in pair]
         np.testing.assert_allclose(f[21:], want, rtol=1e-5, atol=1e-6)
+        short = extended_features(s, 21)        # what an f21 network reads: no more
+        np.testing.assert_allclose(short[:21], f[:21], rtol=1e-6, atol=1e-6)
+        assert not any(short[21:])
     # the opening: 13 spares' pips less the five empty home points' (53); the next
     # made point 11, 5 and 2 pips in front of the 24, 13 and 8 points (2, 5 and 3
     # checkers); the 24 point is the opponent's 1

@@ -334,12 +334,15 @@ def _back_game(made):
 
 
 @njit(cache=True)
-def extended_features(s):
+def extended_features(s, count=N_EXTENDED):
     """The :data:`N_EXTENDED` features of state ``s``: :func:`features`, then for each
     side (mine first) the exposure of its blots to hits with the points in between
-    checked (:func:`_exposure`: hit, double hit, pip loss), then each side's back game.
-    An opponent with checkers on the bar shoots only with an entering checker (the other
-    die's play by another checker is not counted)."""
+    checked (:func:`_exposure`: hit, double hit, pip loss), then each side's back game,
+    then (when ``count``, the inputs the network reads, is above 21; zeros otherwise)
+    each side's timing and shape (:func:`_structure`). An opponent with checkers on the
+    bar shoots only with an entering checker (the other die's play by another checker is
+    not counted). A ``tesauro198+f21`` network (the race network beside a
+    ``tesauro198+f39`` one runs in the same compiled kernels) so pays for its own 21."""
     my_occ, my_made, my_blots, my_occ_x, my_made_x = _masks(s, L.ME)
     th_occ, th_made, th_blots, th_occ_x, th_made_x = _masks(s, L.THEM)
     base = _base_features(s, my_occ, my_made, my_blots, my_occ_x, my_made_x,
@@ -350,8 +353,11 @@ def extended_features(s):
                    th_bar != 1)
     th = _exposure(np.int64(1) if my_bar > 0 else my_occ_x, th_made, th_blots,
                    my_bar != 1)
-    mine = _structure(s, L.ME, L.THEM, th_made_x, _highest(th_occ))
-    theirs = _structure(s, L.THEM, L.ME, my_made_x, _highest(my_occ))
+    if count > 21:
+        mine = _structure(s, L.ME, L.THEM, th_made_x, _highest(th_occ))
+        theirs = _structure(s, L.THEM, L.ME, my_made_x, _highest(my_occ))
+    else:
+        mine = theirs = _NO_STRUCTURE
     return base + (me[0], th[0], me[1], th[1], me[2], th[2],
                    _back_game(my_made), _back_game(th_made),
                    mine[0], theirs[0], mine[1], theirs[1], mine[2], theirs[2],
@@ -425,6 +431,10 @@ def _structure(s, side, other, closed, their_rear):
             np.float32(max(off - 10, 0) / 5.0))
 
 
+_NO_STRUCTURE = (np.float32(0.0),) * 9
+"""What :func:`extended_features` gives for :func:`_structure` when they go unread."""
+
+
 FAMILY_INDEX = np.int32
 """The dtype of an encoder's feature inputs when they are :func:`family_features`'s
 (:func:`features`' are ``int64``, :func:`extended_features`' :data:`EXTENDED_INDEX`):
@@ -447,7 +457,8 @@ def feature_values(fidx, s):
     :data:`EXTENDED_INDEX`, else) when a kernel is compiled, not at run time."""
     if uses_family(fidx):
         return family_features(s)
-    return extended_features(s) if fidx.dtype == EXTENDED_INDEX else features(s)
+    return (extended_features(s, fidx.shape[0]) if fidx.dtype == EXTENDED_INDEX
+            else features(s))
 
 
 @overload(feature_values)
@@ -455,7 +466,7 @@ def _feature_values(fidx, s):
     if fidx.dtype == numba.from_dtype(FAMILY_INDEX):
         return lambda fidx, s: family_features(s)
     if fidx.dtype == numba.from_dtype(EXTENDED_INDEX):
-        return lambda fidx, s: extended_features(s)
+        return lambda fidx, s: extended_features(s, fidx.shape[0])
     return lambda fidx, s: features(s)
 
 
