@@ -122,7 +122,8 @@ N_FAMILY = 14
 """Inputs :func:`family_features` gives (an encoder uses all of them)."""
 
 N_EXTENDED = 39
-"""Inputs :func:`extended_features` gives (an encoder uses all of them)."""
+"""Inputs :func:`extended_features` gives (an encoder uses the first 21 of them,
+``tesauro198+f21``, or all, ``tesauro198+f39``)."""
 
 
 def _hit_table() -> np.ndarray:
