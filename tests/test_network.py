@@ -259,26 +259,6 @@ def slow_structure(s, side, other):
             anchor, min(off, 5) / 5, min(max(off - 5, 0), 5) / 5, max(off - 10, 0) / 5]
 
 
-def slow_back(s, side, other):
-    """Rearmost checker, rearmost anchor, pips lost on the bar and containment of the
-    rearmost checker of ``side`` (inputs 39.. of ``extended_features``, each side's
-    value in turn), from their definitions in :mod:`engine.eval.features`."""
-    n = {p: int(s[side + p]) for p in range(1, 26)}
-    closed = {25 - q for q in range(1, 25) if s[other + q] >= 2}   # in side's numbering
-    rear = max((p for p in range(1, 26) if n[p]), default=0)
-    anchor = max((p for p in range(1, 25) if n[p] >= 2), default=0)
-
-    def escapes(p):
-        return sum(1 for a in range(1, 7) for b in range(1, 7)
-                   if p - a - b not in closed and not (p - a in closed and p - b in closed))
-
-    lost = sum(4 * a if a == b else a + b for a in range(1, 7) for b in range(1, 7)
-               if 25 - a in closed and 25 - b in closed)
-    contained = (1 - min(escapes(p) for p in range(16, min(rear, 24) + 1)) / 36
-                 if rear >= 16 else 0)
-    return [rear / 25, anchor / 24, lost / 294, contained]
-
-
 def test_structure_features_match_their_definition():
     from engine.eval.features import N_EXTENDED, extended_features
     rng = np.random.default_rng(39)
@@ -286,19 +266,13 @@ def test_structure_features_match_their_definition():
               + [s for s, _ in playout_states(100, seed=5)])
     for s in states:
         f = extended_features(s)
-        assert len(f) == N_EXTENDED == 47
+        assert len(f) == N_EXTENDED == 39
         mine, theirs = slow_structure(s, L.ME, L.THEM), slow_structure(s, L.THEM, L.ME)
         want = [v for pair in zip(mine, theirs) for v in pair]
-        np.testing.assert_allclose(f[21:39], want, rtol=1e-5, atol=1e-6)
-        mine, theirs = slow_back(s, L.ME, L.THEM), slow_back(s, L.THEM, L.ME)
-        want = [v for pair in zip(mine, theirs) for v in pair]
-        np.testing.assert_allclose(f[39:], want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(f[21:], want, rtol=1e-5, atol=1e-6)
         short = extended_features(s, 21)        # what an f21 network reads: no more
         np.testing.assert_allclose(short[:21], f[:21], rtol=1e-6, atol=1e-6)
         assert not any(short[21:])
-        f39 = extended_features(s, 39)          # an f39 network: not the last eight
-        np.testing.assert_allclose(f39[:39], f[:39], rtol=1e-6, atol=1e-6)
-        assert not any(f39[39:])
     # the opening: 13 spares' pips less the five empty home points' (53); the next
     # made point 11, 5 and 2 pips in front of the 24, 13 and 8 points (2, 5 and 3
     # checkers); the 24 point is the opponent's 1
@@ -307,10 +281,6 @@ def test_structure_features_match_their_definition():
                                rtol=1e-6)
     np.testing.assert_allclose(f[27], (2 * (24 - 167 / 15) ** 2 + 5 * (13 - 167 / 15) ** 2)
                                / 7 / 400, rtol=1e-5)
-    # the opening: both back checkers and anchors on the 24 point; one closed entry
-    # point each (the 6: only 6-6 dances, 24 pips of 294)
-    np.testing.assert_allclose(f[39:43], [24 / 25, 24 / 25, 1, 1], rtol=1e-6)
-    np.testing.assert_allclose(f[43:45], [24 / 294, 24 / 294], rtol=1e-6)
 
 
 def test_f13_encoder_extends_f5():
@@ -325,9 +295,8 @@ def test_f13_encoder_extends_f5():
 def test_reencoded_network_keeps_its_values():
     from engine.eval.encoding import extends
     names = ["tesauro198", "tesauro198+f5", "tesauro198+f13", "tesauro198+f21",
-             "tesauro198+f39", "tesauro198+f47", "nardy255", "nardy255+m14"]
-    fs = ["tesauro198+f5", "tesauro198+f13", "tesauro198+f21", "tesauro198+f39",
-          "tesauro198+f47"]
+             "tesauro198+f39", "nardy255", "nardy255+m14"]
+    fs = ["tesauro198+f5", "tesauro198+f13", "tesauro198+f21", "tesauro198+f39"]
     grows = {("tesauro198", b) for b in names} | {
         (a, b) for i, a in enumerate(fs) for b in fs[i + 1:]} | {("nardy255", "nardy255+m14")}
     for a in names:
@@ -505,7 +474,7 @@ def test_nardy255m14_is_nardy255_plus_family_features():
 @pytest.mark.parametrize("variant, encoder", [
     ("backgammon", "tesauro198+f5"), ("backgammon", "tesauro198+f13"),
     ("backgammon", "tesauro198+f21"), ("backgammon", "tesauro198+f39"),
-    ("backgammon", "tesauro198+f47"), ("gul_bara", "nardy255+m14")])
+    ("gul_bara", "nardy255+m14")])
 def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     """The forward chooses the hand-crafted feature set by the type of the encoder's
     feature index (when it is compiled); a full forward equals the encoding by its
@@ -520,7 +489,7 @@ def test_the_kernels_read_the_feature_set_their_encoder_names(variant, encoder):
     )
     enc = get_encoder(encoder)
     family = encoder.endswith("+m14")
-    extended = encoder.endswith(("+f21", "+f39", "+f47"))
+    extended = encoder.endswith(("+f21", "+f39"))
     assert (enc.feature_index.dtype == FAMILY_INDEX) == family
     assert (enc.feature_index.dtype == EXTENDED_INDEX) == extended
     assert not extended or enc.n_inputs == 198 + int(encoder[-2:]) <= 198 + N_EXTENDED

@@ -85,7 +85,7 @@ class Encoder:
     :func:`engine.eval.features.features`; ``int32`` (:data:`~engine.eval.features.FAMILY_INDEX`)
     of all :data:`~engine.eval.features.N_FAMILY` of
     :func:`engine.eval.features.family_features`; ``int16``
-    (:data:`~engine.eval.features.EXTENDED_INDEX`) of the first 21, 39 or all
+    (:data:`~engine.eval.features.EXTENDED_INDEX`) of all
     :data:`~engine.eval.features.N_EXTENDED` of
     :func:`engine.eval.features.extended_features`; or empty for an encoder without them.
     Read-only, as all of an encoder's arrays: numba types a read-only array apart from
@@ -188,18 +188,11 @@ TESAURO198F21 = _with_features(TESAURO198, 21, EXTENDED_INDEX)
 checked (hit, double hit, pip loss) and back game: 219 inputs. Its first 211 are
 ``tesauro198+f13``'s, so such a network seeds it (``--init``)."""
 
-TESAURO198F39 = _with_features(TESAURO198, 39, EXTENDED_INDEX)
-"""Tesauro's 198 inputs plus the first 39 of
+TESAURO198F39 = _with_features(TESAURO198, N_EXTENDED, EXTENDED_INDEX)
+"""Tesauro's 198 inputs plus all :data:`~engine.eval.features.N_EXTENDED` of
 :func:`engine.eval.features.extended_features`: ``tesauro198+f21``'s, then each side's
 timing, free pips, mobility, moment, backbone, forward anchor and checkers off in three
 pieces: 237 inputs. Its first 219 are ``tesauro198+f21``'s, so such a network seeds it."""
-
-TESAURO198F47 = _with_features(TESAURO198, N_EXTENDED, EXTENDED_INDEX)
-"""Tesauro's 198 inputs plus all :data:`~engine.eval.features.N_EXTENDED` of
-:func:`engine.eval.features.extended_features`: ``tesauro198+f39``'s, then each side's
-rearmost checker, rearmost anchor, pips lost on the bar and the containment of its
-rearmost checker: 245 inputs. Its first 237 are ``tesauro198+f39``'s, so such a network
-seeds it."""
 
 
 def _nardy255() -> Encoder:
@@ -249,7 +242,7 @@ for gul bara, whose cascades pass the dice a player cannot play to the opponent:
 inputs. Its first 255 are :data:`NARDY255`'s, so a ``nardy255`` network can seed it."""
 
 ENCODERS = {e.name: e for e in (TESAURO198, TESAURO198F, TESAURO198F13, TESAURO198F21,
-                                TESAURO198F39, TESAURO198F47, NARDY255, NARDY255M14)}
+                                TESAURO198F39, NARDY255, NARDY255M14)}
 """Every encoder by name."""
 
 

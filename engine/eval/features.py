@@ -73,23 +73,6 @@ those on points below the opponent's rearmost checker):
 33 .. 38. ``off_a``, ``off_b``, ``off_c``: the checkers borne off in three pieces of
    five, each / 5 (mine and the opponent's in turn).
 
-and eight more on the back of each side's army and the board it enters against
-(``tesauro198+f47``), mine and the opponent's in turn:
-
-39, 40. ``back_checker``: the side's rearmost checker's point / 25 (the bar 25; 0 with
-   every checker off);
-41, 42. ``back_anchor``: the side's rearmost point of two or more checkers (1..24) /
-   24; 0 without one;
-43, 44. ``enter_loss``: the pips a checker of the side on the bar loses to the other
-   side's home board: over the 36 rolls, the pips of the rolls on which neither die
-   enters (a double's four times its number), / 294 (all 36 rolls' pips): 1 against
-   a closed board, whether or not a checker is on the bar;
-45, 46. ``back_contained``: how well the other side contains the side's rearmost
-   checker on its way out: 1 - the fewest escapes (of 36, :func:`features`' count) from
-   any point from the rearmost checker's (24 for the bar) down to the side's 16 point
-   (the other side's 9 point); 0 when the rearmost checker is below 16 (GNU Backgammon's "containment
-   from our 9 point to the opponent's back checker", seen from the contained side).
-
 An opponent with checkers on the bar shoots only with an entering checker (unlike
 ``my_shots``, which counts every opposing checker), and with two dice only if two are on
 the bar. These are counts of shots, not of legal plays: with two or more checkers on the
@@ -138,9 +121,9 @@ N_FEATURES = 13
 N_FAMILY = 14
 """Inputs :func:`family_features` gives (an encoder uses all of them)."""
 
-N_EXTENDED = 47
+N_EXTENDED = 39
 """Inputs :func:`extended_features` gives (an encoder uses the first 21 of them,
-``tesauro198+f21``, the first 39, ``tesauro198+f39``, or all, ``tesauro198+f47``)."""
+``tesauro198+f21``, or all, ``tesauro198+f39``)."""
 
 
 def _hit_table() -> np.ndarray:
@@ -357,8 +340,7 @@ def extended_features(s, count=N_EXTENDED):
     side (mine first) the exposure of its blots to hits with the points in between
     checked (:func:`_exposure`: hit, double hit, pip loss), then each side's back game,
     then (when ``count``, the inputs the network reads, is above 21; zeros otherwise)
-    each side's timing and shape (:func:`_structure`), then (when ``count`` is above 39)
-    the back of each side's army (:func:`_back`). An opponent with checkers on the
+    each side's timing and shape (:func:`_structure`). An opponent with checkers on the
     bar shoots only with an entering checker (the other die's play by another checker is
     not counted). A ``tesauro198+f21`` network (the race network beside a
     ``tesauro198+f39`` one runs in the same compiled kernels) so pays for its own 21."""
@@ -377,62 +359,11 @@ def extended_features(s, count=N_EXTENDED):
         theirs = _structure(s, L.THEM, L.ME, my_made_x, _highest(my_occ))
     else:
         mine = theirs = _NO_STRUCTURE
-    if count > 39:
-        my_back = _back(my_occ, my_made, th_made_x)
-        th_back = _back(th_occ, th_made, my_made_x)
-    else:
-        my_back = th_back = _NO_BACK
     return base + (me[0], th[0], me[1], th[1], me[2], th[2],
                    _back_game(my_made), _back_game(th_made),
                    mine[0], theirs[0], mine[1], theirs[1], mine[2], theirs[2],
                    mine[3], theirs[3], mine[4], theirs[4], mine[5], theirs[5],
-                   mine[6], theirs[6], mine[7], theirs[7], mine[8], theirs[8],
-                   my_back[0], th_back[0], my_back[1], th_back[1], my_back[2], th_back[2],
-                   my_back[3], th_back[3])
-
-
-def _enter_table() -> np.ndarray:
-    """``table[closed]``: the pips of the 36 rolls on which a checker on the bar enters
-    with neither die, over the pips of all 36 (294), for the closed entry points
-    ``closed`` (bit ``d - 1``: the point a die of ``d`` enters on is held). A double
-    counts four times its number."""
-    closed = np.arange(64)
-    lost = np.zeros(64, np.int64)
-    for a in range(1, 7):
-        for b in range(1, 7):
-            shut = ((closed >> (a - 1)) & 1) & ((closed >> (b - 1)) & 1)
-            lost += shut * (4 * a if a == b else a + b)
-    table = (lost / 294.0).astype(np.float32)
-    table.setflags(write=False)
-    return table
-
-
-_ENTER = _enter_table()
-
-
-@njit(cache=True)
-def _back(occ, made, closed):
-    """``(back_checker, back_anchor, enter_loss, back_contained)`` of a side
-    (:func:`extended_features`' inputs 39..): ``occ``, ``made`` its occupied (the bar
-    bit 25) and made points in its own numbering, ``closed`` the other side's made
-    points in the same numbering (bits 19..24: the entry points of dice 6..1)."""
-    rear = _highest(occ)
-    anchor = _highest(made)
-    fewest = 36.0
-    for p in range(min(rear, 24), 15, -1):
-        e = _ESCAPES[_window(closed, p)]
-        if e < fewest:
-            fewest = e
-    contained = 1.0 - fewest / 36.0 if rear >= 16 else 0.0
-    entry = 0
-    for d in range(1, 7):
-        entry |= ((closed >> (25 - d)) & 1) << (d - 1)
-    return (np.float32(rear / 25.0), np.float32(anchor / 24.0), _ENTER[entry],
-            np.float32(contained))
-
-
-_NO_BACK = (np.float32(0.0),) * 4
-"""What :func:`extended_features` gives for :func:`_back` when they go unread."""
+                   mine[6], theirs[6], mine[7], theirs[7], mine[8], theirs[8])
 
 
 @njit(cache=True)
