@@ -39,12 +39,7 @@ import numpy as np  # noqa: E402
 from rollout_choice import judge, the_judge  # noqa: E402
 
 from engine.rules.position import Position  # noqa: E402
-
-
-def equities(p: np.ndarray) -> np.ndarray:
-    """Cubeless money equity of rows of the five outputs (cumulative), for their side."""
-    p = p.astype(np.float64)
-    return 2 * p[:, 0] - 1 + p[:, 1] - p[:, 3] + p[:, 2] - p[:, 4]
+from engine.rules.scoring import equities  # noqa: E402
 
 
 def picks(targets: np.ndarray, decision: np.ndarray) -> dict:
