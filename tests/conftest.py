@@ -1,5 +1,7 @@
-"""Shared fixtures: the move-generation truth in ``tests/data``."""
+"""Shared fixtures: the move-generation truth in ``tests/data``, the benchmark scripts as
+modules."""
 
+import importlib.util
 import json
 import os
 from functools import lru_cache
@@ -15,6 +17,16 @@ os.environ["NARDY_PRECOMPILE"] = "0"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 DATA = Path(__file__).resolve().parent / "data"
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def benchmark_module(name: str):
+    """The script ``benchmarks/<name>.py`` loaded as a module (the folder is no package),
+    for tests of the functions it defines."""
+    spec = importlib.util.spec_from_file_location(f"{name}_bench", BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @lru_cache(maxsize=None)

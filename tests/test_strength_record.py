@@ -1,26 +1,19 @@
 """``benchmarks/strength.py --record``: a match's result goes into player A's model card
 (the ``.npz`` and its ``.json``), the weights unchanged; anything else is refused."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import benchmark_module
 
 from engine.eval.network import Network
 from training.release import machine
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 @pytest.fixture(scope="module")
 def strength():
-    spec = importlib.util.spec_from_file_location("strength_bench",
-                                                  ROOT / "benchmarks" / "strength.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("strength")
 
 
 def test_a_recorded_match_is_in_the_card_and_the_weights_are_the_same(strength, tmp_path,

@@ -3,22 +3,14 @@ its labels rate best for the mover (the labels are the opponent's, who is to rol
 sets of other positions are refused by name. The judging needs GNU Backgammon and is
 not run here."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def teacher():
-    spec = importlib.util.spec_from_file_location("teacher_choice_bench",
-                                                  ROOT / "benchmarks" / "teacher_choice.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("teacher_choice")
 
 
 def outputs(win: float) -> list:
