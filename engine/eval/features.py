@@ -355,8 +355,8 @@ def extended_features(s, count=N_EXTENDED):
     th = _exposure(np.int64(1) if my_bar > 0 else my_occ_x, th_made, th_blots,
                    my_bar != 1)
     if count > 21:
-        mine = _structure(s, L.ME, L.THEM, th_made_x, _highest(th_occ))
-        theirs = _structure(s, L.THEM, L.ME, my_made_x, _highest(my_occ))
+        mine = _structure(s, L.ME, my_occ, th_made_x, _highest(th_occ))
+        theirs = _structure(s, L.THEM, th_occ, my_made_x, _highest(my_occ))
     else:
         mine = theirs = _NO_STRUCTURE
     return base + (me[0], th[0], me[1], th[1], me[2], th[2],
@@ -366,13 +366,35 @@ def extended_features(s, count=N_EXTENDED):
                    mine[6], theirs[6], mine[7], theirs[7], mine[8], theirs[8])
 
 
+@njit(cache=True, inline="always")
+def _hold(p, n, upper, weight, held, home_anchor, out_anchor, s, side):
+    """:func:`_structure`'s step at a point ``p`` of ``n`` >= 2 checkers (below the bar),
+    the points visited from the bar down: the backbone's sums with the made point above
+    it (``upper``) and the anchors; returns them updated."""
+    if upper:
+        d = upper - p
+        c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
+        weight += c * s[side + upper]
+        held += s[side + upper]
+    if p >= 19:
+        home_anchor = p
+    elif p >= 13 and out_anchor == 0:
+        out_anchor = p
+    return p, weight, held, home_anchor, out_anchor
+
+
 @njit(cache=True)
-def _structure(s, side, other, closed, their_rear):
-    """The timing and shape of ``side``'s army (``closed``: the other side's made
-    points in ``side``'s numbering; ``their_rear``: the other side's rearmost point in
-    its own): ``(timing, free_pips, mobility, moment, backbone, forward_anchor, off_a,
-    off_b, off_c)``, the inputs 21.. of :func:`extended_features`. One pass from the
-    bar down (the moment's a second)."""
+def _structure(s, side, occ, closed, their_rear):
+    """The timing and shape of ``side``'s army (``occ``: its occupied points, the bar
+    bit 25, :func:`_masks`; ``closed``: the other side's made points in ``side``'s
+    numbering; ``their_rear``: the other side's rearmost point in its own): ``(timing,
+    free_pips, mobility, moment, backbone, forward_anchor, off_a, off_b, off_c)``, the
+    inputs 21.. of :func:`extended_features`. From the bar down: above the home board
+    only the occupied points (their bits), then every home point (the timing takes
+    back what an empty one lacks); the moment's pass again over the occupied points
+    above the mean. Visiting only the occupied points, the same values to the bit, made
+    :func:`extended_features` of 39 inputs about a tenth cheaper than a loop over all 25
+    points (benchmarks/README.md, "Rollouts")."""
     line = 25 - their_rear             # my checkers below this point have passed
     top = line if line > 12 else 12    # above it, and above 12, a point of two holds
     free = total = count = 0
@@ -380,26 +402,28 @@ def _structure(s, side, other, closed, their_rear):
     spare = pips = 0                   # timing: the spares and their pips
     weight = held = upper = 0          # backbone
     home_anchor = out_anchor = 0
-    for p in range(25, 0, -1):
+    rest = occ & ~np.int64(127)        # the occupied points 7..25, highest first
+    while rest != 0:
+        p = _highest(rest)
+        rest ^= np.int64(1) << p
         n = np.int64(s[side + p])
         if n >= 2 and p < 25:
-            if upper:
-                d = upper - p
-                c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
-                weight += c * s[side + upper]
-                held += s[side + upper]
-            upper = p
-            if p >= 19:
-                home_anchor = p
-            elif p >= 13 and out_anchor == 0:
-                out_anchor = p
-        if p > 6:
-            if n:
-                mobility += (p - 6) * n * np.int64(_ESCAPES[_window(closed, p)])
-                k = n if (p == 25 or p <= top or n < 2) else n - 2
-                spare += k
-                pips += k * p
-        elif n > 2:
+            upper, weight, held, home_anchor, out_anchor = _hold(
+                p, n, upper, weight, held, home_anchor, out_anchor, s, side)
+        mobility += (p - 6) * n * np.int64(_ESCAPES[_window(closed, p)])
+        k = n if (p == 25 or p <= top or n < 2) else n - 2
+        spare += k
+        pips += k * p
+        total += n * p
+        count += n
+        if p < line:
+            free += n * p
+    for p in range(6, 0, -1):
+        n = np.int64(s[side + p])
+        if n >= 2:
+            upper, weight, held, home_anchor, out_anchor = _hold(
+                p, n, upper, weight, held, home_anchor, out_anchor, s, side)
+        if n > 2:
             spare += n - 2
             pips += (n - 2) * p
         elif spare >= 2 - n:
@@ -413,9 +437,12 @@ def _structure(s, side, other, closed, their_rear):
     if count:
         mean = total / count
         above = 0
-        for p in range(25, 0, -1):
+        rest = occ
+        while rest != 0:
+            p = _highest(rest)
             if p <= mean:
                 break
+            rest ^= np.int64(1) << p
             n = s[side + p]
             above += n
             moment += n * (p - mean) * (p - mean)
