@@ -367,8 +367,8 @@ def extended_features(s, count=N_EXTENDED):
 
 
 @njit(cache=True, inline="always")
-def _hold(p, n, upper, weight, held, home_anchor, out_anchor, s, side):
-    """:func:`_structure`'s step at a point ``p`` of ``n`` >= 2 checkers (below the bar),
+def _hold(p, upper, weight, held, home_anchor, out_anchor, s, side):
+    """:func:`_structure`'s step at a point ``p`` of two or more checkers (below the bar),
     the points visited from the bar down: the backbone's sums with the made point above
     it (``upper``) and the anchors; returns them updated."""
     if upper:
@@ -409,7 +409,7 @@ def _structure(s, side, occ, closed, their_rear):
         n = np.int64(s[side + p])
         if n >= 2 and p < 25:
             upper, weight, held, home_anchor, out_anchor = _hold(
-                p, n, upper, weight, held, home_anchor, out_anchor, s, side)
+                p, upper, weight, held, home_anchor, out_anchor, s, side)
         mobility += (p - 6) * n * np.int64(_ESCAPES[_window(closed, p)])
         k = n if (p == 25 or p <= top or n < 2) else n - 2
         spare += k
@@ -422,7 +422,7 @@ def _structure(s, side, occ, closed, their_rear):
         n = np.int64(s[side + p])
         if n >= 2:
             upper, weight, held, home_anchor, out_anchor = _hold(
-                p, n, upper, weight, held, home_anchor, out_anchor, s, side)
+                p, upper, weight, held, home_anchor, out_anchor, s, side)
         if n > 2:
             spare += n - 2
             pips += (n - 2) * p
