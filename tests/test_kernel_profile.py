@@ -5,9 +5,8 @@ import shutil
 
 import numba
 import pytest
-from numba import njit
-
 from conftest import benchmark_module
+from numba import njit
 
 kp = benchmark_module("kernel_profile")
 
