@@ -32,8 +32,14 @@ def test_every_game_ships_a_measured_model(variant):
     if info.get("method", "").startswith("supervised"):   # trained on labelled positions,
         assert info["positions"] > 0 and info["history"]  # from a network of self-play
         first = info["stages"][0]["card"]                 # (through the supervised stages
-        while first.get("method", "").startswith("supervised"):      # before it)
-            first = first["stages"][0]["card"]
+        while True:                                       # before it, and a transfer from
+            method = first.get("method", "")              # another game's network)
+            if method.startswith("supervised"):
+                first = first["stages"][0]["card"]
+            elif method.startswith("transfer"):
+                first = first["transferred_from"]["card"]
+            else:
+                break
         assert first["trained_games"] > 0
     else:
         assert info["trained_games"] > 0
