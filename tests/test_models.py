@@ -50,15 +50,19 @@ def test_every_game_ships_a_measured_model(variant):
         assert measured["heuristic"]["games"] >= 5000
 
 
-def test_backgammon_ships_its_pruning_network():
-    path = model_path("backgammon", "prune")
-    assert path == ROOT / "models" / "backgammon.prune.npz"
+@pytest.mark.parametrize("variant", ["backgammon", "portes"])
+def test_backgammon_and_portes_ship_their_pruning_networks(variant):
+    path = model_path(variant, "prune")
+    assert path == ROOT / "models" / f"{variant}.prune.npz"
     prune = Network.load(path)
-    search = Search.load("backgammon")
+    assert prune.variant == variant
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["info"]["role"].startswith("pruning network")
+    search = Search.load(variant)
     assert search.evaluator.prune is not None
     assert search.evaluator.prune.sizes == prune.sizes != search.evaluator.network.sizes
     # a model given by path searches without it unless asked
-    assert Search.load("backgammon", model_path("backgammon")).evaluator.prune is None
+    assert Search.load(variant, model_path(variant)).evaluator.prune is None
 
 
 def test_backgammon_ships_its_race_network():
