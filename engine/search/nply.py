@@ -20,7 +20,7 @@ the search (:attr:`SearchSettings.reply`) each roll's plays are rated at 0-ply a
 best ``keep`` within ``within`` are searched at the remaining depth (at the last level,
 where that depth is 0, the one play the ranking picks); the default keeps one, which is
 GNU Backgammon's own choice (the reply picked at 0-ply, then valued deeper). Where the
-evaluator has a pruning network (backgammon's released model), that ranking is pruned by
+evaluator has a pruning network (the released models of backgammon and portes), that ranking is pruned by
 default (:attr:`SearchSettings.prune`): the pruning network ranks each roll's plays and
 the network rates only its best few (:attr:`SearchSettings.prune_keep`); the root's plays
 are always rated by the network.
