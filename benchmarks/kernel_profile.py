@@ -88,7 +88,10 @@ def write_perf_map(path: str | os.PathLike) -> int:
     rows: dict[int, tuple[int, str]] = {}
     seen: set[int] = set()
     for obj in gc.get_objects():
-        if not isinstance(obj, CPUDispatcher):
+        try:
+            if not isinstance(obj, CPUDispatcher):
+                continue
+        except ReferenceError:          # a weak proxy whose object is gone
             continue
         for cres in obj.overloads.values():
             lib = cres.library

@@ -45,3 +45,18 @@ def test_perf_map_names_a_kernel_compiled_here(tmp_path, monkeypatch):
     assert len(ours) == 1
     assert int(ours[0][0], 16) == cres.library.get_pointer_to_function(entry)
     assert kp.short_name(entry).endswith("_twice_plus_one")
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
+def test_perf_map_passes_over_dead_weak_proxies(tmp_path):
+    import weakref
+
+    class Gone:
+        pass
+
+    obj = Gone()
+    proxy = weakref.proxy(obj)
+    holder = [proxy]                  # kept where gc.get_objects() finds it
+    del obj
+    assert kp.write_perf_map(tmp_path / "perf.map") >= 0
+    assert holder
