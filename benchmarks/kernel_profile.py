@@ -146,11 +146,21 @@ def main(argv=None) -> int:
     for tool in ("perf", "nm"):
         if shutil.which(tool) is None:
             ap.error(f"{tool} is not installed (perf: linux-perf; nm: binutils)")
-    fresh = None
+    work = tempfile.mkdtemp(prefix="nardy-profile-")   # perf's data, the fresh cache
     if not args.keep_cache:
-        fresh = tempfile.mkdtemp(prefix="nardy-numba-")
-        os.environ["NUMBA_CACHE_DIR"] = fresh            # read when numba is imported
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(work, "numba")   # read at numba's import
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    perf_map = f"/tmp/perf-{os.getpid()}.map"
+    try:
+        return _profile(args, os.path.join(work, "perf.data"), perf_map)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        if os.path.exists(perf_map):
+            os.unlink(perf_map)
+
+
+def _profile(args, data: str, perf_map: str) -> int:
+    """:func:`main`'s work: the warm-up, the map, the sampled rollouts, the report."""
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from rollout import POSITIONS
@@ -166,8 +176,7 @@ def main(argv=None) -> int:
     rollout.position(pos, settings)
     print(f"warm-up rollout (compiles when the cache is fresh): {time.perf_counter() - t0:.1f} s",
           flush=True)
-    named = write_perf_map(f"/tmp/perf-{os.getpid()}.map")
-    data = tempfile.mktemp(suffix=".perf.data")
+    named = write_perf_map(perf_map)
     perf = subprocess.Popen(["perf", "record", "-q", "-F", "2000", "-p", str(os.getpid()),
                              "-o", data, "--", "sleep", str(args.seconds)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -187,9 +196,6 @@ def main(argv=None) -> int:
     print(f"{'share':>7s}  function")
     for pct, name in _report(data, args.top):
         print(f"{pct:6.2f}%  {name}")
-    os.unlink(data)
-    if fresh:
-        shutil.rmtree(fresh, ignore_errors=True)
     return 0
 
 

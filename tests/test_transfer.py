@@ -54,3 +54,12 @@ def test_a_game_on_another_board_or_the_same_game_is_refused(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--model", str(src), "--variant", "portes", "--out", str(tmp_path / "there.npz")])
     assert (tmp_path / "there.npz").read_bytes() == b"keep me"
+
+
+def test_a_folder_as_the_output_is_refused(tmp_path, capsys):
+    src = tmp_path / "bg.npz"
+    _net().save(src)
+    (tmp_path / "dir.npz").mkdir()
+    assert main(["--model", str(src), "--variant", "portes", "--out",
+                 str(tmp_path / "dir.npz")]) == 2
+    assert "is a folder" in capsys.readouterr().err

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cli._common import output_file
 from engine.errors import NardyError, quote
 from engine.eval.network import Network, utc_now
 from engine.rules.variants import VARIANTS
@@ -75,12 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     if out.suffix != ".npz":
         ap.error(f"--out {args.out}: expected a .npz file")
-    if out.exists():
+    if out.is_file():
         ap.error(f"--out {args.out} already exists: choose another file")
     try:
         net = transfer(Network.load(args.model), args.variant, args.model)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        net.save(out)
+        net.save(output_file(out))      # a folder given, or one that cannot be made: refused
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
