@@ -137,6 +137,51 @@ def test_a_set_keeps_the_classes_asked_for(tmp_path):
         s.of_classes(["races"])
 
 
+def _meets(variant: str, state: np.ndarray) -> bool:
+    """Slow reference of contact: some checker of one side can still come to a point
+    where a checker of the other side stands or will pass (its own point counted only
+    for the checker that stands there: a pinned checker and the one on top of it never
+    meet again). Points are followed one by one in a common frame (my numbering): my
+    checker on my point p (25: the bar) passes p - 1 .. 1; the other side's checker on
+    its q passes its q - 1 .. 1, which are my 25 - q' (opposite directions) or q' + 12 /
+    q' - 12 (the same direction)."""
+    same = variant in ("fevga", "long_nardy", "gul_bara")
+
+    def mine(q):                       # the other side's point q in my numbering
+        return (q + 12 if q <= 12 else q - 12) if same else 25 - q
+
+    paths = []
+    for base, conv in ((L.ME, lambda p: p), (L.THEM, mine)):
+        side = []
+        for p in range(1, 26):
+            if state[base + p] > 0:
+                ahead = {conv(r) for r in range(1, min(p, 25))}
+                side.append((conv(p) if p < 25 else None, ahead))
+        paths.append(side)
+    return any(ahead_x & ({at_y} | ahead_y) or ahead_y & ({at_x} | ahead_x)
+               for at_x, ahead_x in paths[0] for at_y, ahead_y in paths[1])
+
+
+@pytest.mark.parametrize("variant", ["backgammon", "portes", "plakoto", "fevga",
+                                     "long_nardy", "gul_bara"])
+def test_classes_agree_with_a_slow_reference_in_every_game(variant):
+    """Races as the slow reference :func:`_meets` finds them, over random set-ups and
+    self-play of every game; bear-off: a race with both sides home; crashed only in the
+    games that hit."""
+    ps = setup_positions_set(variant, 600, seed=3)
+    states = np.concatenate([ps.states, selfplay_positions(
+        Network.load(model_path(variant)), 6, seed=4, keep=0.5).states])
+    klass = classify(states, variant)
+    race = np.array([not _meets(variant, s) for s in states])
+    np.testing.assert_array_equal(np.isin(klass, [RACE, BEAROFF]), race)
+    home = np.array([s[L.ME + 7:L.ME + 26].sum() == 0 and s[L.THEM + 7:L.THEM + 26].sum() == 0
+                     for s in states])
+    np.testing.assert_array_equal(klass == BEAROFF, race & home)
+    assert race.any() and (~race).any() and (klass == BEAROFF).any()
+    assert ((klass == CRASHED).any()
+            == (variant in ("backgammon", "portes")))
+
+
 def test_bad_position_files_get_a_typed_error(tmp_path):
     with pytest.raises(PositionSetError, match="no such file"):
         PositionSet.load(tmp_path / "none.npz")
@@ -156,8 +201,8 @@ def test_bad_position_files_get_a_typed_error(tmp_path):
         with pytest.raises(PositionSetError, match=f"states: row {row} is not a legal "
                                                    f"backgammon position: .*{why}"):
             PositionSet.load(bad.save(tmp_path / "bad.npz"))
-    with pytest.raises(PositionSetError, match="position sets serve"):
-        setup_positions_set("plakoto", 3, seed=1)
+    with pytest.raises(PositionSetError, match="'tavla': position sets serve backgammon, portes, plakoto"):
+        setup_positions_set("tavla", 3, seed=1)
 
 
 def test_labels_are_the_search_values_whatever_the_workers(tmp_path):

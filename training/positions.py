@@ -17,11 +17,14 @@ Sources, each a code in :data:`SOURCES`:
   (seen by the opponent, before his roll). Self-play visits only the play chosen; the
   ones passed over are what a network must rank below it, and TD never trains them.
 
-Classes (:data:`CLASSES`, backgammon and portes geometry), after GNU Backgammon's:
-``race`` (the sides have passed each other), ``bearoff`` (a race with every checker of
-both sides home, the one-sided bear-off tables' ground), ``crashed`` (contact, and a
-side has at most :data:`CRASHED_MAX` checkers in play besides the spares buried on its
-1- and 2-points), ``contact`` (the rest).
+Classes (:data:`CLASSES`), after GNU Backgammon's: ``race`` (no checker of either side
+can meet one of the other's again: in backgammon, portes and plakoto the sides have
+passed each other; in fevga, long nardy and gul bara, whose sides run the same way
+round the board, every checker of each side is in its own last twelve points, which
+the other side has left for good), ``bearoff`` (a race with every checker of both sides
+home), ``crashed`` (in the games that hit, backgammon and portes: contact, and a side
+has at most :data:`CRASHED_MAX` checkers in play besides the spares buried on its 1-
+and 2-points), ``contact`` (the rest).
 
 A :class:`PositionSet` is one ``.npz`` file of plain arrays, read without unpickling:
 ``states`` (``int16``, one kernel state per row, side to move's view), ``klass``,
@@ -53,7 +56,7 @@ from engine.rules.position import Position
 from engine.rules.scoring import N_OUTPUTS, equities, result, result_k, score_table
 from engine.rules.setups import setup_position
 from engine.rules.states import check_states
-from engine.rules.variants import get_rules
+from engine.rules.variants import OPPOSITE, VARIANTS, get_rules, race_geometry
 
 SOURCES = ("selfplay", "setup", "candidate")
 """Where a position came from (the ``source`` code is the index)."""
@@ -62,8 +65,8 @@ CLASSES = ("contact", "crashed", "race", "bearoff")
 CONTACT, CRASHED, RACE, BEAROFF = range(4)
 CRASHED_MAX = 6
 """A side with at most this many live checkers in play (see the module text) has crashed."""
-GAMES = ("backgammon", "portes")
-"""The games whose geometry :func:`classify` knows (one board, opposite directions)."""
+GAMES = VARIANTS
+"""The games position sets serve (every one: :func:`classify` knows both geometries)."""
 ARRAYS = ("states", "klass", "source", "targets", "decision", "card")
 """The arrays of a position-set file."""
 
@@ -104,8 +107,15 @@ def class_option(text: str) -> list[str]:
     return names
 
 
-def classify(states: np.ndarray) -> np.ndarray:
-    """The class code (:data:`CLASSES`) of each state row (backgammon geometry)."""
+def classify(states: np.ndarray, variant: str = "backgammon") -> np.ndarray:
+    """The class code (:data:`CLASSES`) of each state row of ``variant`` (see the module
+    text). Opposite directions (backgammon, portes, plakoto): contact while the two
+    rearmost checkers, each in its side's numbering (the bar is 25), add up to more than
+    25. The same direction (fevga, long nardy, gul bara; a side's point p is the other's
+    p + 12 or p - 12): contact while a side with checkers on the board has one on its
+    points 13..24, where the other side's checkers still have to pass or have yet to
+    start (each side's last twelve points are the other's first twelve)."""
+    rules = get_rules(variant)
     s = np.asarray(states).reshape(-1, L.STATE_LEN).astype(np.int64)
     me = s[:, L.ME:L.ME + L.SIDE]
     them = s[:, L.THEM:L.THEM + L.SIDE]
@@ -113,7 +123,10 @@ def classify(states: np.ndarray) -> np.ndarray:
     on = points[None, 1:]                                     # points 1..25 (25: bar)
     my_back = np.where(me[:, 1:] > 0, on, 0).max(axis=1)       # my rearmost checker
     their_back = np.where(them[:, 1:] > 0, on, 0).max(axis=1)  # theirs, their numbering
-    contact = my_back + their_back > 25
+    if rules.geometry == OPPOSITE:
+        contact = my_back + their_back > 25
+    else:
+        contact = ((my_back > 12) & (their_back > 0)) | ((their_back > 12) & (my_back > 0))
     home = (my_back <= 6) & (their_back <= 6)
 
     def crashed(side):
@@ -122,7 +135,8 @@ def classify(states: np.ndarray) -> np.ndarray:
         return (in_play > 0) & (in_play - buried <= CRASHED_MAX)
 
     out = np.full(len(s), CONTACT, np.int8)
-    out[contact & (crashed(me) | crashed(them))] = CRASHED
+    if race_geometry(rules):
+        out[contact & (crashed(me) | crashed(them))] = CRASHED
     out[~contact] = RACE
     out[~contact & home] = BEAROFF
     return out
@@ -390,7 +404,7 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
             **({"candidates": candidates} if candidates > 0 else {}),
             "positions": int(len(states)), "made": time.strftime("%Y-%m-%d %H:%M UTC",
                                                                    time.gmtime())}
-    return PositionSet(variant, states, classify(states),
+    return PositionSet(variant, states, classify(states, variant),
                        np.full(len(states), SOURCES.index(source), np.int8), None,
                        {"parts": [part]}, decision)
 
@@ -428,7 +442,7 @@ def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
     states = np.array(rows, np.int16).reshape(-1, L.STATE_LEN)
     part = {"source": "setup", "count": count, "seed": seed,
             "made": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-    return PositionSet(variant, states, classify(states),
+    return PositionSet(variant, states, classify(states, variant),
                        np.full(len(states), SOURCES.index("setup"), np.int8), None,
                        {"parts": [part]})
 
