@@ -9,6 +9,7 @@ bad line answered by exactly one ``error`` line while the session goes on; and t
 process on standard input and output.
 """
 
+import io
 import json
 import re
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.cli.ubgi import Session, move_payload
+from engine.cli.ubgi import Session, move_payload, serve
 from engine.movegen.generate import successors
 from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
 from engine.notation.movetext import parse_move
@@ -360,6 +361,75 @@ def test_an_xgid_max_cube_and_impossible_match_ids():
     assert s.handle(f"setcube value {2**31} owner p0")[0].startswith("error bad_value ")
 
 
+def _cube_reply(s: Session, line: str) -> tuple:
+    """The engine's cube action (the info line's string) and the reply's last line."""
+    out = s.handle(line)
+    action = re.search(r" string (\S+)$", out[0])
+    return (action[1] if action else out[0]), out[-1]
+
+
+def test_every_position_forgets_an_xgid_s_max_cube():
+    """An XGID's max cube lasts until the next position, setcube or newgame: a ``position
+    json`` after an XGID whose max cube made the cube dead at 1 kept it dead (go cube
+    said no_double where a fresh session says double_pass)."""
+    racing = Position.from_literal("x 6:3 5:3 4:3 3:3 2:3; o 13:10 18:5")
+    as_json = "position json " + json.dumps(racing.to_json())
+    dead = "position xgid " + format_xgid(racing, XgidInfo(max_cube=1, jacoby=True))
+    s = session()
+    silent(s, dead)
+    assert s.max_cube == 1 and _cube_reply(s, "go cube") == ("no_double", "bestcube nodouble")
+    fresh = session()
+    silent(fresh, as_json)
+    assert _cube_reply(fresh, "go cube") == ("double_pass", "bestcube double")
+    for later in ([as_json], [f"position gnubgid {position_id(racing)}"],
+                  [f"position gnubgid {format_gnubg(racing, MatchInfo())}"],
+                  ["position start"], ["newgame", as_json], ["setcube value 1 owner center"],
+                  ["newsession type money", as_json]):
+        silent(s, dead, *later)
+        assert s.max_cube is None, later
+        fresh = session()
+        silent(fresh, as_json, *later)
+        assert _cube_reply(s, "go cube") == _cube_reply(fresh, "go cube"), later
+    # a refused position forgets it too
+    silent(s, dead)
+    assert s.handle("position json [1]")[0].startswith("error bad_value ")
+    assert s.max_cube is None
+
+
+def test_a_double_of_a_dead_cube_is_not_on_offer():
+    """go take answered "take" to a double of a dead cube (a 1-point match, 2-2 in a
+    match to 3, the leader post-Crawford), which no player can have offered, while the
+    Crawford game and a cube at its max answered bad_state: all are bad_state now, for
+    go take and for go cube answering an offered double."""
+    start = Position.start()
+    dead = [(["newsession type match length 1"], 1, (0, 0), False),
+            (["newsession type match length 3", "setscore 2 2"], 3, (2, 2), False),
+            (["newsession type match length 5", "setscore 4 1 postcrawford"], 5, (4, 1),
+             False),
+            (["newsession type match length 5", "setscore 4 1 crawford"], 5, (4, 1), True)]
+    for setup, length, score, crawford in dead:
+        s = session()
+        silent(s, *setup, "position start")
+        out = s.handle("go take")
+        assert len(out) == 1 and out[0].startswith("error bad_state "), (setup, out)
+        assert ("Crawford" if crawford else "dead cube") in out[0], out
+        offered = format_xgid(start, XgidInfo(cube_action="double", match_length=length,
+                                              score=score, crawford=crawford))
+        silent(s, f"position xgid {offered}")
+        assert s.doubled
+        out = s.handle("go cube")
+        assert len(out) == 1 and out[0].startswith("error bad_state "), (setup, out)
+    at_max = format_xgid(start, XgidInfo(cube_value=2, cube_owner="me", max_cube=2))
+    s = session()
+    silent(s, f"position xgid {at_max}")
+    assert s.handle("go take")[0].startswith("error bad_state ")
+    # the trailer's cube is live post-Crawford: his double is answered
+    s = session()
+    silent(s, "newsession type match length 5", "setscore 4 1 postcrawford", "setturn p1",
+           "position start")
+    assert answer(s, "go take", "bestcube") in ("take", "pass")
+
+
 def test_an_error_says_the_length_of_the_input_it_cuts():
     """The detail was cut a second time, and said the length of the message (221
     characters) instead of the input's."""
@@ -422,6 +492,34 @@ def test_ids_are_for_backgammon_and_portes_only():
     silent(s, "set game.variant backgammon")
     assert s.handle("position json " + '{"variant":"plakoto","me":[0],"them":[0]}')[0] \
         .startswith("error bad_value ")
+
+
+def test_portes_ignores_the_cube_fields_of_an_id():
+    """portes has no cube: a position whose ID offered a double left the session stuck
+    (go: a double is on offer, go cube answers it; go cube: no cube in portes). The cube
+    fields, a double, beaver or raccoon included, are read and unused."""
+    start = Position.start("portes")
+    s = session()
+    silent(s, "set game.variant portes")
+    lines = [f"position xgid {format_xgid(start, XgidInfo(cube_action=action))}"
+             for action in ("double", "beaver", "raccoon")]
+    lines.append("position xgid " + format_xgid(start, XgidInfo(
+        cube_action="double", cube_value=4, cube_owner="me", max_cube=4, match_length=5,
+        score=(4, 0), crawford=True)))
+    for info in (MatchInfo(doubled=True, turn=1), MatchInfo(doubled=True, turn=1, dice=(3, 1)),
+                 MatchInfo(doubled=True, turn=1, match_length=5, score=(4, 0), crawford=True,
+                           cube_value=2, cube_owner="me")):
+        lines.append("position gnubgid " + format_gnubg(start, info))
+    for line in lines:
+        silent(s, line)
+        assert not s.doubled and (s.cube_value, s.cube_owner, s.max_cube) == (1, "centre",
+                                                                               None), line
+        assert answer(s, "go cube", "bestcube") == "nodouble", line
+        silent(s, "dice 6 5")
+        parse_move(answer(s, "go", "bestmove"), start, (6, 5), successors(start, (6, 5)))
+        assert answer(s, "go turn", "bestturn").startswith("cube=nodouble move=")
+        out = s.handle("go take")
+        assert out[0].startswith("error bad_state no cube in portes"), out
 
 
 def test_a_pending_segment_is_played_without_dice():
@@ -501,6 +599,44 @@ def test_tabs_separate_words_like_spaces():
     silent(s, "set engine.ply\t2", "position\tstart", "dice\t3\t1")
     assert s.handle("get engine.ply") == ["value engine.ply 2"]
     assert answer(s, "go", "bestmove") == "8/5 6/5"
+
+
+def test_only_spaces_and_tabs_separate_words():
+    """Words were split at any Unicode white space (``dice 3``, a no-break space, ``1``
+    was the roll 3-1); the doc says spaces and tabs: any other character is part of a
+    word, and the usual error says so."""
+    s = session()
+    silent(s, "position start")
+    out = s.handle("dice 3\xa01")
+    assert out[0].startswith("error bad_command expected: dice <d1> <d2>") \
+        and "\\xa0" in out[0], out
+    assert s.dice is None
+    for line, code in (("position\xa0start", "bad_command"), ("isready\x0c", "bad_command"),
+                       ("get engine.ply\u2003", "unsupported"),
+                       ("set engine.ply 2\u3000", "bad_value"),
+                       ("go\u2028cube", "bad_command"), ("\u00a0", "bad_command")):
+        out = s.handle(line)
+        assert len(out) == 1 and ERROR.fullmatch(out[0]), (line, out)
+        assert out[0].split()[1] == code, (line, out)
+    assert s.handle("get engine.ply") == ["value engine.ply 1"]
+    silent(s, "setoption\tname\tThreads\tvalue  2", " \t", "dice 3 1\r\n")
+    assert s.handle("get engine.threads") == ["value engine.threads 2"]
+    assert answer(s, "go", "bestmove") == "8/5 6/5"
+
+
+def test_a_byte_order_mark_at_the_start_of_the_input_is_skipped():
+    """The first line of a file written by a Windows tool starts with a UTF-8 byte-order
+    mark: it was read as part of the command (unknown command '\\ufeffisready')."""
+    for text in (b"\xef\xbb\xbfget engine.ply\r\nget engine.ply\n",
+                 b"\xef\xbb\xbf\nget engine.ply\nget engine.ply\n"):
+        out = io.BytesIO()
+        serve(io.BytesIO(text), out, session())
+        assert out.getvalue().decode().splitlines() == ["value engine.ply 1"] * 2, text
+    # only at the start of the input: later, U+FEFF is a character of the line
+    out = io.BytesIO()
+    serve(io.BytesIO(b"get engine.ply\n\xef\xbb\xbfget engine.ply\n"), out, session())
+    lines = out.getvalue().decode().splitlines()
+    assert lines[0] == "value engine.ply 1" and lines[1].startswith("error bad_command ")
 
 
 def test_money_session_may_say_length_zero():

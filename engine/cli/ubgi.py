@@ -18,6 +18,7 @@ UBGI's root-inclusive depth: UBGI ply ``n`` is the engine's (GNU Backgammon's)
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 import traceback
@@ -184,13 +185,28 @@ def _int(text: str, what: str, lo: int = 0, hi: int | None = None) -> int:
     return n
 
 
+BLANKS = " \t"
+"""The characters that separate words (docs/ubgi.md): spaces and tabs only. Any other
+character, a no-break space or another Unicode space included, is part of a word, so
+``dice 3``, a no-break space, ``1`` is one word (``bad_command``), not the roll 3-1."""
+_GAP = re.compile(r"[ \t]+")
+BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte-order mark, which Windows tools write at the start of a file: skipped at
+the start of the input (the JSON protocol, :mod:`engine.cli.protocol`, skips one too),
+so that the first command is not ``unknown command '\\ufeffubgi'``."""
+
+
+def _words(text: str) -> list[str]:
+    """``text``'s words, split at runs of :data:`BLANKS` (``str.split`` with no
+    separator would split at any Unicode white space)."""
+    return [w for w in _GAP.split(text) if w]
+
+
 def _first_word(text: str) -> tuple[str, str]:
-    """``text`` split at its first run of white space (spaces, tabs): the word and the
-    rest, both stripped."""
-    parts = text.strip().split(None, 1)
-    if not parts:
-        return "", ""
-    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+    """``text`` split at its first run of :data:`BLANKS`: the word and the rest, both
+    stripped of them."""
+    parts = _GAP.split(text.strip(BLANKS), maxsplit=1)
+    return parts[0], parts[1] if len(parts) > 1 else ""
 
 
 def _on_off(text: str, what: str) -> bool:
@@ -275,7 +291,8 @@ class Session:
     # ------------------------------------------------------------- lines
     def handle(self, line: str) -> list[str]:
         """The reply lines to one command line (never raises)."""
-        text = line.strip()
+        # the line's end (LF, a CR before it) goes; only spaces and tabs are blank
+        text = line.removesuffix("\n").removesuffix("\r").strip(BLANKS)
         if not text:
             return []
         word, rest = _first_word(text)
@@ -327,7 +344,7 @@ class Session:
         return self._key_lines()
 
     def cmd_get(self, rest: str) -> list[str]:
-        if len(rest.split()) != 1:
+        if len(_words(rest)) != 1:
             raise _bad("bad_command", "expected: get <key>")
         if rest not in self.keys:
             raise _bad("unsupported", f"key {quote(rest)}")
@@ -354,12 +371,11 @@ class Session:
     def cmd_setoption(self, rest: str) -> list[str]:
         """v0.1's ``setoption name <Name> value <Value>`` (``Threads``, ``Seed``,
         ``Deterministic``, ``Variant`` or a v0.2 key name)."""
-        if not rest.startswith("name ") or " value " not in rest:
+        words = _words(rest)
+        if words[:1] != ["name"] or "value" not in words[2:-1]:
             raise _bad("bad_command", "expected: setoption name <Name> value <Value>")
-        name, _, value = rest[5:].partition(" value ")
-        name, value = name.strip(), value.strip()
-        if not name or not value:
-            raise _bad("bad_command", "expected: setoption name <Name> value <Value>")
+        at = words.index("value", 2)
+        name, value = " ".join(words[1:at]), " ".join(words[at + 1:])
         return self._set(_V01_OPTIONS.get(name, name), value)
 
     def cmd_newgame(self, rest: str) -> list[str]:
@@ -368,7 +384,7 @@ class Session:
         return []
 
     def cmd_newsession(self, rest: str) -> list[str]:
-        words = rest.split()
+        words = _words(rest)
         if len(words) % 2:
             raise _bad("bad_command", "expected: newsession type <money|match> [length <N>] "
                                       "[jacoby <on|off>] [crawford <on|off>] "
@@ -401,7 +417,7 @@ class Session:
         return []
 
     def cmd_setscore(self, rest: str) -> list[str]:
-        words = rest.split()
+        words = _words(rest)
         if len(words) not in (2, 3):
             raise _bad("bad_command", "expected: setscore <p0> <p1> [crawford|postcrawford]")
         length = self.match_length
@@ -435,7 +451,7 @@ class Session:
         return []
 
     def cmd_setcube(self, rest: str) -> list[str]:
-        words = rest.split()
+        words = _words(rest)
         usage = "expected: setcube value <N> owner <center|p0|p1>"
         if len(words) != 4:
             raise _bad("bad_command", usage)
@@ -468,7 +484,10 @@ class Session:
     def cmd_position(self, rest: str) -> list[str]:
         """``position ...``: the position, and the dice only when the ID carries them. A
         refused position leaves none: a ``go`` then answers ``bad_state`` rather than
-        for the position before."""
+        for the position before. An XGID's max cube lasts until the next ``position``
+        (docs/ubgi.md): every form forgets it, and only an XGID sets it again (a
+        ``position json`` after an XGID that made the cube dead at 1 kept it dead)."""
+        self.max_cube = None
         try:
             return self._position(rest)
         except Exception:
@@ -499,14 +518,12 @@ class Session:
         if self.variant not in ID_GAMES:
             raise _bad("unsupported", f"position {kind} for {self.variant}: its positions "
                                       f"are written as position json")
-        if len(arg.split()) != 1:
+        if len(_words(arg)) != 1:
             raise _bad("bad_command", f"position {kind} takes one word, got {quote(arg)}")
         if kind == "gnubgid":
             pos, info = position_from_gnubg(arg, self.variant)
-            if info is not None:
-                self._match_info(info)
-            self._set_position(pos, info.dice if info is not None else None,
-                               info is not None and info.doubled)
+            doubled = info is not None and self._match_info(info)
+            self._set_position(pos, info.dice if info is not None else None, doubled)
         else:
             pos, xinfo = parse_xgid(arg, self.variant)
             doubled = self._xgid_info(xinfo)
@@ -518,33 +535,49 @@ class Session:
         self.dice = tuple(dice) if dice else None
         self.doubled = doubled
 
-    def _match_info(self, info: MatchInfo) -> None:
-        """The context a GNU Backgammon Match ID carries: its player 0 is p0."""
+    def _match_info(self, info: MatchInfo) -> bool:
+        """The context a GNU Backgammon Match ID carries: its player 0 is p0. Returns
+        whether a double is on offer. In a game without a cube (portes) the cube fields
+        (value, owner, Jacoby, the doubled flag) are read and unused: the cube stays
+        centred at 1 and no double is on offer, so ``go`` plays the dice instead of
+        asking for an answer that ``go take`` cannot give there."""
         if info.game_state not in (GAME_NONE, GAME_PLAYING):
             raise _bad("bad_value", "the Match ID says the game is over")
         if info.resigned:
             raise _bad("unsupported", "a Match ID with a resignation offered")
+        turn = PLAYERS[info.on_roll]
+        s0, s1 = info.scores_raw
+        score = {"p0": s0, "p1": s1}
+        if not self._has_cube():
+            self._context(turn, info.match_length, score, info.crawford, 1, "centre",
+                          self.jacoby, self.beavers)
+            return False
         conflict = match_conflict(info)
         if conflict is not None:
             raise _bad("bad_value", f"the Match ID holds {conflict}")
-        turn = PLAYERS[info.on_roll]
-        s0, s1 = info.scores_raw
         owner = info.cube_owner_raw
-        self._context(turn, info.match_length, {"p0": s0, "p1": s1}, info.crawford,
+        self._context(turn, info.match_length, score, info.crawford,
                       info.cube_value, "centre" if owner < 0 else PLAYERS[owner],
                       info.jacoby, self.beavers)
+        return info.doubled
 
     def _xgid_info(self, info: XgidInfo) -> bool:
         """The context an XGID carries: its bottom player (turn 1) is p0. Returns
-        whether a double is on offer."""
-        if info.cube_action in ("beaver", "raccoon"):
-            raise _bad("unsupported", f"an XGID after a {info.cube_action}")
+        whether a double is on offer. In a game without a cube (portes) the cube fields
+        (value, owner, max cube, the Jacoby and beaver flags, a double, beaver or
+        raccoon in the dice field) are read and unused, as :meth:`_match_info` has it."""
         turn = "p0" if info.turn == 1 else "p1"
         other = self._other(turn)
+        score = {turn: info.score[0], other: info.score[1]}
+        if not self._has_cube():
+            self._context(turn, info.match_length, score, info.crawford, 1, "centre",
+                          self.jacoby, self.beavers)
+            return False
+        if info.cube_action in ("beaver", "raccoon"):
+            raise _bad("unsupported", f"an XGID after a {info.cube_action}")
         owner = {"centre": "centre", "me": turn, "them": other}[info.cube_owner]
-        self._context(turn, info.match_length, {turn: info.score[0], other: info.score[1]},
-                      info.crawford, info.cube_value, owner, info.jacoby, info.beaver,
-                      info.max_cube)
+        self._context(turn, info.match_length, score, info.crawford, info.cube_value,
+                      owner, info.jacoby, info.beaver, info.max_cube)
         return info.cube_action == "double"
 
     def _context(self, turn, length, score, crawford, value, owner, jacoby, beavers,
@@ -569,9 +602,9 @@ class Session:
             raise _bad("bad_value", exc.detail) from None
 
     def cmd_dice(self, rest: str) -> list[str]:
-        words = rest.split()
+        words = _words(rest)
         if len(words) != 2:
-            raise _bad("bad_command", "expected: dice <d1> <d2>")
+            raise _bad("bad_command", f"expected: dice <d1> <d2>, got {quote(clip(rest, 40))}")
         d = (_int(words[0], "die", 1, 6), _int(words[1], "die", 1, 6))
         if self.position is not None and self.position.pending:
             raise _bad("bad_state", f"the position has pending dice "
@@ -582,7 +615,7 @@ class Session:
 
     # ------------------------------------------------------------- go
     def cmd_go(self, rest: str) -> list[str]:
-        words = rest.split()
+        words = _words(rest)
         role = "chequer"
         if words and words[0] in ("chequer", "checker", "cube", "turn", "take"):
             role = words.pop(0)
@@ -697,6 +730,12 @@ class Session:
         if not self._has_cube():
             raise _bad("bad_state", f"no cube in {self.variant}: no double to answer")
         state = self.cube_state()
+        if state.owner != "them" and not state.crawford and state.dead_for(0):
+            # as in the Crawford game and at the max cube: no double can be on offer
+            raise _bad("bad_state", f"take decision: a double of a dead cube: the player "
+                                    f"on roll is {state.away[0]}-away, so winning the "
+                                    f"cube's {state.value} already wins him the match; "
+                                    f"no double can be on offer")
         search = self._search()
         try:
             ans = _decide.answer(search, pos, state, gnu)
@@ -744,10 +783,12 @@ def _skip_line(stdin: BinaryIO) -> int:
 def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
           session: Session | None = None) -> Session:
     """Run a :class:`Session` over the binary streams (default: standard input and
-    output) until ``quit`` or end of input; each line is decoded as UTF-8 on its own."""
+    output) until ``quit`` or end of input; each line is decoded as UTF-8 on its own, a
+    byte-order mark at the start of the input skipped (:data:`BOM`)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     session = session or Session()
+    first = True
     while not session.quit:
         raw = stdin.readline(MAX_LINE + 1)
         if not raw:
@@ -757,6 +798,8 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
             replies = [f"error bad_command a line of {size:,} bytes is longer than the "
                        f"{MAX_LINE:,} read"]
         else:
+            if first and raw.startswith(BOM):   # Windows tools write one
+                raw = raw[len(BOM):]
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -764,6 +807,7 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
                            f"{exc.start})"]
             else:
                 replies = session.handle(line)
+        first = False
         for reply in replies:
             stdout.write(reply.encode("utf-8", "replace") + b"\n")
             stdout.flush()
