@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli._common import FolderBusy, folder_lock, integer, is_whole, non_negative_int
+from engine.cli._common import (
+    FolderBusy,
+    folder_lock,
+    integer,
+    is_whole,
+    listen_host,
+    non_negative_int,
+    port_number,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,6 +75,29 @@ def test_non_negative_int():
     for bad in ("-1", "1.5", "x", "", "\u0663", "1e3"):
         with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
             non_negative_int(bad)
+
+
+def test_a_port_is_a_number_from_1_to_65535():
+    """``--port 70000`` reached the bind, which raised OverflowError with a traceback."""
+    assert port_number("1") == 1 and port_number(" 65535 ") == 65535
+    for bad in ("0", "65536", "70000", "-1", "\u0663", "1" * 40, "", "80x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected a port number, 1..65535"):
+            port_number(bad)
+
+
+def test_an_address_to_listen_on_is_not_empty_and_is_a_host_name():
+    """An empty host listened on every interface; a NUL or a byte that is not UTF-8
+    (a lone surrogate in ``argv``) made the bind raise TypeError with a traceback."""
+    for good in ("127.0.0.1", "::1", "localhost", "b\u00fccher.example", "0.0.0.0"):
+        assert listen_host(good) == good
+    for bad, words in (("", "every interface"), ("  ", "every interface"),
+                       ("a\x00b", "control characters"), ("a b", "spaces"),
+                       ("a\udcffb", "not UTF-8"), ("a..b", "not a host name"),
+                       ("x" * 64, "over 63 characters")):
+        with pytest.raises(argparse.ArgumentTypeError, match=words) as info:
+            listen_host(bad)
+        assert "expected an address such as 127.0.0.1" in str(info.value)
+        assert repr(bad) in str(info.value)
 
 
 def test_integer_takes_ascii_digits_only():

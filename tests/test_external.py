@@ -347,3 +347,98 @@ def test_the_command_line_wants_a_place_to_listen():
     out = subprocess.run([sys.executable, "-m", "engine.external"], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 2 and "--port" in out.stderr
+
+
+def test_a_file_at_the_socket_path_is_kept_and_refused(tmp_path):
+    """``--socket PATH`` removed whatever stood at PATH: a user's file was lost
+    silently. Only a stale socket is replaced; anything else is refused, left as it was,
+    with an error naming the path (and the command line says so before its warm-up)."""
+    from engine.cli.external import ListenError
+    path = tmp_path / "notes.txt"
+    path.write_text("mine\n")
+    with pytest.raises(ListenError, match="exists and is not a socket") as info:
+        make_servers(FAST, unix=str(path))
+    assert repr(str(path)) in str(info.value) and "a regular file" in str(info.value)
+    assert path.read_text() == "mine\n"
+    with pytest.raises(ListenError, match=r"not a socket \(a folder\)"):
+        make_servers(FAST, unix=str(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "engine.external", "--socket", str(path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert f"--socket {str(path)!r}: the path exists and is not a socket" in last, last
+    assert path.read_text() == "mine\n"
+
+
+def test_a_stale_socket_is_replaced_and_a_live_one_refused(tmp_path):
+    """A socket a server left behind (nothing accepts on it) is replaced; one a server
+    still listens on is refused, that server keeping it."""
+    from engine.cli.external import ListenError
+    path = str(tmp_path / "nardy.sock")
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(path)
+    stale.close()                                 # the file stays, nothing listens
+    assert os.path.exists(path)
+    (server,) = make_servers(FAST, unix=path)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        with pytest.raises(ListenError, match="a server is listening on this socket"):
+            make_servers(FAST, unix=path)
+        unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        unix.connect(path)
+        with unix:
+            assert _session(unix, [board(dice=(3, 1)), "exit"]) == ["8/5 6/5"]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--port", "70000"], "argument --port: '70000': expected a port number, 1..65535"),
+    (["--port", "0"], "argument --port: '0': expected a port number, 1..65535"),
+    (["--port", "31415", "--host", ""], "argument --host: '': expected an address such "
+                                        "as 127.0.0.1 (an empty one would listen on every "
+                                        "interface)"),
+    (["--port", "31415", "--host", b"a\xffb"], "argument --host: 'a\\udcffb': expected an "
+                                               "address"),
+    (["--port", "31415", "--host", "256.1.1.1"], "--host '256.1.1.1': cannot find the "
+                                                 "address"),
+])
+def test_a_bad_host_or_port_is_a_usage_error(argv, words):
+    """``--port 70000`` died with OverflowError, a host with a byte that is not UTF-8
+    with TypeError (tracebacks), and an empty host listened on every interface: now
+    each is a usage error naming the option and what it expects, before the warm-up."""
+    out = subprocess.run([sys.executable, "-m", "engine.external", *argv], cwd=ROOT,
+                         capture_output=True, timeout=120)
+    err = out.stderr.decode("utf-8", "replace")
+    assert out.returncode == 2 and "Traceback" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("python -m engine.external: error: ") and words in last, last
+
+
+def test_a_host_make_servers_cannot_use_is_an_error_not_a_traceback():
+    """Through the API too: NUL, an unencodable name, a port out of range."""
+    from engine.cli.external import ListenError
+    for host, port in (("a\x00b", 0), ("a\udcffb", 0), ("127.0.0.1", 70000)):
+        with pytest.raises(ListenError, match="--host"):
+            make_servers(FAST, port=port, host=host)
+
+
+def test_an_ipv6_address_is_served():
+    """``--host ::1`` failed: the TCP server was IPv4 only."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    from engine.cli.external import ListenError
+    try:
+        (server,) = make_servers(FAST, port=0, host="::1")
+    except ListenError as exc:                     # no ::1 on this machine
+        pytest.skip(str(exc))
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    try:
+        with socket.create_connection(server.server_address[:2]) as tcp:
+            assert _session(tcp, [board(dice=(3, 1)), "exit"]) == ["8/5 6/5"]
+    finally:
+        server.shutdown()
+        server.server_close()

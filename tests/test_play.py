@@ -1,6 +1,7 @@
 """The terminal game: scripted input through ``main(argv, stdin, stdout)``."""
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -367,3 +368,89 @@ def test_a_command_line_program_stopped_by_ctrl_c_says_so_in_one_line(capsys):
     with pytest.raises(SystemExit) as exc:
         _common.run(interrupted)
     assert exc.value.code == 130 and capsys.readouterr().err == "interrupted\n"
+
+
+def test_a_save_folder_that_takes_no_file_is_refused_before_play(tmp_path, capsys):
+    """``--save /proc/x.mat`` passed the start-up check (the folder exists), and the
+    write after the first game raised FileNotFoundError with a traceback, the match
+    lost. The folder is now written into (and the file removed) before play: a folder
+    that takes no file, a file in place of the folder, a path that is not a regular
+    file are each a usage error naming --save. (Refused for root as well: chmod would
+    not be.)"""
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    cases = [(str(afile / "x.mat"), f"{str(afile)!r} is a file; expected a folder"),
+             (os.devnull, "is not a regular file; expected a file")]
+    if os.path.isdir("/proc/self"):
+        cases.append(("/proc/x.mat", "cannot write into the folder '/proc'"))
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        cases.append((str(locked / "x.mat"), "cannot write into the folder"))
+    for path, words in cases:
+        out = io.StringIO()
+        with pytest.raises(SystemExit) as info:
+            main(["--engine", "heuristic", "--save", path], io.StringIO(""), out)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and words in err and "--save" in err, err
+        assert out.getvalue() == ""                      # no game was begun
+    assert afile.read_text() == "mine\n"
+    assert not list(tmp_path.glob("**/.nardy-probe-*"))
+
+
+def test_a_save_that_fails_during_play_is_reported_and_play_goes_on(tmp_path, capsys,
+                                                                    monkeypatch):
+    """A write that fails after a game (a full disk) prints one line naming the file,
+    no traceback, and the match goes on; the next write that works holds every game."""
+    import errno
+
+    from engine.cli import play as play_cli
+    from engine.notation.matfile import read_mat
+    real = play_cli.atomic_write_bytes
+    calls = []
+
+    def full_once(path, data):
+        calls.append(path)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, data)
+
+    monkeypatch.setattr(play_cli, "atomic_write_bytes", full_once)
+    path = tmp_path / "games.mat"
+    code, text = run(["--match", "3", "--engine", "heuristic", "--seed", "2", "--save",
+                      str(path)], ["1"] * 5000)
+    err = capsys.readouterr().err
+    assert code == 0 and "wins the match." in text
+    assert "Traceback" not in err and err.count("error:") == 1, err
+    assert (f"error: --save: cannot write {path}: {os.strerror(errno.ENOSPC)}; play goes "
+            f"on") in err
+    games = len(re.findall(r"^=== backgammon ===$", text, re.M))
+    assert games >= 2 and len(calls) == games + 1        # after each game, and at quit
+    assert len(read_mat(path).games) == games
+
+
+def test_a_save_that_fails_at_quit_puts_the_games_in_the_temporary_folder(
+        tmp_path, capsys, monkeypatch):
+    """When the last write fails too, the games go to a file in the temporary folder,
+    named in the error, and the exit status is 1: the match is not lost."""
+    import tempfile
+
+    from engine.cli import play as play_cli
+    from engine.notation.matfile import read_mat
+
+    def gone(path, data):
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(play_cli, "atomic_write_bytes", gone)
+    rescue = tmp_path / "tmp"
+    rescue.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(rescue))
+    path = tmp_path / "games.mat"
+    code, text = run(["--engine", "heuristic", "--seed", "2", "--save", str(path)],
+                     ["1"] * 5000)
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and not path.exists(), err
+    (kept,) = rescue.glob("nardy-*.mat")
+    assert (f"error: --save: cannot write {path}: No such file or directory; the games "
+            f"are in {kept} instead") in err.splitlines()
+    assert len(read_mat(kept).games) == 1

@@ -129,6 +129,45 @@ def worker_count(text: str) -> int:
     return int(digits)
 
 
+MAX_PORT = 65535
+"""The highest TCP port (a port is 16 bits)."""
+
+
+def port_number(text: str) -> int:
+    """An ``argparse`` type: a TCP port to listen on, 1 .. :data:`MAX_PORT`, else a
+    one-line error. A larger number made the bind raise ``OverflowError`` with a
+    traceback; 0 (any free port) would leave a client nothing to connect to."""
+    digits = text.strip()
+    if not (is_whole(digits) and len(digits) <= 30 and 1 <= int(digits) <= MAX_PORT):
+        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a port number, "
+                                         f"1..{MAX_PORT}")
+    return int(digits)
+
+
+def listen_host(text: str) -> str:
+    """An ``argparse`` type: an address to listen on (``127.0.0.1``, ``::1``, a host
+    name), else a one-line error. Refused: an empty one, which the socket library reads
+    as every interface (a server meant for this machine would serve the network); one
+    with spaces or control characters (a NUL made the bind raise ``TypeError``); and one
+    that is not text a host name can be written in (bytes that are not UTF-8 reach
+    Python's ``argv`` as lone surrogates, on which the bind raised ``TypeError`` too).
+    Whether the address exists here is found out by binding it."""
+    expected = "expected an address such as 127.0.0.1"
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{quote(text)}: {expected} (an empty one would "
+                                         f"listen on every interface)")
+    try:
+        text.encode("idna")               # what the socket library encodes a host with
+    except UnicodeError:
+        raise argparse.ArgumentTypeError(f"{quote(text)}: {expected} (not a host name: "
+                                         f"a label empty or over 63 characters, or bytes "
+                                         f"that are not UTF-8)") from None
+    if not text.isprintable() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(f"{quote(text)}: {expected}, without spaces or "
+                                         f"control characters")
+    return text
+
+
 class OutputError(NardyError):
     """An output path a program cannot write: a file where a folder must be, or the
     other way round, or a folder that cannot be made or written into."""

@@ -33,6 +33,7 @@ import json
 import os
 import socket
 import socketserver
+import stat
 import sys
 import threading
 import time
@@ -41,7 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from engine.cli import _decide
-from engine.cli._common import integer, is_whole, non_negative_int
+from engine.cli._common import integer, is_whole, listen_host, port_number
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
@@ -408,8 +409,81 @@ class _TCPServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
 
 
+class _TCPServer6(_TCPServer):
+    address_family = socket.AF_INET6
+
+
 class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+
+
+class ListenError(NardyError):
+    """A place the server cannot listen on, named by its command-line option: an
+    address that does not resolve or cannot be bound, a port out of range, a socket
+    path taken by something else."""
+
+    code = "cannot_listen"
+
+
+_KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
+          (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def free_socket_path(path: str) -> None:
+    """Make ``path`` free for a Unix socket: remove a stale socket there (one a server
+    left when it ended without removing it: nothing accepts connections on it), else a
+    :class:`ListenError` naming the path, which is left as it is: when it is anything
+    but a socket (a user's file, which was deleted silently before), or a socket a
+    server is listening on (whose clients would have lost it to this one)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ListenError(f"--socket {quote(path)}: cannot look at the path "
+                          f"({exc.strerror or exc})") from None
+    if not stat.S_ISSOCK(mode):
+        kind = next((k for test, k in _KINDS if test(mode)), "not a socket")
+        raise ListenError(f"--socket {quote(path)}: the path exists and is not a socket "
+                          f"({kind}); expected a new path or a stale socket to replace "
+                          f"(nothing was removed)")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            pass                            # refused: a stale socket
+        else:
+            raise ListenError(f"--socket {quote(path)}: a server is listening on this "
+                              f"socket; stop it or give another path")
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ListenError(f"--socket {quote(path)}: cannot remove the stale socket "
+                          f"({exc.strerror or exc})") from None
+
+
+def _tcp_server(host: str, port: int) -> _TCPServer:
+    """A TCP server on ``host:port``, of the address family ``host`` resolves to (an
+    IPv6 address such as ``::1`` too); a :class:`ListenError` naming both when it
+    cannot listen there."""
+    where = f"--host {quote(host)} --port {port}"
+    if not 0 <= port <= 65535:
+        raise ListenError(f"{where}: expected a port number, 0..65535")
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise ListenError(f"--host {quote(host)}: cannot find the address "
+                          f"({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        return (_TCPServer6 if family == socket.AF_INET6 else _TCPServer)(
+            (host, port), _Handler)
+    except (OSError, OverflowError, TypeError, ValueError) as exc:
+        raise ListenError(f"{where}: cannot listen there "
+                          f"({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def make_servers(settings: Settings, port: int | None = None, host: str = "127.0.0.1",
@@ -418,20 +492,49 @@ def make_servers(settings: Settings, port: int | None = None, host: str = "127.0
     """The listening servers (TCP on ``host:port``, a Unix socket at ``unix``), sharing
     one engine lock and one log; port 0 picks a free port (``server_address``).
     ``observe(request, reply)``, when given, is called with each request and its reply
-    before the reply is sent (benchmarks/gnubg_external.py records with it)."""
-    servers: list = []
-    shared = {"settings": settings, "engine_lock": threading.Lock(), "log": _Log(log),
+    before the reply is sent (benchmarks/gnubg_external.py records with it). A place it
+    cannot listen on raises :class:`ListenError` (with no server left open); a stale
+    socket at ``unix`` is replaced, anything else there is refused
+    (:func:`free_socket_path`)."""
+    journal = _Log(log)
+    shared = {"settings": settings, "engine_lock": threading.Lock(), "log": journal,
               "observe": observe}
-    if port is not None:
-        servers.append(_TCPServer((host, port), _Handler))
-    if unix is not None:
-        if os.path.exists(unix):
-            os.unlink(unix)
-        servers.append(_UnixServer(unix, _Handler))
+    servers: list = []
+    try:
+        if port is not None:
+            servers.append(_tcp_server(host, port))
+        if unix is not None:
+            free_socket_path(unix)
+            try:
+                servers.append(_UnixServer(unix, _Handler))
+            except (OSError, ValueError) as exc:
+                raise ListenError(f"--socket {quote(unix)}: cannot listen there "
+                                  f"({getattr(exc, 'strerror', None) or exc})") from None
+    except BaseException:
+        close_servers(servers, None, serving=False)
+        if journal.file:
+            journal.file.close()
+        raise
     for s in servers:
         for k, v in shared.items():
             setattr(s, k, v)
     return servers
+
+
+def close_servers(servers: list, unix: str | None, serving: bool = True) -> None:
+    """Stop (when ``serving``: ``shutdown`` waits for a ``serve_forever`` loop, for ever
+    where none runs) and close ``servers``, and remove the Unix socket at ``unix`` (only
+    if a socket is still what is there)."""
+    for s in servers:
+        if serving:
+            s.shutdown()
+        s.server_close()
+    if unix is not None:
+        try:
+            if stat.S_ISSOCK(os.lstat(unix).st_mode):
+                os.unlink(unix)
+        except OSError:
+            pass
 
 
 def warm_up(settings: Settings) -> None:
@@ -450,13 +553,16 @@ def main(argv=None) -> int:
         prog="python -m engine.external",
         description="GNU Backgammon's external player: answers FIBS board strings with "
                     "the engine's moves and cube actions (docs/external.md).")
-    ap.add_argument("--port", type=non_negative_int,
-                    help="TCP port on --host (in GNU Backgammon: set player 1 external "
-                         "localhost:PORT)")
-    ap.add_argument("--host", default="127.0.0.1", help="address to listen on "
-                    "(default 127.0.0.1, localhost only)")
+    ap.add_argument("--port", type=port_number,
+                    help="TCP port on --host, 1..65535 (in GNU Backgammon: set player 1 "
+                         "external localhost:PORT)")
+    ap.add_argument("--host", type=listen_host, default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1, localhost only; not "
+                         "empty, which would be every interface)")
     ap.add_argument("--socket", dest="unix", metavar="PATH",
-                    help="Unix socket path (in GNU Backgammon: set player 1 external PATH)")
+                    help="Unix socket path (in GNU Backgammon: set player 1 external "
+                         "PATH): a new path, or a stale socket, which is replaced; a file "
+                         "or a socket a server listens on is refused")
     ap.add_argument("--ply", type=integer, default=2,
                     help=f"checker-play depth, GNU Backgammon's plies 0..{MAX_PLY} "
                          f"(default 2)")
@@ -489,15 +595,29 @@ def main(argv=None) -> int:
         ap.error(str(exc))
     settings = Settings(args.ply, cube_ply, args.jacoby, args.beavers, args.crawford_rule,
                         args.scores, args.threads)
+    # bound first, so that a place it cannot listen on is refused before the warm-up
+    # (half a minute on a cold cache); a client that connects meanwhile waits for it
     try:
-        warm_up(settings)
         servers = make_servers(settings, args.port, args.host, args.unix, args.log)
-    except (OSError, NardyError) as exc:
+    except ListenError as exc:
+        ap.error(str(exc))
+    except OSError as exc:                  # the --log file
         print(f"engine.external: {exc}", file=sys.stderr)
         return 2
+    try:
+        warm_up(settings)
+    except BaseException as exc:
+        close_servers(servers, args.unix, serving=False)
+        if isinstance(exc, (OSError, NardyError)):
+            print(f"engine.external: {exc}", file=sys.stderr)
+            return 2
+        raise
     for s in servers:
         addr = s.server_address
-        where = f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) else addr
+        if isinstance(addr, tuple):
+            where = f"[{addr[0]}]:{addr[1]}" if ":" in addr[0] else f"{addr[0]}:{addr[1]}"
+        else:
+            where = addr
         print(f"engine.external: listening on {where}", file=sys.stderr, flush=True)
     done = threading.Event()
     if args.once:
@@ -517,11 +637,7 @@ def main(argv=None) -> int:
         done.wait()
     except KeyboardInterrupt:
         pass
-    for s in servers:
-        s.shutdown()
-        s.server_close()
-    if args.unix and os.path.exists(args.unix):
-        os.unlink(args.unix)
+    close_servers(servers, args.unix)
     log = servers[0].log
     print(f"engine.external: served {log.requests} requests ({log.errors} answered "
           f"Error)", file=sys.stderr)

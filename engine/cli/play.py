@@ -43,7 +43,13 @@ the cube is centred); a match has its Crawford game.
 ``--save FILE.mat`` (backgammon) writes the games to a match file after each game and at
 quit (:func:`engine.notation.matfile.format_mat`), which GNU Backgammon, eXtreme Gammon
 and ``python -m engine.review`` read; a name ending ``.sgf`` gets GNU Backgammon's own
-SGF (:func:`engine.notation.sgf.format_sgf`).
+SGF (:func:`engine.notation.sgf.format_sgf`). Its folder must exist and take a file: a
+small file is written into it and removed before play begins, so a folder that cannot
+be written into is refused at once rather than after the first game. A write that
+fails later (a full disk, the folder removed) is reported on standard error and play
+goes on: the games stay in memory and are all written again after the next game and at
+quit; a write that fails at quit puts them in a file in the temporary folder
+(:func:`tempfile.gettempdir`), named in the error, and the exit status is 1.
 
 :func:`main` takes ``argv``, ``stdin`` and ``stdout``, so tests drive it with scripted
 input; it reads one line per prompt.
@@ -52,13 +58,23 @@ input; it reads one line per prompt.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 import numpy as np
 
-from engine.cli._common import integer, is_whole, non_negative_int
+from engine.cli._common import (
+    OutputError,
+    WriteError,
+    integer,
+    is_whole,
+    non_negative_int,
+    output_file,
+    writing,
+)
 from engine.cli._decide import cubeful, without_cube
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
@@ -472,7 +488,7 @@ class Session:
                     cube=cube, on_turn=heard)
         if variant == "backgammon":
             self.writer.end(self.number, tuple(score), game.winner, game.points)
-            self.write_match()
+            self.save_games()
         if game.winner is None:
             self.say("The game is a draw.")
             return None, 0, game.kind
@@ -490,19 +506,66 @@ class Session:
         self.say(f"{who} {how}{cubed}: {game.points} point{plural}{jacoby}.")
         return winner, game.points, game.kind
 
-    def write_match(self) -> None:
-        """Write the backgammon games so far to the ``--save`` file (atomically: a
-        reader sees the last version or this one)."""
-        if self.save is None:
-            return
+    def match_text(self) -> str | None:
+        """The backgammon games so far as the ``--save`` file holds them (GNU
+        Backgammon's SGF for a name ending ``.sgf``, else a ``.mat`` file); None before
+        the first game has a roll."""
+        assert self.save is not None
         players = ("you", "nardy")
         record = self.writer.record(self.length, players,
                                     match_header(players, self.length, self.cube),
                                     self.number, self.score)
-        if record.games:
-            text = (format_sgf(record) if Path(self.save).suffix.lower() == ".sgf"
-                    else format_mat(record))
-            atomic_write_bytes(self.save, text.encode())
+        if not record.games:
+            return None
+        return (format_sgf(record) if Path(self.save).suffix.lower() == ".sgf"
+                else format_mat(record))
+
+    def write_match(self) -> None:
+        """Write the backgammon games so far to the ``--save`` file (atomically: a
+        reader sees the last version or this one); a :class:`WriteError` naming the file
+        when that fails, the file left as it was."""
+        if self.save is None:
+            return
+        text = self.match_text()
+        if text is not None:
+            with writing(self.save):
+                atomic_write_bytes(self.save, text.encode())
+
+    def save_games(self) -> bool:
+        """:meth:`write_match` after a game: a failure (a full disk, the folder removed
+        since the start) is reported on standard error and play goes on, the games kept
+        in memory and all written again after the next game and at quit; whether the
+        file was written."""
+        try:
+            self.write_match()
+            return True
+        except WriteError as exc:
+            sys.stderr.write(f"error: --save: {exc}; play goes on, and the games are "
+                             f"written again after the next game and at quit\n")
+            return False
+
+    def save_at_quit(self) -> bool:
+        """:meth:`write_match` as the session ends (the game under way too); where that
+        fails, the games are written to a new file in the temporary folder instead
+        (``nardy-<random>.mat``), so that they are not lost, and the error names it;
+        whether they reached the ``--save`` file."""
+        try:
+            self.write_match()
+            return True
+        except WriteError as exc:
+            problem = f"error: --save: {exc}"
+        text, save = self.match_text(), self.save
+        assert text is not None and save is not None    # else write_match wrote nothing
+        try:
+            fd, rescue = tempfile.mkstemp(prefix="nardy-", suffix=Path(save).suffix or ".mat")
+            with os.fdopen(fd, "wb") as f:
+                f.write(text.encode())
+        except OSError as exc:
+            sys.stderr.write(f"{problem}; nor into the temporary folder "
+                             f"({exc.strerror or exc}): the games are lost\n")
+            return False
+        sys.stderr.write(f"{problem}; the games are in {rescue} instead\n")
+        return False
 
     # ----------------------------------------------------------------- a match
     def play_match(self, games: Sequence[str], target: int) -> tuple[int, int]:
@@ -550,13 +613,35 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     ap.add_argument("--save", metavar="FILE.mat",
                     help="backgammon: write the games to this match file after each "
                          "(and at quit), for GNU Backgammon, XG or python -m engine.review "
-                         "(a name ending .sgf: GNU Backgammon's own SGF)")
+                         "(a name ending .sgf: GNU Backgammon's own SGF). Its folder must "
+                         "exist and be writable (checked before play); a later failed "
+                         "write is reported and play goes on, the games written again "
+                         "after the next game; one at quit puts them in a file in the "
+                         "temporary folder, named in the error (exit status 1)")
     args = ap.parse_args(argv)
     if args.save is not None and args.variant != "backgammon":
         ap.error(f"--save: a match file holds backgammon games, not {args.variant}")
-    if args.save is not None and (Path(args.save).is_dir()
-                                  or not Path(args.save).resolve().parent.is_dir()):
-        ap.error(f"--save {args.save}: expected a file in a folder that exists")
+    if args.save is not None:
+        save = Path(args.save)
+        try:
+            folder = save.resolve().parent
+            blocked = any(up.exists() and not up.is_dir()
+                          for up in (folder, *folder.parents))
+            kind = ("a folder" if save.is_dir() else "not a regular file"
+                    if save.exists() and not save.is_file() else None)
+            found = folder.is_dir()
+        except OSError as exc:                          # a folder above it not searchable
+            ap.error(f"--save {quote(args.save)}: cannot look at the path "
+                     f"({exc.strerror or exc})")
+        if kind is not None:                            # /dev/null would be replaced
+            ap.error(f"--save {quote(args.save)} is {kind}; expected a file (new, or a "
+                     f"match file to replace)")
+        if not blocked and not found:
+            ap.error(f"--save {quote(args.save)}: expected a file in a folder that exists")
+        try:                    # a file in the way, or a folder that takes no file
+            output_file(save, "--save")     # (a small file written there and removed)
+        except OutputError as exc:
+            ap.error(str(exc))
     if args.cube and args.variant != "backgammon":
         ap.error(f"--cube: {args.variant} has no doubling cube (backgammon only)")
     if args.cube and args.engine == "heuristic":
@@ -592,23 +677,22 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     except NardyError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
+    code = 0
     try:
-        session.say(f"You are X, the engine ({', '.join(names)}) is O. {_HELP}")
-        if args.variant == TAVLI or args.match is not None:
-            session.play_match(games, args.match or 5)
-        else:
-            session.play_game(args.variant)
-    except Quit:
-        session.say("Bye.")
-    except KeyboardInterrupt:            # Ctrl-C: as quit, without a traceback
-        session.say("\nInterrupted. Bye.")
-        return 130
-    finally:
         try:
-            session.write_match()       # the game under way too
-        except OSError as exc:
-            sys.stderr.write(f"error: --save {args.save}: {exc.strerror or exc}\n")
-    return 0
+            session.say(f"You are X, the engine ({', '.join(names)}) is O. {_HELP}")
+            if args.variant == TAVLI or args.match is not None:
+                session.play_match(games, args.match or 5)
+            else:
+                session.play_game(args.variant)
+        except Quit:
+            session.say("Bye.")
+        except KeyboardInterrupt:            # Ctrl-C: as quit, without a traceback
+            session.say("\nInterrupted. Bye.")
+            code = 130
+    finally:
+        saved = session.save_at_quit()       # the game under way too
+    return code if saved or code else 1
 
 
 if __name__ == "__main__":

@@ -5,22 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.cli._common import integer
+from engine.cli._common import listen_host, port_number
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m engine.web",
                                      description="Serve the web board: play and analyse "
                                                  "the six games in a browser.")
-    parser.add_argument("--host", default="127.0.0.1",
+    parser.add_argument("--host", type=listen_host, default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=integer, default=8080, help="port (default 8080)")
+    parser.add_argument("--port", type=port_number, default=8080,
+                        help="port, 1..65535 (default 8080)")
     args = parser.parse_args(argv)
-    if not 0 < args.port < 65536:
-        parser.error(f"--port {args.port}: expected 1..65535")
-    if not args.host.strip() or any(c.isspace() for c in args.host):
-        parser.error(f"--host {args.host!r}: expected an address such as 127.0.0.1 (an "
-                     f"empty one would listen on every interface)")
     try:
         import uvicorn
 
