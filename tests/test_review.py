@@ -6,6 +6,12 @@ the board, and hand-written files with known mistakes."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +20,7 @@ from engine.cli._decide import cube_advice, rank_cubefully, search_for
 from engine.cli.review import MARKS, Reviewer, main, review, totals
 from engine.cube.decision import CubeState
 from engine.movegen.generate import successors
+from engine.notation import matfile
 from engine.notation.matfile import (
     Action,
     GameRecord,
@@ -397,6 +404,122 @@ def test_a_byte_order_mark_is_read(tmp_path):
     path = tmp_path / "bom.mat"
     path.write_bytes(b"\xef\xbb\xbf" + FIVE.read_bytes())
     assert len(read_mat(path).games) == 6
+
+
+@contextmanager
+def _deadline(seconds: float):
+    """Fails the block with TimeoutError once it runs ``seconds`` (the regular
+    expression engine looks for signals as it backtracks), so a reader gone slow fails
+    rather than hangs the suite; where no alarm is to be had (not Unix, not the main
+    thread) the block runs unguarded, its caller's clock alone judging it."""
+    if (not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    before = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+_GAME_1 = " 3 point match\n Game 1\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    ("; [" + " " * 100_000 + "x\n", "no match length"),      # cubic: hours
+    ("; [a" + " " * 100_000 + 'x"\n', "no match length"),    # quadratic
+    (_GAME_1 + " a " + ":1 " * 33_333 + "x\n",                # quadratic: minutes
+     r"line 3: 'a :1 :1 .*\(100,004 chars\): expected the score line"),
+    (_GAME_1 + " a" + " " * 100_000 + "x\n", "line 3: 'a .*expected the score line"),
+    (_GAME_1 + " a : 1 b" + " " * 100_000 + "x\n", "line 3: 'a : 1 b .*expected the score"),
+], ids=["header spaces", "header key spaces", "score colons", "score spaces",
+        "score second name spaces"])
+def test_a_long_hostile_line_is_refused_at_once(text, words):
+    """Lines of 100,000 characters on which the regular expressions that read the header
+    and the score line backtracked in cubic or quadratic time (the web board's review
+    holding every session meanwhile) are refused at once, with the usual error."""
+    start = time.perf_counter()
+    with _deadline(30), pytest.raises(MatFileError, match=words):
+        parse_mat(text)
+    assert time.perf_counter() - start < 5
+
+
+def test_header_and_score_lines_read_as_before():
+    """What the header and score lines read (:func:`engine.notation.matfile._header_line`
+    and ``_score_line``, which replaced backtracking regular expressions): a key with a
+    space, a value holding quotes, a long value; a line that is no header is a comment;
+    a name may hold a colon, and a long first name may touch the second."""
+    long = "x" * 100_000
+    text = ('; [Player 1 "Alice"]\n;  [ Event   "a "b" c" ] \n; [Round "' + long + '"]\n'
+            '; [Bad "no close"\n; [Bad]"x"]\n; no header\n; [ "' + " " * 100_000 + "]\n")
+    body = FIVE.read_text()
+    record = parse_mat(text + body)
+    assert record.header == {"Player 1": "Alice", "Event": 'a "b" c', "Round": long,
+                             "EventDate": "2026.12.05"}          # the file's own
+    assert record.players == ("Alice", "root")
+    assert [[replace(a, line=a.line - 7) for a in g.actions] for g in record.games] == [
+        list(g.actions) for g in parse_mat(body).games]          # the 7 lines added
+    for line, players, score in [
+        (" A:B : 2                         C : 0", ("A:B", "C"), (2, 0)),
+        (" AVeryLongPlayerNameForTesting1 : 0Bob : 1", ("AVeryLongPlayerNameForTesting1",
+                                                      "Bob"), (0, 1)),
+        ("Alice:1 Bob:2", ("Alice", "Bob"), (1, 2)),
+    ]:
+        record = parse_mat(_GAME_1 + line + "\n")
+        assert (record.players, record.games[0].score) == (players, score), line
+
+
+def _piped(path: Path, data: bytes) -> threading.Thread:
+    """A pipe made at ``path``, a thread writing ``data`` into it (stopping quietly
+    where the reader stops first)."""
+    os.mkfifo(path)
+
+    def feed() -> None:
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        except BrokenPipeError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return writer
+
+
+def test_a_match_file_is_read_up_to_the_limit_whatever_its_size_says(tmp_path,
+                                                                    monkeypatch):
+    """A file over :data:`~engine.notation.matfile.MAX_BYTES` is refused by its size; a
+    pipe or a device, whose size is 0, by what is read, which stops one byte past the
+    limit (``/dev/zero`` was read until memory ran out)."""
+    monkeypatch.setattr(matfile, "MAX_BYTES", 1000)
+    big = tmp_path / "big.mat"
+    big.write_bytes(b" " * 1001)
+    with pytest.raises(MatFileError,
+                       match=r"big\.mat: 1,001 bytes; a match file is read up to 1,000"):
+        read_mat(big)
+    big.write_bytes(b" " * 1000)                       # at the limit: read
+    with pytest.raises(MatFileError, match=r"big\.mat: no match length"):
+        read_mat(big)
+    if not hasattr(os, "mkfifo"):
+        return
+    writer = _piped(tmp_path / "pipe.mat", FIVE.read_bytes() * 10)
+    with _deadline(30), pytest.raises(MatFileError, match=r"pipe\.mat: more than 1,000 "
+                                      r"bytes; a match file is read up to 1,000"):
+        read_mat(tmp_path / "pipe.mat")
+    writer.join(10)
+    assert not writer.is_alive()
+    monkeypatch.undo()                                 # a match file in a pipe is read
+    writer = _piped(tmp_path / "small.mat", FIVE.read_bytes())
+    with _deadline(30):
+        assert len(read_mat(tmp_path / "small.mat").games) == 6
+    writer.join(10)
 
 
 def test_a_double_made_with_a_dead_cube_and_its_answer_are_rated():

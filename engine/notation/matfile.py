@@ -65,14 +65,14 @@ MAX_LENGTH = 64
 KINDS = ("roll", "double", "take", "drop", "beaver", "win")
 """What an :class:`Action` may be."""
 
-_HEADER = re.compile(r'^;\s*\[\s*([^"\]]+?)\s+"(.*)"\s*\]\s*$')
 _LENGTH = re.compile(r"^\s*([0-9]{1,9})\s+point\s+match\s*$", re.I)
 _GAME = re.compile(r"^\s*Game\s+([0-9]{1,9})\s*$", re.I)
-_SCORE = re.compile(r"^\s*(\S.*?)\s*:\s*([0-9]{1,9})\s*(\S.*?)\s*:\s*([0-9]{1,9})\s*$")
-"""A score line; GNU Backgammon writes the first name and score in 31 characters, so a
-long first name leaves no space before the second name. Numbers are read up to nine
-digits here and below (a longer one is no number the file can mean, and Python will not
-convert thousands of digits)."""
+_NUMBER = re.compile(r"[0-9]{1,9}")
+"""A number of a match file. Numbers are read up to nine digits here and below (a
+longer one is no number the file can mean, and Python will not convert thousands of
+digits)."""
+_COLON_NUMBER = re.compile(r":\s*([0-9]+)\s*")
+"""A colon of a score line and the number after it (:func:`_score_line`)."""
 _CANNOT_MOVE = re.compile(r"\bcannot\s+move\b", re.I)
 """What some programs write after a roll with no legal play."""
 _NUMBERED = re.compile(r"^\s*([0-9]{1,9})\)(.*)$")
@@ -196,16 +196,24 @@ def read_with(path: str | Path, parse) -> MatchRecord:
 
 def read_text(path: str | Path) -> str:
     """The text of the match file at ``path`` (at most :data:`MAX_BYTES`; UTF-8, a
-    byte-order mark dropped, else Latin-1), its name in every error."""
+    byte-order mark dropped, else Latin-1), its name in every error.
+
+    A file's size refuses a large one before it is read; what is read stops one byte
+    past the limit all the same, for a pipe or a device (``/dev/zero``) has size 0 and
+    would otherwise be read until memory ran out."""
     p, name = Path(path), str(path)         # the name as given, in every message
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
             raise MatFileError(f"{name}: {size:,} bytes; a match file is read up to "
                                f"{MAX_BYTES:,}")
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as exc:
         raise MatFileError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_BYTES:
+        raise MatFileError(f"{name}: more than {MAX_BYTES:,} bytes; a match file is read "
+                           f"up to {MAX_BYTES:,}")
     try:
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):   # UTF-16, as some Windows programs write
             return data.decode("utf-16")
@@ -236,9 +244,9 @@ def parse_mat(text: str) -> MatchRecord:
         if not line.strip():
             continue
         if line.lstrip().startswith(";"):
-            m = _HEADER.match(line.strip())
-            if m:
-                header[m.group(1)] = m.group(2)
+            pair = _header_line(line.strip())
+            if pair:
+                header[pair[0]] = pair[1]
             continue
         if length is None:
             m = _LENGTH.match(line)
@@ -258,22 +266,21 @@ def parse_mat(text: str) -> MatchRecord:
         if current is None:
             raise MatFileError(f"line {n}: {quote(line.strip())}: expected 'Game 1'")
         if current["score"] is None:
-            m = _SCORE.match(line)
-            if not m:
+            read = _score_line(line)
+            if read is None:
                 raise MatFileError(f"line {n}: {quote(line.strip())}: expected the score "
                                    f"line ('Alice : 0    Bob : 0')")
-            score = (int(m.group(2)), int(m.group(4)))
+            first, second, score, second_at = read
             if length and max(score) >= length:
                 raise MatFileError(f"line {n}: score {list(score)} in a {length}-point "
                                    f"match: each score must be 0 .. {length - 1} before "
                                    f"a game")
             current["score"] = score
-            names = (m.group(1).strip(), m.group(3).strip())
             if players is None:
-                players = names
+                players = (first, second)
             # the second column starts near its name, and by column 33 (a long first
             # name pushes the second name right, not the column)
-            right = min(m.start(3) - 2, RIGHT_COLUMN)
+            right = min(second_at - 2, RIGHT_COLUMN)
             continue
         m = _NUMBERED.match(line)
         body_start = m.start(2) if m else 0
@@ -302,6 +309,70 @@ def parse_mat(text: str) -> MatchRecord:
     assert players is not None
     return MatchRecord(length, tuple(a or b for a, b in zip(given, players)), tuple(games),
                        header)
+
+
+def _header_line(line: str) -> tuple[str, str] | None:
+    """A header line ``; [Key "value"]`` read: (key, value), or None where ``line`` is
+    no header (a comment). The key is what stands between the bracket and the first
+    quote, white space around it; the value runs to the last quote, which only white
+    space and the closing bracket follow.
+
+    Read with str methods, each a single pass over the line, where a regular expression
+    with three adjacent runs that could each take the spaces after the bracket
+    backtracked in cubic time: a line of 4,000 spaces and no quote took 30 seconds (a
+    web board's review holding every session). It reads what that expression read."""
+    if not line.startswith(";"):
+        return None
+    rest = line[1:].lstrip()
+    at = rest.find('"')
+    if not rest.startswith("[") or at < 0:
+        return None
+    before, value = rest[1:at], rest[at + 1:].rstrip()
+    if not before[-1:].isspace() or not value.endswith("]"):
+        return None           # white space before the quote, a bracket to close
+    value = value[:-1].rstrip()
+    # a key of white space alone: its last character but one, as that expression read it
+    key = before.strip() or before[-2:-1]
+    if not key or "]" in key or not value.endswith('"'):
+        return None
+    return key, value[:-1]
+
+
+def _score_line(line: str) -> tuple[str, str, tuple, int] | None:
+    """A score line read: the first name, the second, the scores (first, second) and
+    the column the second name starts at; None where ``line`` is no score line.
+
+    The line is ``Alice : 0    Bob : 0``; GNU Backgammon writes the first name and score
+    in 31 characters, so a long first name leaves no space before the second name. A
+    name may hold a colon: the second score is the number after the last colon, the
+    first the number after the first colon (past the first name's first character) that
+    leaves a second name before the last colon. That number is read up to nine digits,
+    any more starting the second name; where only spaces follow it up to the last colon,
+    its last digit is the second name.
+
+    Read in linear time, each colon's number matched once, where a regular expression
+    with two lazy names backtracked in quadratic time on a long line of colons (``:1 ``
+    4,000 times took 3.5 seconds); it reads what that expression read."""
+    last = line.rfind(":")
+    start = len(line) - len(line.lstrip())
+    second_score = line[last + 1:].strip()
+    if last < 0 or start == len(line) or not _NUMBER.fullmatch(second_score):
+        return None
+    for m in _COLON_NUMBER.finditer(line, start + 1, last):
+        digits = m.group(1)
+        if len(digits) > 9:
+            width, second_at = 9, m.start(1) + 9
+        elif m.end() < last:            # the second name after the number and spaces
+            width, second_at = len(digits), m.end()
+        elif len(digits) > 1:           # spaces alone up to the last colon
+            width = len(digits) - 1
+            second_at = m.start(1) + width
+        else:
+            continue
+        first = line[start:m.start()].rstrip()
+        second = line[second_at:last].rstrip()
+        return first, second, (int(digits[:width]), int(second_score)), second_at
+    return None
 
 
 def _action(m: re.Match, player: int, line: int, number: int) -> Action:
