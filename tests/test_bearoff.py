@@ -127,3 +127,109 @@ def test_cache_file_round_trip(tmp_path, db):
     loaded = B.load(tmp_path / "new.npz")          # built again and cached over it
     assert np.array_equal(loaded.off, db.off)
     assert np.array_equal(B.read(tmp_path / "new.npz").first, db.first)
+
+
+# --------------------------------------------------------------------- race bounds
+def _race_of(me: dict, them: dict, off=(0, 0)) -> Position:
+    """A backgammon position from ``{point: checkers}`` of each side (its own points)."""
+    boards = [[0] * 24, [0] * 24]
+    for board, side in zip(boards, (me, them)):
+        for q, n in side.items():
+            board[q - 1] = n
+    return Position("backgammon", boards[0], boards[1], [0, 0], list(off))
+
+
+def _random_race(rng) -> Position:
+    """A backgammon race: the mover's checkers below his point ``top``, the opponent's
+    below his ``25 - top``, each side with 1..15 on the board (the rest off), often far
+    apart, the races a gammon is decided in."""
+    top = int(rng.integers(1, 24))
+    sides, off = [], []
+    for hi in (top, 24 - top):
+        n = int(rng.integers(1, 16))
+        lo = int(rng.integers(1, hi + 1))
+        board = {}
+        for q in rng.integers(lo, hi + 1, n):
+            board[int(q)] = board.get(int(q), 0) + 1
+        sides.append(board)
+        off.append(15 - n)
+    return _race_of(sides[0], sides[1], off)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from engine.eval.evaluator import Evaluator
+    return Evaluator.load("backgammon")
+
+
+def test_counted_turns_make_race_results_certain(shipped):
+    cases = [
+        # two on my ace against his fifteen on his 13-point: I am off at once, a gammon
+        (_race_of({1: 2}, {13: 15}, (13, 0)), (1, 1, 0, 0, 0)),
+        # ... and with one of his on his 20-point, in my home board: a backgammon
+        (_race_of({1: 2}, {20: 1, 13: 14}, (13, 0)), (1, 1, 1, 0, 0)),
+        # his two on his ace: he is off with his first roll, before my 20-point checker
+        (_race_of({20: 1, 6: 2}, {1: 2}, (12, 13)), (0, 0, 0, 0, 0)),
+        # my fifteen on my 13-point lose a gammon to his two on his ace
+        (_race_of({13: 15}, {1: 2}, (0, 13)), (0, 0, 0, 1, 0)),
+        # four on my ace (two turns at most) against his fifteen on his 9-point (a
+        # checker off in four turns at the least): only the tables' distribution says it
+        (_race_of({1: 4}, {9: 15}, (11, 0)), (1, 1, 0, 0, 0)),
+        # three on my 6-point (the tables: at most 6 turns, pips two a turn: 9) against
+        # his fifteen on his 13-point (8 turns before one is off)
+        (_race_of({6: 3}, {13: 15}, (12, 0)), (1, 1, 0, 0, 0)),
+    ]
+    for pos, want in cases:
+        assert tuple(shipped.probabilities([pos])[0]) == pytest.approx(want, abs=1e-6), pos
+
+
+def test_race_bounds_match_the_slow_reference(shipped):
+    from test_search import sane_probs
+    rng = np.random.default_rng(5)
+    races = [_random_race(rng) for _ in range(400)]
+    assert shipped.race is not None
+    got = shipped.probabilities(races)
+    want = sane_probs(shipped.race.probabilities(races), races, shipped.bearoff)
+    assert np.allclose(got, want, atol=1e-5)
+    # the bounds did something: some races certain, some bounded, most left alone
+    assert 20 < np.sum((got == 0) | (got == 1)) < 5 * len(races)
+
+
+def _play_out(pos: Position, rng) -> tuple[int, int]:
+    """``(winner, points)`` of ``pos`` played to its end by random legal plays: winner
+    0 is the side to move in ``pos``."""
+    from engine.rules.scoring import result
+    side = 0
+    while True:
+        dice = tuple(int(d) for d in rng.integers(1, 7, 2))
+        kids = successors(pos, dice)
+        pos = kids[int(rng.integers(len(kids)))]
+        side ^= 1
+        r = result(pos)
+        if r is not None:
+            # the winner is given from the side to move in the finished position
+            return (side ^ r.winner), r.points
+
+
+def test_certain_results_hold_whatever_the_play(shipped):
+    """Where the counting makes a race certain, random play never ends it otherwise:
+    the counts bound what any play can do."""
+    rng = np.random.default_rng(8)
+    checked = 0
+    for _ in range(3000):
+        pos = _random_race(rng)
+        p = shipped.probabilities([pos])[0]
+        certain = [k for k in range(5) if p[k] in (0.0, 1.0)]
+        if p[0] not in (0.0, 1.0):
+            continue
+        checked += 1
+        for _ in range(4):
+            winner, points = _play_out(pos, rng)
+            assert winner == (0 if p[0] == 1.0 else 1), pos
+            if winner == 0 and 1 in certain:
+                assert (points >= 2) == (p[1] == 1.0), pos
+            if winner == 1 and 3 in certain:
+                assert (points >= 2) == (p[3] == 1.0), pos
+        if checked >= 60:
+            break
+    assert checked >= 60

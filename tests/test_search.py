@@ -60,14 +60,15 @@ def _exact(ev, pos):
         ev.bearoff is not None and bearoff.applies(pos, ev.rules))
 
 
-def sane_probs(probs, positions):
+def sane_probs(probs, positions, db=None):
     """The slow reference of :func:`engine.eval.network.sane`: the network's outputs
     ``probs`` (n x 5) for ``positions`` as the evaluator makes them chances (a copy): in
     cumulative order, no backgammons where the game has no 3-point result, and none of
     the results a position rules out: no gammon lost by a side that has borne off a
     checker (where only the gammon scores 2, no mother checker), no backgammon lost in
     backgammon by a side with no checker on the bar or in the opponent's home board
-    once contact is over."""
+    once contact is over; in a backgammon race, what the turns left make certain, and
+    with the bear-off tables ``db``, the bounds a home side's distribution sets."""
     positions = list(positions)
     p = np.array(probs, dtype=np.float64, ndmin=2)
     p[:, 1] = np.minimum(p[:, 1], p[:, 0])
@@ -89,13 +90,77 @@ def sane_probs(probs, positions):
                 p[i, 4] = 0
             if not any(s[L.THEM + q] for q in range(19, 26)):
                 p[i, 2] = 0
+            race_certain_reference(p[i], pos)
+            if db is not None:
+                race_bounds_reference(p[i], pos, db)
     return p
 
 
-def sane_equities(net, positions):
+def _turns(board, off):
+    """``(fewest, fewest to a first checker off (None with one off), fewest to leave the
+    opponent's home board, most)`` turns of a race side with ``board`` (24 counts)."""
+    checkers = [q for q in range(1, 25) for _ in range(board[q - 1])]
+    quarters = [math.ceil(q / 6) for q in checkers]
+    fewest = math.ceil(sum(quarters) / 4)
+    first = math.ceil((sum(c - 1 for c in quarters) + 1) / 4) if off == 0 else None
+    clear = math.ceil(sum(q >= 19 for q in checkers) / 4)
+    most = math.ceil(sum(checkers) / 2)
+    return fewest, first, clear, most
+
+
+def race_bounds_reference(p, pos, db):
+    """The slow reference of :func:`engine.eval.bearoff.race_bounds`: where one side of a
+    backgammon race is home, its exact chance to be off before the other side can be
+    (the other's fewest turns) bounds the win from below, and before the other can bear
+    off a first checker, the gammon."""
+    home = [not any(board[6:]) for board in (pos.me, pos.them)]
+    if home[0] == home[1]:
+        return
+    if home[0]:
+        dist = db.rolls(pos.me[:6])
+        few, first, _, _ = _turns(pos.them, pos.off[1])
+        win = dist[1:few + 1].sum()
+        gammon = dist[1:first + 1].sum() if first is not None else 0.0
+        p[1] = max(p[1], gammon)
+        p[0] = max(p[0], win, p[1])
+    else:
+        dist = db.rolls(pos.them[:6])
+        few, first, _, _ = _turns(pos.me, pos.off[0])
+        lose = dist[1:few].sum()                   # off before my fewest-th turn
+        gammon = dist[1:first].sum() if first is not None else 0.0
+        p[3] = max(p[3], gammon)
+        p[0] = min(p[0], 1 - max(lose, p[3]))
+    p[1] = min(p[1], p[0])
+    p[2] = min(p[2], p[1])
+    p[3] = min(p[3], 1 - p[0])
+    p[4] = min(p[4], p[3])
+
+
+def race_certain_reference(p, pos):
+    """The slow reference of :func:`engine.eval.bearoff.race_certain`: in a backgammon
+    race, the results certain whatever the dice set in ``p`` (the mover's five
+    outputs). Each side's fewest turns: its checkers' quarter-board crossings (the
+    bear-off one included) four a turn; its most: its pips two a turn."""
+    me_few, me_first, me_clear, me_most = _turns(pos.me, pos.off[0])
+    them_few, them_first, them_clear, them_most = _turns(pos.them, pos.off[1])
+    if me_most <= them_few:                     # the mover rolls first
+        p[0], p[3], p[4] = 1.0, 0.0, 0.0
+        if them_first is not None and me_most <= them_first:
+            p[1] = 1.0
+            if me_most <= them_clear:
+                p[2] = 1.0
+    elif me_few > them_most:
+        p[0], p[1], p[2] = 0.0, 0.0, 0.0
+        if me_first is not None and me_first > them_most:
+            p[3] = 1.0
+            if me_clear > them_most:
+                p[4] = 1.0
+
+
+def sane_equities(net, positions, db=None):
     """Equities of ``net``'s outputs as the evaluator makes them chances
     (:func:`sane_probs`)."""
-    return equities(sane_probs(net.probabilities(positions), positions))
+    return equities(sane_probs(net.probabilities(positions), positions, db))
 
 
 def slow_ranking(rank, kids, parent):
@@ -110,7 +175,8 @@ def slow_ranking(rank, kids, parent):
     tabled = [i for i, k in enumerate(kids)
               if result(k, rank.rules) is None and _exact(rank, k)]
     if rated:
-        values[rated + tabled] = sane_equities(net, [kids[i] for i in rated + tabled])
+        values[rated + tabled] = sane_equities(net, [kids[i] for i in rated + tabled],
+                                               rank.bearoff)
     return values
 
 
@@ -318,7 +384,7 @@ def test_race_network_rates_the_races(search, raced):
     assert all(is_race(p) for p in race + home) and not any(is_race(p) for p in contact)
     assert bearoff.applies(home[0]) and not any(bearoff.applies(p) for p in race)
     assert np.allclose(ev.probabilities(race), sane_probs(ev.race.probabilities(race),
-                                                          race), atol=1e-6)
+                                                          race, ev.bearoff), atol=1e-6)
     assert np.allclose(ev.probabilities(contact),
                        sane_probs(ev.network.probabilities(contact), contact), atol=1e-6)
     assert np.allclose(ev.probabilities(home), search.evaluator.probabilities(home))
@@ -434,7 +500,10 @@ def test_exact_races(search, plain):
     assert search.evaluate(pos, 0).probabilities[0] == pytest.approx(27 / 36, abs=1e-12)
     # without the tables, 2-ply reaches only finished games: exact too
     assert plain.evaluate(pos, 2).probabilities[0] == pytest.approx(27 / 36, abs=1e-12)
-    assert plain.evaluate(pos, 1).probabilities[0] != pytest.approx(27 / 36, abs=1e-6)
+    # ... and 1-ply: after a roll that does not bear off, his one checker on his ace
+    # point is off before mine can be, whatever the dice (the turns counted, race_certain)
+    assert plain.evaluate(pos, 1).probabilities[0] == pytest.approx(27 / 36, abs=1e-12)
+    assert plain.evaluate(pos, 0).probabilities[0] != pytest.approx(27 / 36, abs=1e-6)
     # my last checker against his 15 on my 6 point: every roll wins a backgammon
     bg = Position.from_literal("x 2:1; o 19:15")
     e = plain.evaluate(bg, 1)
@@ -497,7 +566,7 @@ def test_one_scale_for_a_choice_at_the_tables_border(search):
     kids = [c.position for c in a.candidates]
     tabled = [k for k in kids if _exact(ev, k) and result(k, ev.rules) is None]
     assert tabled and any(not _exact(ev, k) for k in kids)        # a mixed choice
-    mover = -sane_equities(ev.network, kids)
+    mover = -sane_equities(ev.network, kids, ev.bearoff)
     for c, e in zip(a.candidates, mover):
         assert c.equity == pytest.approx(float(e), abs=1e-5)
     assert a.best.position.key() == kids[int(np.argmax(mover))].key()

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine._jit import njit
+from engine._jit import FAST, njit
 from engine.errors import NardyError, quote
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -530,6 +530,135 @@ def race_probs(s, off, off_tail, first_tail, o):
     o[2] = 0.0
     o[3] = lg
     o[4] = 0.0
+
+
+@njit(inline="always", **FAST)
+def _race_counts(s, side):
+    """``(crossings, to_first_off, pips, to_clear)`` of the side whose block of the race
+    ``s`` starts at ``side``: the quarter-board boundaries its checkers must still cross
+    to be borne off (bearing off counts as one; a checker on its point p crosses
+    ``ceil(p / 6)``), the crossings before its first checker can be borne off (every
+    checker home, then one more), its pip count, and the crossings before none of its
+    checkers is left in the opponent's home board (its points 19..24)."""
+    cross = 0
+    home_in = 0
+    pips = 0
+    clear = 0
+    for p in range(1, 25):
+        n = s[side + p]
+        if n:
+            c = (p + 5) // 6
+            cross += n * c
+            home_in += n * (c - 1)
+            pips += n * p
+            if p >= 19:
+                clear += n
+    return cross, home_in + 1, pips, clear
+
+
+@njit(inline="always", **FAST)
+def race_certain(o, s):
+    """Set in ``o`` the results of the backgammon race ``s`` that are certain whatever
+    the dice, by counting turns, as GNU Backgammon's sanity check does (a race network
+    gave a certain gammon, two checkers on the ace point against fifteen on the
+    opponent's 13-point, a chance of 0.0045). A die crosses at most one boundary of the
+    quarter boards and a turn has at most four dice, so a side needs at least
+    ``ceil(crossings / 4)`` turns; every die of a race can be played and takes at least
+    one pip, and a turn has at least two dice, so a side needs at most ``ceil(pips /
+    2)`` turns. The side to move, ``me``, rolls first: its k-th turn comes before the
+    opponent's k-th."""
+    me_cross, me_first, me_pips, me_clear = _race_counts(s, L.ME)
+    them_cross, them_first, them_pips, them_clear = _race_counts(s, L.THEM)
+    me_max = (me_pips + 1) // 2
+    them_max = (them_pips + 1) // 2
+    if me_max <= (them_cross + 3) // 4:
+        # I am off before the opponent can be
+        o[0] = 1.0
+        o[3] = 0.0
+        o[4] = 0.0
+        if s[L.THEM + L.OFF] == 0 and me_max <= (them_first + 3) // 4:
+            o[1] = 1.0
+            if me_max <= (them_clear + 3) // 4:
+                o[2] = 1.0
+    elif (me_cross + 3) // 4 > them_max:
+        # the opponent is off before I can be
+        o[0] = 0.0
+        o[1] = 0.0
+        o[2] = 0.0
+        if s[L.ME + L.OFF] == 0 and (me_first + 3) // 4 > them_max:
+            o[3] = 1.0
+            if (me_clear + 3) // 4 > them_max:
+                o[4] = 1.0
+
+@njit(inline="always", **FAST)
+def _home(s, side):
+    """Whether every checker of the side whose block of ``s`` starts at ``side`` is on
+    its points 1..6 (none on the bar)."""
+    if s[side + L.BAR] != 0:
+        return False
+    for p in range(POINTS + 1, 25):
+        if s[side + p] != 0:
+            return False
+    return True
+
+
+# the tables' lookup allocates: counted even when called from a kernel compiled without
+# reference counts (engine/_jit.py), as exact_probs
+@njit(cache=True, _nrt=True)
+def race_bounds(s, off, o):
+    """Bound the outputs ``o`` of the backgammon race ``s`` (no contact, not both sides
+    home; the network's, made sane) by the exact bear-off distribution of a side that is
+    home (``off``: :meth:`BearoffDB.arrays`' first): whatever the other side's dice, it
+    needs at least a quarter of its crossings in turns (:func:`race_certain`), so the
+    home side's chance to be off within that many turns is a least chance of winning,
+    and within the turns the other needs to bear off a first checker, of a gammon. The
+    race network, far from the races it learned, gave four checkers on the ace point
+    against fifteen on the opponent's 9-point a gammon chance of 0.22 (the exact one:
+    1). The side to move, ``me``, rolls first."""
+    me_home = _home(s, L.ME)
+    them_home = _home(s, L.THEM)
+    if me_home == them_home:
+        return
+    if me_home:
+        a = _side_rank(s, L.ME)
+        cross, first, _, _ = _race_counts(s, L.THEM)
+        few = (cross + 3) // 4
+        g_few = (first + 3) // 4 if s[L.THEM + L.OFF] == 0 else 0
+        win = 0.0
+        gammon = 0.0
+        for n in range(1, min(few, MAX_ROLLS) + 1):
+            win += off[a, n]
+            if n <= g_few:
+                gammon += off[a, n]
+        if o[1] < gammon:
+            o[1] = min(gammon, 1.0)
+        if o[0] < max(win, o[1]):
+            o[0] = min(max(win, o[1]), 1.0)
+    else:
+        b = _side_rank(s, L.THEM)
+        cross, first, _, _ = _race_counts(s, L.ME)
+        few = (cross + 3) // 4
+        g_few = (first + 3) // 4 if s[L.ME + L.OFF] == 0 else 0
+        lose = 0.0
+        gammon = 0.0
+        for n in range(1, min(few - 1, MAX_ROLLS) + 1):   # off before my few-th turn
+            lose += off[b, n]
+            if n < g_few:
+                gammon += off[b, n]
+        if o[3] < gammon:
+            o[3] = min(gammon, 1.0)
+        lose = max(lose, o[3])
+        if o[0] > 1.0 - lose:
+            o[0] = max(1.0 - lose, 0.0)
+    # the cumulative order again, the bounds kept
+    if o[1] > o[0]:
+        o[1] = o[0]
+    if o[2] > o[1]:
+        o[2] = o[1]
+    if o[3] > 1.0 - o[0]:
+        o[3] = 1.0 - o[0]
+    if o[4] > o[3]:
+        o[4] = o[3]
 
 
 # --------------------------------------------------------------------- CLI

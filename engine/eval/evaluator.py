@@ -17,7 +17,10 @@ A network's outputs are then made chances the position can have
 (:func:`engine.eval.network.sane`, after GNU Backgammon's sanity check): cumulative
 order, no backgammons in a game without them, no gammon lost by a side that has borne
 off, and in backgammon no backgammon lost by a side clear of the opponent's home board
-once contact is over.
+once contact is over. In a backgammon race, the results the turns left make certain are
+set (:func:`engine.eval.bearoff.race_certain`), and where one side is home, its exact
+bear-off distribution bounds the win and gammon chances from below
+(:func:`engine.eval.bearoff.race_bounds`; with the tables on).
 
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
 and raises :class:`NoModelError` ("no trained model for long_nardy yet") for a game
@@ -49,7 +52,7 @@ from engine.eval.network import (
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, equities, points_probs, result_k, score_table
+from engine.rules.scoring import N_OUTPUTS, S_TRIPLE, equities, points_probs, result_k, score_table
 from engine.rules.states import check_states
 from engine.rules.variants import Rules, get_rules, race_geometry
 
@@ -168,6 +171,14 @@ def may_be_exact(s, scores, tables):
     return result_k(s, scores)[0] >= 0 or (tables and _bo._home_race(s))
 
 
+@njit(inline="always", **FAST)
+def raced_backgammon(s, scores):
+    """Whether ``s`` is a race of backgammon (the score table ``scores`` has the triple
+    game), whose network outputs the bear-off tables can bound
+    (:func:`engine.eval.bearoff.race_bounds`)."""
+    return scores[S_TRIPLE] != 0 and _is_race(s)
+
+
 @njit(cache=True)
 def races(s, ctx):
     """Whether ``ctx``'s race network rates ``s`` (a race, with a race network on;
@@ -193,6 +204,8 @@ def static_probs(states, n, net, ctx, probs):
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             output_probs(h, w2, b2, o32)
             sane(o32, scores, states[r])
+            if tables and raced_backgammon(states[r], scores):
+                _bo.race_bounds(states[r], ctx.off, o32)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]
         for k in range(N_OUTPUTS):

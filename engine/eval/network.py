@@ -49,6 +49,7 @@ from engine.eval.encoding import (
     get_encoder,
 )
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
+from engine.eval.bearoff import race_certain
 from engine.eval.pubeval import _is_race
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -376,7 +377,8 @@ def ruled_out(o, sc, s):
     gammon: not where pinning the mother checker wins 2); and in backgammon, with no
     contact left, a side with no checker on the bar or in the opponent's home board
     loses no backgammon. A race network gave a backgammon 0.0004 where none can
-    happen, enough to refuse a resignation of a certain gammon."""
+    happen, enough to refuse a resignation of a certain gammon. In a backgammon race,
+    the results the turns left make certain are set too (:func:`race_certain`)."""
     if sc[S_MOTHER] == MOTHER_NONE:
         if s[L.ME + L.OFF] > 0:
             o[3] = 0
@@ -389,6 +391,7 @@ def ruled_out(o, sc, s):
             o[4] = 0
         if not _back(s, L.THEM):
             o[2] = 0
+        race_certain(o, s)
 
 
 @njit(inline="always", **FAST)
