@@ -54,6 +54,11 @@ from engine.notation.movetext import NO_MOVE, format_move, jellyfish_move, parse
 from engine.rules.position import Position
 from engine.rules.scoring import result
 
+MAX_LINE = 4096
+"""The longest line of play :func:`parse_mat` reads (its tabs as 8 spaces each): GNU
+Backgammon writes lines under 80 characters; a megabyte line of tabs took the action
+patterns 7.8 s, holding a web board's other sessions meanwhile. Header and comment lines
+(``;``) are read in one pass and have no limit but the file's."""
 MAX_BYTES = 16 << 20
 """The largest match file read (16 MiB; a long session of hundreds of games is well
 under 1 MiB)."""
@@ -248,6 +253,9 @@ def parse_mat(text: str) -> MatchRecord:
             if pair:
                 header[pair[0]] = pair[1]
             continue
+        if len(line) > MAX_LINE:
+            raise MatFileError(f"line {n}: {len(line):,} characters (tabs as 8 spaces): "
+                               f"expected at most {MAX_LINE:,} in a line of play")
         if length is None:
             m = _LENGTH.match(line)
             if not m:
