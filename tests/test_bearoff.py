@@ -130,13 +130,13 @@ def test_cache_file_round_trip(tmp_path, db):
 
 
 # --------------------------------------------------------------------- race bounds
-def _race_of(me: dict, them: dict, off=(0, 0)) -> Position:
-    """A backgammon position from ``{point: checkers}`` of each side (its own points)."""
+def _race_of(me: dict, them: dict, off=(0, 0), variant="backgammon") -> Position:
+    """A position from ``{point: checkers}`` of each side (its own points)."""
     boards = [[0] * 24, [0] * 24]
     for board, side in zip(boards, (me, them)):
         for q, n in side.items():
             board[q - 1] = n
-    return Position("backgammon", boards[0], boards[1], [0, 0], list(off))
+    return Position(variant, boards[0], boards[1], [0, 0], list(off))
 
 
 def _random_race(rng) -> Position:
@@ -181,6 +181,20 @@ def test_counted_turns_make_race_results_certain(shipped):
     ]
     for pos, want in cases:
         assert tuple(shipped.probabilities([pos])[0]) == pytest.approx(want, abs=1e-6), pos
+
+
+def test_portes_races_are_counted_too():
+    """Portes has backgammon's board and races, without the triple game: the same
+    counting, no backgammon."""
+    from engine.eval.evaluator import Evaluator
+    portes = Evaluator.load("portes")
+    cases = [
+        (_race_of({1: 2}, {20: 1, 13: 14}, (13, 0), "portes"), (1, 1, 0, 0, 0)),
+        (_race_of({13: 15}, {1: 2}, (0, 13), "portes"), (0, 0, 0, 1, 0)),
+        (_race_of({1: 4}, {9: 15}, (11, 0), "portes"), (1, 1, 0, 0, 0)),
+    ]
+    for pos, want in cases:
+        assert tuple(portes.probabilities([pos])[0]) == pytest.approx(want, abs=1e-6), pos
 
 
 def test_race_bounds_match_the_slow_reference(shipped):

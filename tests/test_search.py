@@ -19,7 +19,7 @@ from engine.movegen.generate import successors
 from engine.rules import _layout as L, states as state_rows
 from engine.rules.dice import ALL_21
 from engine.rules.scoring import equities, flip_probs, result, result_k, score_table
-from engine.rules.variants import MOTHER_NONE, VARIANTS, get_rules
+from engine.rules.variants import MOTHER_NONE, VARIANTS, get_rules, race_geometry
 from engine.search import nply
 from engine.search.nply import (
     MoveFilter,
@@ -85,12 +85,12 @@ def sane_probs(probs, positions, db=None):
                 p[i, 3] = p[i, 4] = 0
             if s[L.THEM + L.OFF] > 0:
                 p[i, 1] = p[i, 2] = 0
-        if rules.backgammon_triple and is_race(pos):
+        if race_geometry(rules) and is_race(pos):
             if not any(s[L.ME + q] for q in range(19, 26)):        # 25: the bar
                 p[i, 4] = 0
             if not any(s[L.THEM + q] for q in range(19, 26)):
                 p[i, 2] = 0
-            race_certain_reference(p[i], pos)
+            race_certain_reference(p[i], pos, rules.backgammon_triple)
             if db is not None:
                 race_bounds_reference(p[i], pos, db)
     return p
@@ -136,10 +136,10 @@ def race_bounds_reference(p, pos, db):
     p[4] = min(p[4], p[3])
 
 
-def race_certain_reference(p, pos):
-    """The slow reference of :func:`engine.eval.bearoff.race_certain`: in a backgammon
-    race, the results certain whatever the dice set in ``p`` (the mover's five
-    outputs). Each side's fewest turns: its checkers' quarter-board crossings (the
+def race_certain_reference(p, pos, triple=True):
+    """The slow reference of :func:`engine.eval.bearoff.race_certain`: in a race of
+    backgammon's geometry, the results certain whatever the dice set in ``p`` (the
+    mover's five outputs; backgammons only where ``triple``). Each side's fewest turns: its checkers' quarter-board crossings (the
     bear-off one included) four a turn; its most: its pips two a turn."""
     me_few, me_first, me_clear, me_most = _turns(pos.me, pos.off[0])
     them_few, them_first, them_clear, them_most = _turns(pos.them, pos.off[1])
@@ -147,13 +147,13 @@ def race_certain_reference(p, pos):
         p[0], p[3], p[4] = 1.0, 0.0, 0.0
         if them_first is not None and me_most <= them_first:
             p[1] = 1.0
-            if me_most <= them_clear:
+            if triple and me_most <= them_clear:
                 p[2] = 1.0
     elif me_few > them_most:
         p[0], p[1], p[2] = 0.0, 0.0, 0.0
         if me_first is not None and me_first > them_most:
             p[3] = 1.0
-            if me_clear > them_most:
+            if triple and me_clear > them_most:
                 p[4] = 1.0
 
 

@@ -52,8 +52,8 @@ from engine.play.loop import (
     WINNER_NONE,
 )
 from engine.rules import _layout as L
-from engine.rules.scoring import N_OUTPUTS, flip_probs_into
-from engine.rules.variants import T_MOTHER
+from engine.rules.scoring import N_OUTPUTS, N_SCORE_FIELDS, flip_probs_into
+from engine.rules.variants import HIT, OPPOSITE, T_GEOM, T_MEET, T_MOTHER
 
 # columns of the per-worker statistics row
 ST_GAMES, ST_TURNS, ST_WINS_FIRST, ST_GAMMONS, ST_BACKGAMMONS, ST_ABANDONED = range(6)
@@ -132,10 +132,11 @@ def score_arg(scoring, table) -> np.ndarray:
     """The score table (:func:`engine.rules.scoring.score_table`) the kernels take, from either
     that table or, as older callers pass it, the ``backgammon_triple`` flag alone (the
     other scoring settings then come from ``table``: the plakoto mother; no koks)."""
-    if isinstance(scoring, np.ndarray) and scoring.shape == (4,):
+    if isinstance(scoring, np.ndarray) and scoring.shape == (N_SCORE_FIELDS,):
         return scoring.astype(np.int64)
     if isinstance(scoring, (bool, np.bool_, int, np.integer)):
-        return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER])], np.int64)
+        races = int(table[T_GEOM] == OPPOSITE and table[T_MEET] == HIT)   # race_geometry
+        return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER]), races], np.int64)
     raise TypeError(f"scoring {scoring!r}: expected engine.rules.scoring.score_table(rules) or a "
                     f"backgammon_triple flag")
 

@@ -557,10 +557,11 @@ def _race_counts(s, side):
 
 
 @njit(inline="always", **FAST)
-def race_certain(o, s):
-    """Set in ``o`` the results of the backgammon race ``s`` that are certain whatever
-    the dice, by counting turns, as GNU Backgammon's sanity check does (a race network
-    gave a certain gammon, two checkers on the ace point against fifteen on the
+def race_certain(o, s, triple):
+    """Set in ``o`` the results of the race ``s`` (backgammon's geometry: backgammon,
+    portes; ``triple``: backgammons count) that are certain whatever the dice, by
+    counting turns, as GNU Backgammon's sanity check does (the race network gave a
+    certain gammon, two checkers on the ace point against fifteen on the
     opponent's 13-point, a chance of 0.0045). A die crosses at most one boundary of the
     quarter boards and a turn has at most four dice, so a side needs at least
     ``ceil(crossings / 4)`` turns; every die of a race can be played and takes at least
@@ -578,7 +579,7 @@ def race_certain(o, s):
         o[4] = 0.0
         if s[L.THEM + L.OFF] == 0 and me_max <= (them_first + 3) // 4:
             o[1] = 1.0
-            if me_max <= (them_clear + 3) // 4:
+            if triple and me_max <= (them_clear + 3) // 4:
                 o[2] = 1.0
     elif (me_cross + 3) // 4 > them_max:
         # the opponent is off before I can be
@@ -587,8 +588,9 @@ def race_certain(o, s):
         o[2] = 0.0
         if s[L.ME + L.OFF] == 0 and (me_first + 3) // 4 > them_max:
             o[3] = 1.0
-            if (me_clear + 3) // 4 > them_max:
+            if triple and (me_clear + 3) // 4 > them_max:
                 o[4] = 1.0
+
 
 @njit(inline="always", **FAST)
 def _home(s, side):
@@ -606,7 +608,7 @@ def _home(s, side):
 # reference counts (engine/_jit.py), as exact_probs
 @njit(cache=True, _nrt=True)
 def race_bounds(s, off, o):
-    """Bound the outputs ``o`` of the backgammon race ``s`` (no contact, not both sides
+    """Bound the outputs ``o`` of the race ``s`` (backgammon's geometry; no contact, not both sides
     home; the network's, made sane) by the exact bear-off distribution of a side that is
     home (``off``: :meth:`BearoffDB.arrays`' first): whatever the other side's dice, it
     needs at least a quarter of its crossings in turns (:func:`race_certain`), so the

@@ -17,10 +17,10 @@ A network's outputs are then made chances the position can have
 (:func:`engine.eval.network.sane`, after GNU Backgammon's sanity check): cumulative
 order, no backgammons in a game without them, no gammon lost by a side that has borne
 off, and in backgammon no backgammon lost by a side clear of the opponent's home board
-once contact is over. In a backgammon race, the results the turns left make certain are
-set (:func:`engine.eval.bearoff.race_certain`), and where one side is home, its exact
-bear-off distribution bounds the win and gammon chances from below
-(:func:`engine.eval.bearoff.race_bounds`; with the tables on).
+once contact is over. In a race of backgammon's geometry (backgammon, portes), the
+results the turns left make certain are set (:func:`engine.eval.bearoff.race_certain`),
+and where one side is home, its exact bear-off distribution bounds the win and gammon
+chances from below (:func:`engine.eval.bearoff.race_bounds`; with the tables on).
 
 It also finds a game's released model: ``models/<variant>.npz`` (:func:`model_path`),
 and raises :class:`NoModelError` ("no trained model for long_nardy yet") for a game
@@ -52,7 +52,7 @@ from engine.eval.network import (
 from engine.eval.pubeval import _is_race
 from engine.movegen._core import AnyWalk, DirectWalk, new_scratch, walk_for
 from engine.rules.position import Position
-from engine.rules.scoring import N_OUTPUTS, S_TRIPLE, equities, points_probs, result_k, score_table
+from engine.rules.scoring import N_OUTPUTS, S_RACES, equities, points_probs, result_k, score_table
 from engine.rules.states import check_states
 from engine.rules.variants import Rules, get_rules, race_geometry
 
@@ -172,11 +172,11 @@ def may_be_exact(s, scores, tables):
 
 
 @njit(inline="always", **FAST)
-def raced_backgammon(s, scores):
-    """Whether ``s`` is a race of backgammon (the score table ``scores`` has the triple
-    game), whose network outputs the bear-off tables can bound
+def counted_race(s, scores):
+    """Whether ``s`` is a race of backgammon's geometry (backgammon, portes: the score
+    table ``scores`` says so), whose network outputs the bear-off tables can bound
     (:func:`engine.eval.bearoff.race_bounds`)."""
-    return scores[S_TRIPLE] != 0 and _is_race(s)
+    return scores[S_RACES] != 0 and _is_race(s)
 
 
 @njit(cache=True)
@@ -204,7 +204,7 @@ def static_probs(states, n, net, ctx, probs):
             hidden_full(states[r], w1t, b1, uidx, uval, cidx, cval, fidx, h)
             output_probs(h, w2, b2, o32)
             sane(o32, scores, states[r])
-            if tables and raced_backgammon(states[r], scores):
+            if tables and counted_race(states[r], scores):
                 _bo.race_bounds(states[r], ctx.off, o32)
             for k in range(N_OUTPUTS):
                 o[k] = o32[k]

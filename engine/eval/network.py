@@ -39,6 +39,7 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, VariantError, describe, quote
+from engine.eval.bearoff import race_certain
 from engine.eval.encoding import (
     MAX_COUNT,
     MAX_UNITS,
@@ -49,7 +50,6 @@ from engine.eval.encoding import (
     get_encoder,
 )
 from engine.eval.features import N_EXTENDED, N_FAMILY, N_FEATURES, feature_values
-from engine.eval.bearoff import race_certain
 from engine.eval.pubeval import _is_race
 from engine.rules import _layout as L
 from engine.rules.position import Position
@@ -59,6 +59,7 @@ from engine.rules.scoring import (
     S_HOME_MARS,
     S_KOKS,
     S_MOTHER,
+    S_RACES,
     S_TRIPLE,
     equity,
     result_probs,
@@ -377,8 +378,9 @@ def ruled_out(o, sc, s):
     gammon: not where pinning the mother checker wins 2); and in backgammon, with no
     contact left, a side with no checker on the bar or in the opponent's home board
     loses no backgammon. A race network gave a backgammon 0.0004 where none can
-    happen, enough to refuse a resignation of a certain gammon. In a backgammon race,
-    the results the turns left make certain are set too (:func:`race_certain`)."""
+    happen, enough to refuse a resignation of a certain gammon. In a race of
+    backgammon's geometry (backgammon, portes), the results the turns left make certain
+    are set too (:func:`engine.eval.bearoff.race_certain`)."""
     if sc[S_MOTHER] == MOTHER_NONE:
         if s[L.ME + L.OFF] > 0:
             o[3] = 0
@@ -386,12 +388,12 @@ def ruled_out(o, sc, s):
         if s[L.THEM + L.OFF] > 0:
             o[1] = 0
             o[2] = 0
-    if sc[S_TRIPLE] and _is_race(s):
+    if sc[S_RACES] and _is_race(s):
         if not _back(s, L.ME):
             o[4] = 0
         if not _back(s, L.THEM):
             o[2] = 0
-        race_certain(o, s)
+        race_certain(o, s, sc[S_TRIPLE] != 0)
 
 
 @njit(inline="always", **FAST)

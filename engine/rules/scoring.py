@@ -26,7 +26,13 @@ from engine._jit import njit
 from engine.errors import PositionError
 from engine.rules import _layout as L
 from engine.rules.position import CHECKERS, Position
-from engine.rules.variants import MOTHER_DEFERRED, MOTHER_IMMEDIATE, Rules, get_rules
+from engine.rules.variants import (
+    MOTHER_DEFERRED,
+    MOTHER_IMMEDIATE,
+    Rules,
+    get_rules,
+    race_geometry,
+)
 
 
 class Kind(enum.IntEnum):
@@ -94,13 +100,17 @@ def kind_words(variant: str, kind: Kind) -> str:
 
 
 # packed scoring settings for the kernels
-S_TRIPLE, S_KOKS, S_HOME_MARS, S_MOTHER = range(4)
+S_TRIPLE, S_KOKS, S_HOME_MARS, S_MOTHER, S_RACES = range(5)
+N_SCORE_FIELDS = 5
 
 
 def score_table(rules: Rules) -> np.ndarray:
-    """The scoring fields of ``rules`` packed as ``int64[4]`` for :func:`result_k`."""
+    """The scoring fields of ``rules`` packed as ``int64[5]`` for :func:`result_k` and
+    the evaluator's sanity check: the triple game, koks, home mars, the mother checker,
+    and whether its races are backgammon's (:func:`engine.rules.variants.race_geometry`:
+    backgammon, portes), whose turns the sanity check counts."""
     return np.array([int(rules.backgammon_triple), int(rules.koks), int(rules.home_mars),
-                     rules.mother], dtype=np.int64)
+                     rules.mother, int(race_geometry(rules))], dtype=np.int64)
 
 
 def result(position: Position, rules: Rules | None = None) -> GameResult | None:

@@ -62,9 +62,9 @@ from engine.eval.evaluator import (
     BY_TABLES,
     S_STATIC,
     Evaluator,
+    counted_race,
     exact_probs,
     may_be_exact,
-    raced_backgammon,
     races,
     static_probs,
 )
@@ -384,7 +384,7 @@ def _rate_children(ref, h_ref, work, segment, kids, n, net, ctx, probs, eq, spac
     outputs_batch(hs, m, w2, b2, o32)
     for j in range(m):
         sane(o32[j], scores, kids[rated[j]])
-        if tables and raced_backgammon(kids[rated[j]], scores):
+        if tables and counted_race(kids[rated[j]], scores):
             race_bounds(kids[rated[j]], ctx.off, o32[j])
         for k in range(N_OUTPUTS):
             probs[rated[j], k] = o32[j, k]
