@@ -604,63 +604,56 @@ def _home(s, side):
     return True
 
 
+@njit(inline="always", **FAST)
+def _off_first(s, home, other, off, lag):
+    """``(chance, gammon_chance)``: the chance that the side whose block of ``s`` starts
+    at ``home`` (all home) is off within the fewest turns the side at ``other`` needs to
+    be off, less ``lag``; and within the fewest it needs to bear off a first checker,
+    less ``lag`` (0 when it has one off already). ``off``: :meth:`BearoffDB.arrays`'
+    first."""
+    a = _side_rank(s, home)
+    cross, first, _, _ = _race_counts(s, other)
+    few = (cross + 3) // 4 - lag
+    g_few = (first + 3) // 4 - lag if s[other + L.OFF] == 0 else 0
+    chance = 0.0
+    gammon = 0.0
+    for n in range(1, min(few, MAX_ROLLS) + 1):
+        chance += off[a, n]
+        if n <= g_few:
+            gammon += off[a, n]
+    return min(chance, 1.0), min(gammon, 1.0)
+
+
 # the tables' lookup allocates: counted even when called from a kernel compiled without
 # reference counts (engine/_jit.py), as exact_probs
 @njit(cache=True, _nrt=True)
 def race_bounds(s, off, o):
-    """Bound the outputs ``o`` of the race ``s`` (backgammon's geometry; no contact, not both sides
-    home; the network's, made sane) by the exact bear-off distribution of a side that is
-    home (``off``: :meth:`BearoffDB.arrays`' first): whatever the other side's dice, it
-    needs at least a quarter of its crossings in turns (:func:`race_certain`), so the
-    home side's chance to be off within that many turns is a least chance of winning,
-    and within the turns the other needs to bear off a first checker, of a gammon. The
-    race network, far from the races it learned, gave four checkers on the ace point
-    against fifteen on the opponent's 9-point a gammon chance of 0.22 (the exact one:
-    1). The side to move, ``me``, rolls first."""
+    """Bound the outputs ``o`` of the race ``s`` (backgammon's geometry; no contact;
+    not both sides home; the network's, made sane) by the exact bear-off distribution
+    of a side that is home (``off``: :meth:`BearoffDB.arrays`' first): whatever the
+    other side's dice, it needs at least a quarter of its crossings in turns
+    (:func:`race_certain`), so the home side's chance to be off within that many turns
+    is a least chance of winning, and within the turns the other needs to bear off a
+    first checker, of a gammon. The race network, far from the races it learned, gave
+    four checkers on the ace point against fifteen on the opponent's 9-point a gammon
+    chance of 0.22 (the exact one: 1). The side to move, ``me``, rolls first: the
+    opponent wins when off before my turn, the turn after his own, comes."""
     me_home = _home(s, L.ME)
-    them_home = _home(s, L.THEM)
-    if me_home == them_home:
+    if me_home == _home(s, L.THEM):
         return
     if me_home:
-        a = _side_rank(s, L.ME)
-        cross, first, _, _ = _race_counts(s, L.THEM)
-        few = (cross + 3) // 4
-        g_few = (first + 3) // 4 if s[L.THEM + L.OFF] == 0 else 0
-        win = 0.0
-        gammon = 0.0
-        for n in range(1, min(few, MAX_ROLLS) + 1):
-            win += off[a, n]
-            if n <= g_few:
-                gammon += off[a, n]
-        if o[1] < gammon:
-            o[1] = min(gammon, 1.0)
-        if o[0] < max(win, o[1]):
-            o[0] = min(max(win, o[1]), 1.0)
+        win, gammon = _off_first(s, L.ME, L.THEM, off, 0)
+        o[1] = max(o[1], gammon)
+        o[0] = max(o[0], win, o[1])
     else:
-        b = _side_rank(s, L.THEM)
-        cross, first, _, _ = _race_counts(s, L.ME)
-        few = (cross + 3) // 4
-        g_few = (first + 3) // 4 if s[L.ME + L.OFF] == 0 else 0
-        lose = 0.0
-        gammon = 0.0
-        for n in range(1, min(few - 1, MAX_ROLLS) + 1):   # off before my few-th turn
-            lose += off[b, n]
-            if n < g_few:
-                gammon += off[b, n]
-        if o[3] < gammon:
-            o[3] = min(gammon, 1.0)
-        lose = max(lose, o[3])
-        if o[0] > 1.0 - lose:
-            o[0] = max(1.0 - lose, 0.0)
+        lose, gammon = _off_first(s, L.THEM, L.ME, off, 1)
+        o[3] = max(o[3], gammon)
+        o[0] = min(o[0], 1.0 - max(lose, o[3]))
     # the cumulative order again, the bounds kept
-    if o[1] > o[0]:
-        o[1] = o[0]
-    if o[2] > o[1]:
-        o[2] = o[1]
-    if o[3] > 1.0 - o[0]:
-        o[3] = 1.0 - o[0]
-    if o[4] > o[3]:
-        o[4] = o[3]
+    o[1] = min(o[1], o[0])
+    o[2] = min(o[2], o[1])
+    o[3] = min(o[3], 1.0 - o[0])
+    o[4] = min(o[4], o[3])
 
 
 # --------------------------------------------------------------------- CLI
