@@ -1,6 +1,7 @@
 """n-ply search against slow Python references, exact races, filters, determinism and
 gul bara's pending segments. A small random network stands in for a trained one."""
 
+import functools
 import math
 import re
 
@@ -108,28 +109,58 @@ def _turns(board, off):
     return fewest, first, clear, most
 
 
+@functools.lru_cache(maxsize=None)
+def _dice_at_least(k, c):
+    """The chance that ``k`` rolls hold at least ``c`` dice (a double four)."""
+    if c <= 0:
+        return 1.0
+    if k == 0:
+        return 0.0
+    return (_dice_at_least(k - 1, c - 4) + 5 * _dice_at_least(k - 1, c - 2)) / 6
+
+
+@functools.lru_cache(maxsize=None)
+def _pips_at_least(k, d):
+    """The chance that ``k`` rolls move at least ``d`` pips (a double four times its
+    number), by recursion over the first roll."""
+    if d <= 0:
+        return 1.0
+    if k == 0:
+        return 0.0
+    rolls = [4 * a if a == b else a + b for a in range(1, 7) for b in range(1, 7)]
+    return sum(_pips_at_least(k - 1, d - pips) for pips in rolls) / 36
+
+
 def race_bounds_reference(p, pos, db):
     """The slow reference of :func:`engine.eval.bearoff.race_bounds`: where one side of a
-    backgammon race is home, its exact chance to be off before the other side can be
-    (the other's fewest turns) bounds the win from below, and before the other can bear
-    off a first checker, the gammon."""
+    race of backgammon's geometry is home, its exact rolls to be off (the tables), and
+    the other side's fewest turns and pips to be off or to bear off a first checker,
+    bound its win and gammon chances from below."""
     home = [not any(board[6:]) for board in (pos.me, pos.them)]
     if home[0] == home[1]:
         return
-    if home[0]:
-        dist = db.rolls(pos.me[:6])
-        few, first, _, _ = _turns(pos.them, pos.off[1])
-        win = dist[1:few + 1].sum()
-        gammon = dist[1:first + 1].sum() if first is not None else 0.0
+    h = 0 if home[0] else 1
+    boards, offs = (pos.me, pos.them), pos.off
+    dist = db.rolls(boards[h][:6])
+    checkers = [q for q, n in enumerate(boards[1 - h], 1) for _ in range(n)]
+    crossings = sum(math.ceil(q / 6) for q in checkers)       # a die each, at least
+    to_home = sum(math.ceil(q / 6) - 1 for q in checkers)
+    pips = sum(checkers)
+    to_first = 1 + sum(q - 6 for q in checkers if q > 6)
+    chance = gammon = 0.0
+    for n in range(1, len(dist)):
+        k = n - 1 if h == 0 else n              # the other side's turns by then
+        chance += dist[n] * (1 - min(_pips_at_least(k, pips),
+                                     _dice_at_least(k, crossings)))
+        if offs[1 - h] == 0:
+            gammon += dist[n] * (1 - min(_pips_at_least(k, to_first),
+                                         _dice_at_least(k, to_home + 1)))
+    if h == 0:
         p[1] = max(p[1], gammon)
-        p[0] = max(p[0], win, p[1])
+        p[0] = max(p[0], chance, p[1])
     else:
-        dist = db.rolls(pos.them[:6])
-        few, first, _, _ = _turns(pos.me, pos.off[0])
-        lose = dist[1:few].sum()                   # off before my fewest-th turn
-        gammon = dist[1:first].sum() if first is not None else 0.0
         p[3] = max(p[3], gammon)
-        p[0] = min(p[0], 1 - max(lose, p[3]))
+        p[0] = min(p[0], 1 - max(chance, p[3]))
     p[1] = min(p[1], p[0])
     p[2] = min(p[2], p[1])
     p[3] = min(p[3], 1 - p[0])
