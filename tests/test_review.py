@@ -440,9 +440,11 @@ _GAME_1 = " 3 point match\n Game 1\n"
     (_GAME_1 + " a" + " " * 4_000 + "x\n", "line 3: 'a .*expected the score line"),
     (_GAME_1 + " a : 1 b" + " " * 4_000 + "x\n", "line 3: 'a : 1 b .*expected the score"),
     (_GAME_1 + " a : 1 b" + " " * 100_000 + "x\n",
-     r"line 3: 100,009 characters \(tabs as 8 spaces\): expected at most 4,096"),
+     r"line 3: 100,009 characters \(tabs as 8 spaces\): expected at most 4,096 in a "
+     r"game's line"),
     (_GAME_1 + " Alice : 0    Bob : 0\n  1)" + "\t" * 1_000_000 + "31: 8/5 6/5\n",
-     r"line 4: 8,000,015 characters \(tabs as 8 spaces\): expected at most 4,096"),
+     r"line 4: 8,000,015 characters \(tabs as 8 spaces\): expected at most 4,096 in a "
+     r"game's line"),
 ], ids=["header spaces", "header key spaces", "score colons", "score spaces",
         "score second name spaces", "a long line of play", "a megabyte of tabs"])
 def test_a_long_hostile_line_is_refused_at_once(text, words):

@@ -55,10 +55,11 @@ from engine.rules.position import Position
 from engine.rules.scoring import result
 
 MAX_LINE = 4096
-"""The longest line of play :func:`parse_mat` reads (its tabs as 8 spaces each): GNU
-Backgammon writes lines under 80 characters; a megabyte line of tabs took the action
-patterns 7.8 s, holding a web board's other sessions meanwhile. Header and comment lines
-(``;``) are read in one pass and have no limit but the file's."""
+"""The longest line of a game (its ``Game`` line, score line and plays) that
+:func:`parse_mat` reads, its tabs as 8 spaces each: GNU Backgammon writes lines under 80
+characters; a megabyte line of tabs took the action patterns 7.8 s, holding a web
+board's other sessions meanwhile. The header, comment (``;``) and match length lines are
+read in one pass and have no limit but the file's."""
 MAX_BYTES = 16 << 20
 """The largest match file read (16 MiB; a long session of hundreds of games is well
 under 1 MiB)."""
@@ -253,9 +254,6 @@ def parse_mat(text: str) -> MatchRecord:
             if pair:
                 header[pair[0]] = pair[1]
             continue
-        if len(line) > MAX_LINE:
-            raise MatFileError(f"line {n}: {len(line):,} characters (tabs as 8 spaces): "
-                               f"expected at most {MAX_LINE:,} in a line of play")
         if length is None:
             m = _LENGTH.match(line)
             if not m:
@@ -266,6 +264,9 @@ def parse_mat(text: str) -> MatchRecord:
                 raise MatFileError(f"line {n}: a {length}-point match: expected a length "
                                    f"up to {MAX_LENGTH} (0 for money play)")
             continue
+        if len(line) > MAX_LINE:
+            raise MatFileError(f"line {n}: {len(line):,} characters (tabs as 8 spaces): "
+                               f"expected at most {MAX_LINE:,} in a game's line")
         m = _GAME.match(line)
         if m:
             close()
