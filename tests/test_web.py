@@ -215,21 +215,39 @@ def test_a_question_takes_one_answer(client):
     client.delete(f"/api/sessions/{sid}")
 
 
-def test_more_sessions_than_kept_end_a_finished_one_first(client, monkeypatch):
+def test_more_sessions_than_kept_end_the_one_used_longest_ago(client, monkeypatch):
+    """A new session beyond the cap ended a finished one however recently it was used:
+    a player downloading the match file of the game he had just finished got a 404,
+    while an abandoned board's unfinished session lived on. Now the one used longest
+    ago goes, a finished one first only once it has been idle a while."""
     from engine.web import app as web_app
     for sid in list(web_app._SESSIONS):
         client.delete(f"/api/sessions/{sid}")
     monkeypatch.setattr(web_app, "MAX_SESSIONS", 3)
-    ids = [client.post("/api/sessions", json={"variant": "fevga", "seed": i}).json()["id"]
-           for i in range(3)]
+
+    def new(seed: int) -> str:
+        return client.post("/api/sessions", json={"variant": "fevga", "seed": seed}).json()["id"]
+
+    ids = [new(i) for i in range(3)]
+    idle = web_app._SESSIONS[ids[0]]                 # abandoned, its game not over
     web_app._SESSIONS[ids[1]].finished = True
-    ids.append(client.post("/api/sessions", json={"variant": "fevga", "seed": 3}).json()["id"])
-    assert [client.get(f"/api/sessions/{i}").status_code for i in ids] == [200, 404, 200, 200]
-    client.post("/api/sessions", json={"variant": "fevga", "seed": 4})
-    gone = client.get(f"/api/sessions/{ids[0]}")          # none finished: the oldest
+    assert client.get(f"/api/sessions/{ids[1]}").status_code == 200   # just used
+    ids.append(new(3))
+    assert [client.get(f"/api/sessions/{i}").status_code for i in ids] == [404, 200, 200, 200]
+    assert "ended (closed to make room" in idle.state()["error"]       # its waiting board
+    for i in (2, 1, 3):                              # used longest ago: ids[2]
+        client.get(f"/api/sessions/{ids[i]}")
+    web_app._USED[ids[1]] -= web_app.FINISHED_IDLE_S + 1    # finished, idle 10 minutes
+    ids.append(new(4))
+    assert client.get(f"/api/sessions/{ids[1]}").status_code == 404
+    assert client.get(f"/api/sessions/{ids[2]}").status_code == 200
+    ids.append(new(5))                               # none finished: the one used longest ago
+    gone = client.get(f"/api/sessions/{ids[3]}")
     assert gone.status_code == 404 and "keeps 3 sessions" in gone.json()["error"]["message"]
+    assert gone.json()["error"]["code"] == "unknown_session"
     for sid in list(web_app._SESSIONS):
         client.delete(f"/api/sessions/{sid}")
+    assert not web_app._USED
 
 
 def test_a_tavli_match_rotates_the_games(client):
@@ -535,6 +553,12 @@ def test_a_position_id_keeps_its_dice_cube_and_score(client):
     ({"position": "start", "dice": [3, 1], "trials": 1296, "candidates": 7}, "at most"),
     ({"position": "start", "dice": [3, 1], "trials": 1600}, "at most"),   # 5 candidates
     ({"position": "start", "trials": 36, "ply": 1}, "0-ply"),
+    # a null is the protocol's default (5 candidates, 1296 trials), which was not counted
+    ({"position": "start", "dice": [3, 1], "trials": 2000, "candidates": None},
+     "2000 x 5 candidate(s) = 10,000 trials: the board's server plays at most 7,776"),
+    ({"position": "start", "dice": [3, 1], "trials": 1_000_000, "candidates": None},
+     "at most 7,776"),
+    ({"position": "start", "dice": [3, 1], "trials": None, "candidates": 7}, "1296 x 7"),
 ])
 def test_the_board_s_rollouts_are_bounded(client, body, words):
     """One rollout request held the one search lock of every session's engine: 5,184
@@ -542,6 +566,28 @@ def test_the_board_s_rollouts_are_bounded(client, body, words):
     r = client.post("/api/rollout", json=body)
     assert r.status_code == 400 and r.json()["error"]["code"] == "too_large", r.text
     assert words in r.json()["error"]["message"]
+
+
+def test_a_rollout_at_the_board_s_limit_is_played(client, monkeypatch):
+    """The limit counts the trials the protocol plays: a rollout of the position
+    (``dice`` null before a roll) is one root, not five candidates, and a request at the
+    limit is played (the limit lowered to keep it quick)."""
+    from engine.web import app as web_app
+    monkeypatch.setattr(web_app, "MAX_ROLLOUT_TRIALS", 8)
+    r = client.post("/api/rollout", json={"position": "start", "dice": [3, 1],
+                                          "trials": 4, "candidates": 2})
+    assert r.status_code == 200 and r.json()["trials"] == 4, r.text
+    assert len(r.json()["candidates"]) == 2
+    r = client.post("/api/rollout", json={"position": "start", "dice": None, "trials": 8})
+    assert r.status_code == 200, r.text
+    r = client.post("/api/rollout", json={"position": "start", "dice": [3, 1], "trials": 4,
+                                          "candidates": None})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "too_large"
+    assert "4 x 5 candidate(s) = 20 trials" in r.json()["error"]["message"]
+    assert "at most 8 trials" in r.json()["error"]["message"]
+    r = client.post("/api/rollout", json={"position": "start", "dice": [3, 1], "trials": 4,
+                                          "candidates": "2"})     # the protocol's own error
+    assert r.status_code == 400 and "candidates" in r.json()["error"]["message"], r.text
 
 
 def test_session_answers_name_their_fields(client):

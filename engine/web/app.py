@@ -26,9 +26,10 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   ``DELETE /api/sessions/{id}`` ends it.
 - ``POST /api/review``: ``{"text": ..., "ply": 0}``, a match file's text (``.mat``, or
   GNU Backgammon's ``.sgf``) reviewed as ``python -m engine.review --json`` reviews it
-  (up to :data:`MAX_REVIEW_DECISIONS` decisions, ``ply`` 0 or 1). The server keeps :data:`MAX_SESSIONS`
-  sessions; one more ends a finished one, else the one used longest ago. A question
-  takes one answer: a second before the game takes up the first is refused.
+  (up to :data:`MAX_REVIEW_DECISIONS` decisions, ``ply`` 0 or 1). The server keeps
+  :data:`MAX_SESSIONS` sessions; one more ends a finished one unused for over
+  :data:`FINISHED_IDLE_S` (10 minutes), else the one used longest ago (:func:`_to_end`).
+  A question takes one answer: a second before the game takes up the first is refused.
 
 A request the engine cannot serve gets a 4xx answer ``{"error": {"code", "message"}}``
 with the typed error's message (404 for an unknown command, session or model, 413 for
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 import traceback
 from collections import OrderedDict
 from pathlib import Path
@@ -62,8 +64,11 @@ from engine.web.session import GameSession, SessionError
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 1 << 20
 MAX_SESSIONS = 32
-"""Sessions kept at once; a new one beyond it ends a finished one, the one used longest
-ago, or when none is finished the session used longest ago."""
+"""Sessions kept at once; a new one beyond it ends another (:func:`_to_end`)."""
+FINISHED_IDLE_S = 600.0
+"""How long a finished session goes unused (s) before it is ended ahead of unfinished
+ones to make room: a player who has just finished still downloads the match file or
+reviews the game."""
 
 _NOT_FOUND = {"unknown_cmd", "no_model", "unknown_session"}
 
@@ -175,7 +180,22 @@ _SEARCH_LOCK = threading.Lock()
 """One search at a time: the sessions' engines and the API's commands share the
 searches, whose kernels keep work buffers."""
 _SESSIONS: "OrderedDict[str, GameSession]" = OrderedDict()
+"""The sessions kept, the one used longest ago first (under ``_SESSIONS_LOCK``)."""
+_USED: dict[str, float] = {}
+"""When each session kept was last used (``time.monotonic()``; under ``_SESSIONS_LOCK``)."""
 _SESSIONS_LOCK = threading.Lock()
+
+
+def _to_end() -> str:
+    """The session a new one beyond :data:`MAX_SESSIONS` ends: the finished one used
+    longest ago among those unused for over :data:`FINISHED_IDLE_S`, else the one used
+    longest ago, finished or not. Finished sessions went first however recent, so a
+    player downloading the match file of the game he had just finished lost it to a new
+    one while an abandoned board's session lived on. Call under ``_SESSIONS_LOCK``."""
+    now = time.monotonic()
+    return next((sid for sid, s in _SESSIONS.items()
+                 if s.finished and now - _USED.get(sid, now) > FINISHED_IDLE_S),
+                next(iter(_SESSIONS)))
 
 
 def _session(request: Request) -> GameSession:
@@ -188,6 +208,7 @@ def _session(request: Request) -> GameSession:
                                               f"sessions, the ones used last), or the "
                                               f"server restarted", 404)
         _SESSIONS.move_to_end(sid)
+        _USED[sid] = time.monotonic()
     return session
 
 
@@ -229,21 +250,34 @@ inside) would hold them for hours. ``python -m engine.protocol`` and ``engine.an
 
 def _check_rollout_size(req: dict) -> None:
     """Refuse a rollout over :data:`MAX_ROLLOUT_TRIALS` trials, or with checker play
-    inside above 0-ply, before the protocol reads the rest of it."""
-    from engine.search.rollout import RolloutSettings
-    trials = req.get("trials", RolloutSettings.trials)
-    count = req.get("candidates", 5) if "dice" in req else 1
-    ply = req.get("ply", 0)
-    if ply != 0 and type(ply) is int:
+    inside above 0-ply, before the protocol plays it. The fields are read as
+    :func:`engine.cli.protocol.cmd_rollout` reads them, so that the count is of the
+    trials it would play: a null field is its default (``"candidates": null`` is 5
+    candidates, ``"trials": null`` 1296 trials; counting only integers let a null
+    through at any size), and ``"dice": null`` before a roll is a rollout of the
+    position, one root. The candidates are counted as asked (a roll with fewer plays
+    rolls out fewer). A field that is not a whole number is left to the protocol, which
+    refuses it before the first trial (as one below 1); ``truncate`` only shortens the
+    trials."""
+    from engine.notation.parse import parse_position
+    from engine.search.rollout import TRIALS
+    ply = field(req, "ply", 0)
+    if type(ply) is int and ply > 0:
         raise ApiError("too_large", f"ply = {ply}: the board's server plays rollouts at "
                                     f"0-ply inside (the protocol, python -m "
                                     f"engine.protocol, takes 1 and 2)")
-    if type(trials) is int and type(count) is int and trials * max(count, 1) > \
-            MAX_ROLLOUT_TRIALS:
-        raise ApiError("too_large", f"trials = {trials} x {max(count, 1)} candidate(s): the "
-                                    f"board's server plays at most {MAX_ROLLOUT_TRIALS} "
-                                    f"trials a request (the protocol, python -m "
-                                    f"engine.protocol, takes more)")
+    trials = field(req, "trials", TRIALS)
+    if "dice" not in req or (req["dice"] is None
+                             and not parse_position(field(req, "position"))[0].pending):
+        count = 1                                   # the position's rollout
+    else:
+        count = field(req, "candidates", 5)
+    if type(trials) is int and type(count) is int and trials > 0 and count > 0 \
+            and trials * count > MAX_ROLLOUT_TRIALS:
+        raise ApiError("too_large", f"trials = {trials} x {count} candidate(s) = "
+                                    f"{trials * count:,} trials: the board's server plays "
+                                    f"at most {MAX_ROLLOUT_TRIALS:,} trials a request (the "
+                                    f"protocol, python -m engine.protocol, takes more)")
 
 
 def position(request: Request, body: Any) -> dict:
@@ -275,9 +309,10 @@ def new_session(request: Request, body: Any) -> _Later:
     session = GameSession(**req, search_of=protocol.search_of, lock=_SEARCH_LOCK)
     with _SESSIONS_LOCK:
         _SESSIONS[session.id] = session
+        _USED[session.id] = time.monotonic()
         while len(_SESSIONS) > MAX_SESSIONS:
-            # a finished game goes first, then the one used longest ago
-            sid = next((k for k, v in _SESSIONS.items() if v.finished), next(iter(_SESSIONS)))
+            sid = _to_end()
+            _USED.pop(sid, None)
             _SESSIONS.pop(sid).close(f"closed to make room: the server keeps "
                                      f"{MAX_SESSIONS} sessions")
     return _Later(session, None, 120.0)
@@ -372,6 +407,7 @@ def end_session(request: Request, body: Any) -> dict:
     session = _session(request)
     with _SESSIONS_LOCK:
         _SESSIONS.pop(session.id, None)
+        _USED.pop(session.id, None)
     session.close()
     return {"ended": session.id}
 
