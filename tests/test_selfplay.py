@@ -714,3 +714,166 @@ def test_the_strength_history_counts_the_games_of_the_weights_it_measured(tmp_pa
     assert any(end > start for start, end in seen), seen
     for row, (start, _) in zip(final.history, seen):
         assert row[0] <= start, (final.history, seen)
+
+
+def _released(models) -> dict:
+    """The files of the folder ``models`` and their bytes (hidden ones included)."""
+    return {p.name: p.read_bytes() for p in sorted(models.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def a_release(tmp_path):
+    """``(release flags with no duels, models folder)``: a run of 5 games and a folder
+    of an older release of backgammon (model and card)."""
+    run_dir = tmp_path / "run"
+    _good_checkpoint(run_dir, games=5)
+    models = tmp_path / "models"
+    Network.create("backgammon", 40, rng=np.random.default_rng(2)).save(
+        models / "backgammon.npz", card_file=True)
+    flags = ["--run", str(run_dir), "--out", str(models), "--pubeval-games", "0",
+             "--random-games", "0", "--heuristic-games", "0", "--replaces-games", "0"]
+    return flags, models
+
+
+def test_a_release_whose_card_cannot_be_written_is_refused_before_the_duels(
+        a_release, capsys, monkeypatch):
+    """Regression: with a folder where ``<out>/backgammon.json`` goes, the model was
+    replaced after the duels and the card was a traceback: the new model went out
+    without its card. Now both targets are checked before any duel."""
+    from training import release
+    flags, models = a_release
+    (models / "backgammon.json").unlink()
+    (models / "backgammon.json").mkdir()
+    before = _released(models)
+
+    def no_duels(*args, **kwargs):
+        raise AssertionError("measured a network it could not release")
+
+    monkeypatch.setattr(release, "duel", no_duels)
+    for target in ("backgammon.json", "backgammon.npz"):
+        if target == "backgammon.npz":             # the model's place a folder instead
+            (models / "backgammon.json").rmdir()
+            (models / "backgammon.npz").unlink()
+            (models / "backgammon.npz").mkdir()
+            before = _released(models)
+        assert release.main(flags[:-1] + ["2", "--random-games", "2"]) == 2
+        out = capsys.readouterr()
+        assert out.out == "" and out.err.count("\n") == 1, out
+        assert out.err.startswith(f"error: cannot write {models / target}: it is a folder")
+        assert _released(models) == before and (models / target).is_dir()
+
+
+def test_a_release_that_fails_to_write_leaves_the_old_model_and_card(a_release, capsys,
+                                                                     monkeypatch):
+    """Regression: the model was written before its card, so a card that could not be
+    written (a full disk, a folder put in its way) left the new model with the old card
+    or none, and a traceback. Both are written to temporary files first, then moved
+    into place; a failure puts back what was moved, says so in one line and exits 2."""
+    import errno
+
+    from engine.eval import network
+    from training import release
+    flags, models = a_release
+    before = _released(models)
+    real = network.atomic_write_bytes
+
+    def card_full(path, data):                    # the model fits, the card does not
+        if str(path).endswith(".json"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(path, data)
+
+    monkeypatch.setattr(network, "atomic_write_bytes", card_full)
+    assert release.main(flags) == 2
+    err = capsys.readouterr().err
+    assert err == (f"error: cannot write {models / 'backgammon.json'}: No space left on "
+                   f"device\n"), err
+    assert _released(models) == before and sorted(p.name for p in models.iterdir()) == [
+        "backgammon.json", "backgammon.npz"]
+    monkeypatch.setattr(network, "atomic_write_bytes", real)
+    # the card's place taken by a folder after the check: the model moved into place
+    # is moved back
+    monkeypatch.setattr(release, "_targets_problem", lambda out, variant: None)
+    (models / "backgammon.json").unlink()
+    (models / "backgammon.json").mkdir()
+    before = _released(models)
+    assert release.main(flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot write {models / 'backgammon.json'}: ") and (
+        err.count("\n") == 1), err
+    assert _released(models) == before and sorted(p.name for p in models.iterdir()) == [
+        "backgammon.json", "backgammon.npz"]
+    # a release into a folder of neither: a failed card leaves no model either
+    fresh = models.parent / "fresh"
+    fresh.mkdir()
+    (fresh / "backgammon.json").mkdir()
+    assert release.main(flags[:2] + ["--out", str(fresh)] + flags[4:]) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write {fresh}/backgammon.json")
+    assert [p.name for p in fresh.iterdir()] == ["backgammon.json"]
+    monkeypatch.undo()
+    (models / "backgammon.json").rmdir()
+    assert release.main(flags) == 0                # and a release that can: both files
+    card = Network.load(models / "backgammon.npz").info
+    assert card["trained_games"] == 5 and "backgammon.json" in capsys.readouterr().out
+    assert (models / "backgammon.json").is_file()
+
+
+def test_a_release_on_a_full_disk_is_one_line_and_keeps_the_old_files(a_release, capsys,
+                                                                      disk_full):
+    from training.release import main as release
+    flags, models = a_release
+    before = _released(models)
+    assert release(flags) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: cannot write {models / 'backgammon.npz'}: No space left on device\n"
+    assert _released(models) == before and len(list(models.iterdir())) == 2
+
+
+def test_a_diverged_snapshot_is_the_one_line_checkpoint_error(tmp_path):
+    """Regression: the trainer's snapshot built a Network of the NaN weights first,
+    whose ``NetworkFileError`` was a traceback, before the checkpoint's own error (the
+    learning diverged; the checkpoints before kept) was reached."""
+    from training.trainer import Trainer
+    net = Network.create("backgammon", 40)
+    trainer = Trainer(checkpoint.RunState(TrainConfig(size="tiny"), net), tmp_path, 1)
+    trainer.w1t[3, 4] = np.inf
+    with pytest.raises(checkpoint.CheckpointError, match=r"weights \(W1\) hold non-finite "
+                                                         r"values \(the learning diverged"):
+        trainer.save(1.0)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_diverging_run_ends_in_one_line_keeping_its_checkpoint_and_model(tmp_path,
+                                                                           capsys):
+    """Regression: ``--resume --set alpha=1e30`` ended in a traceback
+    (``NetworkFileError: w1t holds ... non-finite value(s)``)."""
+    out = tmp_path / "run"
+    quick = ["--workers", "1", "--set", "eval_games=0", "--quiet"]
+    assert main(["--games", "30", "--out", str(out), "--set", "size=tiny", *quick]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix in (".npz", ".json")}
+    capsys.readouterr()
+    assert main(["--games", "200", "--out", str(out), "--resume", "--set", "alpha=1e30",
+                 "--set", "alpha_final=1e30", *quick]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {out}: after ") and err.count("\n") == 1, err
+    assert "the learning diverged" in err and "checkpoints before it are kept" in err, err
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix in (".npz", ".json")}
+    assert after == before and checkpoint.latest(out).games == 30
+
+
+def test_a_refused_command_leaves_no_run_folder(tmp_path, capsys):
+    """Regression: ``--out`` (with its lock file) was made before the config was
+    checked, so ``--set foo=1`` or ``--resume`` of a missing folder left an empty
+    folder behind."""
+    out = tmp_path / "run"
+    for flags, words in ((["--set", "foo=1"], "unknown config key(s) ['foo']"),
+                         (["--set", "alpha=-1"], "alpha = -1.0 is out of range"),
+                         (["--variant", "chess"], "variant = 'chess'"),
+                         (["--resume"], "--resume: no checkpoint in"),
+                         (["--resume", "--set", "foo=1"], "--resume: no checkpoint in")):
+        assert main(["--games", "5", "--out", str(out), *flags]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and words in err and err.count("\n") == 1, err
+        assert not out.exists(), flags
+    _good_checkpoint(out)                        # a run's folder: checked under its lock
+    assert main(["--games", "9", "--out", str(out), "--resume", "--set", "foo=1"]) == 2
+    assert "unknown config key(s) ['foo']" in capsys.readouterr().err

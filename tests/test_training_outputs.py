@@ -182,3 +182,93 @@ def _set_arrays(ps: PositionSet) -> dict:
     card = {"format": "nardy-positions", "version": 1, "variant": ps.variant}
     return {"states": ps.states, "klass": ps.klass, "source": ps.source,
             "card": np.frombuffer(json.dumps(card).encode(), np.uint8)}
+
+
+def test_an_unlabelled_set_never_overwrites_a_labelled_one(tmp_path, a_model, capsys):
+    """Regression: ``training.positions --out`` overwrote a labelled set (hours of
+    labels) with new unlabelled positions without a word."""
+    sets = tmp_path / "p.npz"
+    setup_positions_set("backgammon", 4, seed=3).save(sets)
+    labelled = tmp_path / "l.npz"
+    assert label_main(["--positions", str(sets), "--ply", "0", "--workers", "1",
+                       "--model", str(a_model), "--out", str(labelled)]) == 0
+    kept = labelled.read_bytes()
+    capsys.readouterr()
+    assert positions_main(["--model", str(a_model), "--games", "0", "--setups", "5",
+                           "--out", str(labelled)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --out '{labelled}' holds a labelled set (4 positions "
+                          f"with targets); refusing to overwrite it") and (
+        "choose another --out" in err and err.count("\n") == 1), err
+    assert labelled.read_bytes() == kept
+    # a labelling may write over a labelled set (labelled again), and a set of
+    # positions over an unlabelled one
+    assert label_main(["--positions", str(sets), "--ply", "0", "--workers", "1",
+                       "--model", str(a_model), "--out", str(labelled)]) == 0
+    assert positions_main(["--model", str(a_model), "--games", "0", "--setups", "5",
+                           "--out", str(sets)]) == 0
+
+
+def test_a_labelling_never_overwrites_its_own_positions(tmp_path, a_model, capsys):
+    """Regression: ``training.label --out`` naming the ``--positions`` file wrote the
+    labelled set over its input."""
+    sets = tmp_path / "p.npz"
+    setup_positions_set("backgammon", 4, seed=3).save(sets)
+    kept = sets.read_bytes()
+    (tmp_path / "link.npz").symlink_to(sets)
+    flags = ["--ply", "0", "--workers", "1", "--model", str(a_model)]
+    for positions, out in ((sets, sets), (sets, tmp_path / "." / "p.npz"),
+                           (tmp_path / "link.npz", sets)):
+        assert label_main(["--positions", str(positions), "--out", str(out), *flags]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"error: --out '{out}' is the --positions file: the labelled set "
+                       f"would overwrite its input; choose another --out\n"), err
+    assert sets.read_bytes() == kept
+    assert not any(p.name.endswith(".parts") for p in tmp_path.iterdir())
+
+
+def test_a_set_too_large_to_save_is_refused_before_the_work(tmp_path, a_model, capsys,
+                                                            monkeypatch):
+    """Regression: ``--games 0 --setups 250000`` made every set-up (35 s) and only then
+    said that the states would not fit in a file; the self-play games were all played
+    before the same news."""
+    from training import positions
+
+    def no_sampling(*args, **kwargs):
+        raise AssertionError("sampled positions for a set too large to save")
+
+    out = tmp_path / "big.npz"
+    with monkeypatch.context() as m:
+        m.setattr(positions, "setup_positions_set", no_sampling)
+        m.setattr(positions, "selfplay_positions", no_sampling)
+        n = positions.MAX_POSITIONS + 1
+        assert positions_main(["--model", str(a_model), "--games", "0", "--setups", str(n),
+                               "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: --setups {n:,}: states would take ") and (
+            "split the set into several files" in err and err.count("\n") == 1), err
+    assert not out.exists()
+    # the games: refused as soon as their positions pass the room the set-ups leave
+    monkeypatch.setattr(positions, "MAX_POSITIONS", 10)
+    monkeypatch.setattr(positions, "setup_positions_set", no_sampling)
+    assert positions_main(["--model", str(a_model), "--games", "4", "--setups", "3",
+                           "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: self-play of 4 games: ") and (
+        "more than the 7 the set has room for" in err and "split the set" in err
+        and err.count("\n") == 1), err
+    assert not out.exists()
+
+
+def test_a_refused_labelling_leaves_no_chunk_folder(tmp_path, a_model, capsys):
+    """Regression: ``--ply 99`` was refused after ``<out>.parts`` was made, and left it
+    empty behind."""
+    sets = tmp_path / "p.npz"
+    setup_positions_set("backgammon", 4, seed=3).save(sets)
+    out = tmp_path / "l.npz"
+    with pytest.raises(SystemExit):
+        label_main(["--positions", str(sets), "--ply", "99", "--workers", "1",
+                    "--model", str(a_model), "--out", str(out)])
+    from engine.search.nply import MAX_PLY
+    assert f"--ply 99: expected 0..{MAX_PLY}" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["backgammon.npz", "p.npz"]

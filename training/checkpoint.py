@@ -67,6 +67,21 @@ def path_for(run_dir: Path, games: int) -> Path:
     return Path(run_dir) / f"checkpoint-{games:010d}.npz"
 
 
+def check_finite(run_dir: str | Path, games: int, arrays: dict) -> None:
+    """Raise :class:`CheckpointError` when a weight array of ``arrays`` (name: array)
+    holds NaN or inf: the learning diverged (a rate too high). The message says that
+    nothing was saved and that the run's checkpoints before it are kept; both
+    :func:`save` and the trainer's snapshot (which builds a :class:`Network`, and
+    that refuses such weights with a less helpful error) raise it."""
+    broken = [k for k, a in arrays.items()
+              if np.asarray(a).dtype.kind == "f" and not np.isfinite(a).all()]
+    if broken:
+        raise CheckpointError(f"{run_dir}: after {games:,} games the weights "
+                              f"({', '.join(broken)}) hold non-finite values (the learning "
+                              f"diverged: a rate too high?); not saved, and the run's "
+                              f"checkpoints before it are kept")
+
+
 def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
     """Write ``state`` atomically into ``run_dir``; delete all but the newest ``keep``."""
     run_dir = Path(run_dir)
@@ -74,12 +89,7 @@ def save(run_dir: str | Path, state: RunState, keep: int = 3) -> Path:
            "games": int(state.games), "elapsed": float(state.elapsed),
            "history": state.history, "resumes": state.resumes}
     arrays = state.net.file_arrays()
-    broken = [k for k, a in arrays.items() if a.dtype.kind == "f" and not np.isfinite(a).all()]
-    if broken:                   # a diverged run: keep the checkpoints before it
-        raise CheckpointError(f"{run_dir}: after {state.games:,} games the weights "
-                              f"({', '.join(broken)}) hold non-finite values (the learning "
-                              f"diverged: a rate too high?); not saved, and the run's "
-                              f"checkpoints before it are kept")
+    check_finite(run_dir, state.games, arrays)   # a diverged run: keep the ones before it
     arrays["run"] = np.frombuffer(json.dumps(run).encode(), dtype=np.uint8)
     arrays["rng"] = np.asarray(state.rng, dtype=np.uint64)
     arrays["stats"] = np.asarray(state.stats, dtype=np.int64)

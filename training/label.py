@@ -251,6 +251,17 @@ def label(positions: PositionSet, model: str | None, ply: int, *, workers: int =
                        positions.source, targets, info, positions.decision)
 
 
+def same_file(a, b) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file (the same path once resolved, or
+    two names of one file: a link, another spelling)."""
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+        return os.path.samefile(a, b)
+    except OSError:                 # one of them missing: not the same file
+        return False
+
+
 def main(argv=None) -> int:
     """``python -m training.label``: label a position set by the engine's search."""
     ap = argparse.ArgumentParser(prog="python -m training.label",
@@ -281,21 +292,27 @@ def main(argv=None) -> int:
                  if getattr(args, k) != ap.get_default(k)]
         if given:
             ap.error(f"{', '.join(given)}: rollout settings; add --rollout TRIALS")
+    if args.ply > MAX_PLY:          # before the chunk folder is made
+        ap.error(f"--ply {args.ply}: expected 0..{MAX_PLY}")
     try:
         from tqdm import tqdm
 
-        set_output(args.out)
+        if same_file(args.out, args.positions):
+            raise PositionSetError(f"--out {quote(args.out)} is the --positions file: the "
+                                   f"labelled set would overwrite its input; choose "
+                                   f"another --out")
+        set_output(args.out, labelled=True)
         output_folder(str(args.out) + ".parts", "--out's chunk folder", make=False)
 
         ps = PositionSet.load(args.positions)
         parts = Path(str(args.out) + ".parts")
+        what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
+        rollout = None
+        if args.rollout:            # checked before the chunk folder is made
+            from engine.search.rollout import RolloutSettings
+            rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
         with folder_lock(parts, "--out's chunk folder", "--out"):   # one labelling at a time
             backend = make_backend(args.backend, args.address)
-            what = f"{args.rollout}-trial rollout" if args.rollout else f"{args.ply}-ply"
-            rollout = None
-            if args.rollout:
-                from engine.search.rollout import RolloutSettings
-                rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
             bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
                        file=sys.stderr, smoothing=0.05)
 

@@ -69,6 +69,9 @@ GAMES = VARIANTS
 """The games position sets serve (every one: :func:`classify` knows both geometries)."""
 ARRAYS = ("states", "klass", "source", "targets", "decision", "card")
 """The arrays of a position-set file."""
+MAX_POSITIONS = MAX_ARRAY_BYTES // (2 * L.STATE_LEN)
+"""The most positions one file holds: its ``states`` array (``int16`` rows, the largest
+of its arrays) may take at most :data:`~engine.eval.network.MAX_ARRAY_BYTES`."""
 
 
 class PositionSetError(NardyError):
@@ -219,11 +222,7 @@ class PositionSet:
             arrays["decision"] = decision
         for name, a in arrays.items():
             if a.nbytes > MAX_ARRAY_BYTES:
-                raise PositionSetError(
-                    f"{where}: {name} would take {a.nbytes:,} bytes; a position-set file's "
-                    f"array may take at most {MAX_ARRAY_BYTES:,} (64 MiB: "
-                    f"{MAX_ARRAY_BYTES // (2 * L.STATE_LEN):,} positions), and load would "
-                    f"refuse it: split the set into several files")
+                raise PositionSetError(f"{where}: {too_big(name, a.nbytes)}")
         with writing(path):
             atomic_savez(path, arrays)
         return path
@@ -297,6 +296,15 @@ class PositionSet:
                    decision)
 
 
+def too_big(name: str, nbytes: int) -> str:
+    """Why an array ``name`` of ``nbytes`` bytes cannot be in a position-set file, and
+    what to do: the words of :meth:`PositionSet.save` and of the commands that know
+    beforehand that their set would not fit."""
+    return (f"{name} would take {nbytes:,} bytes; a position-set file's array may take "
+            f"at most {MAX_ARRAY_BYTES:,} (64 MiB: {MAX_POSITIONS:,} positions), and load "
+            f"would refuse it: split the set into several files")
+
+
 def _check_arrays(path: str, variant, states: np.ndarray, klass: np.ndarray,
                   source: np.ndarray, targets: np.ndarray | None,
                   decision: np.ndarray | None = None) -> None:
@@ -353,14 +361,17 @@ def _check_game(variant: str) -> None:
 
 def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: float = 0.1,
                        keep: float = 0.25, max_turns: int = 2000,
-                       model: str = "", candidates: int = 0) -> PositionSet:
+                       model: str = "", candidates: int = 0,
+                       max_positions: int | None = None) -> PositionSet:
     """Positions before a roll from ``games`` self-play games of ``network`` (both
     sides greedy at 0-ply, each choice random with probability ``epsilon``), each met
     position kept with probability ``keep`` (neighbours of one game are alike);
     ``model`` names the network in the provenance. ``candidates`` > 0: instead of each
     kept position, the positions after the ``candidates`` plays of the roll thrown
     there that the network rates best (source ``candidate``; plays that end the game
-    left out, their value being exact)."""
+    left out, their value being exact). ``max_positions``: more than that many raise
+    :class:`PositionSetError` as soon as they are met (a set that could not be saved
+    fails after the games that show it, not after all of them)."""
     variant = network.variant
     _check_game(variant)
     if not 0.0 <= epsilon <= 1.0 or not 0.0 < keep <= 1.0:
@@ -373,6 +384,7 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
     rng = np.random.default_rng([seed, 7])
     st = rng_state(rng)
     chunks, decided = [], []
+    met = 0
     batch = 250
     for lo in range(0, games, batch):
         n = min(batch, games - lo)
@@ -393,6 +405,14 @@ def selfplay_positions(network: Network, games: int, seed: int, *, epsilon: floa
             states, sizes = _candidates(network, rules, states, dice, candidates)
             decided.append(sizes)
         chunks.append(states)
+        met += len(states)
+        if max_positions is not None and met > max_positions:
+            raise PositionSetError(
+                f"self-play of {games:,} games: {met:,} positions after {lo + n:,} games, "
+                f"more than the {max_positions:,} the set has room for (a position-set "
+                f"file holds at most {MAX_POSITIONS:,} positions: its states array may "
+                f"take at most {MAX_ARRAY_BYTES:,} bytes, 64 MiB): split the set into "
+                f"several files (fewer --games, each with another --seed)")
     states = np.concatenate(chunks) if chunks else np.zeros((0, L.STATE_LEN), np.int16)
     decision = None
     if candidates > 0:
@@ -448,19 +468,25 @@ def setup_positions_set(variant: str, count: int, seed: int) -> PositionSet:
 
 
 # --------------------------------------------------------------------- CLI
-def set_output(path, what: str = "--out") -> Path:
+def set_output(path, what: str = "--out", labelled: bool = False) -> Path:
     """``path`` as a position-set file to write (its folder made): a folder there, a
     file in the way of its folder, or an existing file that is not a position set (a
     model, say) raises :class:`~engine.errors.NardyError` before any work, so a set
-    never overwrites anything but an older set."""
+    never overwrites anything but an older set; and a set to be written without
+    targets (``labelled`` False) never overwrites a labelled one (hours of labels)."""
     p = output_file(path, what)
     if p.exists():
         try:
-            PositionSet.load(p)
+            old = PositionSet.load(p)
         except PositionSetError as exc:
             raise PositionSetError(f"{what} {quote(str(p))} exists and is not a position "
                                    f"set ({exc}); refusing to overwrite it: remove it or "
                                    f"choose another {what}") from None
+        if old.targets is not None and not labelled:
+            raise PositionSetError(f"{what} {quote(str(p))} holds a labelled set "
+                                   f"({len(old):,} positions with targets); refusing to "
+                                   f"overwrite it with an unlabelled one: choose another "
+                                   f"{what} (say {quote(str(p.with_stem(p.stem + '-new')))})")
     return p
 
 
@@ -492,11 +518,21 @@ def main(argv=None) -> int:
     try:
         set_output(args.out)
         names = class_option(args.classes)   # checked before the games are sampled
+        # a set that cannot be saved is refused before the work, not after it: the
+        # set-ups alone (when no --classes filter may thin them out), and the games
+        # as soon as their positions pass the room the set-ups leave
+        room = None if names else MAX_POSITIONS - args.setups
+        if room is not None and room < 0:
+            raise PositionSetError(f"--setups {args.setups:,}: "
+                                   f"{too_big('states', args.setups * 2 * L.STATE_LEN)} "
+                                   f"(at most {MAX_POSITIONS:,} --setups a file, each "
+                                   f"file with another --seed)")
         net = Network.load(args.model)
         t = time.time()
         parts = [selfplay_positions(net, args.games, args.seed, epsilon=args.epsilon,
                                     keep=args.keep, model=args.model,
-                                    candidates=args.candidates)] if args.games > 0 else []
+                                    candidates=args.candidates, max_positions=room)
+                 ] if args.games > 0 else []
         if args.setups > 0:
             parts.append(setup_positions_set(net.variant, args.setups, args.seed))
         ps = PositionSet.join(parts)

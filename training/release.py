@@ -17,6 +17,11 @@ supervised network's card keeps its own (the method, settings, data provenance, 
 epoch's errors, the command) and, as ``stages``, the card of the network it started
 from (``--init``), read before anything is overwritten: each stage's settings and
 measures. Nothing in the card is typed in by hand.
+
+The model and its card are written together: both into temporary files in ``--out``
+first, then moved into place, so a failure (a full disk; a folder where one of them
+goes, which is refused before any match is played) leaves the old model and card as
+they were, in one line ``error: cannot write <path>: <reason>`` and exit status 2.
 """
 
 from __future__ import annotations
@@ -24,13 +29,22 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import OutputError, non_negative_int, output_folder, run as run_cli
+from engine.cli._common import (
+    OutputError,
+    WriteError,
+    non_negative_int,
+    output_folder,
+    run as run_cli,
+    writing,
+)
 from engine.errors import NardyError
 from engine.eval.network import Network, utc_now
 from engine.play.duel import MAX_GAMES, duel
@@ -176,6 +190,10 @@ def main(argv=None) -> int:
               "is the run's starting one (random weights, or its --init model)",
               file=sys.stderr)
     rules = get_rules(net.variant)
+    problem = _targets_problem(args.out, net.variant)   # before hours of measuring
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     # the model it replaces (named, or the one in --out), checked before hours of
     # measuring
     old_path = Path(args.replaces or Path(args.out) / f"{net.variant}.npz")
@@ -245,13 +263,87 @@ def main(argv=None) -> int:
     return _write(net, info, args.out)
 
 
+def _targets(out, variant: str) -> tuple[Path, Path]:
+    """The two files a release writes into ``out``: the model and its card."""
+    path = Path(out) / f"{variant}.npz"
+    return path, path.with_suffix(".json")
+
+
+def _targets_problem(out, variant: str) -> str | None:
+    """Why the model or its card cannot be written into ``out`` (a folder or another
+    non-file in the way), or None: checked before any match is played, so that the
+    hours of measuring are not lost to it, nor the old model to a card that cannot
+    follow it."""
+    for path in _targets(out, variant):
+        if (path.exists() or path.is_symlink()) and not path.is_file():
+            kind = "a folder" if path.is_dir() else "not a regular file"
+            return (f"cannot write {path}: it is {kind} (the release writes the model "
+                    f"{variant}.npz and its card {variant}.json there); remove it or "
+                    f"choose another --out")
+    return None
+
+
 def _write(net: Network, info: dict, out) -> int:
+    """Release ``net`` with the card ``info`` into ``out``: the model and its card are
+    written by :meth:`Network.save` (atomically, checked) into a temporary folder inside
+    ``out``, then both moved into place with ``os.replace``, so that a failure (a full
+    disk, a folder where the card goes) leaves the old model and card as they were,
+    never a new model with the old card or none. An ``OSError`` is one line, ``error:
+    cannot write <path>: <reason>``, and exit status 2."""
     net.info = info
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = net.save(out / f"{net.variant}.npz", card_file=True)
-    print(f"wrote {path} and its card {path.with_suffix('.json')}")
+    path, card = _targets(out, net.variant)
+    problem = _targets_problem(out, net.variant)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    stage = None
+    try:
+        with writing(path.parent):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stage = Path(tempfile.mkdtemp(prefix=f".{net.variant}.release.", dir=path.parent))
+        try:
+            net.save(stage / path.name, card_file=True)
+        except OSError as exc:        # the model, or (the model written) its card
+            raise WriteError(card if (stage / path.name).exists() else path, exc) from None
+        _replace_both([(stage / path.name, path), (stage / card.name, card)], stage)
+    except NardyError as exc:     # WriteError, or a card that is not plain JSON data
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+    print(f"wrote {path} and its card {card}")
     return 0
+
+
+def _replace_both(moves: list[tuple[Path, Path]], stage: Path) -> None:
+    """``os.replace`` each ``(new, target)`` of ``moves``; when one fails, the targets
+    already replaced get their old files back (hard links to them kept in ``stage``
+    first; a target that was not there is removed again), and
+    :class:`engine.cli._common.WriteError` names the target that failed."""
+    done: list[tuple[Path, Path | None, bool]] = []   # (target, its old file, had one)
+    try:
+        for i, (new, target) in enumerate(moves):
+            had = target.is_file()
+            old: Path | None = stage / f"old-{i}-{target.name}"
+            try:
+                if had:
+                    os.link(target, old)
+            except OSError:           # no hard links here: replaced without a way back
+                old = None
+            with writing(target):
+                os.replace(new, target)
+            done.append((target, old, had))
+    except WriteError:
+        for target, old, had in reversed(done):      # put back what was replaced
+            try:
+                if not had:
+                    target.unlink()
+                elif old is not None:
+                    os.replace(old, target)
+            except OSError:
+                pass
+        raise
 
 
 if __name__ == "__main__":

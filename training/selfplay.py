@@ -89,6 +89,26 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def check_arguments(args) -> None:
+    """What can be checked of the command line before ``--out`` is made or locked, so
+    that a refused command leaves no empty run folder behind: the config of a fresh
+    run (fields, types, ranges, the game), the ``--set`` fields and config file of a
+    resumed one (checked again against its run in :func:`build_state`), and, for
+    ``--resume``, that ``--out`` is there (what it holds is checked under its lock).
+    Raises :class:`ConfigError`."""
+    if args.resume:
+        if not os.path.lexists(args.out):
+            raise ConfigError(f"--resume: no checkpoint in {str(args.out)!r} (no such "
+                              f"folder)")
+        if args.config:
+            read_config_file(args.config)
+        TrainConfig.typed(parse_set(args.set))
+        return
+    extra = {k: v for k, v in (("variant", args.variant), ("seed", args.seed))
+             if v is not None}
+    load_config(args.config, args.set, extra)
+
+
 def build_state(args) -> checkpoint.RunState:
     """The run to continue (``--resume``) or a fresh one from the config."""
     try:
@@ -212,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--address and --sync-games are for --backend ray")
     if args.sync_games is not None and args.sync_games < 1:
         ap.error("--sync-games must be at least 1")
+    try:
+        check_arguments(args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         with folder_lock(args.out):    # one run at a time in a folder
             return _train(args)

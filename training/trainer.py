@@ -201,16 +201,22 @@ class Trainer:
 
     def snapshot(self, elapsed: float) -> checkpoint.RunState:
         """The run's state, taken while every worker waits between two games, so the
-        weights, game count and dice states agree."""
+        weights, game count and dice states agree. Weights gone NaN or inf (the
+        learning diverged) raise :class:`training.checkpoint.CheckpointError`, the
+        one-line error of :func:`training.checkpoint.save`: nothing is saved and the
+        checkpoints and model before stay."""
         self._pause()
         try:
-            net = Network(self.cfg.variant, self.state.net.encoder, self.w1t.copy(),
-                          self.b1.copy(), self.w2.copy(), self.b2.copy())
+            w1t, b1, w2, b2 = (a.copy() for a in (self.w1t, self.b1, self.w2, self.b2))
             games = self.games()
             rng = self.rng.copy()
             stats = self.base_stats + self.stats.sum(axis=0)
         finally:
             self._resume()
+        # named as in the files (checkpoint.save's message), before Network refuses them
+        checkpoint.check_finite(self.run_dir, games, {"W1": w1t, "b1": b1, "W2": w2,
+                                                      "b2": b2})
+        net = Network(self.cfg.variant, self.state.net.encoder, w1t, b1, w2, b2)
         net.info = self._info(games, elapsed)
         return checkpoint.RunState(self.cfg, net, games, rng, elapsed,
                                    list(self.state.history), stats,
