@@ -168,7 +168,7 @@ def race_bounds_reference(p, pos, db):
 
 
 def race_certain_reference(p, pos, triple=True):
-    """The slow reference of :func:`engine.eval.bearoff.race_certain`: in a race of
+    """The slow reference of :func:`engine.eval.crossings.race_certain`: in a race of
     backgammon's geometry, the results certain whatever the dice set in ``p`` (the
     mover's five outputs; backgammons only where ``triple``). Each side's fewest turns: its checkers' quarter-board crossings (the
     bear-off one included) four a turn; its most: its pips two a turn."""

@@ -43,6 +43,7 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, quote
+from engine.eval.crossings import side_counts
 from engine.rules import _layout as L
 from engine.rules.position import Position
 from engine.rules.states import position_state
@@ -108,8 +109,8 @@ def _dice_tails(turns: int) -> np.ndarray:
 DICE_TAIL = _dice_tails(MAX_ROLLS)
 """``DICE_TAIL[k, c]``: the chance that ``k`` rolls hold ``c`` dice or more
 (:func:`_dice_tails`): a die crosses at most one boundary of the quarter boards
-(:func:`race_certain`), so a side is off no sooner than its rolls hold as many dice as
-it has crossings to make (:func:`race_bounds`)."""
+(:func:`engine.eval.crossings.race_certain`), so a side is off no sooner than its rolls
+hold as many dice as it has crossings to make (:func:`race_bounds`)."""
 MAX_PIPS = 375
 """The most pips a side of fifteen checkers can have to move (all on the bar)."""
 PIP_TAIL = _pip_tails(MAX_ROLLS, MAX_PIPS + 1)
@@ -577,66 +578,6 @@ def race_probs(s, off, off_tail, first_tail, o):
 
 
 @njit(inline="always", **FAST)
-def _race_counts(s, side):
-    """``(crossings, to_first_off, pips, to_clear)`` of the side whose block of the race
-    ``s`` starts at ``side``: the quarter-board boundaries its checkers must still cross
-    to be borne off (bearing off counts as one; a checker on its point p crosses
-    ``ceil(p / 6)``), the crossings before its first checker can be borne off (every
-    checker home, then one more), its pip count, and the crossings before none of its
-    checkers is left in the opponent's home board (its points 19..24)."""
-    cross = 0
-    home_in = 0
-    pips = 0
-    clear = 0
-    for p in range(1, 25):
-        n = s[side + p]
-        if n:
-            c = (p + 5) // 6
-            cross += n * c
-            home_in += n * (c - 1)
-            pips += n * p
-            if p >= 19:
-                clear += n
-    return cross, home_in + 1, pips, clear
-
-
-@njit(inline="always", **FAST)
-def race_certain(o, s, triple):
-    """Set in ``o`` the results of the race ``s`` (backgammon's geometry: backgammon,
-    portes; ``triple``: backgammons count) that are certain whatever the dice, by
-    counting turns, as GNU Backgammon's sanity check does (the race network gave a
-    certain gammon, two checkers on the ace point against fifteen on the
-    opponent's 13-point, a chance of 0.0045). A die crosses at most one boundary of the
-    quarter boards and a turn has at most four dice, so a side needs at least
-    ``ceil(crossings / 4)`` turns; every die of a race can be played and takes at least
-    one pip, and a turn has at least two dice, so a side needs at most ``ceil(pips /
-    2)`` turns. The side to move, ``me``, rolls first: its k-th turn comes before the
-    opponent's k-th."""
-    me_cross, me_first, me_pips, me_clear = _race_counts(s, L.ME)
-    them_cross, them_first, them_pips, them_clear = _race_counts(s, L.THEM)
-    me_max = (me_pips + 1) // 2
-    them_max = (them_pips + 1) // 2
-    if me_max <= (them_cross + 3) // 4:
-        # I am off before the opponent can be
-        o[0] = 1.0
-        o[3] = 0.0
-        o[4] = 0.0
-        if s[L.THEM + L.OFF] == 0 and me_max <= (them_first + 3) // 4:
-            o[1] = 1.0
-            if triple and me_max <= (them_clear + 3) // 4:
-                o[2] = 1.0
-    elif (me_cross + 3) // 4 > them_max:
-        # the opponent is off before I can be
-        o[0] = 0.0
-        o[1] = 0.0
-        o[2] = 0.0
-        if s[L.ME + L.OFF] == 0 and (me_first + 3) // 4 > them_max:
-            o[3] = 1.0
-            if triple and (me_clear + 3) // 4 > them_max:
-                o[4] = 1.0
-
-
-@njit(inline="always", **FAST)
 def _home(s, side):
     """Whether every checker of the side whose block of ``s`` starts at ``side`` is on
     its points 1..6 (none on the bar)."""
@@ -672,7 +613,7 @@ def _off_first(s, home, other, off, mover):
     before the home side's ``n``-th, else ``n``. Each side's rolls are its own: the
     chances multiply."""
     a = _side_rank(s, home)
-    cross, first, pips, _ = _race_counts(s, other)
+    cross, first, pips, _ = side_counts(s, other)
     g_pips = _pips_to_first_off(s, other)
     none_off = s[other + L.OFF] == 0
     chance = 0.0

@@ -18,7 +18,7 @@ A network's outputs are then made chances the position can have
 order, no backgammons in a game without them, no gammon lost by a side that has borne
 off, and in backgammon no backgammon lost by a side clear of the opponent's home board
 once contact is over. In a race of backgammon's geometry (backgammon, portes), the
-results the turns left make certain are set (:func:`engine.eval.bearoff.race_certain`),
+results the turns left make certain are set (:func:`engine.eval.crossings.race_certain`),
 and where one side is home, its exact bear-off distribution bounds the win and gammon
 chances from below (:func:`engine.eval.bearoff.race_bounds`; with the tables on).
 

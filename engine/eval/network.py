@@ -39,7 +39,7 @@ import numpy as np
 
 from engine._jit import FAST, njit
 from engine.errors import NardyError, VariantError, describe, quote
-from engine.eval.bearoff import race_certain
+from engine.eval.crossings import race_certain
 from engine.eval.encoding import (
     MAX_COUNT,
     MAX_UNITS,
@@ -380,7 +380,7 @@ def ruled_out(o, sc, s):
     loses no backgammon. A race network gave a backgammon 0.0004 where none can
     happen, enough to refuse a resignation of a certain gammon. In a race of
     backgammon's geometry (backgammon, portes), the results the turns left make certain
-    are set too (:func:`engine.eval.bearoff.race_certain`)."""
+    are set too (:func:`engine.eval.crossings.race_certain`)."""
     if sc[S_MOTHER] == MOTHER_NONE:
         if s[L.ME + L.OFF] > 0:
             o[3] = 0
