@@ -516,6 +516,18 @@ def _check_position(position: object) -> None:
         raise BearoffError(f"position = {quote(position)}: expected a Position")
 
 
+@njit(inline="always", **FAST)
+def _home(s, side):
+    """Whether every checker of the side whose block of ``s`` starts at ``side`` is on
+    its points 1..6 (none on the bar)."""
+    if s[side + L.BAR] != 0:
+        return False
+    for p in range(POINTS + 1, 25):
+        if s[side + p] != 0:
+            return False
+    return True
+
+
 @njit(cache=True)
 def _home_race(s):
     """Whether both sides of state ``s`` are home with checkers left, no bar, no pins,
@@ -524,12 +536,8 @@ def _home_race(s):
         return False
     if s[L.ME + L.OFF] == CHECKERS or s[L.THEM + L.OFF] == CHECKERS:
         return False
-    for side in (L.ME, L.THEM):
-        if s[side + L.BAR] != 0:
-            return False
-        for p in range(POINTS + 1, 25):
-            if s[side + p] != 0:
-                return False
+    if not (_home(s, L.ME) and _home(s, L.THEM)):
+        return False
     for p in range(1, POINTS + 1):
         if s[L.PIN_ME + p] != 0 or s[L.PIN_THEM + p] != 0:
             return False
@@ -578,28 +586,6 @@ def race_probs(s, off, off_tail, first_tail, o):
 
 
 @njit(inline="always", **FAST)
-def _home(s, side):
-    """Whether every checker of the side whose block of ``s`` starts at ``side`` is on
-    its points 1..6 (none on the bar)."""
-    if s[side + L.BAR] != 0:
-        return False
-    for p in range(POINTS + 1, 25):
-        if s[side + p] != 0:
-            return False
-    return True
-
-
-@njit(inline="always", **FAST)
-def _pips_to_first_off(s, side):
-    """The fewest pips the side whose block of ``s`` starts at ``side`` must move before
-    it can bear off a first checker: every checker home, then one pip at least."""
-    pips = 1
-    for p in range(POINTS + 1, 25):
-        pips += s[side + p] * (p - POINTS)
-    return pips
-
-
-@njit(inline="always", **FAST)
 def _off_first(s, home, other, off, mover):
     """``(chance, gammon_chance)``: a least chance that the side whose block of ``s``
     starts at ``home`` (all home) is off before the side at ``other`` is, and before
@@ -609,12 +595,11 @@ def _off_first(s, home, other, off, mover):
     the other side, whatever its play, is off within ``k`` turns only when its ``k``
     rolls hold a die for each of its crossings (:data:`DICE_TAIL`) and give its pips
     (:data:`PIP_TAIL`; the smaller chance bounds both), and it bears off a first checker
-    so only with every checker home first. ``mover``: the home side rolls first, so the other has ``n - 1`` turns
-    before the home side's ``n``-th, else ``n``. Each side's rolls are its own: the
-    chances multiply."""
+    so only with every checker home first. ``mover``: the home side rolls first, so the
+    other has ``n - 1`` turns before the home side's ``n``-th, else ``n``. Each side's
+    rolls are its own: the chances multiply."""
     a = _side_rank(s, home)
-    cross, first, pips, _ = side_counts(s, other)
-    g_pips = _pips_to_first_off(s, other)
+    cross, first, pips, _, g_pips = side_counts(s, other)
     none_off = s[other + L.OFF] == 0
     chance = 0.0
     gammon = 0.0

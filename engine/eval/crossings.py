@@ -13,16 +13,20 @@ from engine.rules import _layout as L
 
 @njit(inline="always", **FAST)
 def side_counts(s, side):
-    """``(crossings, to_first_off, pips, to_clear)`` of the side whose block of the race
+    """``(crossings, to_first_off, pips, to_clear, pips_to_first_off)`` of the side whose
+    block of the race
     ``s`` starts at ``side``: the quarter-board boundaries its checkers must still cross
     to be borne off (bearing off counts as one; a checker on its point p crosses
     ``ceil(p / 6)``), the crossings before its first checker can be borne off (every
     checker home, then one more), its pip count, and the crossings before none of its
-    checkers is left in the opponent's home board (its points 19..24)."""
+    checkers is left in the opponent's home board (its points 19..24), and the fewest
+    pips it must move before it can bear off a first checker (every checker home, then
+    one pip at least)."""
     cross = 0
     home_in = 0
     pips = 0
     clear = 0
+    home_pips = 0
     for p in range(1, 25):
         n = s[side + p]
         if n:
@@ -32,7 +36,9 @@ def side_counts(s, side):
             pips += n * p
             if p >= 19:
                 clear += n
-    return cross, home_in + 1, pips, clear
+            if p > 6:
+                home_pips += n * (p - 6)
+    return cross, home_in + 1, pips, clear, home_pips + 1
 
 
 @njit(inline="always", **FAST)
@@ -47,8 +53,8 @@ def race_certain(o, s, triple):
     one pip, and a turn has at least two dice, so a side needs at most ``ceil(pips /
     2)`` turns. The side to move, ``me``, rolls first: its k-th turn comes before the
     opponent's k-th."""
-    me_cross, me_first, me_pips, me_clear = side_counts(s, L.ME)
-    them_cross, them_first, them_pips, them_clear = side_counts(s, L.THEM)
+    me_cross, me_first, me_pips, me_clear, _ = side_counts(s, L.ME)
+    them_cross, them_first, them_pips, them_clear, _ = side_counts(s, L.THEM)
     me_max = (me_pips + 1) // 2
     them_max = (them_pips + 1) // 2
     if me_max <= (them_cross + 3) // 4:
