@@ -431,8 +431,8 @@ def test_cli_answers_a_double_the_id_says_is_offered(capsys):
     owned = match_id(MatchInfo(cube_value=2, cube_owner="them", doubled=True, turn=1))
     assert main(["--position", f"4HPwATDgc/ABMA:{owned}", "--probabilities",
                  "0.6,0,0,0,0"]) == 2
-    assert "holds a double offered, but the side on roll may not double here (the " \
-           "opponent owns the cube)" in capsys.readouterr().err
+    assert "holds a double offered by the side that does not own the cube" \
+        in capsys.readouterr().err
 
 
 def test_a_cube_at_its_maximum_is_dead():

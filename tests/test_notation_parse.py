@@ -58,6 +58,8 @@ def _with_match(**fields) -> str:
     ({"doubled": True, "turn": 1, "dice": (3, 1)}, "double offered and the dice 3-1"),
     ({"doubled": True, "turn": 1, "match_length": 5, "score": (4, 0), "crawford": True},
      "double offered in the Crawford game"),
+    ({"doubled": True, "turn": 1, "cube_value": 2, "cube_owner": "them"},
+     "double offered by the side that does not own the cube"),
 ])
 def test_a_match_id_that_leaves_no_decision_is_refused(fields, words):
     """Each was read as a position and analysed as if play went on."""
@@ -70,3 +72,46 @@ def test_a_match_id_that_leaves_no_decision_is_refused(fields, words):
 def test_a_match_id_with_a_decision_open_is_read(fields):
     pos, info = parse_position(_with_match(**fields))
     assert pos == Position.start() and info.doubled == fields.get("doubled", False)
+
+
+@pytest.mark.parametrize("fields", [{}, {"doubled": True, "turn": 1, "cube_value": 2,
+                                          "cube_owner": "me"}])
+def test_a_match_id_with_a_double_from_the_cube_owner_is_read(fields):
+    pos, info = parse_position(_with_match(**fields))
+    assert pos == Position.start() and info.doubled == fields.get("doubled", False)
+
+
+def _xgid(**fields) -> str:
+    from engine.notation.xgid import XgidInfo, format_xgid
+    return format_xgid(Position.start(), XgidInfo(**fields))
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"cube_action": "double", "match_length": 5, "score": (4, 2), "crawford": True},
+     "double offered in the Crawford game"),
+    ({"cube_action": "double", "cube_value": 2, "cube_owner": "them"},
+     "double offered by the side that does not own the cube"),
+])
+def test_an_xgid_with_a_double_no_game_reaches_is_refused(fields, words):
+    """The cube, best-play and rollout requests read such an XGID and left the flag
+    unused, answering for a state no game reaches."""
+    with pytest.raises(NotationError, match=words):
+        parse_position(_xgid(**fields))
+
+
+@pytest.mark.parametrize("fields", [
+    {"cube_action": "double"},
+    {"cube_action": "double", "cube_value": 2, "cube_owner": "me"},
+    {"cube_action": "double", "match_length": 5, "score": (4, 2)},
+    {"match_length": 5, "score": (4, 2), "crawford": True, "dice": (3, 1)},
+])
+def test_an_xgid_with_a_double_a_game_reaches_is_read(fields):
+    pos, info = parse_position(_xgid(**fields))
+    assert pos == Position.start() and info.cube_action == fields.get("cube_action")
+
+
+def test_portes_reads_no_cube_field_of_an_xgid():
+    """Portes has no cube: an XGID's double there is read and unused, not refused."""
+    text = _xgid(cube_action="double", cube_value=2, cube_owner="them")
+    pos, info = parse_position(text, "portes")
+    assert pos.variant == "portes" and info.cube_action == "double"

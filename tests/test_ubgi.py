@@ -361,6 +361,23 @@ def test_an_xgid_max_cube_and_impossible_match_ids():
     assert s.handle(f"setcube value {2**31} owner p0")[0].startswith("error bad_value ")
 
 
+@pytest.mark.parametrize("line, words", [
+    ("gnubgid", MatchInfo(doubled=True, turn=1, cube_value=2, cube_owner="them")),
+    ("xgid", XgidInfo(cube_action="double", cube_value=2, cube_owner="them")),
+    ("xgid", XgidInfo(cube_action="double", match_length=5, score=(4, 0), crawford=True)),
+])
+def test_a_double_no_game_reaches_is_refused(line, words):
+    """A double offered by the side whose opponent owns the cube, or in the Crawford
+    game: the position was taken and ``go`` answered ``bad_state`` until the next one
+    (an XGID's), or the take was rated as if the cube could be turned (a Match ID's)."""
+    s = session()
+    ahead = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")
+    text = (format_gnubg if line == "gnubgid" else format_xgid)(ahead, words)
+    reply = s.handle(f"position {line} {text}")
+    assert reply[0].startswith("error bad_value ") and "double offered" in reply[0], reply
+    assert s.handle("go")[0] == "error bad_state missing position"
+
+
 def _cube_reply(s: Session, line: str) -> tuple:
     """The engine's cube action (the info line's string) and the reply's last line."""
     out = s.handle(line)
@@ -400,7 +417,8 @@ def test_a_double_of_a_dead_cube_is_not_on_offer():
     """go take answered "take" to a double of a dead cube (a 1-point match, 2-2 in a
     match to 3, the leader post-Crawford), which no player can have offered, while the
     Crawford game and a cube at its max answered bad_state: all are bad_state now, for
-    go take and for go cube answering an offered double."""
+    go take and for go cube answering an offered double (an XGID with a double in the
+    Crawford game is refused as its position, as a Match ID's is)."""
     start = Position.start()
     dead = [(["newsession type match length 1"], 1, (0, 0), False),
             (["newsession type match length 3", "setscore 2 2"], 3, (2, 2), False),
@@ -415,6 +433,10 @@ def test_a_double_of_a_dead_cube_is_not_on_offer():
         assert ("Crawford" if crawford else "dead cube") in out[0], out
         offered = format_xgid(start, XgidInfo(cube_action="double", match_length=length,
                                               score=score, crawford=crawford))
+        if crawford:        # refused at once, as a Match ID's double in the Crawford game
+            out = s.handle(f"position xgid {offered}")
+            assert out[0].startswith("error bad_value ") and "Crawford" in out[0], out
+            continue
         silent(s, f"position xgid {offered}")
         assert s.doubled
         out = s.handle("go cube")

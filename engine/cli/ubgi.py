@@ -38,7 +38,7 @@ from engine.notation.gnubg_id import (
     position_from_gnubg,
 )
 from engine.notation.movetext import BAR, OFF, move_steps
-from engine.notation.xgid import XgidInfo, parse_xgid
+from engine.notation.xgid import XgidInfo, parse_xgid, xgid_conflict
 from engine.rules.position import Position
 from engine.rules.scoring import result
 from engine.rules.variants import VARIANTS, get_rules
@@ -575,6 +575,9 @@ class Session:
             return False
         if info.cube_action in ("beaver", "raccoon"):
             raise _bad("unsupported", f"an XGID after a {info.cube_action}")
+        conflict = xgid_conflict(info)
+        if conflict is not None:
+            raise _bad("bad_value", f"the XGID holds {conflict}")
         owner = {"centre": "centre", "me": turn, "them": other}[info.cube_owner]
         self._context(turn, info.match_length, score, info.crawford, info.cube_value,
                       owner, info.jacoby, info.beaver, info.max_cube)

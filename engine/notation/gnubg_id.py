@@ -257,14 +257,18 @@ class MatchInfo:
 
 def match_conflict(info: MatchInfo) -> str | None:
     """What makes ``info`` a state no game reaches, or None: a double offered with the
-    dice already rolled (a double comes before the roll), or in the Crawford game (which
-    has no cube). The key holds such states; the readers that act on a Match ID refuse
-    them (:func:`engine.notation.parse.parse_position`, the UBGI session)."""
+    dice already rolled (a double comes before the roll), in the Crawford game (which
+    has no cube), or by the side whose opponent owns the cube. The key holds such
+    states; the readers that act on a Match ID refuse them
+    (:func:`engine.notation.parse.parse_position`, the UBGI session)."""
     if info.doubled and info.dice is not None:
         return (f"a double offered and the dice {info.dice[0]}-{info.dice[1]} rolled; a "
                 f"double is offered before the roll")
     if info.doubled and info.crawford:
         return "a double offered in the Crawford game, which has no cube"
+    if info.doubled and info.cube_owner == "them":
+        return ("a double offered by the side that does not own the cube (the cube "
+                "belongs to the side asked to take)")
     return None
 
 

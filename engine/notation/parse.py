@@ -26,8 +26,10 @@ def parse_position(value: Any, variant: str | None = None):
 
     Raises :class:`PositionError` / :class:`NotationError` quoting the input; also
     :class:`NotationError` for a Match ID whose game is over, or that holds a
-    resignation offered or a double offered after the roll or in the Crawford game
-    (:func:`_check_open`).
+    resignation offered or a double offered after the roll, in the Crawford game or by
+    the side that does not own the cube (:func:`_check_open`), and for an XGID with such
+    a double (:func:`engine.notation.xgid.xgid_conflict`; not in portes, which has no
+    cube and reads none of an XGID's cube fields).
     """
     if isinstance(value, dict):
         pos = Position.from_json(value)
@@ -45,8 +47,12 @@ def parse_position(value: Any, variant: str | None = None):
         # JSON (no ID or XGID starts so): an object, or the error says one is expected
         return parse_position(_json_object(text), variant)
     if text.upper().startswith("XGID=") or _XGID_BARE.fullmatch(text):
-        from engine.notation.xgid import parse_xgid
-        return parse_xgid(text, variant or "backgammon")
+        from engine.notation.xgid import parse_xgid, xgid_conflict
+        pos, info = parse_xgid(text, variant or "backgammon")
+        conflict = xgid_conflict(info) if pos.rules.cube else None
+        if conflict is not None:
+            raise NotationError(f"XGID {quote(text)} holds {conflict}")
+        return pos, info
     from engine.notation.gnubg_id import position_from_gnubg
     try:
         pos, info = position_from_gnubg(text, variant or "backgammon")

@@ -133,6 +133,19 @@ class XgidInfo:
         return self.match_length == 0
 
 
+def xgid_conflict(info: XgidInfo) -> str | None:
+    """What makes ``info`` a state no game reaches, or None: a double offered (``D``) in
+    the Crawford game, which has no cube, or by the side whose opponent owns the cube.
+    The notation holds such states; the readers that act on an XGID refuse them, as
+    :func:`engine.notation.gnubg_id.match_conflict` has it for a Match ID."""
+    if info.cube_action == "double" and info.crawford:
+        return "a double offered in the Crawford game, which has no cube"
+    if info.cube_action == "double" and info.cube_owner == "them":
+        return ("a double offered by the side that does not own the cube (the cube "
+                "belongs to the side asked to take)")
+    return None
+
+
 def _board_char(count: int, upper: bool) -> str:
     if count == 0:
         return "-"
