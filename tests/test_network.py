@@ -631,12 +631,26 @@ def _rewrite(path, **changes):
     # an encoder whose hand-crafted inputs read another family's board
     ({"variant": "long_nardy", "encoder": "tesauro198+f13", "inputs": 211,
       "W1": np.zeros((8, 211), np.float32)}, r"tesauro198\+f13' for long_nardy"),
+    # Python reads NaN into a card; no strict JSON reader takes it back out (the web
+    # board's and the protocol's answers carry the card)
+    ({"info": {"ppg": float("nan")}}, "card is not JSON .*NaN is not a JSON value"),
+    ({"info": {"ppg": float("-inf")}}, "card is not JSON .*-Infinity"),
 ])
 def test_load_rejects_bad_files(tmp_path, changes, message):
     path = Network.create("backgammon", 8).save(tmp_path / "m.npz")
     _rewrite(path, **changes)
     with pytest.raises(NetworkFileError, match=message):
         Network.load(path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_save_refuses_a_card_load_would_refuse(tmp_path, value):
+    """NaN went into the file's card, which loads now refuse: the model written was lost."""
+    net = Network.create("backgammon", 8)
+    net.info = {"history": [{"loss": value}]}
+    with pytest.raises(NetworkFileError, match="not plain JSON data"):
+        net.save(tmp_path / "m.npz", card_file=True)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_load_rejects_garbage_and_pickles(tmp_path):

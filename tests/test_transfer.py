@@ -63,3 +63,20 @@ def test_a_folder_as_the_output_is_refused(tmp_path, capsys):
     assert main(["--model", str(src), "--variant", "portes", "--out",
                  str(tmp_path / "dir.npz")]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+def test_a_write_that_fails_is_one_line_and_leaves_no_file(tmp_path, capsys, monkeypatch):
+    """A full disk while writing gave a traceback (the folder was checked, the write not)."""
+    import errno
+    import os
+    src = tmp_path / "bg.npz"
+    _net().save(src)
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr("engine.eval.network.atomic_write_bytes", full)
+    out = tmp_path / "portes.npz"
+    assert main(["--model", str(src), "--variant", "portes", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: writing {out}: No space left") and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bg.npz"]

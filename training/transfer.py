@@ -84,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:              # the write itself failed (a full disk): no file left
+        print(f"error: writing {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"{out}: {net!r}, from {args.model}")
     return 0
 

@@ -91,6 +91,13 @@ CARD_FACTS = {
 refused on loading (it describes a network this code does not run)."""
 
 
+def _no_constant(name: str):
+    """``json.loads``' hook for ``NaN``, ``Infinity`` and ``-Infinity``, which Python
+    reads but JSON does not have: a card holding one would be written back (a release,
+    the web board's model info) as text no strict JSON reader takes."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 class NetworkFileError(NardyError):
     """A model file that is missing, not a model, of another version, or malformed."""
 
@@ -770,15 +777,15 @@ class Network:
 
     def file_arrays(self) -> dict:
         """The arrays a model file holds, card included."""
-        card = json.dumps(self.card(), sort_keys=True).encode()
+        card = json.dumps(self.card(), sort_keys=True, allow_nan=False).encode()
         return {"W1": np.ascontiguousarray(self.w1t.T), "b1": self.b1, "W2": self.w2,
                 "b2": self.b2, "card": np.frombuffer(card, dtype=np.uint8)}
 
     def save(self, path: str | os.PathLike, card_file: bool = False) -> Path:
         """Write the model atomically to ``path`` (``.npz``); with ``card_file`` also
         the card as readable JSON next to it (``.json``). A network :meth:`load` would
-        refuse (:meth:`check`; ``info`` that is not plain JSON data) raises
-        :class:`NetworkFileError` before anything is written."""
+        refuse (:meth:`check`; ``info`` that is not plain JSON data, NaN and infinities
+        included) raises :class:`NetworkFileError` before anything is written."""
         path = Path(path)
         self.check()
         try:
@@ -788,7 +795,7 @@ class Network:
                                    f"({describe(exc)})") from None
         atomic_savez(path, arrays)
         if card_file:
-            text = json.dumps(self.card(), indent=2, sort_keys=True) + "\n"
+            text = json.dumps(self.card(), indent=2, sort_keys=True, allow_nan=False) + "\n"
             atomic_write_bytes(path.with_suffix(".json"), text.encode())
         return path
 
@@ -822,7 +829,7 @@ class Network:
             raise bad(f"card is {raw.dtype} of shape {raw.shape}; expected the bytes of "
                       f"its JSON (uint8, one axis)")
         try:
-            card = json.loads(raw.tobytes().decode())
+            card = json.loads(raw.tobytes().decode(), parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
             raise bad(f"card is not JSON ({describe(exc)})") from None
         if not isinstance(card, dict) or card.get("format") != FORMAT:
