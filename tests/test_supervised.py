@@ -115,6 +115,13 @@ def test_decisions_survive_saving_labelling_subsets_and_joins(tmp_path):
     np.testing.assert_array_equal(both.decision, np.r_[cand.decision, [-1] * 5,
                                                        cand.decision + n])
     assert PositionSet.join([setups, setups]).decision is None
+    # numbers near 2**63 wrapped to negative ones past the next part's (read as "no
+    # decision"); a part's decisions are numbered afresh, in their order
+    high = cand.subset(np.arange(len(cand)))
+    high.decision = np.where(cand.decision >= 0, cand.decision + np.int64(2**63 - 1 - n), -1)
+    np.testing.assert_array_equal(PositionSet.join([high, high, cand]).decision,
+                                  np.r_[cand.decision, cand.decision + n,
+                                        cand.decision + 2 * n])
     bad = cand.subset(np.arange(len(cand)))
     bad.decision = bad.decision.copy()
     bad.decision[2] = -3

@@ -262,7 +262,8 @@ class PositionSet:
     @classmethod
     def join(cls, parts: list["PositionSet"]) -> "PositionSet":
         """One set of ``parts`` (one game; targets kept only when every part has them;
-        each part's decisions numbered after the previous parts', so they stay apart)."""
+        each part's decisions numbered afresh, in their order, after the previous
+        parts', so they stay apart)."""
         if isinstance(parts, PositionSet) or not isinstance(parts, (list, tuple)):
             raise PositionSetError(f"parts = {quote(parts)}: expected a list of "
                                    f"PositionSets")
@@ -286,8 +287,16 @@ class PositionSet:
             for p in parts:
                 d = (np.full(len(p), -1, np.int64) if p.decision is None
                      else np.asarray(p.decision, np.int64))
-                chunks.append(np.where(d >= 0, d + base, -1))
-                base += int(d.max()) + 1 if len(d) else 0
+                # numbered 0.. afresh in their order (a part's numbers near 2**63 wrapped
+                # past the next part's), then after the previous parts'
+                ranked = np.full(len(d), -1, np.int64)
+                some = d >= 0
+                count = 0
+                if some.any():
+                    _, ranked[some] = np.unique(d[some], return_inverse=True)
+                    count = int(ranked[some].max()) + 1
+                chunks.append(np.where(some, ranked + base, -1))
+                base += count
             decision = np.concatenate(chunks)
         return cls(parts[0].variant, np.concatenate([p.states for p in parts]),
                    np.concatenate([p.klass for p in parts]),
