@@ -215,6 +215,35 @@ def test_a_question_takes_one_answer(client):
     client.delete(f"/api/sessions/{sid}")
 
 
+def test_an_answer_naming_its_question_is_not_read_as_the_next_one(client):
+    """A retried ``act`` (its first request answered, the reply lost) was checked
+    against the game's next question: a double refused by a retried ``double: false``
+    after the engine's turn, or a move played twice where it was legal again. With the
+    state's ``serial`` beside the answer, a question the game has moved on from is
+    refused, and the game is where the first answer left it."""
+    state = _waiting_for_a_move(client, {"variant": "plakoto", "seed": 3})
+    sid = state["id"]
+    steps = _a_legal_move(client, state, random.Random(3))
+    for serial in (0, "1", 1.0, True, None):
+        r = client.post(f"/api/sessions/{sid}/act", json={"move": steps, "serial": serial})
+        assert r.status_code == 400 and r.json()["error"]["message"].startswith(
+            "serial = "), (serial, r.text)
+    r = client.post(f"/api/sessions/{sid}/act", json={"move": steps,
+                                                      "serial": state["serial"] + 1})
+    assert r.status_code == 400 and "moved on from question" in r.json()["error"]["message"]
+    first = client.post(f"/api/sessions/{sid}/act", json={"move": steps,
+                                                          "serial": state["serial"]})
+    assert first.status_code == 200 and first.json()["serial"] > state["serial"], first.text
+    again = client.post(f"/api/sessions/{sid}/act", json={"move": steps,
+                                                          "serial": state["serial"]})
+    assert again.status_code == 400, again.text
+    message = again.json()["error"]["message"]
+    assert f"moved on from question {state['serial']}" in message, message
+    after = client.get(f"/api/sessions/{sid}").json()
+    assert after["serial"] == first.json()["serial"] and after["log"] == first.json()["log"]
+    client.delete(f"/api/sessions/{sid}")
+
+
 def test_more_sessions_than_kept_end_the_one_used_longest_ago(client, monkeypatch):
     """A new session beyond the cap ended a finished one however recently it was used:
     a player downloading the match file of the game he had just finished got a 404,

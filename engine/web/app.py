@@ -16,7 +16,9 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   a game without a model file is refused, 404 ``no_model``);
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
   ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
-  ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``);
+  ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``; with the
+  state's ``serial`` beside it, an answer to a question the game has moved on from is
+  refused, so a retried request is not read as the next question's answer);
   ``GET /api/sessions/{id}/mat`` a backgammon session's games so far as a match file
   (``{"mat": text, "filename": ...}``, the ``.mat`` text GNU Backgammon, eXtreme Gammon
   and ``python -m engine.review`` read; ``?format=sgf``: ``{"sgf": text, ...}``, GNU

@@ -399,13 +399,28 @@ class GameSession:
 
     def answer(self, action: Any) -> int:
         """:meth:`act` without the wait: the answer is given to the game, and the serial
-        of the question it answers is returned (the game moves on from it)."""
-        if not isinstance(action, dict) or len(action) != 1 or not set(action) <= {
+        of the question it answers is returned (the game moves on from it). An optional
+        ``"serial"`` beside the answer names the question it answers (the state's
+        ``serial``): an answer sent again (a retried request) after the game has moved
+        on is then refused instead of being read as the next question's answer."""
+        serial = action.get("serial") if isinstance(action, dict) else None
+        fields = set(action) - {"serial"} if isinstance(action, dict) else set()
+        if not isinstance(action, dict) or len(fields) != 1 or not fields <= {
                 "move", "double", "take"}:
             raise SessionError(f"action {quote(action)}: expected an object with one field, "
-                               f"'move', 'double' or 'take'")
+                               f"'move', 'double' or 'take' (and optionally 'serial', the "
+                               f"question it answers)")
+        if "serial" in action and (type(serial) is not int or serial < 1):
+            raise SessionError(f"serial = {quote(serial)}: expected the serial of the "
+                               f"question answered (a whole number from 1, the state's "
+                               f"'serial')")
         kind = next(k for k in ("move", "double", "take") if k in action)
         with self._cond:
+            if serial is not None and (self._need is None or self._need.serial != serial):
+                raise SessionError(f"the game has moved on from question {serial}"
+                                   + ("" if self._need is None else
+                                      f" (it asks question {self._need.serial} now)")
+                                   + "; reload its state")
             need = self._current(kind)
         if kind == "move":
             assert need.walk is not None

@@ -257,7 +257,7 @@ function newGame() {
 function act(action) {
   return guard(async () => {
     say("The engine is playing...");
-    adopt(await api("POST", `/api/sessions/${S.id}/act`, action));
+    adopt(await api("POST", `/api/sessions/${S.id}/act`, {...action, serial: S.serial}));
   });
 }
 
