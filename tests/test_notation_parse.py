@@ -74,8 +74,11 @@ def test_a_match_id_with_a_decision_open_is_read(fields):
     assert pos == Position.start() and info.doubled == fields.get("doubled", False)
 
 
-@pytest.mark.parametrize("fields", [{}, {"doubled": True, "turn": 1, "cube_value": 2,
-                                          "cube_owner": "me"}])
+@pytest.mark.parametrize("fields", [
+    {}, {"doubled": True, "turn": 1, "cube_value": 2, "cube_owner": "me"},
+    # GNU Backgammon after a beaver: the doubled flag kept, the beaverer owning the cube
+    # at twice its value, the decision back with the doubler (the player on roll)
+    {"doubled": True, "turn": 0, "cube_value": 4, "cube_owner": "them"}])
 def test_a_match_id_with_a_double_from_the_cube_owner_is_read(fields):
     pos, info = parse_position(_with_match(**fields))
     assert pos == Position.start() and info.doubled == fields.get("doubled", False)
@@ -110,8 +113,18 @@ def test_an_xgid_with_a_double_a_game_reaches_is_read(fields):
     assert pos == Position.start() and info.cube_action == fields.get("cube_action")
 
 
-def test_portes_reads_no_cube_field_of_an_xgid():
-    """Portes has no cube: an XGID's double there is read and unused, not refused."""
+def test_portes_reads_no_cube_field_of_an_id():
+    """Portes has no cube: an ID's double there is read and unused, not refused (as the
+    UBGI session reads it)."""
     text = _xgid(cube_action="double", cube_value=2, cube_owner="them")
     pos, info = parse_position(text, "portes")
     assert pos.variant == "portes" and info.cube_action == "double"
+    from engine.notation.gnubg_id import MatchInfo, format_gnubg
+    for fields in ({"cube_value": 2, "cube_owner": "them"}, {"dice": (3, 1)},
+                   {"match_length": 5, "score": (4, 0), "crawford": True}):
+        text = format_gnubg(Position.start("portes"), MatchInfo(doubled=True, turn=1,
+                                                                **fields))
+        pos, info = parse_position(text, "portes")
+        assert pos.variant == "portes" and info.doubled, fields
+        with pytest.raises(NotationError, match="double offered"):
+            parse_position(text)                 # the same ID in backgammon

@@ -116,7 +116,12 @@ def test_decisions_survive_saving_labelling_subsets_and_joins(tmp_path):
                                                        cand.decision + n])
     assert PositionSet.join([setups, setups]).decision is None
     # numbers near 2**63 wrapped to negative ones past the next part's (read as "no
-    # decision"); a part's decisions are numbered afresh, in their order
+    # decision"); where they would, each part's decisions are numbered afresh, in their
+    # order, and elsewhere as before (a subset's gaps kept: the data digests of runs on
+    # joined sets stay what they were)
+    gaps = cand.subset(np.flatnonzero(cand.decision >= 3))
+    np.testing.assert_array_equal(PositionSet.join([gaps, gaps]).decision,
+                                  np.r_[gaps.decision, gaps.decision + n])
     high = cand.subset(np.arange(len(cand)))
     high.decision = np.where(cand.decision >= 0, cand.decision + np.int64(2**63 - 1 - n), -1)
     np.testing.assert_array_equal(PositionSet.join([high, high, cand]).decision,

@@ -74,6 +74,10 @@ MAX_POSITIONS = MAX_ARRAY_BYTES // (2 * L.STATE_LEN)
 of its arrays) may take at most :data:`~engine.eval.network.MAX_ARRAY_BYTES`."""
 
 
+_MAX_DECISION = np.iinfo(np.int64).max
+"""The highest decision number a joined set can hold."""
+
+
 class PositionSetError(NardyError):
     """A position-set file or request that cannot be used as asked."""
 
@@ -262,8 +266,9 @@ class PositionSet:
     @classmethod
     def join(cls, parts: list["PositionSet"]) -> "PositionSet":
         """One set of ``parts`` (one game; targets kept only when every part has them;
-        each part's decisions numbered afresh, in their order, after the previous
-        parts', so they stay apart)."""
+        each part's decisions numbered after the previous parts', so they stay apart;
+        where that would pass :data:`_MAX_DECISION`, each part's numbered afresh from 0,
+        in their order)."""
         if isinstance(parts, PositionSet) or not isinstance(parts, (list, tuple)):
             raise PositionSetError(f"parts = {quote(parts)}: expected a list of "
                                    f"PositionSets")
@@ -283,20 +288,23 @@ class PositionSet:
             info["labels"] = [p.info.get("labels") for p in parts]
         decision = None
         if any(p.decision is not None for p in parts):
+            numbers = [np.full(len(p), -1, np.int64) if p.decision is None
+                       else np.asarray(p.decision, np.int64) for p in parts]
+            tops = [int(d.max()) if len(d) else -1 for d in numbers]
+            if sum(t + 1 for t in tops) - 1 > _MAX_DECISION:
+                # numbers near 2**63 would wrap past the next part's (read as "no
+                # decision"): each part numbered afresh from 0, in its order (sets as
+                # they are made keep their numbers, and the digests of runs on them)
+                for i, d in enumerate(numbers):
+                    some = d >= 0
+                    dense = np.full(len(d), -1, np.int64)
+                    _, dense[some] = np.unique(d[some], return_inverse=True)
+                    numbers[i] = dense
+                    tops[i] = int(dense.max()) if len(d) else -1
             chunks, base = [], 0
-            for p in parts:
-                d = (np.full(len(p), -1, np.int64) if p.decision is None
-                     else np.asarray(p.decision, np.int64))
-                # numbered 0.. afresh in their order (a part's numbers near 2**63 wrapped
-                # past the next part's), then after the previous parts'
-                ranked = np.full(len(d), -1, np.int64)
-                some = d >= 0
-                count = 0
-                if some.any():
-                    _, ranked[some] = np.unique(d[some], return_inverse=True)
-                    count = int(ranked[some].max()) + 1
-                chunks.append(np.where(some, ranked + base, -1))
-                base += count
+            for d, top in zip(numbers, tops):
+                chunks.append(np.where(d >= 0, d + base, -1))
+                base += top + 1
             decision = np.concatenate(chunks)
         return cls(parts[0].variant, np.concatenate([p.states for p in parts]),
                    np.concatenate([p.klass for p in parts]),

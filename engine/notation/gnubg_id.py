@@ -258,7 +258,8 @@ class MatchInfo:
 def match_conflict(info: MatchInfo) -> str | None:
     """What makes ``info`` a state no game reaches, or None: a double offered with the
     dice already rolled (a double comes before the roll), in the Crawford game (which
-    has no cube), or by the side whose opponent owns the cube. The key holds such
+    has no cube), or by the side whose opponent owns the cube (its opponent to decide;
+    after a beaver the doubler decides, the beaverer owning the cube). The key holds such
     states; the readers that act on a Match ID refuse them
     (:func:`engine.notation.parse.parse_position`, the UBGI session)."""
     if info.doubled and info.dice is not None:
@@ -266,7 +267,9 @@ def match_conflict(info: MatchInfo) -> str | None:
                 f"double is offered before the roll")
     if info.doubled and info.crawford:
         return "a double offered in the Crawford game, which has no cube"
-    if info.doubled and info.cube_owner == "them":
+    if info.doubled and info.cube_owner == "them" and info.turn != info.on_roll:
+        # (with the decision back on the doubler's side, the state after a beaver: the
+        # beaverer owns the cube at twice its value, and the doubler answers)
         return ("a double offered by the side that does not own the cube (the cube "
                 "belongs to the side asked to take)")
     return None

@@ -60,15 +60,16 @@ def parse_position(value: Any, variant: str | None = None):
         raise NotationError(f"position {quote(text)} is neither Position JSON, an XGID "
                             f"nor a GNU Backgammon ID: {exc}") from None
     if info is not None:
-        _check_open(info, text)
+        _check_open(info, text, pos.rules.cube)
     return pos, info
 
 
-def _check_open(info, text: str) -> None:
+def _check_open(info, text: str, cube: bool = True) -> None:
     """Refuse a Match ID that leaves nothing to decide in its position, or asks for a
     decision the engine does not take: a game that is over (ended, resigned or dropped),
-    a resignation offered, a double offered with the dice already rolled (a double
-    comes before the roll) or in the Crawford game
+    a resignation offered, and in a game with the cube (``cube``; portes reads none of
+    the cube fields) a double offered with the dice already rolled (a double comes
+    before the roll), in the Crawford game or by the side that does not own the cube
     (:func:`engine.notation.gnubg_id.match_conflict`). Read as a position, each was
     analysed as if play went on."""
     from engine.notation.gnubg_id import GAME_NONE, GAME_PLAYING, GAME_STATES, match_conflict
@@ -82,7 +83,7 @@ def _check_open(info, text: str) -> None:
         raise NotationError(f"{what}: its Match ID holds a resignation offered ({kind}); "
                             f"resignations are not analysed: give the position without "
                             f"it")
-    conflict = match_conflict(info)
+    conflict = match_conflict(info) if cube else None
     if conflict is not None:
         raise NotationError(f"{what}: its Match ID holds {conflict}")
 
