@@ -378,6 +378,19 @@ def test_a_double_no_game_reaches_is_refused(line, words):
     assert s.handle("go")[0] == "error bad_state missing position"
 
 
+def test_a_match_id_after_a_beaver_is_unsupported():
+    """GNU Backgammon's Match ID after a beaver (the doubled flag kept, the beaverer
+    owning the cube, the doubler to answer) was taken, and every go then answered
+    bad_state ("the side on roll doubled a cube its opponent owns"); it is refused as
+    an XGID after a beaver is."""
+    s = session()
+    ahead = Position.from_literal("x 6:5 5:5 4:5; o 8:4 7:4 6:4 5:3")
+    text = format_gnubg(ahead, MatchInfo(doubled=True, turn=0, cube_value=4,
+                                         cube_owner="them"))
+    reply = s.handle(f"position gnubgid {text}")
+    assert reply == ["error unsupported a Match ID after a beaver"], reply
+
+
 def _cube_reply(s: Session, line: str) -> tuple:
     """The engine's cube action (the info line's string) and the reply's last line."""
     out = s.handle(line)

@@ -552,6 +552,10 @@ class Session:
             self._context(turn, info.match_length, score, info.crawford, 1, "centre",
                           self.jacoby, self.beavers)
             return False
+        if info.doubled and info.turn == info.on_roll and info.cube_owner == "them":
+            # GNU Backgammon's state after a beaver: the doubler to answer, the
+            # beaverer owning the cube (refused as an XGID after a beaver is)
+            raise _bad("unsupported", "a Match ID after a beaver")
         conflict = match_conflict(info)
         if conflict is not None:
             raise _bad("bad_value", f"the Match ID holds {conflict}")
