@@ -94,6 +94,10 @@ def test_classify():
     assert classify(0.9, 1.2, 1.0) == "double_pass"
     assert classify(1.1, 1.5, 1.0) == "too_good_pass"
     assert classify(1.1, 0.9, 1.0) == "too_good_take"
+    # a double/take worth what not doubling is worth is a double: sums that round a few
+    # 1e-16 apart said no double at some scores and double at others
+    assert classify(0.4 + 2e-16, 0.4, 1.0) == "double_take"
+    assert classify(0.4 + 1e-6, 0.4, 1.0) == "no_double"
 
 
 # --------------------------------------------------------------------- ownership
@@ -782,3 +786,23 @@ def test_rolls_ahead_rated_in_one_call_are_the_same():
                             lambda rows: search.values_of(rows, 0))
         assert [(w, over) for w, _, over in one] == [(w, over) for w, _, over in batch]
         assert all(np.array_equal(a, b) for (_, a, _), (_, b, _) in zip(one, batch))
+
+
+def test_given_probabilities_are_the_side_on_roll_s_after_its_roll_too(capsys):
+    """``--probabilities`` in match play where the opponent's next double is free: the
+    21 positions after our roll (rated from the opponent's side) got our chances as his,
+    so 30% was valued as 70% after every roll (double, take at 2-away against 4-away,
+    where his free redouble makes us pass) and 70% as 30%."""
+    import json
+
+    from engine.cli.cube import main
+    race = "XGID=-CCCCC--------------ccccc-:0:0:1:00:5:3:0:7:10"
+    got = {}
+    for p in (0.3, 0.7):
+        assert main(["--position", race, "--probabilities", f"{p},0,0,0,0", "--json"]) == 0
+        got[p] = json.loads(capsys.readouterr().out)
+    # doubled to 2, he redoubles to 4 at once, free: at 30% we pass (2-away against
+    # 2-away: 0.5) rather than play on; at 70% we take and play for the match
+    assert got[0.3]["action"] == "no_double"
+    assert got[0.3]["mwc"]["double_take"] == pytest.approx(0.5, abs=1e-9)
+    assert got[0.7]["mwc"]["double_take"] == pytest.approx(0.7, abs=1e-9)

@@ -66,6 +66,7 @@ from engine.errors import NardyError, quote
 from engine.eval.race import format_race, race_counts
 from engine.notation.parse import double_offered, parse_position
 from engine.rules.position import Position
+from engine.rules.scoring import flip_probs
 from engine.search import precompile
 from engine.search.nply import MAX_PLY, Search, check_ply
 from engine.search.rollout import TRIALS
@@ -259,6 +260,19 @@ def cmd_met(req: dict) -> dict:
     return table.to_json(length)
 
 
+def _given_probability_fn(root: Position, probs) -> ProbabilityFn:
+    """``--probabilities``: the side on roll's chances before his roll, as a
+    probability function. A position after his roll (the 21 rolls a free double is
+    valued over, :func:`engine.cube.decision.rolls_ahead`) is rated from the opponent's
+    side, the opponent then on roll: the same chances seen from there (they were read
+    as the opponent's own, so a 30% position was valued at 70% after every roll)."""
+    theirs = flip_probs(np.asarray(probs, np.float64))
+
+    def fn(position: Position, ply: int):
+        return probs if position == root else theirs
+    return fn
+
+
 # --------------------------------------------------------------------- text
 def _no_cube_reason(state: CubeState) -> str:
     """Why the side on roll may not double."""
@@ -441,8 +455,7 @@ def main(argv=None) -> int:
                 print(f"error: {message}", file=sys.stderr)
                 return 2
         if args.probabilities is not None:
-            probs = _parse_probs(args.probabilities)
-            fn: ProbabilityFn = lambda position, p: probs  # noqa: E731
+            fn = _given_probability_fn(pos, _parse_probs(args.probabilities))
         else:
             fn = model_probability_fn(args.model)
         decision = analyse_cube(pos, state, fn, ply, args.efficiency)

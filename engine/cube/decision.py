@@ -554,6 +554,12 @@ class CubeDecision:
         return out
 
 
+TIE = 1e-12
+"""Equities this close are equal in :func:`classify` (their sums round differently: a
+trailer's double after the Crawford game at full efficiency, worth exactly not
+doubling, came out a few 1e-16 below it at some scores and above at others)."""
+
+
 def classify(no_double: float, double_take: float, double_pass: float,
              beavers: bool = False) -> str:
     """The cube action from the three equities (GNU Backgammon's rule): the opponent
@@ -568,7 +574,7 @@ def classify(no_double: float, double_take: float, double_pass: float,
         # Backgammon doubles when both answers are at least not doubling)
         return "double_pass" if double_pass >= no_double else "too_good_pass"
     beaver = beavers and -2.0 <= double_take <= 0.0
-    if double_take > no_double:
+    if double_take >= no_double - TIE:
         if beaver:
             return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
         return "double_take"
