@@ -107,8 +107,91 @@ def test_applies_only_to_home_races():
     assert B.applies(Position.from_literal("x 6:2; o 1:1"))
     assert not B.applies(Position.start("backgammon"))
     assert not B.applies(Position.from_literal("x 7:1; o 1:1"))
-    assert not B.applies(Position.from_literal("x 6:2; o 1:1", variant="gul_bara"))
     assert B.applies(Position.from_literal("x 6:2; o 1:1", variant="long_nardy"))
+    # gul bara: once every double of both sides cascades (each side's 4th turn on)
+    from dataclasses import replace
+
+    from engine.rules.variants import CASCADE_GAME, get_rules
+    gul = Position.from_literal("x 6:2; o 1:1", variant="gul_bara")
+    assert not B.applies(gul)
+    assert not B.applies(replace(gul, turns=(3, 2)))
+    assert B.applies(replace(gul, turns=(3, 3)))
+    game = get_rules("gul_bara").with_options(cascade=CASCADE_GAME)
+    assert B.applies(replace(gul, turns=(2, 1)), game)
+    assert not B.applies(replace(gul, turns=(1, 1)), game)
+
+
+@pytest.fixture(scope="module")
+def cascade_db():
+    return B.build(cascade=True)
+
+
+def test_cascade_hand_computed_boards(cascade_db):
+    """Gul bara's tables: every double is a cascade (four d, four d + 1, ..., four 6)."""
+    # two on the 6 point: off in one roll with any double (four 3s already do it)
+    assert cascade_db.rolls([0, 0, 0, 0, 0, 2])[1] == pytest.approx(6 / 36, abs=1e-15)
+    # 15 on the 6 point: a first checker off with a 6, 5-1, 4-2, or any double (1-1
+    # moves one checker 6 -> 2 with its ones and off with a two)
+    assert cascade_db.first_off([0, 0, 0, 0, 0, 15])[1] == pytest.approx(20 / 36, abs=1e-15)
+    # one checker anywhere is off in one roll of a double
+    for p in range(6):
+        board = [0] * 6
+        board[p] = 1
+        assert cascade_db.off[cascade_db.index(board), 2:].sum() <= 30 / 36 + 1e-15
+    for table in (cascade_db.off, cascade_db.first):
+        assert table.min() >= 0 and np.allclose(table.sum(axis=1), 1.0, atol=1e-12)
+    assert cascade_db.cascade and not B.build.__defaults__[0]
+
+
+def _gul_race(board):
+    """A gul bara position, every double a cascade, with ``board`` (points 1..6) for the
+    side to move and the opponent far from done."""
+    return Position("gul_bara", tuple(board) + (0,) * 18, (0,) * 5 + (15,) + (0,) * 18,
+                    off=(15 - sum(board), 0), turns=(5, 5))
+
+
+@lru_cache(maxsize=None)
+def _cascade_reference_mean(board):
+    """Expected rolls to bear off in gul bara, by brute force over the real move
+    generator's cascades."""
+    if sum(board) == 0:
+        return 0.0
+    total = 0.0
+    for dice, p in ALL_21:
+        kids = successors(_gul_race(board), tuple(dice))
+        best = min(_cascade_reference_mean(tuple(s.them[:6])) for s in kids)
+        assert all(not s.pending for s in kids)      # a home board plays every die
+        total += p * best
+    return 1.0 + total
+
+
+def test_cascade_means_match_a_reference_on_the_real_move_generator(cascade_db):
+    boards = [b for b in product(range(4), repeat=6) if 0 < sum(b) <= 3]
+    for board in boards:
+        assert cascade_db.expected_rolls(board) == pytest.approx(
+            _cascade_reference_mean(board), abs=1e-12), board
+
+
+def test_gul_bara_home_races_are_valued_by_the_cascade_tables(cascade_db):
+    """The network valued them: two checkers on my 6 point against fifteen on his, none
+    off, a gammon chance of 0.93 at 0-ply where the tables give about 0.46."""
+    from dataclasses import replace
+
+    from engine.eval.evaluator import Evaluator
+    ev = Evaluator.load("gul_bara")
+    assert ev.bearoff is not None and ev.bearoff.cascade
+    pos = replace(Position.from_literal("x 6:2; o 6:15", variant="gul_bara"), turns=(30, 30))
+    got = ev.probabilities([pos])[0]
+    assert got == pytest.approx(cascade_db.probabilities(pos), abs=1e-12)
+    # he can finish in two rolls of cascades (4.4%): I lose only needing three or more
+    assert 0.99 < got[0] < 1.0 and 0.40 < got[1] < 0.50
+    # before every double cascades the network values it (the tables would be wrong)
+    early = replace(pos, turns=(2, 5))
+    assert not B.applies(early)
+    with pytest.raises(B.BearoffError):
+        cascade_db.probabilities(early)
+    with pytest.raises(B.BearoffError, match="cascade"):
+        B.build().probabilities(pos)                  # backgammon's tables
 
 
 def test_cache_file_round_trip(tmp_path, db):

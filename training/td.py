@@ -53,7 +53,7 @@ from engine.play.loop import (
 )
 from engine.rules import _layout as L
 from engine.rules.scoring import N_OUTPUTS, N_SCORE_FIELDS, flip_probs_into
-from engine.rules.variants import HIT, OPPOSITE, T_GEOM, T_MEET, T_MOTHER
+from engine.rules.variants import HIT, OPPOSITE, T_CASCADE, T_GEOM, T_MEET, T_MOTHER
 
 # columns of the per-worker statistics row
 ST_GAMES, ST_TURNS, ST_WINS_FIRST, ST_GAMMONS, ST_BACKGAMMONS, ST_ABANDONED = range(6)
@@ -136,7 +136,8 @@ def score_arg(scoring, table) -> np.ndarray:
         return scoring.astype(np.int64)
     if isinstance(scoring, (bool, np.bool_, int, np.integer)):
         races = int(table[T_GEOM] == OPPOSITE and table[T_MEET] == HIT)   # race_geometry
-        return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER]), races], np.int64)
+        return np.array([int(bool(scoring)), 0, 0, int(table[T_MOTHER]), races,
+                         int(table[T_CASCADE])], np.int64)
     raise TypeError(f"scoring {scoring!r}: expected engine.rules.scoring.score_table(rules) or a "
                     f"backgammon_triple flag")
 

@@ -24,8 +24,12 @@ one-sided tables assume each side plays its own race optimally, which is the sta
 approximation (GNU Backgammon's one-sided database does the same); it is exact whenever
 one side's play cannot matter, e.g. when one side is sure to finish next roll.
 
-The tables do not apply to gul bara (a double there cascades, so the roll is not four
-moves) nor under the *home mars* option (such a mars scores 4, which the five outputs
+Gul bara has tables of its own (``cascade``): from a player's 4th turn a double
+``d``-``d`` there is a cascade, four ``d``, four ``d + 1``, ..., four 6, and in a home
+race every die of it is played (a home board can always play a die), so nothing passes
+to the opponent; the tables value a gul bara home race once every double of both sides
+cascades (each side's 4th turn reached, or the game's under the option). The tables do
+not apply under the *home mars* option (such a mars scores 4, which the five outputs
 cannot express); :func:`applies` says so.
 """
 
@@ -46,8 +50,9 @@ from engine.errors import NardyError, quote
 from engine.eval.crossings import side_counts
 from engine.rules import _layout as L
 from engine.rules.position import Position
+from engine.rules.scoring import S_CASCADE, score_table
 from engine.rules.states import position_state
-from engine.rules.variants import CASCADE_NONE, Rules, get_rules
+from engine.rules.variants import CASCADE_GAME, CASCADE_NONE, CASCADE_OWN, Rules, get_rules
 
 POINTS = 6
 """Home points covered."""
@@ -59,6 +64,8 @@ MAX_ROLLS = 32
 """Length of each distribution (15 checkers on the 6 point need at most 30 rolls)."""
 FORMAT = "nardy-bearoff-os6"
 """Tag stored in the cache file."""
+FORMAT_CASCADE = "nardy-bearoff-os6-cascade"
+"""Tag stored in the cache file of gul bara's tables (every double a cascade)."""
 VERSION = 1
 """Layout version of the cache file."""
 
@@ -269,12 +276,37 @@ def _best_end(b, d1, d2, score):
 
 
 @njit(cache=True)
-def _build(boards, order, rolls, off, first):
+def _cascade_ends(b, i, mean, ends, worth):
+    """Board ``i`` (``b``)'s end of each cascade, played to the lowest ``mean``: for
+    ``d`` = 6 down to 1, ``ends[d, i]`` is where four ``d`` and then the cascade of
+    ``d + 1`` (its own best, already in ``ends[d + 1]``) lead, and ``worth[d, i]`` that
+    end's ``mean``. Every step takes pips off, so the boards after four ``d`` come
+    before ``i`` in the order of increasing pips and are known."""
+    for d in range(POINTS, 0, -1):
+        if d == POINTS:
+            j = _best_end(b, d, d, mean)
+            ends[d, i] = j
+        else:
+            j = _best_end(b, d, d, worth[d + 1])
+            ends[d, i] = ends[d + 1, j]
+        worth[d, i] = mean[ends[d, i]]
+
+
+@njit(cache=True)
+def _build(boards, order, rolls, off, first, cascade):
     """Fill ``off`` and ``first`` (see the module docstring), boards in ``order``
-    (increasing pips)."""
+    (increasing pips); with ``cascade``, a double ``d``-``d`` is gul bara's cascade:
+    four ``d``, four ``d + 1``, ..., four 6, in that order, each die played (a home
+    board can always play a die while it holds a checker), the whole chosen to
+    minimise the expected rolls."""
     n = boards.shape[0]
     mean_off = np.zeros(n)
     mean_first = np.zeros(n)
+    # the cascades' ends and their worth, by first die (rows 1..6; row 0 unused)
+    ends_off = np.zeros((POINTS + 1, n), np.int64)
+    ends_first = np.zeros((POINTS + 1, n), np.int64)
+    worth_off = np.zeros((POINTS + 1, n))
+    worth_first = np.zeros((POINTS + 1, n))
     b = np.zeros(POINTS + 1, np.int64)
     for oi in range(n):
         i = order[oi]
@@ -283,6 +315,9 @@ def _build(boards, order, rolls, off, first):
             b[p] = boards[i, p]
         for p in range(1, POINTS + 1):
             total += b[p]
+        for d in range(1, POINTS + 1):      # an empty board, or one with a checker off
+            ends_off[d, i] = i              # (first: nothing left to wait for) ends here
+            ends_first[d, i] = i
         if total == 0:
             off[i, 0] = 1.0
             first[i, 0] = 1.0
@@ -290,14 +325,25 @@ def _build(boards, order, rolls, off, first):
         full = total == CHECKERS
         if not full:
             first[i, 0] = 1.0
+        if cascade:
+            _cascade_ends(b, i, mean_off, ends_off, worth_off)
+            if full:
+                _cascade_ends(b, i, mean_first, ends_first, worth_first)
         for r in range(rolls.shape[0]):
             w = rolls[r, 2] / 36.0
-            j = _best_end(b, rolls[r, 0], rolls[r, 1], mean_off)
+            d1, d2 = rolls[r, 0], rolls[r, 1]
+            if cascade and d1 == d2:
+                j = ends_off[d1, i]
+            else:
+                j = _best_end(b, d1, d2, mean_off)
             for t in range(MAX_ROLLS - 1):
                 off[i, t + 1] += w * off[j, t]
             mean_off[i] += w * (1.0 + mean_off[j])
             if full:
-                j = _best_end(b, rolls[r, 0], rolls[r, 1], mean_first)
+                if cascade and d1 == d2:
+                    j = ends_first[d1, i]
+                else:
+                    j = _best_end(b, d1, d2, mean_first)
                 for t in range(MAX_ROLLS - 1):
                     first[i, t + 1] += w * first[j, t]
                 mean_first[i] += w * (1.0 + mean_first[j])
@@ -316,12 +362,15 @@ class BearoffDB:
     """``float64[54264, 33]``: P(at least n rolls to bear off), n = 0..32."""
     first_tail: np.ndarray
     """``float64[54264, 33]``: P(first checker needs at least n rolls)."""
+    cascade: bool = False
+    """Whether a double is gul bara's cascade in these tables (:func:`build`)."""
 
     @classmethod
-    def from_tables(cls, off: np.ndarray, first: np.ndarray) -> "BearoffDB":
+    def from_tables(cls, off: np.ndarray, first: np.ndarray,
+                    cascade: bool = False) -> "BearoffDB":
         off = np.ascontiguousarray(off, dtype=np.float64)
         first = np.ascontiguousarray(first, dtype=np.float64)
-        return cls(off, first, _tails(off), _tails(first))
+        return cls(off, first, _tails(off), _tails(first), bool(cascade))
 
     def arrays(self) -> tuple:
         """``(off, off_tail, first_tail)`` for the kernels."""
@@ -365,6 +414,11 @@ class BearoffDB:
         if not applies(position):
             raise BearoffError(f"{position!r} is not a race with both sides home "
                                f"in a game the bear-off tables cover")
+        if uses_cascade(get_rules(position.variant)) != self.cascade:
+            raise BearoffError(f"{position.variant} needs the "
+                               f"{'plain' if self.cascade else 'cascade'} tables "
+                               f"(load(cascade={not self.cascade})); these are the "
+                               f"{'cascade' if self.cascade else 'plain'} ones")
         o = np.zeros(5)
         race_probs(state, *self.arrays(), o)
         return o
@@ -377,26 +431,37 @@ def _tails(p: np.ndarray) -> np.ndarray:
     return tail
 
 
-def build() -> BearoffDB:
-    """Build the tables from scratch (a couple of seconds)."""
+def build(cascade: bool = False) -> BearoffDB:
+    """Build the tables from scratch (a couple of seconds); with ``cascade``, gul
+    bara's, where every double is a cascade (:func:`_build`)."""
     boards = np.zeros((N_POSITIONS, POINTS + 1), np.int64)
     _unrank_all(boards)
     pips = boards @ np.arange(POINTS + 1)
     order = np.argsort(pips, kind="stable")
     off = np.zeros((N_POSITIONS, MAX_ROLLS))
     first = np.zeros((N_POSITIONS, MAX_ROLLS))
-    _build(boards, order, _ROLLS, off, first)
-    return BearoffDB.from_tables(off, first)
+    _build(boards, order, _ROLLS, off, first, bool(cascade))
+    return BearoffDB.from_tables(off, first, cascade)
 
 
-def default_path() -> Path:
+def _format(cascade: bool) -> str:
+    return FORMAT_CASCADE if cascade else FORMAT
+
+
+def _file_name(cascade: bool) -> str:
+    return "bearoff_os6_cascade.npz" if cascade else "bearoff_os6.npz"
+
+
+def default_path(cascade: bool = False) -> Path:
     """Where the cache lives: ``$NARDY_BEAROFF`` if set, else
-    ``$XDG_CACHE_HOME/nardy/bearoff_os6.npz`` (``~/.cache/nardy/...``)."""
+    ``$XDG_CACHE_HOME/nardy/bearoff_os6.npz`` (``~/.cache/nardy/...``); with
+    ``cascade`` (gul bara's tables) the same name with ``_cascade`` before its suffix."""
     env = os.environ.get("NARDY_BEAROFF")
     if env:
-        return Path(env)
+        p = Path(env)
+        return p.with_name(f"{p.stem}_cascade{p.suffix}") if cascade else p
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(cache) / "nardy" / "bearoff_os6.npz"
+    return Path(cache) / "nardy" / _file_name(cascade)
 
 
 def save(db: BearoffDB, path: str | os.PathLike) -> Path:
@@ -405,17 +470,17 @@ def save(db: BearoffDB, path: str | os.PathLike) -> Path:
 
     from engine.eval.network import atomic_write_bytes
     buf = io.BytesIO()
-    np.savez_compressed(buf, format=np.array(FORMAT), version=np.array(VERSION),
+    np.savez_compressed(buf, format=np.array(_format(db.cascade)), version=np.array(VERSION),
                         off=db.off, first=db.first)
     atomic_write_bytes(path, buf.getvalue())
     return Path(path)
 
 
-def read(path: str | os.PathLike) -> BearoffDB:
-    """Read a cache file written by :func:`save`; anything wrong with it (another
-    format or version, tables of the wrong shape or type, values that are not
-    distributions: non-finite, outside 0..1, rows not summing to 1) raises
-    :class:`BearoffError`."""
+def read(path: str | os.PathLike, cascade: bool = False) -> BearoffDB:
+    """Read a cache file written by :func:`save` (of gul bara's tables with
+    ``cascade``); anything wrong with it (another format or version, tables of the
+    wrong shape or type, values that are not distributions: non-finite, outside 0..1,
+    rows not summing to 1) raises :class:`BearoffError`."""
     from engine.eval.network import NetworkFileError, read_npz
     try:
         z = read_npz(path, ("format", "version", "off", "first"))
@@ -424,10 +489,11 @@ def read(path: str | os.PathLike) -> BearoffDB:
     if len(z) != 4 or z["format"].shape != () or z["version"].shape != ():
         raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
     fmt, version = z["format"], z["version"]
-    if (fmt.dtype.kind != "U" or str(fmt) != FORMAT or version.dtype.kind not in "iu"
+    want = _format(cascade)
+    if (fmt.dtype.kind != "U" or str(fmt) != want or version.dtype.kind not in "iu"
             or int(version) != VERSION):
         raise BearoffError(f"{path}: format {quote(fmt.item())} version "
-                           f"{quote(version.item())}; expected {FORMAT!r} {VERSION}")
+                           f"{quote(version.item())}; expected {want!r} {VERSION}")
     off, first = z["off"], z["first"]
     if off.shape != (N_POSITIONS, MAX_ROLLS) or first.shape != off.shape:
         raise BearoffError(f"{path}: tables of shape {off.shape}, {first.shape}; expected "
@@ -441,47 +507,50 @@ def read(path: str | os.PathLike) -> BearoffDB:
             row = int(np.flatnonzero(~ok)[0])
             raise BearoffError(f"{path}: table {name} row {row} is not a distribution "
                                f"(values 0..1 summing to 1): damaged")
-    return BearoffDB.from_tables(off, first)
+    return BearoffDB.from_tables(off, first, cascade)
 
 
-def _is_cache(path: Path) -> bool:
+def _is_cache(path: Path, cascade: bool = False) -> bool:
     """Whether ``path`` is missing or a file :func:`load` may overwrite with the tables:
-    one tagged as a bear-off cache (:data:`FORMAT`, whatever is damaged in it) or the
-    standard cache file (``<cache>/nardy/bearoff_os6.npz``, this module's own)."""
+    one tagged as a bear-off cache (:data:`FORMAT`, :data:`FORMAT_CASCADE`, whatever is
+    damaged in it) or the standard cache file (``<cache>/nardy/bearoff_os6.npz``, or
+    ``bearoff_os6_cascade.npz``: this module's own)."""
     from engine.eval.network import NetworkFileError, read_npz
     if not os.path.lexists(path):
         return True
-    if path.name == "bearoff_os6.npz" and path.parent.name == "nardy":
+    if path.name == _file_name(cascade) and path.parent.name == "nardy":
         return True
     try:
         fmt = read_npz(path, ("format",)).get("format")
     except NetworkFileError:
         return False
     return fmt is not None and fmt.shape == () and fmt.dtype.kind == "U" \
-        and str(fmt) == FORMAT
+        and str(fmt) in (FORMAT, FORMAT_CASCADE)
 
 
 _LOADED: dict = {}
 
 
-def load(path: str | os.PathLike | None = None, build_missing: bool = True) -> BearoffDB:
+def load(path: str | os.PathLike | None = None, build_missing: bool = True,
+         cascade: bool = False) -> BearoffDB:
     """The tables from ``path`` (default :func:`default_path`), built and cached there
     first when the file is missing (or unreadable) and ``build_missing``; kept in memory
-    after the first call."""
-    path = Path(path) if path is not None else default_path()
-    key = str(path)
+    after the first call. ``cascade``: gul bara's tables (:func:`build`)."""
+    cascade = bool(cascade)
+    path = Path(path) if path is not None else default_path(cascade)
+    key = (str(path), cascade)
     if key in _LOADED:
         return _LOADED[key]
     try:
-        db = read(path)
+        db = read(path, cascade)
     except BearoffError as exc:
         if not build_missing:
             raise
-        if not _is_cache(path):
+        if not _is_cache(path, cascade):
             raise BearoffError(f"{path} exists and is not a bear-off cache ({exc}); "
                                f"refusing to overwrite it with the tables: remove it or "
                                f"give another path") from None
-        db = build()
+        db = build(cascade)
         try:
             save(db, path)
         except OSError as exc:              # a read-only home: keep it in memory
@@ -493,22 +562,29 @@ def load(path: str | os.PathLike | None = None, build_missing: bool = True) -> B
 
 # --------------------------------------------------------------------- evaluation
 def covers(rules: Rules) -> bool:
-    """Whether the tables can value races of this game (not gul bara's cascades, not
-    the home mars option)."""
-    return rules.cascade == CASCADE_NONE and not rules.home_mars
+    """Whether the tables can value races of this game (not under the home mars
+    option; gul bara's by its own tables, :func:`uses_cascade`)."""
+    return not rules.home_mars
+
+
+def uses_cascade(rules: Rules) -> bool:
+    """Whether the game's tables are the cascade ones (gul bara: :func:`build`)."""
+    return rules.cascade != CASCADE_NONE
 
 
 def applies(position: Position, rules: Rules | None = None) -> bool:
     """Whether ``position`` is a race the tables value: both sides' checkers all on
     their home points (or off), nobody on the bar, no pins, no pending dice, the game
-    not over, in a game :func:`covers` allows."""
+    not over, in a game :func:`covers` allows; in gul bara, with both sides' doubles
+    cascading from now on (:func:`_home_race`)."""
     _check_position(position)
     if rules is None:
         rules = get_rules(position.variant)
     elif not isinstance(rules, Rules):
         raise BearoffError(f"rules = {quote(rules)}: expected a Rules "
                            f"(engine.rules.variants.get_rules) or None")
-    return covers(rules) and bool(_home_race(position.to_array()))
+    return covers(rules) and bool(_home_race(position_state(position, rules),
+                                             score_table(rules)))
 
 
 def _check_position(position: object) -> None:
@@ -529,10 +605,17 @@ def _home(s, side):
 
 
 @njit(cache=True)
-def _home_race(s):
+def _home_race(s, scores):
     """Whether both sides of state ``s`` are home with checkers left, no bar, no pins,
-    no pending dice."""
+    no pending dice; in gul bara (the score table ``scores`` gives its cascade
+    setting) with every double of either side a cascade from now on, as the cascade
+    tables have it (a player's 4th turn reached, or the game's under the option)."""
     if s[L.NPEND] != 0:
+        return False
+    cascade = scores[S_CASCADE]
+    if cascade == CASCADE_OWN and (s[L.TURNS_ME] < 3 or s[L.TURNS_THEM] < 3):
+        return False
+    if cascade == CASCADE_GAME and s[L.TURNS_ME] + s[L.TURNS_THEM] < 3:
         return False
     if s[L.ME + L.OFF] == CHECKERS or s[L.THEM + L.OFF] == CHECKERS:
         return False
@@ -655,21 +738,24 @@ def main(argv=None) -> int:
     ap.add_argument("--build", action="store_true",
                     help="build the tables and write them to the cache file")
     ap.add_argument("--path", default=None,
-                    help=f"cache file (default {default_path()})")
+                    help=f"cache file (default {default_path()}, or with --cascade "
+                         f"{default_path(True)})")
+    ap.add_argument("--cascade", action="store_true",
+                    help="gul bara's tables, where every double is a cascade")
     ap.add_argument("--show", metavar="BOARD", default=None,
                     help="print the distributions of a home board, six counts for "
                          "points 1..6, e.g. 0,0,0,0,0,2")
     args = ap.parse_args(argv)
-    path = Path(args.path) if args.path else default_path()
+    path = Path(args.path) if args.path else default_path(args.cascade)
     if args.build:
         t0 = time.perf_counter()
-        db = build()
+        db = build(args.cascade)
         dt = time.perf_counter() - t0
         save(db, path)
         print(f"built {N_POSITIONS} boards in {dt:.1f} s; wrote {path} "
               f"({path.stat().st_size / 1e6:.1f} MB)")
     if args.show:
-        db = load(path)
+        db = load(path, cascade=args.cascade)
         try:
             board = [int(x) for x in args.show.replace(" ", "").split(",")]
             dist = db.rolls(board)

@@ -155,7 +155,7 @@ def exact_probs(s, ctx, o):
     if winner >= 0:
         points_probs(winner, points, o)
         return BY_RESULT
-    if ctx.bearoff and _bo._home_race(s):
+    if ctx.bearoff and _bo._home_race(s, ctx.scores):
         _bo.race_probs(s, ctx.off, ctx.off_tail, ctx.first_tail, o)
         return BY_TABLES
     return 0
@@ -168,7 +168,7 @@ def may_be_exact(s, scores, tables):
     A call that passes the whole context costs about 0.3 us (its tuple holds some 27
     arrays), a fifth of a play's rating inside the search; this one, given two arrays
     and a flag, about 0.05 us."""
-    return result_k(s, scores)[0] >= 0 or (tables and _bo._home_race(s))
+    return result_k(s, scores)[0] >= 0 or (tables and _bo._home_race(s, scores))
 
 
 @njit(inline="always", **FAST)
@@ -247,8 +247,15 @@ class Evaluator:
             raise NoModelError(f"a race network needs backgammon's geometry (sides moving "
                                f"in opposite directions, hitting); {self.rules.variant} "
                                f"has none")
+        cascade = _bo.uses_cascade(self.rules)
         if isinstance(bearoff, (bool, np.bool_)):
-            bearoff = _bo.load() if bearoff and _bo.covers(self.rules) else None
+            bearoff = (_bo.load(cascade=cascade) if bearoff and _bo.covers(self.rules)
+                       else None)
+        elif isinstance(bearoff, _bo.BearoffDB) and bearoff.cascade != cascade:
+            raise NoModelError(f"bearoff: the {'cascade' if bearoff.cascade else 'plain'} "
+                               f"tables given for {self.rules.variant}, which needs the "
+                               f"{'cascade' if cascade else 'plain'} ones "
+                               f"(engine.eval.bearoff.load(cascade={cascade}))")
         elif bearoff is not None and not isinstance(bearoff, _bo.BearoffDB):
             raise NoModelError(f"bearoff = {quote(bearoff)}: expected true, false, None or "
                                f"a BearoffDB")

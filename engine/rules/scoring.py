@@ -100,17 +100,20 @@ def kind_words(variant: str, kind: Kind) -> str:
 
 
 # packed scoring settings for the kernels
-S_TRIPLE, S_KOKS, S_HOME_MARS, S_MOTHER, S_RACES = range(5)
-N_SCORE_FIELDS = 5
+S_TRIPLE, S_KOKS, S_HOME_MARS, S_MOTHER, S_RACES, S_CASCADE = range(6)
+N_SCORE_FIELDS = 6
 
 
 def score_table(rules: Rules) -> np.ndarray:
-    """The scoring fields of ``rules`` packed as ``int64[5]`` for :func:`result_k` and
-    the evaluator's sanity check: the triple game, koks, home mars, the mother checker,
-    and whether its races are backgammon's (:func:`engine.rules.variants.race_geometry`:
-    backgammon, portes), whose turns the sanity check counts."""
+    """The scoring fields of ``rules`` packed as ``int64[6]`` for :func:`result_k` and
+    the evaluator: the triple game, koks, home mars, the mother checker, whether its
+    races are backgammon's (:func:`engine.rules.variants.race_geometry`: backgammon,
+    portes), whose turns the sanity check counts, and gul bara's cascade setting
+    (``CASCADE_NONE`` elsewhere), which says when a home race's doubles cascade (the
+    bear-off tables value such a race only once they all do)."""
     return np.array([int(rules.backgammon_triple), int(rules.koks), int(rules.home_mars),
-                     rules.mother, int(race_geometry(rules))], dtype=np.int64)
+                     rules.mother, int(race_geometry(rules)), rules.cascade],
+                    dtype=np.int64)
 
 
 def result(position: Position, rules: Rules | None = None) -> GameResult | None:
