@@ -25,12 +25,14 @@ match``; :mod:`engine.notation.sgf`), told apart by their text, replays it, and 
   not doubling; an answer what it gives the doubler above the answer best for the taker.
 
 Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgammon
-1.07's analysis, ``show analysis``): ``?!`` doubtful from 0.03, ``?`` bad from 0.06,
-``??`` very bad from 0.12. Totals for each player: the plays not forced and their total
+1.07's analysis, ``show analysis``): ``?!`` doubtful above 0.03, ``?`` bad above 0.06,
+``??`` very bad above 0.12. Totals for each player: the plays not forced and their total
 and mean cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and
 theirs, the marks, and the luck of their rolls: each roll's cubeless equity after its
-best play less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures
-luck (a game's opening roll against the 30 opening rolls either player may get, as GNU
+best play less the mean of that over the 21 rolls, at 0-ply (GNU Backgammon's measure,
+taken cubeless: GNU Backgammon values each roll's best play cubefully, which weighs a
+roll by the cube and the score; a match's totals differ little, single rolls more; a
+game's opening roll against the 30 opening rolls either player may get, as GNU
 Backgammon's ``LuckFirst``: the roll's own value, their mean being nil). Then GNU
 Backgammon's statistics of each player
 (``show statistics match``): the error rates of the chequer play (a play not forced),
@@ -90,7 +92,8 @@ from engine.search.nply import (
 )
 
 MARKS = ((0.12, "??", "very bad"), (0.06, "?", "bad"), (0.03, "?!", "doubtful"))
-"""A decision's mark by its cost in normalised equity: the first threshold it reaches."""
+"""A decision's mark by its cost in normalised equity: the first threshold it passes
+(GNU Backgammon's test is strict: a cost of exactly 0.06 is doubtful)."""
 TINY = 5e-4
 """A cost below this is none (two plays that differ only in rounding)."""
 LUCK_LEVELS = (0.6, 0.3)
@@ -170,7 +173,7 @@ class Assessment:
     @property
     def mark(self) -> str:
         for limit, mark, _ in MARKS:
-            if self.cost >= limit:
+            if self.cost > limit:
                 return mark
         return ""
 
@@ -406,9 +409,10 @@ class Reviewer:
 
 
 def roll_luck(search: Search, position: Position, dice, opening: bool = False) -> float:
-    """The luck of rolling ``dice`` in ``position`` for the side on roll, as GNU
-    Backgammon measures luck: the cubeless equity after the roll's best play (at 0-ply)
-    less the mean of that over the 21 rolls. Positive: a good roll.
+    """The luck of rolling ``dice`` in ``position`` for the side on roll, GNU
+    Backgammon's measure taken cubeless (GNU Backgammon's own is cubeful): the cubeless
+    equity after the roll's best play (at 0-ply) less the mean of that over the 21
+    rolls. Positive: a good roll.
 
     The ``opening`` roll of a game (``position`` the start, ``dice`` not a double) is
     measured against the 30 opening rolls instead, each of the 15 non-doubles falling
@@ -518,11 +522,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              "GNU Backgammon's .sgf): "
                                              "every play and cube decision rated.",
                                  epilog="Costs are in equity on the cube's normalised "
-                                        "scale; marks ?! from 0.03, ? from 0.06, ?? from "
-                                        "0.12 (GNU Backgammon 1.07's thresholds). Luck: "
-                                        "each roll's cubeless equity after its best play "
-                                        "less the 21 rolls' mean, at 0-ply; positive is "
-                                        "good dice.")
+                                        "scale; marks ?! above 0.03, ? above 0.06, ?? "
+                                        "above 0.12 (GNU Backgammon 1.07's thresholds). "
+                                        "Luck: each roll's cubeless equity after its best "
+                                        "play less the 21 rolls' mean, at 0-ply (GNU "
+                                        "Backgammon's is cubeful); positive is good dice.")
     ap.add_argument("file", help="the match file: Jellyfish .mat (GNU Backgammon's "
                                  "'export match mat', XG, servers) or GNU Backgammon's "
                                  "own .sgf ('save match')")
