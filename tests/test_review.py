@@ -576,14 +576,60 @@ def test_luck_is_the_roll_against_the_mean_of_the_21():
     first = [roll_luck(search, start, r, opening=True) for r in non_doubles]
     assert all(abs(x - search.analyse(start, r, 0, top=1).best.equity) < 1e-6
                for x, r in zip(first, non_doubles))
-    for a in openings.values():
-        assert a.luck == pytest.approx(first[non_doubles.index(tuple(sorted(
-            a.decision.dice, reverse=True)))])
+    # the review values each roll cubefully where the cube is in play (a match here),
+    # as GNU Backgammon does
+    reviewer = Reviewer(record, search)
+    for a in plays[:12] + list(openings.values()):
+        d = a.decision
+        opening = a is openings[d.game]
+        assert a.luck == pytest.approx(roll_luck(search, d.position, d.dice, opening,
+                                                 reviewer.state(d, d.player)), abs=1e-9)
     t = totals(record, assessed)
     for player in (0, 1):
         mine = [a.luck for a in plays if a.decision.player == player and a.luck is not None]
         assert t[player].rolls == len(mine)
         assert t[player].luck == pytest.approx(sum(mine))
+
+
+def test_cubeful_luck_is_the_roll_against_the_mean_too():
+    """GNU Backgammon values a roll's best play cubefully where the cube is in play (its
+    luck analysis is cubeful at 0-ply); the review measured luck cubeless, which at a
+    match score weighs a roll as if the score were not there. Cubefully too the 21
+    rolls' luck averages nil; the 30 opening rolls' (15 falling to either player) too,
+    where the opponent's roll is worth to us what his best play leaves us; in money
+    play with the cube centred that is minus his value of it, so an opening roll's luck
+    is its own value."""
+    from engine.cli.review import PICK_AMONG, _roll_values, rank_cubefully, roll_luck
+    from engine.cube.decision import ROLLS
+    from engine.rules.position import Position
+    search = search_for("backgammon")
+    weights = [(1 if a == b else 2) / 36 for a, b in ROLLS]
+    record = read_mat(FIVE)
+    d = [d for d in replay(record) if d.kind == "play"][20]
+    for state in (CubeState(1, "centre", 7, (5, 2)), CubeState(2, "them", 5, (1, 3)),
+                  CubeState(2, "me")):
+        lucks = [roll_luck(search, d.position, r, state=state) for r in ROLLS]
+        assert abs(sum(w * x for w, x in zip(weights, lucks))) < 1e-9
+    start = Position.start()
+    non_doubles = [r for r in ROLLS if r[0] != r[1]]
+    money = CubeState()
+    own = {r: v for r, (_, v, _, _) in zip(ROLLS, _roll_values(search, start, money))}
+    for r in non_doubles:
+        assert roll_luck(search, start, r, True, money) == pytest.approx(own[r], abs=1e-9)
+    # each roll's play picked cubefully among the best PICK_AMONG by cubeless equity:
+    # the cubeful best of all its plays, as GNU Backgammon picks it
+    state = CubeState(1, "centre", 7, (5, 2))
+    for r, (_, v, _, _) in zip(ROLLS, _roll_values(search, d.position, state)):
+        every = rank_cubefully(search, d.position, r, 0, state, top=1).best.cubeful_equity
+        assert v == pytest.approx(every, abs=1e-5), (r, PICK_AMONG)   # (float32 outputs)
+    # at 4-away against 2-away the opening rolls' values do not cancel: the luck of
+    # every opening roll, over the 30, still averages nil
+    uneven = CubeState(1, "centre", 5, (1, 3))
+    mine = [roll_luck(search, start, r, True, uneven) for r in non_doubles]
+    values = {r: v for r, (_, v, _, _) in zip(ROLLS, _roll_values(search, start, uneven))}
+    assert max(abs(mine[i] - values[r]) for i, r in enumerate(non_doubles)) > 1e-3
+    shift = values[non_doubles[0]] - mine[0]         # the 30 rolls' mean, for us
+    assert all(abs(values[r] - m - shift) < 1e-9 for r, m in zip(non_doubles, mine))
 
 
 def test_each_decision_carries_an_xgid_that_reads_back():

@@ -28,12 +28,11 @@ Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgamm
 1.07's analysis, ``show analysis``): ``?!`` doubtful above 0.03, ``?`` bad above 0.06,
 ``??`` very bad above 0.12. Totals for each player: the plays not forced and their total
 and mean cost (the mean in thousandths, as ``mEMG`` per play), the cube decisions and
-theirs, the marks, and the luck of their rolls: each roll's cubeless equity after its
-best play less the mean of that over the 21 rolls, at 0-ply (GNU Backgammon's measure,
-taken cubeless: GNU Backgammon values each roll's best play cubefully, which weighs a
-roll by the cube and the score; a match's totals differ little, single rolls more; a
+theirs, the marks, and the luck of their rolls: the value of each roll's best play
+less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures luck
+(cubeful where the cube is in play, on the normalised scale of the roller's cube; a
 game's opening roll against the 30 opening rolls either player may get, as GNU
-Backgammon's ``LuckFirst``: the roll's own value, their mean being nil). Then GNU
+Backgammon's ``LuckFirst``). Then GNU
 Backgammon's statistics of each player
 (``show statistics match``): the error rates of the chequer play (a play not forced),
 the cube decisions (a *close or actual* one: every double and answer, and each chance
@@ -71,11 +70,11 @@ from engine.cli._decide import (
     answer,
     cube_advice,
     cubeful,
-    probabilities,
     rank_cubefully,
     search_for,
 )
-from engine.cube.decision import ROLLS, CubeState, cubeless_equity, play_value, rolls_ahead
+from engine.cube.decision import ROLLS, CubeState, cubeless_equity, play_value
+from engine.cube.met import default_table
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, replay
 from engine.notation.sgf import read_match
@@ -369,7 +368,8 @@ class Reviewer:
         if opening and (d.dice[0] == d.dice[1] or d.position != Position.start()):
             luck = None                 # no opening roll GNU Backgammon would measure
         else:
-            luck = roll_luck(self.search, d.position, d.dice, opening)
+            luck = roll_luck(self.search, d.position, d.dice, opening,
+                             state if cubeful(state, "backgammon") else None)
         return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
                           forced=analysis.plays == 1, ply=self.ply, luck=luck)
 
@@ -408,22 +408,81 @@ class Reviewer:
                           -v, -doubled, ply=self.ply, close=True)
 
 
-def roll_luck(search: Search, position: Position, dice, opening: bool = False) -> float:
-    """The luck of rolling ``dice`` in ``position`` for the side on roll, GNU
-    Backgammon's measure taken cubeless (GNU Backgammon's own is cubeful): the cubeless
-    equity after the roll's best play (at 0-ply) less the mean of that over the 21
-    rolls. Positive: a good roll.
+PICK_AMONG = 4
+"""A roll's plays whose cubeful value :func:`roll_luck` compares: the best this many by
+cubeless equity (the cubeful best is among them; all of them would cost a cube decision
+a play, a tenth of a second a roll)."""
+
+
+def _roll_values(search: Search, position: Position, state: CubeState | None) -> list:
+    """``[(weight, value, probabilities, after), ...]`` over the 21 rolls
+    (:data:`engine.cube.decision.ROLLS`) of the side on roll: each roll's best play at
+    0-ply, its value and chances and the position after it. The value is the cubeless
+    equity, or with ``state`` the cubeful value
+    (:func:`engine.cube.decision.play_value`), the best of the :data:`PICK_AMONG` plays
+    best by cubeless equity, as GNU Backgammon picks a roll's play cubefully."""
+    from engine.movegen.generate import successor_arrays
+    from engine.rules.scoring import equities
+    blocks = [successor_arrays(position, d) for d in ROLLS]
+    mine = flip_probs(np.asarray(search.values_of(np.concatenate(blocks), 0), np.float64))
+    eq = equities(mine)
+    out, k = [], 0
+    for (d1, d2), block in zip(ROLLS, blocks):
+        n = len(block)
+        order = np.argsort(-eq[k:k + n], kind="stable")[:1 if state is None else PICK_AMONG]
+        best = None
+        for i in order:
+            after = Position.from_array(block[i], position.variant)
+            p = mine[k + i]
+            v = float(eq[k + i]) if state is None else play_value(p, after, state)[0]
+            if best is None or v > best[0]:
+                best = (v, p, after)
+        out.append(((1 if d1 == d2 else 2) / 36.0,) + best)
+        k += n
+    return out
+
+
+def roll_luck(search: Search, position: Position, dice, opening: bool = False,
+              state: CubeState | None = None) -> float:
+    """The luck of rolling ``dice`` in ``position`` for the side on roll, as GNU
+    Backgammon measures luck: the value of the roll's best play (at 0-ply) less the
+    mean of that over the 21 rolls. Positive: a good roll. With ``state`` (the cube and
+    score seen from the side on roll, where the cube is in play:
+    :func:`engine.cli._decide.cubeful`) a play's value is cubeful, on the normalised
+    scale of the side's cube (:func:`engine.cube.decision.play_value`, the opponent then
+    taking his proper cube action; :func:`_roll_values`), as GNU Backgammon's; without
+    it, its cubeless equity.
 
     The ``opening`` roll of a game (``position`` the start, ``dice`` not a double) is
     measured against the 30 opening rolls instead, each of the 15 non-doubles falling
-    to either player (GNU Backgammon's ``LuckFirst``): from the start the second
-    player's value of a roll is minus the first's, so that mean is nil and the luck is
-    the roll's value itself."""
-    rolls = rolls_ahead(position, lambda pos, ply: probabilities(search, pos, ply),
-                        lambda rows: search.values_of(rows, 0))
-    eqs = [cubeless_equity(np.asarray(p, np.float64)) for _, p, _ in rolls]
-    mean = 0.0 if opening else sum(w * e for (w, _, _), e in zip(rolls, eqs))
-    return eqs[ROLLS.index((max(dice), min(dice)))] - mean
+    to either player (GNU Backgammon's ``LuckFirst``): a roll falling to the opponent
+    is worth to us what his best play leaves us. Cubeless, or at an even money cube,
+    that is minus his value of it, so the mean is nil and the luck is the roll's own
+    value; at an uneven match score it is not."""
+    rolls = _roll_values(search, position, state)
+    mine = rolls[ROLLS.index((max(dice), min(dice)))][1]
+    if not opening:
+        return mine - sum(w * v for w, v, _, _ in rolls)
+    if state is None:
+        return mine                     # the opponent's value of each roll is minus ours
+    his = state.flip()
+    firsts = [v for (d1, d2), (_, v, _, _) in zip(ROLLS, rolls) if d1 != d2]
+    total = sum(firsts)
+    # the start is the same from either side: his plays are picked as ours, seen from him
+    for (d1, d2), (_, _, p, after) in zip(ROLLS, _roll_values(search, position, his)):
+        if d1 != d2:
+            eq_his, m_his = play_value(p, after, his)
+            total += -eq_his if m_his is None else _normalised(1.0 - m_his, state)
+    return mine - total / (2 * len(firsts))
+
+
+def _normalised(mwc: float, state: CubeState) -> float:
+    """Our match winning chance ``mwc`` on the normalised scale of our cube (as
+    :func:`engine.cube.decision.play_value` reports equities)."""
+    met = default_table()
+    a, b = state.away
+    lo, hi = met.after(a, b, -state.value), met.after(a, b, state.value)
+    return 2.0 * (mwc - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
 
 def _words(action: str) -> str:
@@ -524,9 +583,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  epilog="Costs are in equity on the cube's normalised "
                                         "scale; marks ?! above 0.03, ? above 0.06, ?? "
                                         "above 0.12 (GNU Backgammon 1.07's thresholds). "
-                                        "Luck: each roll's cubeless equity after its best "
-                                        "play less the 21 rolls' mean, at 0-ply (GNU "
-                                        "Backgammon's is cubeful); positive is good dice.")
+                                        "Luck: the value of each roll's best play (cubeful "
+                                        "where the cube is in play) less the 21 rolls' "
+                                        "mean, at 0-ply; positive is good dice.")
     ap.add_argument("file", help="the match file: Jellyfish .mat (GNU Backgammon's "
                                  "'export match mat', XG, servers) or GNU Backgammon's "
                                  "own .sgf ('save match')")
