@@ -48,11 +48,11 @@ def parse_position(value: Any, variant: str | None = None):
         return parse_position(_json_object(text), variant)
     if text.upper().startswith("XGID=") or _XGID_BARE.fullmatch(text):
         from engine.notation.xgid import parse_xgid, xgid_conflict
-        pos, info = parse_xgid(text, variant or "backgammon")
-        conflict = xgid_conflict(info) if pos.rules.cube else None
+        xpos, xinfo = parse_xgid(text, variant or "backgammon")
+        conflict = xgid_conflict(xinfo) if xpos.rules.cube else None
         if conflict is not None:
             raise NotationError(f"XGID {quote(text)} holds {conflict}")
-        return pos, info
+        return xpos, xinfo
     from engine.notation.gnubg_id import position_from_gnubg
     try:
         pos, info = position_from_gnubg(text, variant or "backgammon")
