@@ -73,8 +73,7 @@ from engine.cli._decide import (
     rank_cubefully,
     search_for,
 )
-from engine.cube.decision import ROLLS, CubeState, cubeless_equity, play_value
-from engine.cube.met import default_table
+from engine.cube.decision import ROLLS, CubeState, cubeless_equity, normalised, play_value
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, replay
 from engine.notation.sgf import read_match
@@ -472,17 +471,8 @@ def roll_luck(search: Search, position: Position, dice, opening: bool = False,
     for (d1, d2), (_, _, p, after) in zip(ROLLS, _roll_values(search, position, his)):
         if d1 != d2:
             eq_his, m_his = play_value(p, after, his)
-            total += -eq_his if m_his is None else _normalised(1.0 - m_his, state)
+            total += -eq_his if m_his is None else normalised(1.0 - m_his, state)
     return mine - total / (2 * len(firsts))
-
-
-def _normalised(mwc: float, state: CubeState) -> float:
-    """Our match winning chance ``mwc`` on the normalised scale of our cube (as
-    :func:`engine.cube.decision.play_value` reports equities)."""
-    met = default_table()
-    a, b = state.away
-    lo, hi = met.after(a, b, -state.value), met.after(a, b, state.value)
-    return 2.0 * (mwc - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
 
 def _words(action: str) -> str:

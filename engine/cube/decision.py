@@ -708,9 +708,17 @@ def play_value(probs: Any, after: Position, state: CubeState,
         if his is None:                       # money play
             return -equity, None
         m = 1.0 - his
+    return normalised(m, state, met), float(m)
+
+
+def normalised(mwc: float, state: CubeState, table: MatchEquityTable | None = None) -> float:
+    """A match winning chance ``mwc`` of the side ``state`` is seen from, on the
+    normalised scale of its cube (-1: losing the cube's value, +1: winning it), as
+    :func:`cube_decision` and :func:`play_value` report equities."""
+    met = table or default_table()
     a, b = state.away
-    lo, hi = met.after(a, b, -c), met.after(a, b, c)
-    return (2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0), float(m)
+    lo, hi = met.after(a, b, -state.value), met.after(a, b, state.value)
+    return 2.0 * (mwc - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
 
 ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1))

@@ -266,13 +266,19 @@ def match_conflict(info: MatchInfo) -> str | None:
         return (f"a double offered and the dice {info.dice[0]}-{info.dice[1]} rolled; a "
                 f"double is offered before the roll")
     if info.doubled and info.crawford:
-        return "a double offered in the Crawford game, which has no cube"
+        return DOUBLE_IN_CRAWFORD
     if info.doubled and info.cube_owner == "them" and info.turn != info.on_roll:
         # (with the decision back on the doubler's side, the state after a beaver: the
         # beaverer owns the cube at twice its value, and the doubler answers)
-        return ("a double offered by the side that does not own the cube (the cube "
-                "belongs to the side asked to take)")
+        return DOUBLE_BY_NON_OWNER
     return None
+
+
+DOUBLE_IN_CRAWFORD = "a double offered in the Crawford game, which has no cube"
+DOUBLE_BY_NON_OWNER = ("a double offered by the side that does not own the cube (the "
+                       "cube belongs to the side asked to take)")
+"""What :func:`match_conflict` (and an XGID's, :func:`engine.notation.xgid.xgid_conflict`)
+says of such a double."""
 
 
 def match_key(info: MatchInfo) -> bytes:

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 
 from engine.errors import DiceError, NotationError, PositionError, quote
-from engine.notation.gnubg_id import check_geometry
+from engine.notation.gnubg_id import DOUBLE_BY_NON_OWNER, DOUBLE_IN_CRAWFORD, check_geometry
 from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
 
@@ -139,10 +139,9 @@ def xgid_conflict(info: XgidInfo) -> str | None:
     The notation holds such states; the readers that act on an XGID refuse them, as
     :func:`engine.notation.gnubg_id.match_conflict` has it for a Match ID."""
     if info.cube_action == "double" and info.crawford:
-        return "a double offered in the Crawford game, which has no cube"
+        return DOUBLE_IN_CRAWFORD
     if info.cube_action == "double" and info.cube_owner == "them":
-        return ("a double offered by the side that does not own the cube (the cube "
-                "belongs to the side asked to take)")
+        return DOUBLE_BY_NON_OWNER
     return None
 
 
