@@ -102,6 +102,25 @@ def test_a_forced_bear_off_with_the_higher_die():
     assert walk.finish([turn.steps[0], second.steps[0]]).off[1] == 15
 
 
+def test_nothing_is_played_after_a_step_that_pins_the_mother():
+    """Pinning the opponent's mother ends the game at once (docs/rules.md, 3.3): the walk
+    offered the unplayed die after the pin (13/12 with the 1 of 2-1) and called the turn
+    not complete, so the board's Done stayed off until the person played a die of a
+    game already over."""
+    me = [0] * 24
+    me[2], me[12] = 1, 14                         # my 3 point (to pin) and my 13 point
+    them = [0] * 24
+    them[23], them[13] = 1, 14                    # his mother: his 24, my 1
+    walk = TurnWalk(Position("plakoto", tuple(me), tuple(them)), (2, 1))
+    assert (13, 12, 1) in walk.walk().steps       # the 1 first, then the pin: legal
+    pinned = walk.walk([(3, 1, 2)])
+    assert pinned.steps == () and pinned.dice_left == () and pinned.end is not None
+    assert pinned.to_json()["complete"]
+    with pytest.raises(IllegalMoveError, match="legal steps: none"):
+        walk.walk([(3, 1, 2), (13, 12, 1)])
+    assert walk.finish([(3, 1, 2)]).pinned[0] == (24,)
+
+
 def test_head_rule_of_long_nardy_on_the_first_turn_only_66_takes_two():
     start = Position.start("long_nardy")
     walk = TurnWalk(start, (5, 3))

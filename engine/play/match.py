@@ -10,9 +10,9 @@ nardy and tavli games, rolling both dice).
 Matches:
 
 * :func:`play_match` -- a match to N points of one game: backgammon with the cube and
-  the Crawford rule (every game opens with the opening roll), long nardy and gul bara
-  (to 3, 5 or 7 as the rules say; any length up to :data:`MAX_MATCH_LENGTH`), the previous game's winner
-  starting the next;
+  the Crawford rule, and portes (every game opens with the opening roll); plakoto,
+  fevga, long nardy and gul bara (nardy to 3, 5 or 7 as the rules say; any length up to
+  :data:`MAX_MATCH_LENGTH`), the previous game's winner starting the next;
 * :func:`play_tavli_match` -- portes, plakoto and fevga in rotation until a player
   reaches the total, the winner of a game starting the next.
 
@@ -314,9 +314,11 @@ def play_match(length: int, players: Sequence[Player], rng: np.random.Generator,
 
     Backgammon: with the cube when ``cube_policies`` are given; the first game after a
     player reaches ``length - 1`` is the Crawford game (no cube) when ``crawford_rule``;
-    every game opens with the opening roll. Other games: no cube; the first game opens
-    with the opening roll, each later one is started by the previous game's winner
-    (after a draw, the opening roll again). ``on_turn`` hears of every turn
+    every game opens with the opening roll. Portes: no cube; every game opens with the
+    opening roll, as in backgammon. Plakoto, fevga, long nardy, gul bara: no cube; the
+    first game opens with the opening roll, each later one is started by the previous
+    game's winner, who rolls both dice (after a draw, the opening roll again)
+    (``docs/rules.md``, section 8). ``on_turn`` hears of every turn
     (:func:`engine.play.game.play`), ``on_game(game)`` of every :class:`MatchGame` when it
     ends.
     """

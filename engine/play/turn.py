@@ -20,6 +20,7 @@ from engine.movegen.generate import successors as all_successors
 from engine.notation import movetext as mt
 from engine.rules.dice import check_dice
 from engine.rules.position import CHECKERS, Position
+from engine.rules.scoring import result
 from engine.rules.variants import Rules, get_rules
 
 Step = tuple[int, int, int]
@@ -120,7 +121,14 @@ class TurnWalk:
     def _open_orders(self, used: tuple) -> list[tuple]:
         return [o for o in self._orders if o[:len(used)] == used and len(o) > len(used)]
 
+    def _over(self, state: tuple) -> bool:
+        """Whether the steps that made ``state`` ended the game (the 15th checker off, a
+        plakoto mother pinned): nothing more of the roll is played (docs/rules.md, 3.3)."""
+        return result(self._board(state), self.rules) is not None
+
     def _legal(self, state: tuple, used: tuple) -> list[tuple[Step, tuple]]:
+        if self._over(state):
+            return []
         found: dict = {}
         for order in self._open_orders(used):
             die, rest = order[len(used)], order[len(used) + 1:]
@@ -148,7 +156,7 @@ class TurnWalk:
             used += (s[2],)
             done.append(s)
         legal = self._legal(state, used)
-        open_orders = self._open_orders(used)
+        open_orders = [] if self._over(state) else self._open_orders(used)
         if len(open_orders) == 1:
             left = open_orders[0][len(used):]
         elif open_orders:
