@@ -77,6 +77,19 @@ def test_a_double_offered_is_pointed_to_the_cube_advice(models, capsys):
     assert code == 0 and "double offered" not in err
 
 
+def test_dice_that_override_the_ids_dice_are_noted(models, capsys):
+    # the ID's rolled 5-2 was replaced by --dice 31 without a word
+    from engine.notation.gnubg_id import MatchInfo, match_id
+    rolled = match_id(MatchInfo(dice=(5, 2)))
+    code, out, err = run(capsys, "--position", f"4HPwATDgc/ABMA:{rolled}", "--dice", "31")
+    assert code == 0 and "3-1 to play" in out
+    assert "the ID's dice 5-2 are not used: --dice 3-1 is played instead" in err
+    code, out, err = run(capsys, "--position", f"4HPwATDgc/ABMA:{rolled}", "--dice", "25")
+    assert code == 0 and "not used" not in err
+    code, out, err = run(capsys, "--position", f"4HPwATDgc/ABMA:{rolled}")
+    assert code == 0 and "5-2 to play" in out and "not used" not in err
+
+
 def test_game_without_a_model_still_lists_plays(models, capsys):
     code, out, _ = run(capsys, "--position", "start", "--variant", "long_nardy",
                        "--dice", "63")

@@ -327,6 +327,17 @@ def test_protocol_cube(monkeypatch):
     assert _ask({"cmd": "cube"})["error"]["code"] == "missing_field"
 
 
+def test_protocol_cube_and_match_objects_refuse_unknown_fields():
+    # a misspelt field was ignored: {"Crawford": true} analysed a non-Crawford game
+    bad = {"position": "4HPwATDgc/ABMA", "cmd": "cube"}
+    for cmd in ({}, {"cmd": "best", "dice": [3, 1]}):
+        r = _ask({**bad, **cmd, "match": {"length": 5, "score": [4, 0], "Crawford": True}})
+        assert r["error"]["code"] == "invalid_match"
+        assert "'Crawford'" in r["error"]["message"] and "crawford" in r["error"]["message"]
+        r = _ask({**bad, **cmd, "match": None, "cube": {"value": 2, "owner": "me", "mx": 2}})
+        assert r["error"]["code"] == "invalid_cube" and "'mx'" in r["error"]["message"]
+
+
 def test_protocol_cube_reads_the_match_id(monkeypatch):
     from engine.cli import cube as cube_cli
     from engine.notation.gnubg_id import MatchInfo, match_id

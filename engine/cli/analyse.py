@@ -217,6 +217,10 @@ def main(argv=None) -> int:
                             f"{'-'.join(map(str, pos.pending))} to play, not a roll to come")
         if args.dice is not None:
             dice = parse_dice(args.dice)
+            held = getattr(info, "dice", None) if info is not None else None
+            if held and sorted(held) != sorted(dice):
+                print(f"note: the ID's dice {held[0]}-{held[1]} are not used: --dice "
+                      f"{dice[0]}-{dice[1]} is played instead", file=sys.stderr)
         elif args.rolls:
             dice = "evaluate"
             if info is not None and getattr(info, "dice", None):

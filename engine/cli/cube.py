@@ -173,6 +173,19 @@ def _owner(value: Any) -> str:
     return names[value.lower()]
 
 
+_CUBE_FIELDS = ("value", "owner", "max")
+_MATCH_FIELDS = ("length", "score", "crawford")
+
+
+def _no_unknown_fields(obj: dict, name: str, known: tuple, error: type) -> None:
+    """``error`` naming the fields of the request's ``name`` object that are none of
+    ``known``: a misspelt ``"Crawford"`` read as absent would analyse another game."""
+    unknown = [k for k in obj if k not in known]
+    if unknown:
+        raise error(f"{name} {quote(obj)} has unknown field(s) {unknown}; expected only "
+                    f"{list(known)}")
+
+
 def state_from_request(req: dict, info: Any = None) -> CubeState:
     """The :class:`CubeState` of a ``cube`` request: ``cube`` (with its optional
     ``max``, the highest value the cube may reach, as an XGID's max cube: a cube at it
@@ -186,6 +199,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
         if not isinstance(cube, dict):
             raise CubeError(f"cube {quote(cube)}: expected an object "
                             f'{{"value": 1, "owner": "centre"}}')
+        _no_unknown_fields(cube, "cube", _CUBE_FIELDS, CubeError)
         value = cube.get("value", 1)
         owner = _owner(cube.get("owner", "centre"))
         if cube.get("max") is not None:
@@ -199,6 +213,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
             raise MatchError(f"match {quote(match)}: expected null (money) or an object "
                              f'{{"length": 7, "score": [0, 0], "crawford": false}}')
         else:
+            _no_unknown_fields(match, "match", _MATCH_FIELDS, MatchError)
             if "length" not in match:
                 raise RequestError("missing_field", f"match {quote(match)} lacks the "
                                                     f"field 'length'")
