@@ -210,6 +210,89 @@ def test_cache_file_round_trip(tmp_path, db):
     loaded = B.load(tmp_path / "new.npz")          # built again and cached over it
     assert np.array_equal(loaded.off, db.off)
     assert np.array_equal(B.read(tmp_path / "new.npz").first, db.first)
+    assert np.array_equal(again.two, db.two) and again.two.shape == (B.N_SMALL, B.N_SMALL)
+    # a two-sided table out of range, or missing from the plain tables' file
+    bad = np.array(db.two)
+    bad[5, 7] = 1.5
+    np.savez(tmp_path / "two.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
+             off=db.off, first=db.first, two=bad)
+    with pytest.raises(B.BearoffError, match="two-sided table holds values outside"):
+        B.read(tmp_path / "two.npz")
+    np.savez(tmp_path / "none.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
+             off=db.off, first=db.first)
+    with pytest.raises(B.BearoffError, match="not a bear-off file"):
+        B.read(tmp_path / "none.npz")
+    # the plain tables' file asked for as gul bara's is kept, not built over
+    with pytest.raises(B.BearoffError, match="refusing to overwrite"):
+        B.load(path, cascade=True)
+    assert np.array_equal(B.read(path).two, db.two)
+
+
+# --------------------------------------------------------------------- two-sided table
+def _literal(board) -> str:
+    return " ".join(f"{p + 1}:{c}" for p, c in enumerate(board) if c)
+
+
+@lru_cache(maxsize=None)
+def _reference_win(me, them):
+    """The side to move's chance to win the race ``me`` against ``them`` (home boards,
+    points 1..6), both playing to win, by brute force over the real move generator."""
+    pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
+    total = 0.0
+    for dice, p in ALL_21:
+        best = 0.0
+        for s in successors(pos, tuple(dice)):
+            mine = tuple(s.them[:6])
+            best = max(best, 1.0 if sum(mine) == 0 else 1.0 - _reference_win(them, mine))
+        total += p * best
+    return total
+
+
+def test_two_sided_table_matches_a_reference_on_the_real_move_generator(db):
+    small = [b for b in product(range(3), repeat=6) if 0 < sum(b) <= 2]
+    for me in small:
+        for them in small:
+            assert db.win_chance(me, them) == pytest.approx(_reference_win(me, them),
+                                                            abs=1e-12), (me, them)
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        me, them = (tuple(int(x) for x in np.bincount(rng.integers(0, 6, 3), minlength=6))
+                    for _ in range(2))
+        assert db.win_chance(me, them) == pytest.approx(_reference_win(me, them), abs=1e-12)
+
+
+def test_two_sided_table_where_the_opponent_is_off_next_roll(db):
+    """Against one checker on the ace point the mover wins only by bearing off now:
+    the one-sided chance of one roll, for every board of six checkers or fewer."""
+    boards = np.zeros((B.N_POSITIONS, B.POINTS + 1), np.int64)
+    B._unrank_all(boards)
+    for r in B.small_ranks()[1:]:
+        board = boards[r, 1:]
+        assert db.win_chance(board, [1, 0, 0, 0, 0, 0]) == pytest.approx(db.off[r, 1],
+                                                                          abs=1e-12)
+
+
+def test_two_sided_table_values_home_races_of_six_checkers_or_fewer(db):
+    from engine.eval.evaluator import Evaluator
+    ev = Evaluator.load("backgammon")
+    # six against five: the two-sided table; the one-sided chance differs here
+    pos = Position.from_literal("x 6:2 5:2 2:2; o 6:1 4:2 3:1 1:1")
+    exact = db.win_chance([0, 2, 0, 0, 2, 2], [1, 0, 1, 2, 0, 1])
+    assert db.probabilities(pos) == pytest.approx([exact, 0, 0, 0, 0], abs=1e-15)
+    assert ev.probabilities([pos])[0] == pytest.approx([exact, 0, 0, 0, 0], abs=1e-15)
+    one_sided = np.zeros(5)
+    from engine.rules.states import position_state
+    B.race_probs(position_state(pos), *db.arrays(), np.zeros((1, 1)), db.small, one_sided)
+    assert abs(one_sided[0] - exact) > 1e-4
+    # seven checkers: the one-sided distributions
+    pos = Position.from_literal("x 6:3 5:2 2:2; o 6:1 4:2 3:1 1:1")
+    B.race_probs(position_state(pos), *db.arrays(), np.zeros((1, 1)), db.small, one_sided)
+    assert db.probabilities(pos) == pytest.approx(one_sided, abs=1e-15)
+    # the cascade tables have none, and the table refuses boards it does not hold
+    with pytest.raises(B.BearoffError, match="at most 6 checkers"):
+        db.win_chance([0, 0, 0, 0, 0, 7], [1, 0, 0, 0, 0, 0])
+    with pytest.raises(B.BearoffError, match="no checker left"):
+        db.win_chance([0, 0, 0, 0, 0, 1], [0] * 6)
 
 
 # --------------------------------------------------------------------- race bounds

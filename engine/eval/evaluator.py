@@ -79,6 +79,10 @@ class Context(NamedTuple):
     placeholders when ``bearoff`` is off."""
     off_tail: np.ndarray
     first_tail: np.ndarray
+    two: np.ndarray
+    """The two-sided table and each board's row there
+    (:meth:`engine.eval.bearoff.BearoffDB.two_arrays`), or placeholders."""
+    small: np.ndarray
     bearoff: bool
     """Whether home races are valued by the bear-off tables."""
     pruning: bool
@@ -156,7 +160,7 @@ def exact_probs(s, ctx, o):
         points_probs(winner, points, o)
         return BY_RESULT
     if ctx.bearoff and _bo._home_race(s, ctx.scores):
-        _bo.race_probs(s, ctx.off, ctx.off_tail, ctx.first_tail, o)
+        _bo.race_probs(s, ctx.off, ctx.off_tail, ctx.first_tail, ctx.two, ctx.small, o)
         return BY_TABLES
     return 0
 
@@ -215,6 +219,8 @@ def static_probs(states, n, net, ctx, probs):
 
 # --------------------------------------------------------------------- the evaluator
 _NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
+_NO_TWO = np.zeros((1, 1))
+_NO_SMALL = np.full(1, -1, np.int64)
 
 
 class Evaluator:
@@ -331,9 +337,12 @@ class Evaluator:
         db = self.bearoff if bearoff else None
         if db is not None:
             off, off_tail, first_tail = db.arrays()
+            two, small = db.two_arrays()
         else:
             off, off_tail, first_tail = _NO_TABLE, _NO_TABLE, _NO_TABLE
+            two, small = _NO_TWO, _NO_SMALL
         ctx = Context(self.rules.table(), score_table(self.rules), off, off_tail, first_tail,
+                      two, small,
                       db is not None, pruning, np.zeros(N_STATS, np.int64), new_scratch(),
                       rkeep, rwithin, self._prune_net if pruning else self._net,
                       self._race_net, self.race is not None, walk_for(self.rules.table()))
