@@ -132,13 +132,30 @@ def test_a_finished_game_has_no_plays(models, capsys):
     for extra in ((), ("--ply", "2"), ("--rollout", "--trials", "36")):
         code, out, err = run(capsys, "--position", json.dumps(over), "--dice", "31", *extra)
         assert code == 2 and out == "", extra
-        assert "the game is over (won by the opponent, backgammon, 3 point(s))" in err
+        assert "the game is over (won by the opponent with a backgammon, 3 points)" in err
     for cmd in ("moves", "best"):
-        reply = ask(cmd=cmd, position=over, dice=[3, 1])
-        assert reply["error"]["code"] == "invalid_position", reply
-        assert "the game is over" in reply["error"]["message"]
+        # the game's end before the dice: [7, 1] was invalid_dice from `best`
+        for dice in ([3, 1], [7, 1], None):
+            reply = ask(cmd=cmd, position=over, dice=dice)
+            assert reply["error"]["code"] == "invalid_position", (cmd, dice, reply)
+            assert "the game is over" in reply["error"]["message"]
+    # in the game's own words: nardy's mars, not the kind's name "gammon"
+    nardy = Position.start("long_nardy").to_json()
+    nardy["them"], nardy["off"] = [0] * 24, [0, 15]
+    reply = ask(cmd="moves", position=nardy, dice=[3, 1])
+    assert "(won by the opponent with mars, 2 points)" in reply["error"]["message"]
     # its value before a roll is its result
     assert ask(cmd="evaluate", position=over)["equity"] == -3.0
+
+
+def test_a_value_that_starts_with_a_dash_reaches_the_program_s_check(models, capsys):
+    """argparse took '-3,1' and '-,8/0.16' (a skipped filter level) for options and
+    stopped with "expected one argument"; the program's own checks name the problem."""
+    code, out, err = run(capsys, "--position", "start", "--dice", "-3,1")
+    assert code == 2 and out == "" and "dice '-3,1'" in err
+    code, out, err = run(capsys, "--position", "start", "--dice", "31", "--ply", "2",
+                         "--filters", "-,x")
+    assert code == 2 and "level 1 'x'" in err and "expected one argument" not in err
 
 
 def test_dice_with_a_stray_sign_are_an_error(models, capsys):

@@ -16,6 +16,7 @@ from engine.cli._common import (
     is_whole,
     listen_host,
     non_negative_int,
+    parse_args,
     port_number,
 )
 
@@ -108,6 +109,24 @@ def test_integer_takes_ascii_digits_only():
         with pytest.raises(argparse.ArgumentTypeError, match="whole number"):
             integer(bad)
     assert is_whole("12") and not is_whole("\u00b2") and not is_whole("\u0663")
+
+
+def test_a_value_that_starts_with_a_dash_is_the_option_s_value():
+    """argparse reads '-1,0' after --score as an option of its own ("expected one
+    argument"); :func:`parse_args` passes it as --score=-1,0, for the program's check."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--score")
+    ap.add_argument("--filters")
+    ap.add_argument("--crawford", action="store_true")
+    args = parse_args(ap, ["--score", "-1,0", "--filters", "-,8/0.16", "--crawford"])
+    assert (args.score, args.filters, args.crawford) == ("-1,0", "-,8/0.16", True)
+    assert parse_args(ap, ["--sc", "-1,0"]).score == "-1,0"        # an abbreviation
+    with pytest.raises(SystemExit):                     # an option stays an option
+        parse_args(ap, ["--score", "--crawford"])
+    with pytest.raises(SystemExit):                     # -h stays the help
+        parse_args(ap, ["--score", "-h"])
+    with pytest.raises(SystemExit):                     # a flag takes no value
+        parse_args(ap, ["--crawford", "-1"])
 
 
 @pytest.mark.parametrize("argv", [

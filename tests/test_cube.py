@@ -23,7 +23,7 @@ from engine.cube.decision import (
     money_take_point,
     play_value,
 )
-from engine.cube.met import MatchError, kazaross_xg2
+from engine.cube.met import MatchError, default_table, kazaross_xg2
 from engine.rules.position import Position
 
 
@@ -149,6 +149,19 @@ def test_post_crawford():
     for p in (0.3, 0.5, 0.7):
         assert cube_decision(probs(p, 0.1 * p, 0, 0.1 * (1 - p)), trailer).action == \
             "double_take"
+
+
+def test_a_far_trailer_s_cash_point_after_the_crawford_game():
+    """A trailer a-away after the Crawford game cashes where the leader's dead take
+    point leaves him: cp = MWC(a - 1 away) / MWC(a - 2 away), so at x = 1 and w < cp his
+    MWC is w * MWC(a - 2 away). At 63 and 64 away these MWCs are below 1e-7, and an
+    absolute floor on the take point's slope threw the cash point out (cp = 1: no
+    double), the no-double equity then off by up to 0.5 on the normalised scale."""
+    met = default_table()
+    for a in (10, 20, 40, 63, 64):
+        expected = 0.3 * met.mwc(a - 2, 1, post_crawford=True)
+        got = match_cubeful_mwc(probs(0.3), met, a, 1, efficiency=1.0)
+        assert got == pytest.approx(expected, rel=1e-9, abs=0), a
 
 
 def test_dead_cube_past_the_match_winners_need():
@@ -522,6 +535,67 @@ def test_an_xgid_max_cube_reaches_the_cube_advice(capsys, monkeypatch):
     assert _ask({"cmd": "cube", "position": below})["action"] == "double_pass"
 
 
+def test_a_cube_above_the_xgid_s_max_cube_says_so(capsys):
+    """--cube-value 16 on an XGID whose max cube is 8 was "max cube value 8: expected
+    None or a power of two from the cube's value 16 ...": the user's value and the
+    XGID's max, said the other way round."""
+    from engine.cli.cube import main
+    max8 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:3"
+    assert main(["--position", max8, "--cube-value", "16",
+                 "--probabilities", "0.75,0,0,0,0"]) == 2
+    err = capsys.readouterr().err
+    assert "--cube-value 16 is above the XGID's max cube 8 (its last field, 3)" in err
+    assert "None" not in err and err.count("\n") == 1
+    r = _ask({"cmd": "cube", "position": max8, "cube": {"value": 16, "owner": "me"}})
+    assert r["error"]["code"] == "invalid_cube"
+    assert r["error"]["message"].startswith("cube value 16 is above the XGID's max cube 8")
+    r = _ask({"cmd": "cube", "position": "4HPwATDgc/ABMA",
+              "cube": {"value": 16, "owner": "me", "max": 8}})
+    assert r["error"]["code"] == "invalid_cube"
+    assert r["error"]["message"].startswith("max cube 8 is below the cube value 16")
+
+
+def test_a_new_match_length_says_which_score_it_keeps(capsys):
+    """--match 5 on an ID of a 9-point match kept its score without a word, and the
+    ID's own length dropped its Crawford flag (the Crawford game read as post-Crawford)."""
+    from engine.cli.cube import main
+    probs_ = ["--probabilities", "0.7,0.2,0,0.05,0"]
+    at_4_2 = "4HPwATDgc/ABMA:MAEgAUAAEAAA"               # match to 9, score 4-2
+    assert main(["--position", at_4_2, *probs_, "--match", "5"]) == 0
+    out, err = capsys.readouterr()
+    assert "Match to 5, score 4-2" in out
+    assert "note: --match 5 keeps the ID's score 4-2 (from its match to 9)" in err
+    assert main(["--position", at_4_2, *probs_, "--match", "5", "--score", "1,1"]) == 0
+    out, err = capsys.readouterr()
+    assert "Match to 5, score 1-1" in out and err == ""
+    assert main(["--position", at_4_2, *probs_, "--match", "9"]) == 0   # its own length
+    assert capsys.readouterr().err == ""
+    at_6_2 = "4HPwATDgc/ABMA:MAEgAWAAEAAA"               # match to 9, score 6-2
+    assert main(["--position", at_6_2, *probs_, "--match", "5"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and ("error: --match 5: the ID's score 6-2 (from its match to 9) "
+                          "does not fit a match to 5 (each score 0 .. 4); give --score") in err
+    crawford = "4HPwATDgc/ABMA:sAEgAYAAKAAA"             # match to 9, 8-5, Crawford game
+    assert main(["--position", crawford, *probs_, "--match", "9"]) == 0
+    assert "Crawford game" in capsys.readouterr().out
+    assert main(["--position", crawford, *probs_, "--match", "11"]) == 0
+    out, err = capsys.readouterr()
+    assert "Match to 11, score 8-5" in out and "its Crawford flag is not" in err
+
+
+def test_a_value_that_starts_with_a_dash_reaches_the_cube_cli_s_check(capsys):
+    """--score -1,0 stopped in argparse ("expected one argument"), where --score=-1,0
+    got the score's own error."""
+    from engine.cli.cube import main
+    for flags, said in ((["--match", "5", "--score", "-1,0"], "score '-1,0': expected two"),
+                        (["--probabilities", "-.5,.1,0,.1,0"], "probabilities [-0.5,"),
+                        (["--probabilities", ".5,.1,0,.1,0", "--efficiency", "-1e-3"],
+                         "cube efficiency -0.001")):
+        assert main(["--position", "4HPwATDgc/ABMA", *flags]) == 2, flags
+        err = capsys.readouterr().err
+        assert said in err and "expected one argument" not in err, err
+
+
 # --------------------------------------------------------------------- beavers
 def test_beaver_classification_follows_gnubg():
     # the taker would stand at or above zero after taking: a beaver, when allowed
@@ -616,6 +690,15 @@ def test_a_tie_of_playing_on_and_cashing_is_a_double_and_pass():
     assert classify(1.0, 2.0, 1.0) == "double_pass"
     assert classify(1.2, 2.0, 1.0) == "too_good_pass"
     assert cube_decision(probs(1.0, 0.0, 0.0, 0.0, 0.0)).action == "double_pass"
+    # a tie that rounds: the trailer 2-away after the Crawford game, a dead cube (x = 0),
+    # 80% with a quarter gammons: no double is 0.8 (3/4 x 0.5 + 1/4) = 0.5, the cash,
+    # summed 1e-16 above it ("too good, pass")
+    d = cube_decision(probs(0.8, 0.2, 0.02, 0.04, 0.0025), CubeState(1, "centre", 5, (3, 4)),
+                      0.0)
+    assert d.mwc["no_double"] == pytest.approx(d.mwc["double_pass"], abs=1e-15)
+    assert d.action == "double_pass"
+    assert classify(1.0 + 4e-16, 2.0, 1.0) == "double_pass"
+    assert classify(1.0 + 4e-16, 0.5, 1.0) == "no_double"
 
 
 @pytest.mark.parametrize("pid, state, action, dt", [

@@ -171,6 +171,8 @@ def test_illegal_moves_quote_text_position_and_dice():
 def test_a_distance_no_dice_make_is_illegal():
     with pytest.raises(IllegalMoveError, match="2 pips"):
         parse_move("24/22 8/7", START, (3, 1))
+    with pytest.raises(IllegalMoveError, match="24/23 is 1 pip, which"):   # was "1 pips"
+        parse_move("24/23", START, (6, 5))
 
 
 def test_a_star_without_a_blot_is_illegal():

@@ -474,3 +474,18 @@ def test_null_fields_count_as_absent_and_a_byte_order_mark_is_skipped():
     from engine.cli.protocol import handle_bytes
     reply = handle_bytes(b'\xef\xbb\xbf{"id": 2, "cmd": "met", "length": 1}')
     assert reply["id"] == 2 and "pre_crawford" in reply
+
+
+def test_a_finished_cascade_with_dice_left_over_rolls_out_to_its_result():
+    """A gul bara position whose cascade ended the game with pending dice left: a
+    rollout without dice (the position before its roll) said ``invalid`` ("pending
+    dice: no roll comes before them") where ``evaluate`` gave its exact result."""
+    over = Position.start("gul_bara").to_json()
+    over["them"], over["off"], over["pending"] = [0] * 24, [0, 15], [4, 4]
+    r = ask(cmd="rollout", position=over, trials=36)
+    assert r["equity"] == -2.0 and r["se"]["equity"] == 0.0, r
+    assert r["probabilities"] == ask(cmd="evaluate", position=over)["probabilities"]
+    for dice in (None, [4, 4]):           # the pending segment's plays: none
+        r = ask(cmd="rollout", position=over, trials=36, dice=dice)
+        assert r["error"]["code"] == "invalid_position", r
+        assert "won by the opponent with mars, 2 points" in r["error"]["message"]

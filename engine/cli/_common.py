@@ -1,5 +1,6 @@
 """What every command-line entry point shares: a quiet exit when its reader goes away,
-the argument types the parsers check with, the checks of an output path before any
+the argument types the parsers check with (and :func:`parse_args`, which lets an
+option's value start with ``-``), the checks of an output path before any
 work and the one-line error of a failed write (:func:`output_folder`,
 :func:`output_file`, :func:`writing`), a run folder held by one program at a time
 (:func:`folder_lock`), and the error of a protocol request
@@ -65,6 +66,41 @@ def field(req: dict, name: str, default: Any = ...) -> Any:
     if default is ...:
         raise RequestError("missing_field", f"request lacks the field {quote(name)}")
     return default
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None = None
+               ) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, where an option that takes a value is given one that
+    starts with a single ``-`` as the next word (``--score -1,0``, ``--probabilities
+    -.5,...``, ``--filters -,8/0.16``, ``--stop -1e3``): argparse reads such a word as
+    an option of its own, unless it is a plain negative number, and stops with
+    "expected one argument", so the program's own check, which says what is wrong
+    with the value, never saw it. Such a pair is passed as ``--option=VALUE``, the
+    spelling argparse always takes. A word that is one of the parser's options
+    (``-h``) stays an option, and nothing after ``--`` is touched."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    takes_value = [s for a in parser._actions if a.nargs is None and a.option_strings
+                   for s in a.option_strings if s.startswith("--")]
+    options = {s for a in parser._actions for s in a.option_strings}
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            out += args[i:]
+            break
+        value = args[i + 1] if i + 1 < len(args) else None
+        if (word.startswith("--") and "=" not in word and len(word) > 2
+                and (word in takes_value or word not in options)
+                and any(s.startswith(word) for s in takes_value)
+                and value is not None and value.startswith("-")
+                and not value.startswith("--") and value not in options):
+            out.append(f"{word}={value}")     # an abbreviation is argparse's to resolve
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return parser.parse_args(out)
 
 
 def add_rollout_arguments(group, trials: int, trials_help: str) -> None:

@@ -46,7 +46,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-from engine.cli._common import add_rollout_arguments, as_option, integer
+from engine.cli._common import add_rollout_arguments, as_option, integer, parse_args
 from engine.cli._decide import cubeful, rank_cubefully
 from engine.cluster import add_arguments as add_cluster_arguments, make_backend
 from engine.cube.decision import CubeState
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
                     help="stop once the best play leads every other by SIGMAS standard "
                          "errors (checked every 1296 trials; cubeless)")
     add_cluster_arguments(ro, "the search's threads here; the numbers do not depend on it")
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     if not args.rollout:
         given = [a.option_strings[0] for a in ro._group_actions
                  if a.dest != "rollout" and getattr(args, a.dest) != a.default]

@@ -11,7 +11,9 @@ point and gammon price), or its JSON with ``--json``::
 
 The cube, score and Jacoby setting are read from a GNU Backgammon Match ID
 (``PositionID:MatchID``) or an XGID when the position carries them (an XGID's beaver
-flag and max cube too: a cube at its maximum is dead); flags override them.
+flag and max cube too: a cube at its maximum is dead); flags override them. ``--match``
+with an ID of another match length keeps the ID's score where it fits that length (a
+note on standard error says so) and refuses one that does not; ``--score`` sets another.
 ``--beavers`` allows beavers in money play (off by default, as ``docs/rules.md`` has
 it). When a Match ID says a double is offered, the text ends with the proper response
 to it (take, pass or beaver).
@@ -51,6 +53,7 @@ from engine.cli._common import (
     field,
     integer,
     is_whole,
+    parse_args,
 )
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
@@ -194,6 +197,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     play, the Jacoby rule on and beavers off."""
     base = CubeState.from_info(info) if info is not None else CubeState()
     value, owner, top = base.value, base.owner, base.max_value
+    top_given = False                 # the max cube is the request's, not the XGID's
     if "cube" in req and req["cube"] is not None:
         cube = req["cube"]
         if not isinstance(cube, dict):
@@ -204,6 +208,7 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
         owner = _owner(cube.get("owner", "centre"))
         if cube.get("max") is not None:
             top = cube["max"]       # a power of two from the value: CubeState checks it
+            top_given = True
     length, score, crawford = base.match_length, base.score, base.crawford
     if "match" in req:
         match = req["match"]
@@ -241,6 +246,13 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
     # the rules' default, true)
     if not isinstance(value, int) or isinstance(value, bool):
         raise CubeError(f"cube value {quote(value)}: expected a power of two (1, 2, 4, ...)")
+    if isinstance(top, int) and not isinstance(top, bool) and top < value:
+        # CubeState's own message ("expected None or a power of two from ...") names
+        # neither where the max came from nor which of the two to change
+        raise CubeError(f"max cube {top} is below the cube value {value}: expected a "
+                        f"power of two from {value} up" if top_given else
+                        f"cube value {value} is above the XGID's max cube {top}: a cube "
+                        f"never goes past its maximum")
     return CubeState(value, owner, length, score, crawford, jacoby if not length else False,
                      beavers, top)
 
@@ -353,6 +365,22 @@ def _parse_score(text: str) -> tuple[int, int]:
     return int(parts[0].strip()), int(parts[1].strip())
 
 
+def _check_id_score(length: int, base: CubeState, crawford: bool) -> None:
+    """``--match LENGTH`` (without ``--score``) for an ID that holds a match of another
+    length: the ID's score is kept, and a note on standard error says so (and that the
+    ID's Crawford flag, which belonged to its length, is not); a :class:`MatchError`
+    when that score does not fit a match of ``LENGTH``."""
+    a, b = base.score
+    where = f"the ID's score {a}-{b} (from its match to {base.match_length})"
+    if max(a, b) >= length:
+        raise MatchError(f"--match {length}: {where} does not fit a match to {length} "
+                         f"(each score 0 .. {length - 1}); give --score")
+    dropped = ("; its Crawford flag is not (add --crawford for the Crawford game)"
+               if base.crawford and not crawford else "")
+    print(f"note: --match {length} keeps {where}{dropped}; --score sets another",
+          file=sys.stderr)
+
+
 def _parse_probs(text: str) -> np.ndarray:
     try:
         vals = [float(v) for v in text.split(",")]
@@ -375,8 +403,12 @@ def main(argv=None) -> int:
     ap.add_argument("--cube-owner", choices=("me", "them", "centre", "center"),
                     help="who owns the cube (default: from the ID; else centre for a cube "
                          "at 1, and the side on roll for --cube-value above 1)")
-    ap.add_argument("--match", type=integer, help="match length (0 or absent: money)")
-    ap.add_argument("--score", default=None, help="score as me,them (match play)")
+    ap.add_argument("--match", type=integer,
+                    help="match length (0: money; default: the ID's). For an ID of "
+                         "another length the ID's score is kept if it fits (a note says "
+                         "so), else an error asks for --score")
+    ap.add_argument("--score", default=None,
+                    help="score as me,them (match play; default: the ID's, else 0,0)")
     ap.add_argument("--crawford", action="store_true", help="this is the Crawford game")
     ap.add_argument("--jacoby", dest="jacoby", action="store_true", default=None,
                     help="money: the Jacoby rule (default on)")
@@ -403,7 +435,7 @@ def main(argv=None) -> int:
     add_rollout_arguments(ro, TRIALS, "trials of each line")
     ro.add_argument("--rollout-ply", type=integer, default=0,
                     help="checker play inside the rollout, 0..2 (default 0)")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv)
     if not args.rollout:
         given = [a.option_strings[0] for a in ro._group_actions
                  if a.dest != "rollout" and getattr(args, a.dest) != a.default]
@@ -434,13 +466,26 @@ def main(argv=None) -> int:
             if value is None:
                 value = 1 if owner.startswith("cent") else max(base.value, 2)
             req["cube"] = {"value": value, "owner": owner}
+            if (args.cube_value is not None and base.max_value is not None
+                    and args.cube_value > base.max_value):
+                raise CubeError(f"--cube-value {args.cube_value} is above the XGID's max "
+                                f"cube {base.max_value} (its last field, "
+                                f"{base.max_value.bit_length() - 1}): a cube never goes "
+                                f"past its maximum; give a value up to {base.max_value}")
         if args.match is not None and args.match != 0:
+            crawford = args.crawford
             if args.score:
                 score = _parse_score(args.score)
-            else:                           # the ID's score, where it holds a match
-                score = base.score if base.match_length else (0, 0)
+            elif base.match_length and args.match > 0:   # the ID's score (and Crawford)
+                score = base.score
+                if args.match == base.match_length:
+                    crawford = crawford or base.crawford
+                else:
+                    _check_id_score(args.match, base, crawford)
+            else:
+                score = (0, 0)
             req["match"] = {"length": args.match, "score": list(score),
-                            "crawford": args.crawford}
+                            "crawford": crawford}
         elif args.score or args.crawford:
             raise MatchError("--score / --crawford need a match: --match LENGTH (1 or more)")
         elif args.match == 0:

@@ -42,7 +42,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from engine.cli import _decide
-from engine.cli._common import integer, is_whole, listen_host, port_number
+from engine.cli._common import (
+    integer,
+    is_whole,
+    listen_host,
+    parse_args,
+    port_number,
+)
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
@@ -585,7 +591,7 @@ def main(argv=None) -> int:
                                                   "(JSON lines)")
     ap.add_argument("--once", action="store_true",
                     help="exit when the first connection closes")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv)
     if args.port is None and args.unix is None:
         ap.error("give --port N and/or --socket PATH")
     try:

@@ -73,6 +73,7 @@ from engine.cli._common import (
     is_whole,
     non_negative_int,
     output_file,
+    parse_args,
     writing,
 )
 from engine.cli._decide import cubeful, without_cube
@@ -618,7 +619,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                          "write is reported and play goes on, the games written again "
                          "after the next game; one at quit puts them in a file in the "
                          "temporary folder, named in the error (exit status 1)")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv)
     if args.save is not None and args.variant != "backgammon":
         ap.error(f"--save: a match file holds backgammon games, not {args.variant}")
     if args.save is not None:

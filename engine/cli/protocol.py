@@ -12,13 +12,14 @@ so neither side's encoding can stop the process. Commands are looked up in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
 import traceback
 from typing import Any, Callable
 
-from engine.cli._common import RequestError, field
+from engine.cli._common import RequestError, field, parse_args
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.movegen.keys import key_order, keys_sha256
@@ -125,6 +126,7 @@ def cmd_best(req: dict) -> dict:
     (:func:`engine.cli._decide.rank_cubefully`); each candidate then adds
     ``cubeful_equity`` (and ``mwc`` in a match), and the reply ``cubeful_equity``."""
     pos, info = parse_position(field(req, "position"))
+    check_game_on(pos)         # before the dice: a finished game has no roll to check
     dice = check_dice(field(req, "dice"), pos.pending)
     ply = _ply(req)
     limit = _limit(req)
@@ -182,7 +184,12 @@ def cmd_rollout(req: dict) -> dict:
     cube = _cube_commands().state_from_request(req, info) if cubeful else None
     engine = Rollout(search_of(pos.variant), settings, rollout_backend())
     if "dice" not in req or (req["dice"] is None and not pos.pending):    # null: absent
+        if pos.pending and pos.is_over():
+            # a gul bara cascade that ended the game: its exact result, as ``evaluate``
+            # gives it (the dice left over play no part in it)
+            pos = dataclasses.replace(pos, pending=())
         return engine.position(pos, settings, cube=cube).to_json()
+    check_game_on(pos)
     dice = check_dice(req["dice"], pos.pending)
     count = field(req, "candidates", 5)
     cands = engine.candidates(pos, dice, count, settings, cube=cube)
@@ -331,7 +338,7 @@ def main(argv: list[str] | None = None) -> None:
                                  description="The JSON-lines engine protocol on standard "
                                              "input and output (docs/protocol.md).")
     add_arguments(ap, "the rollout command's trials played here")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv)
     if args.backend != "ray" and args.address is not None:
         ap.error("--address is for --backend ray")
     _ROLLOUTS.update(backend=args.backend, address=args.address, made=None)

@@ -65,7 +65,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from engine.cli._common import integer, run
+from engine.cli._common import integer, parse_args, run
 from engine.cli._decide import (
     answer,
     cube_advice,
@@ -592,7 +592,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "when it holds one)")
     ap.add_argument("--threads", type=integer, default=None,
                     help="search threads (default: the engine's)")
-    args = ap.parse_args(argv)
+    args = parse_args(ap, argv)
     if not 0 <= args.ply <= 3:
         ap.error(f"--ply {args.ply}: expected 0..3")
     if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:

@@ -416,7 +416,7 @@ def _take_point(table: MatchEquityTable, a: int, b: int, n: int, fw, fl,
         cash = table.after(a, b, n)
         cp = max(cp, _EPS)
         slope = efficiency * (cash - lose) / cp + (1.0 - efficiency) * dead_slope
-    if slope <= _EPS:
+    if slope <= 0.0:        # no floor: far from the match, MWCs of 1e-8 are real
         return 0.0
     return float(min(1.0, max(0.0, (drop - lose) / slope)))
 
@@ -557,7 +557,8 @@ class CubeDecision:
 TIE = 1e-12
 """Equities this close are equal in :func:`classify` (their sums round differently: a
 trailer's double after the Crawford game at full efficiency, worth exactly not
-doubling, came out a few 1e-16 below it at some scores and above at others)."""
+doubling, came out a few 1e-16 below it at some scores and above at others; and a dead
+cube's no double, worth exactly the cash, 4e-16 above it: "too good")."""
 
 
 def classify(no_double: float, double_take: float, double_pass: float,
@@ -572,13 +573,13 @@ def classify(no_double: float, double_take: float, double_pass: float,
     if double_take >= double_pass:
         # a tie of playing on and cashing: nothing is gained by playing on (GNU
         # Backgammon doubles when both answers are at least not doubling)
-        return "double_pass" if double_pass >= no_double else "too_good_pass"
+        return "double_pass" if double_pass >= no_double - TIE else "too_good_pass"
     beaver = beavers and -2.0 <= double_take <= 0.0
     if double_take >= no_double - TIE:
         if beaver:
             return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
         return "double_take"
-    if no_double > double_pass:
+    if no_double > double_pass + TIE:
         return "too_good_take"
     return "no_double_beaver" if beaver else "no_double"
 

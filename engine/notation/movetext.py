@@ -665,7 +665,8 @@ def parse_move(text: str, before: Position, dice,
             segments.append((a, b))
             if b != OFF and a - b not in reachable:
                 raise IllegalMoveError(f"move {where}: {_point_name(a)}/{_point_name(b)} "
-                                       f"is {a - b} pips, which no dice of the roll add up to")
+                                       f"is {a - b} pip{'' if a - b == 1 else 's'}, which "
+                                       f"no dice of the roll add up to")
         for point, hit in zip(part.path[1:], part.hits):
             if point != OFF:
                 landings.add(point)

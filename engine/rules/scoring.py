@@ -152,10 +152,13 @@ def check_game_on(position: Position, rules: Rules | None = None) -> None:
     done = result(position, rules)
     if done is None:
         return
-    who = ("drawn" if done.winner is None else
-           "won by the side to move" if done.winner == 0 else "won by the opponent")
-    raise PositionError(f"the game is over ({who}, {done.kind.name.lower()}, {done.points} "
-                        f"point(s)): a finished position has no plays")
+    if done.winner is None:
+        how = kind_words(position.variant, done.kind)         # "a draw"
+    else:
+        who = "the side to move" if done.winner == 0 else "the opponent"
+        how = (f"won by {who} with {kind_words(position.variant, done.kind)}, "
+               f"{done.points} point{'' if done.points == 1 else 's'}")
+    raise PositionError(f"the game is over ({how}): a finished position has no plays")
 
 
 @njit(cache=True, _nrt=False)
