@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+from itertools import permutations
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ import pytest
 
 from engine.cli.ubgi import Session, move_payload, serve
 from engine.movegen.generate import successors
-from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_id
+from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_from_gnubg, position_id
 from engine.notation.movetext import parse_move
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
@@ -69,8 +70,10 @@ def test_handshake_announces_the_keys():
             m = KEY.fullmatch(line)
             assert m, line
             keys[m.group(1)] = m
-    assert {"game.variant", "engine.ply", "engine.threads", "engine.seed",
+    assert {"game.variant", "game.evalmode", "engine.ply", "engine.threads", "engine.seed",
             "engine.deterministic"} <= set(keys)
+    assert keys["game.evalmode"].group(3).strip().split("|") == ["auto", "cubeless",
+                                                                   "cubeful"]
     assert keys["engine.ply"].group(3) == " 1..4"
     assert keys["game.variant"].group(3).strip().split("|") == list(VARIANTS)
     assert keys["engine.threads"].group(5) == " !"        # minor: no effect on play
@@ -80,7 +83,8 @@ def test_handshake_announces_the_keys():
 
 def test_get_and_set_every_key():
     s = Session()
-    for key, value in [("game.variant", "plakoto"), ("engine.ply", "2"),
+    for key, value in [("game.variant", "plakoto"), ("game.evalmode", "cubeless"),
+                       ("engine.ply", "2"),
                        ("engine.threads", "1"), ("engine.seed", "42"),
                        ("engine.deterministic", "true"), ("engine.info", "false")]:
         silent(s, f"set {key} {value}")
@@ -265,6 +269,42 @@ def test_the_play_is_chosen_by_cubeful_equity():
         out = s.handle("go chequer")
         assert out[-1] == "bestmove " + move_payload(start, best.position, (4, 3)), jacoby
         assert " mwc " not in out[-2]
+
+
+def test_evalmode_cubeless_for_a_dueller_cubeful_once_a_cube_is_in_play():
+    """A dueller that sends positions and dice alone scores cubeless games, where a
+    gammon counts: ``game.evalmode auto`` (the default) ranks by cubeless money equity
+    there (13/10 13/9 for the opening 4-3), and by the session's cubeful equity (the
+    Jacoby rule: 24/20 13/10) once the controller shows a cube in play; ``cubeless`` and
+    ``cubeful`` hold whatever is sent, and v0.1's ``EvalMode`` sets the same key."""
+    from engine.search.nply import Search
+    plays = Search.load("backgammon").analyse(Position.start(), (4, 3), 0).candidates
+    start = Position.start()
+    cubeless = "bestmove " + move_payload(start, plays[0].position, (4, 3))
+    cubeful = "bestmove " + move_payload(
+        start, next(c for c in plays if c.move == "24/20 13/10").position, (4, 3))
+    assert cubeless != cubeful
+    here = "position gnubgid 4HPwATDgc/ABMA", "dice 4 3"
+    for before, want in [((), cubeless),
+                         (("setcube value 1 owner center",), cubeful),
+                         (("newsession type money",), cubeful),
+                         (("setscore 0 0",), cubeful),
+                         (("set game.evalmode cubeful",), cubeful),
+                         (("newsession type money", "set game.evalmode cubeless"), cubeless),
+                         (("setoption name EvalMode value cubeful",), cubeful)]:
+        s = session()
+        silent(s, *before, *here)
+        assert s.handle("go chequer")[-1] == want, before
+    s = session()
+    silent(s, *here)
+    assert s.handle("get game.evalmode") == ["value game.evalmode auto"]
+    s.handle("go cube")                             # a cube question: a cube in play
+    assert s.handle("go chequer")[-1] == cubeful
+    silent(s, "newgame", *here)                     # the session remembers it
+    assert s.handle("go chequer")[-1] == cubeful
+    silent(s, "position gnubgid 4HPwATDgc/ABMA:cAkAAAAAAAAA", "dice 4 3")
+    assert s.handle("go chequer")[-1] == cubeful     # a Match ID: a cube in play
+    assert s.handle("set game.evalmode both")[0].startswith("error bad_value ")
 
 
 def test_a_beavered_double_s_eval_is_twice_the_take():
@@ -679,6 +719,43 @@ def test_money_session_may_say_length_zero():
     silent(s, "newsession type money length 0", "newsession type money length 0 jacoby off")
     out = s.handle("newsession type money length 3")
     assert len(out) == 1 and out[0].startswith("error bad_value"), out
+
+
+def _fits_the_dice(payload: str, dice: tuple) -> bool:
+    """Whether ``payload``'s steps, in order, each use one die of ``dice`` as bgci's
+    move reader (bkgm's ``apply``) wants: ``bar`` is 25, ``off`` 0; a step ``p/q`` uses
+    a die of exactly ``p - q``, ``p/off`` a die of ``p`` or more."""
+    steps = []
+    for step in payload.split():
+        p, q = step.split("/")
+        steps.append((25 if p == "bar" else int(p), 0 if q == "off" else int(q)))
+    left = [dice[0]] * 4 if dice[0] == dice[1] else list(dice)
+    return any(all(p - d == q if q else p <= d for (p, q), d in zip(steps, order))
+               for order in permutations(left, len(steps)))
+
+
+def test_bgci_check_probes():
+    """What ``bgci check`` (bungogood/bgci, crates/bgci-core/src/checker.rs) sends, and
+    the probes it reads the answers of: the handshake, ``set`` and ``newgame`` each
+    followed by ``isready``, the opening 6-1, an entry from the bar that must be written
+    ``bar``, a bear-off that must be written ``off`` (never the numbers 25 and 0), and a
+    last checker borne off. Default keys, as a controller with no options has them."""
+    s = Session()
+    out = s.handle("ubgi")
+    assert out[-1] == "ubgiok"
+    for line in ("isready", "newgame", "isready", "set game.variant backgammon", "isready"):
+        assert s.handle(line) in ([], ["readyok"]), line
+    probes = [("4HPwATDgc/ABMA", (6, 1), None), ("Np7BQSCYZ/AAWA", (5, 3), "bar"),
+              ("/z0AADDeaxsAAA", (5, 5), "off"), ("t02oASACAAAAAA", (5, 1), None)]
+    for pid, dice, token in probes:
+        silent(s, f"position gnubgid {pid}", f"dice {dice[0]} {dice[1]}")
+        move = answer(s, "go chequer", "bestmove")
+        words = re.split(r"[ /]", move)
+        assert not {"25", "0"} & set(words), move
+        assert token is None or token in words, (pid, move)
+        assert _fits_the_dice(move, dice), (pid, move)
+        pos, _ = position_from_gnubg(pid, "backgammon")
+        parse_move(move, pos, dice, successors(pos, dice))     # a legal play
 
 
 def test_the_process_on_standard_input_and_output():

@@ -129,6 +129,8 @@ def wire(value: Any) -> str:
 
 
 DEFAULT_PLY = 3
+EVAL_MODES = ("auto", "cubeless", "cubeful")
+"""``game.evalmode``'s values (v0.1's recommended ``EvalMode``, with ``auto``)."""
 """``engine.ply`` at start: UBGI 3-ply, the engine's (GNU Backgammon's) 2-ply."""
 
 
@@ -137,6 +139,12 @@ def _keys() -> dict[str, Key]:
         Key("game.variant", "enum", "backgammon", "the game played: backgammon, or one "
             "of the family (docs/ubgi.md says how each game's position is written)",
             choices=VARIANTS),
+        Key("game.evalmode", "enum", "auto", "what go chequer's plays are ranked by: "
+            "cubeful (the session's cube and score), cubeless (cubeless money equity, "
+            "gammons counting, as a dueller scoring cubeless games counts them), auto "
+            "(cubeless until the controller shows a cube in play: newsession, setscore, "
+            "setcube, a Match ID or an XGID, go cube, go take, go turn)",
+            choices=EVAL_MODES),
         Key("engine.ply", "int", DEFAULT_PLY, "root-inclusive decision depth of checker "
             "play and cube decisions (UBGI 1-ply is GNU Backgammon's 0-ply)",
             lo=1, hi=MAX_PLY + 1),
@@ -154,7 +162,8 @@ def _keys() -> dict[str, Key]:
 
 # v0.1's setoption names of the same settings
 _V01_OPTIONS = {"Threads": "engine.threads", "Seed": "engine.seed",
-                "Deterministic": "engine.deterministic", "Variant": "game.variant"}
+                "Deterministic": "engine.deterministic", "Variant": "game.variant",
+                "EvalMode": "game.evalmode"}
 
 
 _MAX_DIGITS = 30
@@ -238,6 +247,8 @@ class Session:
         self.keys = _keys()
         self.values: dict[str, Any] = {k.name: k.default for k in self.keys.values()}
         self.quit = False
+        self.cube_in_play = False
+        """Whether the controller has shown a cube in play (``game.evalmode auto``)."""
         self._new_session(0, True, True, False)
 
     # ------------------------------------------------------------- state
@@ -414,6 +425,7 @@ class Session:
         if beavers and length:
             raise _bad("bad_value", "newsession beavers on: beavers are a money-play option")
         self._new_session(length, jacoby, crawford, beavers)
+        self.cube_in_play = True
         return []
 
     def cmd_setscore(self, rest: str) -> list[str]:
@@ -448,6 +460,7 @@ class Session:
         if crawford and self.cube_owner != "centre":
             raise _bad("bad_state", "the Crawford game with a turned cube")
         self.score, self.crawford = new, crawford
+        self.cube_in_play = True
         return []
 
     def cmd_setcube(self, rest: str) -> list[str]:
@@ -472,6 +485,7 @@ class Session:
         if owner != "centre" and self.crawford:
             raise _bad("bad_state", "setcube: the Crawford game has no cube")
         self.cube_value, self.cube_owner, self.max_cube = value, owner, None
+        self.cube_in_play = True
         return []
 
     def cmd_setturn(self, rest: str) -> list[str]:
@@ -524,10 +538,12 @@ class Session:
             pos, info = position_from_gnubg(arg, self.variant)
             doubled = info is not None and self._match_info(info)
             self._set_position(pos, info.dice if info is not None else None, doubled)
+            self.cube_in_play |= info is not None
         else:
             pos, xinfo = parse_xgid(arg, self.variant)
             doubled = self._xgid_info(xinfo)
             self._set_position(pos, xinfo.dice, doubled)
+            self.cube_in_play = True
         return []
 
     def _set_position(self, pos: Position, dice=None, doubled: bool = False) -> None:
@@ -650,6 +666,8 @@ class Session:
         if result(self.position) is not None:
             raise _bad("bad_state", "the game is over in this position")
         gnu = ply - 1
+        if role in ("cube", "take", "turn"):
+            self.cube_in_play = True
         if role in ("chequer", "checker"):
             if self.doubled:
                 raise _bad("bad_state", "a double is on offer: go cube answers it")
@@ -690,7 +708,7 @@ class Session:
         assert pos is not None
         dice = self._dice_for_go()
         cube = None
-        if self._has_cube():
+        if self._has_cube() and self._cubeful():
             try:
                 cube = self.cube_state()
             except UbgiError:           # a cube the session cannot hold: play cubeless
@@ -708,6 +726,15 @@ class Session:
 
     def _has_cube(self) -> bool:
         return get_rules(self.variant).cube
+
+    def _cubeful(self) -> bool:
+        """Whether plays are ranked by cubeful equity (``game.evalmode``): ``auto`` is
+        cubeful once the controller has shown a cube in play. A dueller that sends
+        positions and dice alone scores cubeless games, where a gammon counts 2: ranked
+        by the default session's cubeful money equity (the Jacoby rule, the cube
+        centred) a gammon would count for nothing."""
+        mode = self.values["game.evalmode"]
+        return mode == "cubeful" or (mode == "auto" and self.cube_in_play)
 
     def _cube(self, gnu: int, ply: int, start: float) -> tuple[bool, list[str]]:
         """Whether the side on roll doubles, and the info and eval lines."""
