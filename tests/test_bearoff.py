@@ -215,13 +215,20 @@ def test_cache_file_round_trip(tmp_path, db):
     bad = np.array(db.two)
     bad[5, 7] = 1.5
     np.savez(tmp_path / "two.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
-             off=db.off, first=db.first, two=bad)
+             off=db.off, first=db.first, two=bad, cubeful=db.cubeful)
     with pytest.raises(B.BearoffError, match="two-sided table holds values outside"):
         B.read(tmp_path / "two.npz")
+    bad = np.array(db.cubeful)
+    bad[1, 5, 7] = np.nan
+    np.savez(tmp_path / "cube.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
+             off=db.off, first=db.first, two=db.two, cubeful=bad)
+    with pytest.raises(B.BearoffError, match="cubeful table holds equities outside"):
+        B.read(tmp_path / "cube.npz")
     np.savez(tmp_path / "none.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
-             off=db.off, first=db.first)
+             off=db.off, first=db.first, two=db.two)
     with pytest.raises(B.BearoffError, match="not a bear-off file"):
         B.read(tmp_path / "none.npz")
+    assert np.array_equal(again.cubeful, db.cubeful)
     # the plain tables' file asked for as gul bara's is kept, not built over
     with pytest.raises(B.BearoffError, match="refusing to overwrite"):
         B.load(path, cascade=True)
@@ -259,6 +266,56 @@ def test_two_sided_table_matches_a_reference_on_the_real_move_generator(db):
         me, them = (tuple(int(x) for x in np.bincount(rng.integers(0, 6, 3), minlength=6))
                     for _ in range(2))
         assert db.win_chance(me, them) == pytest.approx(_reference_win(me, them), abs=1e-12)
+
+
+@lru_cache(maxsize=None)
+def _reference_no_double(me, them, owner):
+    """The side to move's money equity (cube units) if he does not double now, with the
+    cube ``owner`` ("C" centred, "M" his, "O" the opponent's), both sides playing and
+    doubling for the most from then on, by brute force over the real move generator."""
+    pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
+    theirs = {"C": "C", "M": "O", "O": "M"}[owner]
+    total = 0.0
+    for dice, p in ALL_21:
+        best = -9.0
+        for s in successors(pos, tuple(dice)):
+            mine = tuple(s.them[:6])
+            if sum(mine) == 0:
+                best = max(best, 1.0)
+                continue
+            nd = _reference_no_double(them, mine, theirs)
+            if theirs != "O":           # he may double: take at twice, or pass
+                nd = max(nd, min(2.0 * _reference_no_double(them, mine, "O"), 1.0))
+            best = max(best, -nd)
+        total += p * best
+    return total
+
+
+def test_two_sided_money_cube_matches_a_reference_on_the_real_move_generator(db):
+    small = [b for b in product(range(3), repeat=6) if 0 < sum(b) <= 2]
+    for me in small:
+        for them in small:
+            pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
+            for owner, key in (("C", "centre"), ("M", "me"), ("O", "them")):
+                nd, dt = db.money_cube(pos, key)
+                assert nd == pytest.approx(_reference_no_double(me, them, owner), abs=1e-12)
+                if key == "them":
+                    assert dt is None
+                else:
+                    assert dt == pytest.approx(2 * _reference_no_double(me, them, "O"),
+                                               abs=1e-12)
+    # one checker each on the 6 point: I bear off with 27 rolls of 36, he then with 27:
+    # no double 27/36 - 9/36 (he doubles me out after a miss); doubled, his redouble
+    # after my miss leaves me the same, 2 x 1/2: a tie of take and pass
+    pos = Position.from_literal("x 6:1; o 6:1")
+    assert db.money_cube(pos, "centre") == pytest.approx((0.5, 1.0), abs=1e-15)
+    # with my cube he cannot double me out after my miss: he bears off with 27 rolls
+    # of 36, else I do (my checker is on my 1 to 4 point by then)
+    assert db.money_cube(pos, "me")[0] == pytest.approx(27 / 36 - 9 / 36 * (27 / 36 - 9 / 36),
+                                                        abs=1e-15)
+    # not a short bear-off: no exact equities
+    assert db.money_cube(Position.from_literal("x 6:7; o 6:1"), "centre") is None
+    assert db.money_cube(Position.start(), "centre") is None
 
 
 def test_two_sided_table_where_the_opponent_is_off_next_roll(db):

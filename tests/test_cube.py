@@ -340,6 +340,41 @@ def test_protocol_cube(monkeypatch):
     assert _ask({"cmd": "cube"})["error"]["code"] == "missing_field"
 
 
+def test_a_short_bear_off_in_money_play_is_decided_exactly():
+    """Both sides home with six checkers or fewer: the two-sided bear-off table's money
+    equities (engine.eval.bearoff), whatever the probabilities' model says; in a match,
+    the model still."""
+    from engine.cli import _decide
+    from engine.eval import bearoff
+    from engine.notation.gnubg_id import position_id
+    db = bearoff.load()
+    for literal, action in (("x 6:1; o 6:1", "double_pass"),
+                            ("x 5:1 4:1; o 6:1 1:1", "double_take"),
+                            ("x 6:2; o 2:2", "no_double")):
+        pos = Position.from_literal(literal)
+        nd, dt = db.money_cube(pos, "centre")
+        r = _ask({"cmd": "cube", "position": position_id(pos)})
+        assert r["action"] == action, literal
+        assert r["equities"] == pytest.approx({"no_double": nd, "double_take": dt,
+                                               "double_pass": 1.0}, abs=1e-12)
+        owned = _ask({"cmd": "cube", "position": position_id(pos),
+                      "cube": {"value": 2, "owner": "me"}})
+        assert owned["equities"]["no_double"] == pytest.approx(
+            db.money_cube(pos, "me")[0], abs=1e-12)
+    pos = Position.from_literal("x 5:1 4:1; o 6:1 1:1")
+    search = _decide.search_for("backgammon")
+    money = CubeState()
+    answer = _decide.answer(search, pos, money, 0)
+    assert answer.answer == "take"
+    assert answer.double_take == pytest.approx(db.money_cube(pos, "centre")[1], abs=1e-12)
+    assert _decide.answer(search, Position.from_literal("x 6:1; o 6:1"), money,
+                          0).answer == "pass"
+    match = _ask({"cmd": "cube", "position": position_id(pos),
+                  "match": {"length": 7, "score": [0, 0]}})
+    assert match["equities"]["no_double"] != pytest.approx(
+        db.money_cube(pos, "centre")[0], abs=1e-3)
+
+
 def test_protocol_cube_and_match_objects_refuse_unknown_fields():
     # a misspelt field was ignored: {"Crawford": true} analysed a non-Crawford game
     bad = {"position": "4HPwATDgc/ABMA", "cmd": "cube"}

@@ -20,6 +20,7 @@ from engine.cube.decision import (
     DoubleAnswer,
     analyse_cube,
     answer_double,
+    classify,
     cube_efficiency,
     play_value,
     rolls_ahead,
@@ -138,10 +139,39 @@ def cube_advice(search: Search, position: Position, state: CubeState,
                 ply: int) -> CubeDecision:
     """The cube decision of the side on roll (:func:`engine.cube.decision.analyse_cube`)
     with ``ply``-ply probabilities; backgammon only; a match beyond the table's reach
-    as money play (:func:`within_table`)."""
-    return analyse_cube(position, within_table(state),
-                        lambda pos, p: probabilities(search, pos, p), ply,
-                        rows_fn=lambda rows: search.values_of(rows, 0))
+    as money play (:func:`within_table`); a short bear-off in money play exact
+    (:func:`exact_cube`)."""
+    state = within_table(state)
+    return exact_cube(position, state, analyse_cube(
+        position, state, lambda pos, p: probabilities(search, pos, p), ply,
+        rows_fn=lambda rows: search.values_of(rows, 0)))
+
+
+def _money_bearoff(position: Position, state: CubeState) -> tuple | None:
+    """The two-sided bear-off table's exact money ``(no_double, double_take)`` of the
+    side on roll (:meth:`engine.eval.bearoff.BearoffDB.money_cube`), where it values
+    the position: money play with a cube without a maximum, both sides home with six
+    checkers or fewer and a checker off. None elsewhere."""
+    if not state.money or state.max_value is not None or position.variant != "backgammon":
+        return None
+    from engine.eval import bearoff
+    return bearoff.load().money_cube(position, state.owner)
+
+
+def exact_cube(position: Position, state: CubeState, decision: CubeDecision) -> CubeDecision:
+    """``decision`` with the exact equities and action of a short bear-off in money
+    play (:func:`_money_bearoff`), as GNU Backgammon decides them from its two-sided
+    database: each side plays and doubles for the most equity from here on, so the
+    cube's worth needs no efficiency. Its take point and other fields stay the
+    model's. Elsewhere ``decision`` itself."""
+    exact = _money_bearoff(position, state)
+    if exact is None:
+        return decision
+    nd, dt = exact
+    if dt is None or not state.can_double():
+        return replace(decision, action="no_double", no_double=nd)
+    return replace(decision, action=classify(nd, dt, 1.0, state.beavers), no_double=nd,
+                   double_take=dt, double_pass=1.0)
 
 
 def doubles(decision: CubeDecision) -> bool:
@@ -157,6 +187,12 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
     if position.is_over():
         raise CubeError("the game is over: no double to answer")
     state = within_table(state)
+    exact = _money_bearoff(position, state)
+    if exact is not None and exact[1] is not None and not state.at_max:
+        take = exact[1]
+        answer = ("pass" if take >= 1.0 else
+                  "beaver" if state.beavers and -2.0 <= take <= 0.0 else "take")
+        return DoubleAnswer(answer, take, 1.0)
     return answer_double(probabilities(search, position, ply), state,
                          cube_efficiency(position),
                          after_roll=lambda: rolls_ahead(

@@ -55,6 +55,7 @@ from engine.cli._common import (
     is_whole,
     parse_args,
 )
+from engine.cli._decide import exact_cube
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -268,7 +269,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
                                    or not 0 <= efficiency <= 1):
         raise CubeError(f"efficiency {quote(efficiency)}: expected a number 0..1")
     fn = probability_fn or model_probability_fn()
-    return analyse_cube(pos, state, fn, ply, efficiency).to_json()
+    return exact_cube(pos, state, analyse_cube(pos, state, fn, ply, efficiency)).to_json()
 
 
 def cmd_met(req: dict) -> dict:
@@ -519,6 +520,8 @@ def main(argv=None) -> int:
         else:
             fn = model_probability_fn(args.model)
         decision = analyse_cube(pos, state, fn, ply, args.efficiency)
+        if args.probabilities is None:
+            decision = exact_cube(pos, state, decision)
         race = race_counts(pos) if args.race else None
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)

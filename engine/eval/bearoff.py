@@ -33,7 +33,10 @@ most often, built with the one-sided tables (:func:`_build_two`, about a second)
 cached in the same file. With nine or more checkers off each side no gammon is left,
 so the winning chance is the whole answer. Against the one-sided estimate it moves the
 winning chance by 0.001 on average, 0.009 at most, over 300 random pairs of such boards
-(2026-12-07, this machine).
+(2026-12-07, this machine). Beside it, the same pairs' cubeful money equities with the
+cube centred, the mover's or the opponent's, each side playing and doubling for the
+most from there (:meth:`BearoffDB.money_cube`), which the cube decisions of money play
+use (:func:`engine.cli._decide.exact_cube`).
 
 Gul bara has tables of its own (``cascade``): from a player's 4th turn a double
 ``d``-``d`` there is a cascade, four ``d``, four ``d + 1``, ..., four 6, and in a home
@@ -409,13 +412,20 @@ def _build(boards, order, rolls, off, first, cascade):
 
 
 @njit(cache=True)
-def _build_two(boards, small, rolls, two):
+def _build_two(boards, small, rolls, two, cube):
     """Fill ``two[i, j]``, the chance that the side to move with the small board ``i``
     (:data:`SMALL_CHECKERS` or fewer checkers; ``small`` lists their ranks, in
     increasing pips) wins against the small board ``j``, each side playing every roll
     to win most often. The roll's best end ``e`` is worth 1 when it is empty, else
     ``1 - two[j, e]``: the pair ``(j, e)`` has fewer pips than ``(i, j)`` (every roll
-    takes pips off), so pairs taken in increasing total pips find it known."""
+    takes pips off), so pairs taken in increasing total pips find it known.
+
+    And ``cube[k, i, j]``, the cubeful money equity of the side to move if he does not
+    double now (in cube units; each side playing every roll and taking every cube
+    action for the most equity, no gammons being left, no beavers, the cube without a
+    limit) with the cube centred (``k = 0``), his (1) or the opponent's (2). Doubled
+    and taken, the cube is the opponent's at twice the value: double/take is
+    ``2 * cube[2, i, j]``, double/pass 1."""
     ns = small.shape[0]
     index = np.full(boards.shape[0], -1, np.int64)
     pips = np.zeros(ns, np.int64)
@@ -461,15 +471,40 @@ def _build_two(boards, small, rolls, two):
                 continue
             for j in range(lo[pj], lo[pj + 1]):
                 v = 0.0
+                nd_c = 0.0
+                nd_m = 0.0
+                nd_o = 0.0
                 for r in range(nr):
                     best = 0.0
+                    best_c = -1e9
+                    best_m = -1e9
+                    best_o = -1e9
                     for u in range(count[i, r]):
                         e = ends[i, r, u]
-                        w = 1.0 if pips[e] == 0 else 1.0 - two[j, e]
-                        if w > best:
-                            best = w
-                    v += rolls[r, 2] / 36.0 * best
+                        if pips[e] == 0:
+                            w = 1.0
+                            c_c = c_m = c_o = 1.0        # the game won, a cube's worth
+                        else:
+                            w = 1.0 - two[j, e]
+                            # the opponent on roll: the centred cube, ours (his view:
+                            # the other's) or his own, each with his best action
+                            take = min(2.0 * cube[2, j, e], 1.0)
+                            c_c = -max(cube[0, j, e], take)
+                            c_m = -cube[2, j, e]
+                            c_o = -max(cube[1, j, e], take)
+                        best = max(best, w)
+                        best_c = max(best_c, c_c)
+                        best_m = max(best_m, c_m)
+                        best_o = max(best_o, c_o)
+                    share = rolls[r, 2] / 36.0
+                    v += share * best
+                    nd_c += share * best_c
+                    nd_m += share * best_m
+                    nd_o += share * best_o
                 two[i, j] = min(v, 1.0)            # a sum of 21 shares may pass 1 by an ulp
+                cube[0, i, j] = nd_c
+                cube[1, i, j] = nd_m
+                cube[2, i, j] = nd_o
 
 
 # --------------------------------------------------------------------- the tables
@@ -492,18 +527,26 @@ class BearoffDB:
     small: np.ndarray
     """``int64[54264]``: each board's row in ``two`` (its small index), -1 for a board
     of more than :data:`SMALL_CHECKERS` checkers."""
+    cubeful: np.ndarray
+    """``float64[3, 924, 924]``: the two-sided money equities of not doubling, the cube
+    centred, the mover's or the opponent's (:func:`_build_two`); ``float64[3, 1, 1]``
+    (none) in the cascade tables."""
     cascade: bool = False
     """Whether a double is gul bara's cascade in these tables (:func:`build`)."""
 
     @classmethod
     def from_tables(cls, off: np.ndarray, first: np.ndarray, cascade: bool = False,
-                    two: np.ndarray | None = None) -> "BearoffDB":
+                    two: np.ndarray | None = None,
+                    cubeful: np.ndarray | None = None) -> "BearoffDB":
         off = np.ascontiguousarray(off, dtype=np.float64)
         first = np.ascontiguousarray(first, dtype=np.float64)
         two = _NO_TWO if two is None else np.ascontiguousarray(two, dtype=np.float64)
+        cubeful = (np.zeros((3, 1, 1)) if cubeful is None
+                   else np.ascontiguousarray(cubeful, dtype=np.float64))
         small = np.full(N_POSITIONS, -1, np.int64)
         small[small_ranks()] = np.arange(N_SMALL)
-        return cls(off, first, _tails(off), _tails(first), two, small, bool(cascade))
+        return cls(off, first, _tails(off), _tails(first), two, small, cubeful,
+                   bool(cascade))
 
     def arrays(self) -> tuple:
         """``(off, off_tail, first_tail)`` for the kernels."""
@@ -512,6 +555,39 @@ class BearoffDB:
     def two_arrays(self) -> tuple:
         """``(two, small)`` for the kernels (:func:`race_probs`)."""
         return self.two, self.small
+
+    def pair(self, position: Position) -> tuple[int, int] | None:
+        """The two-sided table's rows ``(i, j)`` of ``position``'s side to move and
+        opponent, or None where the table does not value it: not a home race of a game
+        these tables serve (:func:`applies`), more than :data:`SMALL_CHECKERS` checkers
+        on either side, or no two-sided table (the cascade ones)."""
+        _check_position(position)
+        if self.two.shape[0] != N_SMALL or not applies(position):
+            return None
+        if uses_cascade(get_rules(position.variant)) != self.cascade:
+            return None
+        if position.off[0] == 0 or position.off[1] == 0:
+            return None
+        i, j = (int(self.small[self.index(list(side[:POINTS]))])
+                for side in (position.me, position.them))
+        return (i, j) if i > 0 and j > 0 else None
+
+    def money_cube(self, position: Position, owner: str) -> tuple[float, float] | None:
+        """Exact money equities ``(no_double, double_take)`` of ``position``'s side to
+        move, in cube units, with the cube ``owner`` ("centre", "me" or "them"; no
+        double_take, None, when "them"), each side playing and doubling for the most
+        equity from here on (:func:`_build_two`); None where the two-sided table does
+        not value the position (:meth:`pair`). Double/pass is 1."""
+        ij = self.pair(position)
+        if ij is None:
+            return None
+        if owner not in ("centre", "me", "them"):
+            raise BearoffError(f"owner = {quote(owner)}: expected 'centre', 'me' or "
+                               f"'them'")
+        i, j = ij
+        nd = float(self.cubeful[{"centre": 0, "me": 1, "them": 2}[owner], i, j])
+        dt = None if owner == "them" else 2.0 * float(self.cubeful[2, i, j])
+        return nd, dt
 
     def win_chance(self, board, against) -> float:
         """The two-sided table's chance that the side to move, with the home board
@@ -595,11 +671,12 @@ def build(cascade: bool = False) -> BearoffDB:
     off = np.zeros((N_POSITIONS, MAX_ROLLS))
     first = np.zeros((N_POSITIONS, MAX_ROLLS))
     _build(boards, order, _ROLLS, off, first, bool(cascade))
-    two = None
+    two = cube = None
     if not cascade:
         two = np.zeros((N_SMALL, N_SMALL))
-        _build_two(boards, small_ranks(), _ROLLS, two)
-    return BearoffDB.from_tables(off, first, cascade, two)
+        cube = np.zeros((3, N_SMALL, N_SMALL))
+        _build_two(boards, small_ranks(), _ROLLS, two, cube)
+    return BearoffDB.from_tables(off, first, cascade, two, cube)
 
 
 def _format(cascade: bool) -> str:
@@ -628,7 +705,7 @@ def save(db: BearoffDB, path: str | os.PathLike) -> Path:
 
     from engine.eval.network import atomic_write_bytes
     buf = io.BytesIO()
-    two = {} if db.cascade else {"two": db.two}
+    two = {} if db.cascade else {"two": db.two, "cubeful": db.cubeful}
     np.savez_compressed(buf, format=np.array(_format(db.cascade)), version=np.array(VERSION),
                         off=db.off, first=db.first, **two)
     atomic_write_bytes(path, buf.getvalue())
@@ -639,14 +716,14 @@ def read(path: str | os.PathLike, cascade: bool = False) -> BearoffDB:
     """Read a cache file written by :func:`save` (of gul bara's tables with
     ``cascade``); anything wrong with it (another format or version, tables of the
     wrong shape or type, values that are not distributions: non-finite, outside 0..1,
-    rows not summing to 1; a two-sided table missing from plain tables, or there in
-    cascade ones) raises :class:`BearoffError`."""
+    rows not summing to 1; a two-sided table, or its cubeful one, missing from plain
+    tables, or there in cascade ones) raises :class:`BearoffError`."""
     from engine.eval.network import NetworkFileError, read_npz
     try:
-        z = read_npz(path, ("format", "version", "off", "first", "two"))
+        z = read_npz(path, ("format", "version", "off", "first", "two", "cubeful"))
     except NetworkFileError as exc:
         raise BearoffError(f"not a readable bear-off file: {exc}") from None
-    if (len(z) != 5 - cascade or "off" not in z or "first" not in z or "format" not in z
+    if (len(z) != 6 - 2 * cascade or "off" not in z or "first" not in z or "format" not in z
             or "version" not in z or z["format"].shape != () or z["version"].shape != ()):
         raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
     fmt, version = z["format"], z["version"]
@@ -676,7 +753,18 @@ def read(path: str | os.PathLike, cascade: bool = False) -> BearoffDB:
         if not (np.isfinite(two).all() and (two >= 0).all() and (two <= 1).all()):
             raise BearoffError(f"{path}: two-sided table holds values outside 0..1: "
                                f"damaged")
-    return BearoffDB.from_tables(off, first, cascade, two)
+    cubeful = z.get("cubeful")
+    if cubeful is not None:
+        if cubeful.shape != (3, N_SMALL, N_SMALL) or cubeful.dtype.kind != "f":
+            raise BearoffError(f"{path}: cubeful table of shape {cubeful.shape}, "
+                               f"{cubeful.dtype}; expected float64{(3, N_SMALL, N_SMALL)}")
+        if not (np.isfinite(cubeful).all() and (np.abs(cubeful) <= 1 + 1e-9).all()):
+            raise BearoffError(f"{path}: cubeful table holds equities outside -1..1: "
+                               f"damaged")
+    if (two is None) != (cubeful is None):
+        raise BearoffError(f"{path}: a two-sided table without its cubeful one, or "
+                           f"the other way round: damaged")
+    return BearoffDB.from_tables(off, first, cascade, two, cubeful)
 
 
 def _is_cache(path: Path, cascade: bool = False) -> bool:
