@@ -136,6 +136,35 @@ def test_a_beavered_double_is_answered_by_the_doubler():
     assert answer(ahead, FAST) == "take"
 
 
+# what gnubg 1.07.001 sent after its player doubled (O, 60 pips to 30) and the engine
+# beavered, then after it raccooned: the same board at four times the cube, which reads
+# as a beaver of the doubler's but asks the beaverer (play.c: fTurn != fMove)
+DOUBLED = ("board:me:nardy:0:0:0:0:0:0:0:3:3:3:3:3:0:0:0:0:0:0:0:0:0:0:0:0:0:-5:-5:-5:0:1:"
+           "0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1")
+RACCOONED = DOUBLED.replace(":0:0:0:0:1:1:1:1:1:-1:", ":0:0:0:0:4:0:1:1:1:-1:")
+
+
+def test_a_raccoon_is_answered_by_the_beaverer():
+    assert answer(DOUBLED, FAST) == "beaver"
+    assert parse_fibs_board(RACCOONED).view("gnubg").decision == "beaver"
+    assert answer(RACCOONED, FAST) == "drop"        # alone: the doubler's answer
+    assert answer(RACCOONED, FAST, (DOUBLED, "beaver")) == "take"
+    assert answer(RACCOONED, FAST, (DOUBLED, "take")) == "drop"
+    assert answer(RACCOONED, FAST, (DOUBLED.replace(":3:3:3:3:3:0:", ":3:3:3:3:2:1:", 1),
+                                    "beaver")) == "drop"   # another position
+    with tempfile.TemporaryDirectory() as tmp:   # over a connection, as gnubg asks
+        servers = make_servers(FAST, port=0, log=os.path.join(tmp, "log.jsonl"))
+        threading.Thread(target=servers[0].serve_forever, daemon=True).start()
+        try:
+            with socket.create_connection(servers[0].server_address) as sock:
+                assert _session(sock, [DOUBLED, RACCOONED]) == ["beaver", "take"]
+            with socket.create_connection(servers[0].server_address) as sock:
+                assert _session(sock, [RACCOONED]) == ["drop"]
+        finally:
+            servers[0].shutdown()
+            servers[0].server_close()
+
+
 def test_jacoby_and_crawford_options_reach_the_cube_state():
     view = parse_fibs_board(board()).view("gnubg")
     assert cube_state(view, FAST).jacoby

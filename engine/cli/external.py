@@ -182,8 +182,10 @@ def _cubeful(decision) -> tuple[float, str]:
     return decision.no_double, "no_double"
 
 
-def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
-    """The reply to a board (without its newline)."""
+def decide(view: FibsView, settings: Settings, resignation: int = 0,
+           raccoon: bool = False) -> str:
+    """The reply to a board (without its newline). ``raccoon``: the board (a beavered
+    double, :func:`raccooned`) asks the beaverer, not the doubler."""
     search = _decide.search_for(view.position.variant, settings.threads)
     state = cube_state(view, settings)
     if resignation and view.decision in ("take", "beaver"):
@@ -192,6 +194,13 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0) -> str:
     if view.decision == "take":
         return {"take": "take", "pass": "drop", "beaver": "beaver"}[
             _decide.answer(search, view.position, state, settings.cube_ply).answer]
+    if view.decision == "beaver" and raccoon:
+        # the doubler redoubled the beavered cube: the beaverer takes it at twice its
+        # value, its own, or drops it; never beaver again (GNU Backgammon allows as
+        # many as its `set beavers`, which the board does not say)
+        again = replace(state, value=view.cube, owner="me", beavers=False)
+        return "take" if _decide.answer(search, view.position, again,
+                                        settings.cube_ply).answer == "take" else "drop"
     if view.decision == "beaver":
         return _beavered(view, state, settings)
     if resignation:
@@ -242,6 +251,26 @@ def _resignation(view: FibsView, state: CubeState, settings: Settings, points: i
     return "accept" if gain >= 1.0 - decision.mwc[key] - 1e-9 else "reject"
 
 
+def raccooned(view: FibsView, previous: tuple | None, scores: str) -> bool:
+    """Whether ``view``, a beavered double, asks the beaverer about a raccoon: GNU
+    Backgammon writes the board after a raccoon as after a beaver (the doubler on roll,
+    the other side's cube, a double on offer), but asks the side that beavered
+    (``play.c``: ``fTurn != fMove``). It is a raccoon when the connection's previous
+    request, ``previous`` (request, reply), was a double of the same position, answered
+    ``beaver``, at a quarter of this cube (beavered, then raccooned: twice doubled)."""
+    if view.decision != "beaver" or previous is None or previous[1] != "beaver":
+        return False
+    words = previous[0].split()
+    if not words or words[0][:len(PREFIX)].lower() != PREFIX:
+        return False
+    try:
+        before = parse_fibs_board(PREFIX + words[0][len(PREFIX):]).view(scores)
+    except NardyError:
+        return False
+    return (before.decision == "take" and before.position == view.position
+            and view.cube == 4 * before.cube)
+
+
 def evaluate(view: FibsView, settings: Settings, opts: _Options) -> str:
     """``evaluation``'s reply: the side on roll's five cubeless probabilities and its
     money equity (cubeful with ``cubeful``, else cubeless) or, in match play, its match
@@ -274,9 +303,11 @@ HELP = ("requests: board:<FIBS board> [jacobyrule|crawfordrule|beavers on|off] "
         "[cubeful|cubeless] | version | help | exit")
 
 
-def answer(line: str, settings: Settings) -> str | None:
+def answer(line: str, settings: Settings, previous: tuple | None = None) -> str | None:
     """The reply to one request line (without its newline; None: close the connection).
-    Never raises: a request that cannot be served is answered ``Error: ...``."""
+    ``previous``: the connection's previous request and reply (for a raccoon,
+    :func:`raccooned`). Never raises: a request that cannot be served is answered
+    ``Error: ...``."""
     text = line.strip(" \t\r\n\x00")
     words = text.split()
     if not words:
@@ -305,7 +336,8 @@ def answer(line: str, settings: Settings) -> str | None:
         if text[:len(PREFIX)].lower() == PREFIX:
             board = parse_fibs_board(PREFIX + words[0][len(PREFIX):])
             s, opts = _options(words[1:], settings, evaluation=False)
-            return decide(board.view(s.scores), s, opts.resignation)
+            view = board.view(s.scores)
+            return decide(view, s, opts.resignation, raccooned(view, previous, s.scores))
         raise RequestError(f"unknown request {quote(clip(words[0], 40))}; {HELP}")
     except NardyError as exc:
         return _error(str(exc))
@@ -360,6 +392,7 @@ class _Handler(socketserver.BaseRequestHandler):
         peer = str(self.client_address or "unix")
         buf = b""
         skipping = False
+        previous = None                     # (request, reply): a raccoon's context
         while True:
             try:
                 data = conn.recv(65536)
@@ -391,7 +424,8 @@ class _Handler(socketserver.BaseRequestHandler):
                     continue                # only the NUL GNU Backgammon sends
                 start = time.perf_counter()
                 with self.server.engine_lock:
-                    reply = answer(line, self.server.settings)
+                    reply = answer(line, self.server.settings, previous)
+                    previous = (line, reply)
                     if self.server.observe is not None:
                         self.server.observe(line, reply)
                 self.server.log.write(peer, line.rstrip("\r"), reply,
