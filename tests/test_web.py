@@ -521,6 +521,45 @@ def test_long_polls_hold_no_thread():
     asyncio.run(run())
 
 
+def test_a_turn_s_steps_are_walked_outside_the_session_s_lock():
+    """A gul bara cascade's first walk can take seconds (a 1-1 cascade of 346,799
+    plays: 9 s), and :meth:`GameSession.state` ran it holding the session's lock,
+    which the server's event loop also takes (``moved_on``, a long poll's check): a
+    second request on the session froze every session's requests until the walk was
+    done. The walk now runs after the lock is let go."""
+    import threading
+    import time
+
+    from engine.search.nply import Search
+    from engine.web.session import GameSession
+    search = Search.load("backgammon")
+    session = GameSession("backgammon", "game", seed=1, search_of=lambda v: search)
+    try:
+        session.wait(None, 60)
+        with session._cond:
+            need = session._need
+        assert need is not None and need.kind == "move"
+        walking, real = threading.Event(), need.walk.walk
+
+        def slow_walk(played=()):
+            walking.set()
+            time.sleep(1.0)
+            return real(played)
+
+        need.walk.walk = slow_walk
+        states: list = []
+        reader = threading.Thread(target=lambda: states.append(session.state()))
+        reader.start()
+        assert walking.wait(10)
+        t = time.perf_counter()
+        assert session.moved_on(None)
+        assert time.perf_counter() - t < 0.5          # not held up by the walk
+        reader.join(10)
+        assert states and states[0]["turn"]["steps"] and states[0]["serial"] == need.serial
+    finally:
+        session.close()
+
+
 def test_the_engine_s_double_keeps_the_board_on_the_person_s_side(client):
     """When the engine doubled, the state showed the engine's side of the board (the
     game loop hands the taker the doubler's position), the pips swapped, and the page's

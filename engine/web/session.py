@@ -489,7 +489,12 @@ class GameSession:
         that may double (``doubler``, ``"you"`` or ``"engine"``): that side's
         ``position``, the cube's ``value`` and ``owner`` (``"me"`` being the doubler),
         the ``match`` length and ``score`` (the doubler's first) and ``crawford``,
-        which is what the protocol's ``cube`` command takes."""
+        which is what the protocol's ``cube`` command takes.
+
+        The turn's legal steps (``turn``) are found after the session's lock is let
+        go: a gul bara cascade's first walk can take seconds, and the server's event
+        loop takes that lock too (:meth:`moved_on`), so that a second request on the
+        session held up every session's requests while it ran."""
         with self._cond:
             need = self._need
             out: dict = {
@@ -510,7 +515,6 @@ class GameSession:
                     assert need.walk is not None
                     out["dice"] = None if need.dice is None else list(need.dice)
                     out["pending"] = need.dice is None
-                    out["turn"] = need.walk.walk().to_json()
                 if need.cube is not None:
                     assert need.doubler is not None
                     out["cube_state"] = {"doubler": "you" if need.kind == "double"
@@ -520,7 +524,10 @@ class GameSession:
                                          "match": need.cube.match_length,
                                          "score": list(need.cube.score),
                                          "crawford": need.cube.crawford}
-            return out
+        if need is not None and need.kind == "move":
+            assert need.walk is not None
+            out["turn"] = need.walk.walk().to_json()       # a need never changes
+        return out
 
 
 def _steps(played: Any, name: str) -> list:
