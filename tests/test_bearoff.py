@@ -226,13 +226,32 @@ def test_cache_file_round_trip(tmp_path, db):
         B.read(tmp_path / "cube.npz")
     np.savez(tmp_path / "none.npz", format=np.array(B.FORMAT), version=np.array(B.VERSION),
              off=db.off, first=db.first, two=db.two)
-    with pytest.raises(B.BearoffError, match="not a bear-off file"):
+    with pytest.raises(B.BearoffError, match=r"arrays \['first', 'format', 'off', "
+                       r"'two', 'version'\]; expected .*'cubeful'.*: damaged"):
         B.read(tmp_path / "none.npz")
     assert np.array_equal(again.cubeful, db.cubeful)
     # the plain tables' file asked for as gul bara's is kept, not built over
     with pytest.raises(B.BearoffError, match="refusing to overwrite"):
         B.load(path, cascade=True)
     assert np.array_equal(B.read(path).two, db.two)
+
+
+def test_an_old_or_other_kind_of_cache_file_is_named_as_such(tmp_path, db):
+    """A version-1 cache (no two-sided table) and the other kind's tables were both
+    "not a bear-off file (arrays [...])": the array count was checked before the tag."""
+    np.savez(tmp_path / "v1.npz", format=np.array(B.FORMAT), version=np.array(1),
+             off=db.off, first=db.first)
+    with pytest.raises(B.BearoffError, match=r"format 'nardy-bearoff-os6' version 1; "
+                                             r"expected 'nardy-bearoff-os6' 2"):
+        B.read(tmp_path / "v1.npz")
+    assert np.array_equal(B.load(tmp_path / "v1.npz").two, db.two)    # rebuilt over it
+    np.savez(tmp_path / "c.npz", format=np.array(B.FORMAT_CASCADE),
+             version=np.array(B.VERSION), off=db.off, first=db.first)
+    with pytest.raises(B.BearoffError, match="format 'nardy-bearoff-os6-cascade'"):
+        B.read(tmp_path / "c.npz")
+    with pytest.raises(B.BearoffError, match="format 'nardy-bearoff-os6' version 2; "
+                                             "expected 'nardy-bearoff-os6-cascade'"):
+        B.read(B.save(db, tmp_path / "plain.npz"), cascade=True)
 
 
 # --------------------------------------------------------------------- two-sided table
@@ -316,6 +335,9 @@ def test_two_sided_money_cube_matches_a_reference_on_the_real_move_generator(db)
     # not a short bear-off: no exact equities
     assert db.money_cube(Position.from_literal("x 6:7; o 6:1"), "centre") is None
     assert db.money_cube(Position.start(), "centre") is None
+    for where in (pos, Position.start()):          # a bad owner, whatever the position
+        with pytest.raises(B.BearoffError, match="owner = 'center'"):
+            db.money_cube(where, "center")
 
 
 def test_two_sided_table_where_the_opponent_is_off_next_roll(db):

@@ -375,6 +375,30 @@ def test_a_short_bear_off_in_money_play_is_decided_exactly():
         db.money_cube(pos, "centre")[0], abs=1e-3)
 
 
+def test_an_xgid_s_usual_max_cube_keeps_a_short_bear_off_exact():
+    """An XGID always carries a max cube (XG writes 10: 1024), and a cube with any
+    maximum was decided by the model: the same race as a GNU Backgammon ID got the
+    exact equities, as an XGID Janowski's (no double 0.50 where it is 0.38). Nine or
+    more doubles left change nothing; a max cube of 8 still does."""
+    from engine.eval import bearoff
+    from engine.notation.xgid import XgidInfo, format_xgid
+    pos = Position.from_literal("x 5:1 4:1; o 6:1 1:1")
+    nd, dt = bearoff.load().money_cube(pos, "centre")
+    for info, exact in ((XgidInfo(), True), (XgidInfo(max_cube=512), True),
+                        (XgidInfo(cube_value=2, cube_owner="me"), True),
+                        (XgidInfo(max_cube=8), False)):
+        r = _ask({"cmd": "cube", "position": format_xgid(pos, info)})
+        got = r["equities"]["no_double"]
+        if info.cube_owner == "me":
+            assert (got == pytest.approx(bearoff.load().money_cube(pos, "me")[0],
+                                         abs=1e-12)), info
+        elif exact:
+            assert r["equities"] == pytest.approx({"no_double": nd, "double_take": dt,
+                                                   "double_pass": 1.0}, abs=1e-12), info
+        else:
+            assert got != pytest.approx(nd, abs=1e-3), info
+
+
 def test_protocol_cube_and_match_objects_refuse_unknown_fields():
     # a misspelt field was ignored: {"Crawford": true} analysed a non-Crawford game
     bad = {"position": "4HPwATDgc/ABMA", "cmd": "cube"}

@@ -147,12 +147,24 @@ def cube_advice(search: Search, position: Position, state: CubeState,
         rows_fn=lambda rows: search.values_of(rows, 0)))
 
 
+EXACT_CUBE_HEADROOM = 512
+"""The least ``max cube / cube value`` with which a short bear-off's money cube is
+decided by the two-sided table, whose cube has no maximum (:func:`_money_bearoff`).
+Nine doubles left change no equity of those races by more than 4e-13 (after a double,
+eight: 2e-9); an XGID's usual max cube, 1024 (XG writes 10), leaves ten at a centred
+cube, where nothing changes (2026-12-07, the table's recursion with the doubles left
+counted; five left still moved equities by 1e-4, two by 0.06)."""
+
+
 def _money_bearoff(position: Position, state: CubeState) -> tuple | None:
     """The two-sided bear-off table's exact money ``(no_double, double_take)`` of the
     side on roll (:meth:`engine.eval.bearoff.BearoffDB.money_cube`), where it values
-    the position: money play with a cube without a maximum, both sides home with six
-    checkers or fewer and a checker off. None elsewhere."""
-    if not state.money or state.max_value is not None or position.variant != "backgammon":
+    the position: money play with a cube without a maximum, or with at least
+    :data:`EXACT_CUBE_HEADROOM` times its value, both sides home with six checkers or
+    fewer and a checker off. None elsewhere."""
+    if (not state.money or position.variant != "backgammon"
+            or (state.max_value is not None
+                and state.max_value < EXACT_CUBE_HEADROOM * state.value)):
         return None
     from engine.eval import bearoff
     return bearoff.load().money_cube(position, state.owner)

@@ -129,9 +129,9 @@ def wire(value: Any) -> str:
 
 
 DEFAULT_PLY = 3
+"""``engine.ply`` at start: UBGI 3-ply, the engine's (GNU Backgammon's) 2-ply."""
 EVAL_MODES = ("auto", "cubeless", "cubeful")
 """``game.evalmode``'s values (v0.1's recommended ``EvalMode``, with ``auto``)."""
-"""``engine.ply`` at start: UBGI 3-ply, the engine's (GNU Backgammon's) 2-ply."""
 
 
 def _keys() -> dict[str, Key]:
@@ -381,7 +381,7 @@ class Session:
 
     def cmd_setoption(self, rest: str) -> list[str]:
         """v0.1's ``setoption name <Name> value <Value>`` (``Threads``, ``Seed``,
-        ``Deterministic``, ``Variant`` or a v0.2 key name)."""
+        ``Deterministic``, ``Variant``, ``EvalMode`` or a v0.2 key name)."""
         words = _words(rest)
         if words[:1] != ["name"] or "value" not in words[2:-1]:
             raise _bad("bad_command", "expected: setoption name <Name> value <Value>")

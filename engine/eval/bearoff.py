@@ -578,12 +578,12 @@ class BearoffDB:
         double_take, None, when "them"), each side playing and doubling for the most
         equity from here on (:func:`_build_two`); None where the two-sided table does
         not value the position (:meth:`pair`). Double/pass is 1."""
+        if owner not in ("centre", "me", "them"):      # whatever the position
+            raise BearoffError(f"owner = {quote(owner)}: expected 'centre', 'me' or "
+                               f"'them'")
         ij = self.pair(position)
         if ij is None:
             return None
-        if owner not in ("centre", "me", "them"):
-            raise BearoffError(f"owner = {quote(owner)}: expected 'centre', 'me' or "
-                               f"'them'")
         i, j = ij
         nd = float(self.cubeful[{"centre": 0, "me": 1, "them": 2}[owner], i, j])
         dt = None if owner == "them" else 2.0 * float(self.cubeful[2, i, j])
@@ -723,15 +723,22 @@ def read(path: str | os.PathLike, cascade: bool = False) -> BearoffDB:
         z = read_npz(path, ("format", "version", "off", "first", "two", "cubeful"))
     except NetworkFileError as exc:
         raise BearoffError(f"not a readable bear-off file: {exc}") from None
-    if (len(z) != 6 - 2 * cascade or "off" not in z or "first" not in z or "format" not in z
-            or "version" not in z or z["format"].shape != () or z["version"].shape != ()):
+    if ("format" not in z or "version" not in z or z["format"].shape != ()
+            or z["version"].shape != ()):
         raise BearoffError(f"{path}: not a bear-off file (arrays {sorted(z)})")
+    # the tag before the arrays: a version-1 file, or the other kind's tables, is named
+    # as such (their arrays differ too: no two-sided table)
     fmt, version = z["format"], z["version"]
     want = _format(cascade)
     if (fmt.dtype.kind != "U" or str(fmt) != want or version.dtype.kind not in "iu"
             or int(version) != VERSION):
         raise BearoffError(f"{path}: format {quote(fmt.item())} version "
                            f"{quote(version.item())}; expected {want!r} {VERSION}")
+    want_arrays = {"format", "version", "off", "first"} | (set() if cascade
+                                                         else {"two", "cubeful"})
+    if set(z) != want_arrays:
+        raise BearoffError(f"{path}: arrays {sorted(z)}; expected {sorted(want_arrays)}: "
+                           f"damaged")
     off, first = z["off"], z["first"]
     if off.shape != (N_POSITIONS, MAX_ROLLS) or first.shape != off.shape:
         raise BearoffError(f"{path}: tables of shape {off.shape}, {first.shape}; expected "
@@ -761,9 +768,6 @@ def read(path: str | os.PathLike, cascade: bool = False) -> BearoffDB:
         if not (np.isfinite(cubeful).all() and (np.abs(cubeful) <= 1 + 1e-9).all()):
             raise BearoffError(f"{path}: cubeful table holds equities outside -1..1: "
                                f"damaged")
-    if (two is None) != (cubeful is None):
-        raise BearoffError(f"{path}: a two-sided table without its cubeful one, or "
-                           f"the other way round: damaged")
     return BearoffDB.from_tables(off, first, cascade, two, cubeful)
 
 
