@@ -369,6 +369,11 @@ def test_a_short_bear_off_in_money_play_is_decided_exactly():
     assert answer.double_take == pytest.approx(db.money_cube(pos, "centre")[1], abs=1e-12)
     assert _decide.answer(search, Position.from_literal("x 6:1; o 6:1"), money,
                           0).answer == "pass"
+    # the game loop's cube policy (the web board's and the terminal game's engine)
+    from engine.play.match import DecisionCubePolicy
+    policy = DecisionCubePolicy(_fixed(probs(0.5)))
+    assert policy.decide(Position.from_literal("x 6:1; o 6:1"), money).action == "double_pass"
+    assert policy.double(pos, money) and policy.take(pos, money)
     match = _ask({"cmd": "cube", "position": position_id(pos),
                   "match": {"length": 7, "score": [0, 0]}})
     assert match["equities"]["no_double"] != pytest.approx(

@@ -20,13 +20,13 @@ from engine.cube.decision import (
     DoubleAnswer,
     analyse_cube,
     answer_double,
-    classify,
     cube_efficiency,
     play_value,
     rolls_ahead,
 )
 from engine.cube.met import MatchError, default_table
 from engine.rules.position import Position
+from engine.search.bearoff_cube import exact_answer, exact_cube
 from engine.search.nply import Analysis, Search
 
 DOUBLES = ("double_take", "double_pass", "double_beaver")
@@ -140,50 +140,11 @@ def cube_advice(search: Search, position: Position, state: CubeState,
     """The cube decision of the side on roll (:func:`engine.cube.decision.analyse_cube`)
     with ``ply``-ply probabilities; backgammon only; a match beyond the table's reach
     as money play (:func:`within_table`); a short bear-off in money play exact
-    (:func:`exact_cube`)."""
+    (:func:`engine.search.bearoff_cube.exact_cube`)."""
     state = within_table(state)
     return exact_cube(position, state, analyse_cube(
         position, state, lambda pos, p: probabilities(search, pos, p), ply,
         rows_fn=lambda rows: search.values_of(rows, 0)))
-
-
-EXACT_CUBE_HEADROOM = 512
-"""The least ``max cube / cube value`` with which a short bear-off's money cube is
-decided by the two-sided table, whose cube has no maximum (:func:`_money_bearoff`).
-Nine doubles left change no equity of those races by more than 4e-13 (after a double,
-eight: 2e-9); an XGID's usual max cube, 1024 (XG writes 10), leaves ten at a centred
-cube, where nothing changes (2026-12-07, the table's recursion with the doubles left
-counted; five left still moved equities by 1e-4, two by 0.06)."""
-
-
-def _money_bearoff(position: Position, state: CubeState) -> tuple | None:
-    """The two-sided bear-off table's exact money ``(no_double, double_take)`` of the
-    side on roll (:meth:`engine.eval.bearoff.BearoffDB.money_cube`), where it values
-    the position: money play with a cube without a maximum, or with at least
-    :data:`EXACT_CUBE_HEADROOM` times its value, both sides home with six checkers or
-    fewer and a checker off. None elsewhere."""
-    if (not state.money or position.variant != "backgammon"
-            or (state.max_value is not None
-                and state.max_value < EXACT_CUBE_HEADROOM * state.value)):
-        return None
-    from engine.eval import bearoff
-    return bearoff.load().money_cube(position, state.owner)
-
-
-def exact_cube(position: Position, state: CubeState, decision: CubeDecision) -> CubeDecision:
-    """``decision`` with the exact equities and action of a short bear-off in money
-    play (:func:`_money_bearoff`), as GNU Backgammon decides them from its two-sided
-    database: each side plays and doubles for the most equity from here on, so the
-    cube's worth needs no efficiency. Its take point and other fields stay the
-    model's. Elsewhere ``decision`` itself."""
-    exact = _money_bearoff(position, state)
-    if exact is None:
-        return decision
-    nd, dt = exact
-    if dt is None or not state.can_double():
-        return replace(decision, action="no_double", no_double=nd)
-    return replace(decision, action=classify(nd, dt, 1.0, state.beavers), no_double=nd,
-                   double_take=dt, double_pass=1.0)
 
 
 def doubles(decision: CubeDecision) -> bool:
@@ -199,12 +160,9 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
     if position.is_over():
         raise CubeError("the game is over: no double to answer")
     state = within_table(state)
-    exact = _money_bearoff(position, state)
-    if exact is not None and exact[1] is not None and not state.at_max:
-        take = exact[1]
-        answer = ("pass" if take >= 1.0 else
-                  "beaver" if state.beavers and -2.0 <= take <= 0.0 else "take")
-        return DoubleAnswer(answer, take, 1.0)
+    exact = exact_answer(position, state)
+    if exact is not None:
+        return exact
     return answer_double(probabilities(search, position, ply), state,
                          cube_efficiency(position),
                          after_roll=lambda: rolls_ahead(

@@ -55,7 +55,6 @@ from engine.cli._common import (
     is_whole,
     parse_args,
 )
-from engine.cli._decide import exact_cube
 from engine.cube.computed_met import met_from_gammon_rate
 from engine.cube.decision import (
     CubeDecision,
@@ -72,6 +71,7 @@ from engine.notation.parse import double_offered, parse_position
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
 from engine.search import precompile
+from engine.search.bearoff_cube import exact_cube
 from engine.search.nply import MAX_PLY, Search, check_ply
 from engine.search.rollout import TRIALS
 

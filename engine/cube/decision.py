@@ -841,6 +841,18 @@ class DoubleAnswer:
     """Match play: the same as match winning chances of the doubler."""
 
 
+def money_answer(double_take: float, beavers: bool) -> DoubleAnswer:
+    """The answer to a double in money play whose double/take equity, the doubler's
+    at the doubled cube in units of the cube before it, is ``double_take``: a pass
+    where a take costs at least the pass's 1, else a take, or with ``beavers`` a
+    beaver where the take leaves the doubler between -2 and zero (GNU Backgammon's
+    rule, as :func:`classify` has it)."""
+    if double_take >= 1.0:
+        return DoubleAnswer("pass", double_take, 1.0)
+    beaver = beavers and -2.0 <= double_take <= 0.0
+    return DoubleAnswer("beaver" if beaver else "take", double_take, 1.0)
+
+
 def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
                   table: MatchEquityTable | None = None,
                   after_roll: Any = None) -> DoubleAnswer:
@@ -867,12 +879,7 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
         efficiency = 0.0
     if state.money:
         take = 2.0 * money_cubeful_equity(p, "them", efficiency, False)
-        if take >= 1.0:
-            answer = "pass"
-        else:
-            answer = ("beaver" if state.beavers and not top and -2.0 <= take <= 0.0
-                      else "take")
-        return DoubleAnswer(answer, take, 1.0)
+        return money_answer(take, state.beavers and not top)
     if state.crawford:
         raise CubeError("a double in the Crawford game: the Crawford game has no cube")
     table = table or default_table()

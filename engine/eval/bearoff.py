@@ -36,7 +36,7 @@ winning chance by 0.001 on average, 0.009 at most, over 300 random pairs of such
 (2026-12-07, this machine). Beside it, the same pairs' cubeful money equities with the
 cube centred, the mover's or the opponent's, each side playing and doubling for the
 most from there (:meth:`BearoffDB.money_cube`), which the cube decisions of money play
-use (:func:`engine.cli._decide.exact_cube`).
+use (:mod:`engine.search.bearoff_cube`).
 
 Gul bara has tables of its own (``cascade``): from a player's 4th turn a double
 ``d``-``d`` there is a cascade, four ``d``, four ``d + 1``, ..., four 6, and in a home
@@ -119,10 +119,7 @@ def small_ranks() -> np.ndarray:
 
     found = []
     for counts in boards(POINTS, SMALL_CHECKERS):
-        r, m = 0, CHECKERS
-        for k in range(POINTS, 0, -1):
-            r += int(_PRE[k, m, counts[k - 1]])
-            m -= counts[k - 1]
+        r = int(rank(np.array((0, *counts), np.int64)))
         found.append((sum((p + 1) * c for p, c in enumerate(counts)), r))
     ranks = np.array([r for _, r in sorted(found)], np.int64)
     ranks.flags.writeable = False

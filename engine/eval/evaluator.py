@@ -219,7 +219,7 @@ def static_probs(states, n, net, ctx, probs):
 
 # --------------------------------------------------------------------- the evaluator
 _NO_TABLE = np.zeros((1, _bo.MAX_ROLLS + 1))
-_NO_TWO = np.zeros((1, 1))
+_NO_TWO = _bo._NO_TWO
 _NO_SMALL = np.full(1, -1, np.int64)
 
 

@@ -50,6 +50,7 @@ from engine.play.players import Player, check_players, check_rng
 from engine.rules.dice import Dice
 from engine.rules.position import Position
 from engine.rules.variants import Rules, rules_for
+from engine.search.bearoff_cube import exact_cube
 
 TAVLI_GAMES = ("portes", "plakoto", "fevga")
 """The tavli rotation, in order."""
@@ -155,10 +156,13 @@ class DecisionCubePolicy:
     def decide(self, position: Position, state: CubeState):
         """The decision, with the opponent's free double in match play valued after
         our roll (:func:`engine.cube.decision.rolls_ahead`, at 0-ply), as
-        :func:`engine.cube.decision.analyse_cube` values it."""
+        :func:`engine.cube.decision.analyse_cube` values it; a short bear-off in money
+        play exact (:func:`engine.search.bearoff_cube.exact_cube`)."""
         x = cube_efficiency(position) if self.efficiency is None else self.efficiency
-        return cube_decision(self.probability_fn(position, self.ply), state, x, self.table,
-                             after_roll=lambda: rolls_ahead(position, self.probability_fn))
+        decision = cube_decision(self.probability_fn(position, self.ply), state, x,
+                                 self.table,
+                                 after_roll=lambda: rolls_ahead(position, self.probability_fn))
+        return exact_cube(position, state, decision)
 
     def double(self, position, state) -> bool:
         return self.decide(position, state).doubles

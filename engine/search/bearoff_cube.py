@@ -1,0 +1,71 @@
+"""Exact money cube decisions in short bear-offs.
+
+Where both sides are home with six checkers or fewer and a checker off, the two-sided
+bear-off table holds each side's cubeful money equity, both playing and doubling for
+the most from there (:meth:`engine.eval.bearoff.BearoffDB.money_cube`), as GNU
+Backgammon's two-sided database does: the cube's worth needs no efficiency model. This
+module puts those equities in the cube's terms (:mod:`engine.cube.decision`) for every
+caller that decides a cube with a position in hand: the command lines and protocols
+(:mod:`engine.cli._decide`) and the game loop's cube policies
+(:class:`engine.play.match.DecisionCubePolicy`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine.cube.decision import (
+    CubeDecision,
+    CubeState,
+    DoubleAnswer,
+    classify,
+    money_answer,
+)
+from engine.rules.position import Position
+
+EXACT_CUBE_HEADROOM = 512
+"""The least ``max cube / cube value`` with which a short bear-off's money cube is
+decided by the two-sided table, whose cube has no maximum (:func:`money_bearoff`).
+Nine doubles left change no equity of those races by more than 4e-13 (after a double,
+eight: 2e-9); an XGID's usual max cube, 1024 (XG writes 10), leaves ten at a centred
+cube, where nothing changes (2026-12-07, the table's recursion with the doubles left
+counted; five left still moved equities by 1e-4, two by 0.06)."""
+
+
+def money_bearoff(position: Position, state: CubeState) -> tuple | None:
+    """The two-sided bear-off table's exact money ``(no_double, double_take)`` of the
+    side on roll (:meth:`engine.eval.bearoff.BearoffDB.money_cube`; ``double_take``
+    None with the opponent's cube), where it values the position: backgammon in money
+    play with a cube without a maximum, or with at least :data:`EXACT_CUBE_HEADROOM`
+    times its value, both sides home with six checkers or fewer and a checker off.
+    None elsewhere."""
+    if (not state.money or position.variant != "backgammon"
+            or (state.max_value is not None
+                and state.max_value < EXACT_CUBE_HEADROOM * state.value)):
+        return None
+    from engine.eval import bearoff
+    return bearoff.load().money_cube(position, state.owner)
+
+
+def exact_cube(position: Position, state: CubeState, decision: CubeDecision) -> CubeDecision:
+    """``decision`` with the exact equities and action of a short bear-off in money
+    play (:func:`money_bearoff`). Its take point and other fields stay the model's.
+    Elsewhere ``decision`` itself."""
+    exact = money_bearoff(position, state)
+    if exact is None:
+        return decision
+    nd, dt = exact
+    if dt is None or not state.can_double():
+        return replace(decision, action="no_double", no_double=nd)
+    return replace(decision, action=classify(nd, dt, 1.0, state.beavers), no_double=nd,
+                   double_take=dt, double_pass=1.0)
+
+
+def exact_answer(position: Position, state: CubeState) -> DoubleAnswer | None:
+    """The exact answer to a double by the side on roll of a short bear-off in money
+    play (:func:`money_bearoff`; :func:`engine.cube.decision.money_answer`), or None
+    where the table does not value it."""
+    exact = money_bearoff(position, state)
+    if exact is None or exact[1] is None or state.at_max:
+        return None
+    return money_answer(exact[1], state.beavers)
