@@ -68,7 +68,8 @@ def db():
 def _save_tables(path, version=B.VERSION, off=None, first=None, db=None):
     np.savez_compressed(path, format=np.array(B.FORMAT), version=np.array(version),
                         off=db.off if off is None else off,
-                        first=db.first if first is None else first)
+                        first=db.first if first is None else first,
+                        two=db.two, cubeful=db.cubeful)
     return path
 
 
