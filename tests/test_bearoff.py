@@ -259,19 +259,21 @@ def _literal(board) -> str:
     return " ".join(f"{p + 1}:{c}" for p, c in enumerate(board) if c)
 
 
+def _best_over_rolls(me, them, worth):
+    """The mean over the 21 rolls of the side to move's best ``worth(board after)``
+    (his home board, points 1..6) among the roll's plays, by the real move generator,
+    in the home race ``me`` against ``them``."""
+    pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
+    return sum(p * max(worth(tuple(s.them[:6])) for s in successors(pos, tuple(dice)))
+               for dice, p in ALL_21)
+
+
 @lru_cache(maxsize=None)
 def _reference_win(me, them):
     """The side to move's chance to win the race ``me`` against ``them`` (home boards,
     points 1..6), both playing to win, by brute force over the real move generator."""
-    pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
-    total = 0.0
-    for dice, p in ALL_21:
-        best = 0.0
-        for s in successors(pos, tuple(dice)):
-            mine = tuple(s.them[:6])
-            best = max(best, 1.0 if sum(mine) == 0 else 1.0 - _reference_win(them, mine))
-        total += p * best
-    return total
+    return _best_over_rolls(me, them, lambda mine: 1.0 if sum(mine) == 0
+                            else 1.0 - _reference_win(them, mine))
 
 
 def test_two_sided_table_matches_a_reference_on_the_real_move_generator(db):
@@ -292,22 +294,17 @@ def _reference_no_double(me, them, owner):
     """The side to move's money equity (cube units) if he does not double now, with the
     cube ``owner`` ("C" centred, "M" his, "O" the opponent's), both sides playing and
     doubling for the most from then on, by brute force over the real move generator."""
-    pos = Position.from_literal(f"x {_literal(me)}; o {_literal(them)}")
     theirs = {"C": "C", "M": "O", "O": "M"}[owner]
-    total = 0.0
-    for dice, p in ALL_21:
-        best = -9.0
-        for s in successors(pos, tuple(dice)):
-            mine = tuple(s.them[:6])
-            if sum(mine) == 0:
-                best = max(best, 1.0)
-                continue
-            nd = _reference_no_double(them, mine, theirs)
-            if theirs != "O":           # he may double: take at twice, or pass
-                nd = max(nd, min(2.0 * _reference_no_double(them, mine, "O"), 1.0))
-            best = max(best, -nd)
-        total += p * best
-    return total
+
+    def worth(mine):
+        if sum(mine) == 0:
+            return 1.0
+        nd = _reference_no_double(them, mine, theirs)
+        if theirs != "O":               # he may double: take at twice, or pass
+            nd = max(nd, min(2.0 * _reference_no_double(them, mine, "O"), 1.0))
+        return -nd
+
+    return _best_over_rolls(me, them, worth)
 
 
 def test_two_sided_money_cube_matches_a_reference_on_the_real_move_generator(db):
