@@ -369,6 +369,15 @@ def test_a_short_bear_off_in_money_play_is_decided_exactly():
     assert answer.double_take == pytest.approx(db.money_cube(pos, "centre")[1], abs=1e-12)
     assert _decide.answer(search, Position.from_literal("x 6:1; o 6:1"), money,
                           0).answer == "pass"
+    # plays into a short bear-off ranked by their exact value: minus the opponent's
+    # under his proper cube action
+    ranked = _decide.rank_cubefully(search, Position.from_literal("x 6:2 5:1; o 6:1 1:1"),
+                                    (2, 1), 0, money)
+    for c in ranked.candidates:
+        nd, dt = db.money_cube(c.position, "centre")
+        assert c.cubeful_equity == pytest.approx(-max(nd, min(dt, 1.0)), abs=1e-12)
+    assert [c.cubeful_equity for c in ranked.candidates] == sorted(
+        (c.cubeful_equity for c in ranked.candidates), reverse=True)
     # the game loop's cube policy (the web board's and the terminal game's engine)
     from engine.play.match import DecisionCubePolicy
     policy = DecisionCubePolicy(_fixed(probs(0.5)))

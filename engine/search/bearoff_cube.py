@@ -5,9 +5,9 @@ bear-off table holds each side's cubeful money equity, both playing and doubling
 the most from there (:meth:`engine.eval.bearoff.BearoffDB.money_cube`), as GNU
 Backgammon's two-sided database does: the cube's worth needs no efficiency model. This
 module puts those equities in the cube's terms (:mod:`engine.cube.decision`) for every
-caller that decides a cube with a position in hand: the command lines and protocols
-(:mod:`engine.cli._decide`) and the game loop's cube policies
-(:class:`engine.play.match.DecisionCubePolicy`).
+caller that decides a cube, or ranks plays by cubeful equity, with a position in hand:
+the command lines and protocols (:mod:`engine.cli._decide`) and the game loop's cube
+policies (:class:`engine.play.match.DecisionCubePolicy`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from engine.cube.decision import (
     CubeState,
     DoubleAnswer,
     classify,
+    cubeful_value,
     money_answer,
 )
 from engine.rules.position import Position
@@ -41,10 +42,18 @@ def money_bearoff(position: Position, state: CubeState) -> tuple | None:
     None elsewhere."""
     if (not state.money or position.variant != "backgammon"
             or (state.max_value is not None
-                and state.max_value < EXACT_CUBE_HEADROOM * state.value)):
+                and state.max_value < EXACT_CUBE_HEADROOM * state.value)
+            or not _short_race(position)):
         return None
     from engine.eval import bearoff
     return bearoff.load().money_cube(position, state.owner)
+
+
+def _short_race(position: Position) -> bool:
+    """A quick first test (the table's own is :meth:`BearoffDB.pair`): nobody on the
+    bar, every checker on its home points, six or fewer a side."""
+    return (not any(position.bar) and not any(position.me[6:]) and not any(position.them[6:])
+            and sum(position.me[:6]) <= 6 and sum(position.them[:6]) <= 6)
 
 
 def exact_cube(position: Position, state: CubeState, decision: CubeDecision) -> CubeDecision:
@@ -69,3 +78,20 @@ def exact_answer(position: Position, state: CubeState) -> DoubleAnswer | None:
     if exact is None or exact[1] is None or state.at_max:
         return None
     return money_answer(exact[1], state.beavers)
+
+
+def exact_play_value(after: Position, state: CubeState) -> float | None:
+    """The mover's exact money value of a play that leaves the short bear-off ``after``
+    (the opponent on roll, as the move generator gives it; ``state`` the cube before
+    the play, seen from the mover): minus the opponent's value under his proper cube
+    action there (:func:`exact_cube`, :func:`engine.cube.decision.cubeful_value`), as
+    :func:`engine.cube.decision.play_value` values a play by the model. None where the
+    table does not value ``after`` (a game over included)."""
+    if after.is_over():
+        return None
+    theirs = state.flip()
+    exact = money_bearoff(after, theirs)
+    if exact is None:
+        return None
+    model = CubeDecision("no_double", 0.0, None, None, None, 0.5, 0.0, 0.0, (0.0,) * 5)
+    return -cubeful_value(exact_cube(after, theirs, model))[0]
