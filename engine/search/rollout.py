@@ -56,6 +56,7 @@ from engine.rules import _layout as L
 from engine.rules._rng import GAMMA, MIX2, mix
 from engine.rules.position import Position
 from engine.rules.scoring import OUTPUTS, equities, flip_probs
+from engine.search.bearoff_cube import exact_cube
 from engine.search.nply import _ROLLS, Search, SearchSettings, exact_batch
 
 TRIALS = 1296
@@ -354,13 +355,16 @@ class _Cubes:
         game: its exact score (Janowski's interpolation gives it). A game the bear-off
         tables or the truncation end: the value of the side to move's proper cube
         action there (:func:`~engine.cube.decision.cube_decision` at 0-ply, as inside
-        the trial: he may double, the other take or pass; a cube at its maximum is
+        the trial, a short bear-off's in money play exact,
+        :func:`~engine.search.bearoff_cube.exact_cube`: he may double, the other take or
+        pass; a cube at its maximum is
         dead; ``may_double`` False: the no-double value, the root's first decision in
         the no-double line of :meth:`Rollout.cube_decision`)."""
         st = self.state(i, me)
         eff = cube_efficiency(position)
         if not position.is_over():
-            d = cube_decision(probs, st, eff, self.table, take_point=False)
+            d = exact_cube(position, st,
+                           cube_decision(probs, st, eff, self.table, take_point=False))
             equity, mwc = cubeful_value(d)
             if not may_double:
                 equity = d.no_double
@@ -388,7 +392,9 @@ class _Cubes:
     def decide(self, tree, states, idx, me) -> np.ndarray:
         """Cube actions before the roll for the trials ``idx`` (their ``states``): each
         side to move that may double asks :func:`engine.cube.decision.cube_decision` at
-        0-ply; a take turns the cube, a pass ends the trial. Returns which passed."""
+        0-ply (a short bear-off in money play, the exact table:
+        :func:`~engine.search.bearoff_cube.exact_cube`); a take turns the cube, a pass
+        ends the trial. Returns which passed."""
         passed = np.zeros(len(idx), bool)
         may = []
         for j, i in enumerate(idx.tolist()):
@@ -401,7 +407,8 @@ class _Cubes:
             i = int(idx[j])
             st = self.state(i, bool(me[i]))
             pos = Position.from_array(states[j], "backgammon")
-            d = cube_decision(p, st, cube_efficiency(pos), self.table, take_point=False)
+            d = exact_cube(pos, st, cube_decision(p, st, cube_efficiency(pos), self.table,
+                                                  take_point=False))
             if d.action in ("double_take", "double_beaver"):
                 self.value[i] *= 2
                 self.owner[i] = 2 if me[i] else 1       # the taker holds it
