@@ -21,12 +21,11 @@ from engine.cube.decision import (
     analyse_cube,
     answer_double,
     cube_efficiency,
-    play_value,
     rolls_ahead,
 )
 from engine.cube.met import MatchError, default_table
 from engine.rules.position import Position
-from engine.search.bearoff_cube import exact_answer, exact_cube, exact_play_value
+from engine.search.bearoff_cube import cubeful_play_value, exact_answer, exact_cube
 from engine.search.nply import Analysis, Search
 
 DOUBLES = ("double_take", "double_pass", "double_beaver")
@@ -89,7 +88,7 @@ def rank_cubefully(search: Search, position: Position, dice, ply: int, state: Cu
     play: gammons weigh what the cube and the score make them worth (nothing, with the
     Jacoby rule, while the cube is centred in money play); a play into a short
     bear-off in money play by its exact value
-    (:func:`engine.search.bearoff_cube.exact_play_value`). Plays a filter cut stay
+    (:func:`engine.search.bearoff_cube.cubeful_play_value`). Plays a filter cut stay
     after them. The first ``top`` (None: all) carry their
     :attr:`~engine.search.nply.Candidate.cubeful_equity` and, in a match,
     :attr:`~engine.search.nply.Candidate.mwc` (a cut play's from its shallower
@@ -100,16 +99,13 @@ def rank_cubefully(search: Search, position: Position, dice, ply: int, state: Cu
         raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     _check_table(state)
     table = default_table()
-
-    def value(after: Position, p) -> tuple[float, float | None]:
-        exact = exact_play_value(after, state)      # a short bear-off in money play
-        return (exact, None) if exact is not None else play_value(p, after, state, table)
-
     analysis = search.analyse(position, dice, ply, top=top,
-                              rank=lambda after, p: value(after, p)[0], also=also)
+                              rank=lambda after, p: cubeful_play_value(p, after, state,
+                                                                       table)[0],
+                              also=also)
     rated = []
     for c in analysis.candidates:       # the cut ones too, on their shallower chances
-        equity, mwc = value(c.position, c.probabilities)
+        equity, mwc = cubeful_play_value(c.probabilities, c.position, state, table)
         rated.append(replace(c, cubeful_equity=equity, mwc=mwc))
     return replace(analysis, candidates=tuple(rated))
 

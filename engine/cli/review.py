@@ -73,13 +73,14 @@ from engine.cli._decide import (
     rank_cubefully,
     search_for,
 )
-from engine.cube.decision import ROLLS, CubeState, cubeless_equity, normalised, play_value
+from engine.cube.decision import ROLLS, CubeState, cubeless_equity, normalised
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, replay
 from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
+from engine.search.bearoff_cube import cubeful_play_value
 from engine.search.nply import (
     DEFAULT_FILTERS,
     MAX_THREADS,
@@ -335,7 +336,7 @@ class Reviewer:
 
     def _value(self, probs, after, state: CubeState) -> float:
         if cubeful(state, "backgammon"):
-            return play_value(probs, after, state)[0]
+            return cubeful_play_value(probs, after, state)[0]
         return cubeless_equity(np.asarray(probs, np.float64))
 
     def _play(self, d: Decision) -> Assessment:
@@ -412,7 +413,7 @@ def _roll_values(search: Search, position: Position, state: CubeState | None) ->
     (:data:`engine.cube.decision.ROLLS`) of the side on roll: each roll's best play at
     0-ply, its value and chances and the position after it. The value is the cubeless
     equity, or with ``state`` the cubeful value
-    (:func:`engine.cube.decision.play_value`) of the play best by it among all of the
+    (:func:`engine.search.bearoff_cube.cubeful_play_value`) of the play best by it among all of the
     roll's plays, as GNU Backgammon picks a roll's play for its luck (every play rated
     cubefully at 0-ply) and as :func:`engine.cli._decide.rank_cubefully` ranks them.
     (The best four by cubeless money equity missed the cubeful best where the score
@@ -431,7 +432,8 @@ def _roll_values(search: Search, position: Position, state: CubeState | None) ->
         for i in order:
             after = Position.from_array(block[i], position.variant)
             p = mine[k + i]
-            v = float(eq[k + i]) if state is None else play_value(p, after, state)[0]
+            v = (float(eq[k + i]) if state is None
+                 else cubeful_play_value(p, after, state)[0])
             if best is None or v > best[0]:
                 best = (v, p, after)
         out.append(((1 if d1 == d2 else 2) / 36.0,) + best)
@@ -446,7 +448,7 @@ def roll_luck(search: Search, position: Position, dice, opening: bool = False,
     mean of that over the 21 rolls. Positive: a good roll. With ``state`` (the cube and
     score seen from the side on roll, where the cube is in play:
     :func:`engine.cli._decide.cubeful`) a play's value is cubeful, on the normalised
-    scale of the side's cube (:func:`engine.cube.decision.play_value`, the opponent then
+    scale of the side's cube (:func:`engine.search.bearoff_cube.cubeful_play_value`, the opponent then
     taking his proper cube action; :func:`_roll_values`), as GNU Backgammon's; without
     it, its cubeless equity.
 
@@ -468,7 +470,7 @@ def roll_luck(search: Search, position: Position, dice, opening: bool = False,
     # the start is the same from either side: his plays are picked as ours, seen from him
     for (d1, d2), (_, _, p, after) in zip(ROLLS, _roll_values(search, position, his)):
         if d1 != d2:
-            eq_his, m_his = play_value(p, after, his)
+            eq_his, m_his = cubeful_play_value(p, after, his)
             total += -eq_his if m_his is None else normalised(1.0 - m_his, state)
     return mine - total / (2 * len(firsts))
 

@@ -21,7 +21,9 @@ from engine.cube.decision import (
     classify,
     cubeful_value,
     money_answer,
+    play_value,
 )
+from engine.cube.met import MatchEquityTable
 from engine.rules.position import Position
 
 EXACT_CUBE_HEADROOM = 512
@@ -95,3 +97,14 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
         return None
     model = CubeDecision("no_double", 0.0, None, None, None, 0.5, 0.0, 0.0, (0.0,) * 5)
     return -cubeful_value(exact_cube(after, theirs, model))[0]
+
+
+def cubeful_play_value(probs, after: Position, state: CubeState,
+                       table: MatchEquityTable | None = None) -> tuple[float, float | None]:
+    """A play's cubeful value as plays are ranked where a cube is in play:
+    :func:`exact_play_value` for a play into a short bear-off in money play, else
+    :func:`engine.cube.decision.play_value` of its chances ``probs``. As
+    ``(equity on the normalised scale of the mover's cube, match winning chance or
+    None)``."""
+    exact = exact_play_value(after, state)
+    return (exact, None) if exact is not None else play_value(probs, after, state, table)
