@@ -36,7 +36,12 @@ winning chance by 0.001 on average, 0.009 at most, over 300 random pairs of such
 (2026-12-07, this machine). Beside it, the same pairs' cubeful money equities with the
 cube centred, the mover's or the opponent's, each side playing and doubling for the
 most from there (:meth:`BearoffDB.money_cube`), which the cube decisions of money play
-use (:mod:`engine.search.bearoff_cube`).
+use (:mod:`engine.search.bearoff_cube`). Both agree with GNU Backgammon 1.07's own
+two-sided database (Debian's ``gnubg_ts0.bd``, six points and six checkers, decoded
+pair by pair, 2026-12-07): over all 851,929 pairs the winning chance within 5.7e-5 and
+the three cubeful equities within 3e-4, its 16-bit storage's rounding (it rounds down,
+so an exact tie of take and pass, double/pass here by GNU Backgammon's own rule, reads
+as double/take there).
 
 Gul bara has tables of its own (``cascade``): from a player's 4th turn a double
 ``d``-``d`` there is a cascade, four ``d``, four ``d + 1``, ..., four 6, and in a home
