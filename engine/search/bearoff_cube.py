@@ -91,12 +91,9 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
     table does not value ``after`` (a game over included)."""
     if after.is_over():
         return None
-    theirs = state.flip()
-    exact = money_bearoff(after, theirs)
-    if exact is None:
-        return None
     model = CubeDecision("no_double", 0.0, None, None, None, 0.5, 0.0, 0.0, (0.0,) * 5)
-    return -cubeful_value(exact_cube(after, theirs, model))[0]
+    decision = exact_cube(after, state.flip(), model)
+    return None if decision is model else -cubeful_value(decision)[0]
 
 
 def cubeful_play_value(probs, after: Position, state: CubeState,
