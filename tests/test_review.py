@@ -713,3 +713,80 @@ def test_gnu_backgammon_s_statistics():
     assert Totals().ratings() == {"chequerplay": None, "cube": None, "overall": None,
                                   "luck": None}
     assert "GNU Backgammon's statistics" in format_review(record, assessed, 0)
+
+
+def test_statistics_in_match_winning_chance_and_points():
+    """GNU Backgammon's bracketed figures: each cost and roll's luck on its decision's
+    scale (in a match the match winning chance between winning and losing the cube's
+    value at its score, halved; in money play the cube's value), the Snowie error rate
+    over every play of both players (GNU Backgammon 1.07 counts 94 and 96 plays in the
+    5-point match, 86 and 88 not forced; 77 and 78, 56 and 74 in the money session), the
+    actual result (a finished match +-50%; the money session +2 and -2 points, as GNU
+    Backgammon gives them) and the luck-adjusted result (the actual result less the
+    player's luck plus his opponent's)."""
+    from engine.cli.review import actual_results, luck_adjusted, snowie_rate, to_json
+    from engine.cube.met import default_table
+    search = search_for("backgammon")
+    table = default_table()
+    for path, moves, plays, actual in ((FIVE, (94, 96), (86, 88), (-0.5, 0.5)),
+                                       (MONEY, (77, 78), (56, 74), (2.0, -2.0))):
+        record = read_mat(path)
+        assessed = review(record, search, 0)
+        reviewer = Reviewer(record, search)
+        for a in assessed:
+            d = a.decision
+            st = reviewer.state(d, d.player)
+            if st.money:
+                assert a.scale == d.cube_value
+            else:
+                me, them = st.away
+                assert a.scale == pytest.approx((table.after(me, them, d.cube_value)
+                                                 - table.after(me, them, -d.cube_value)) / 2)
+                assert 0 < a.scale < 1
+            assert a.unnormalised == (a.cost * a.scale,
+                                      None if a.luck is None else a.luck * a.scale)
+        t = totals(record, assessed)
+        assert tuple(x.moves for x in t) == moves and tuple(x.plays for x in t) == plays
+        for player, x in enumerate(t):
+            mine = [a for a in assessed if a.decision.player == player]
+            assert x.play_cost_u == pytest.approx(sum(
+                a.cost * a.scale for a in mine if a.decision.kind == "play" and not a.forced))
+            assert x.cube_cost_u == pytest.approx(sum(
+                a.cost * a.scale for a in mine if a.decision.kind != "play"))
+            assert x.luck_u == pytest.approx(sum(a.luck * a.scale for a in mine
+                                                 if a.luck is not None))
+            assert x.rates_u()["chequerplay"] == pytest.approx(x.play_cost_u / x.plays)
+            assert snowie_rate(x, t) == pytest.approx(
+                1000 * (x.play_cost + x.cube_cost) / sum(moves))
+        assert actual_results(record) == pytest.approx(actual)
+        adjusted = luck_adjusted(record, t)
+        assert adjusted == pytest.approx((actual[0] - t[0].luck_u + t[1].luck_u,
+                                          actual[1] - t[1].luck_u + t[0].luck_u))
+        out = to_json(record, assessed, 0)
+        assert out["unit"] == ("mwc" if record.length else "points")
+        assert out["actual_result"] == pytest.approx(list(actual))
+        assert out["luck_adjusted_result"] == pytest.approx(list(adjusted), abs=1e-6)
+        assert all(d["scale"] is not None for d in out["decisions"])
+
+
+def test_actual_results_of_unfinished_and_crawford_games():
+    """A game the file leaves unfinished gives nothing; the Crawford game's result is
+    taken from the Crawford score (the pre-Crawford row at 1-away), a later game's from
+    the post-Crawford one; a match beyond the match equity table is given in points."""
+    from engine.cli.review import actual_results
+    from engine.cube.met import default_table
+    table = default_table()
+
+    def game(number, score, winner, points):
+        actions = () if winner is None else (Action(winner, "win", number, value=points),)
+        return GameRecord(number, score, actions, line=number)
+
+    record = MatchRecord(5, ("A", "B"), (game(1, (0, 0), 0, 4), game(2, (4, 0), 1, 1),
+                                         game(3, (4, 1), 1, 2), game(4, (4, 3), None, 0)))
+    first = table.after(5, 5, 4) - table.mwc(5, 5)            # A 4 points from 0-0
+    crawford = table.after(5, 1, 1) - table.mwc(5, 1, False)  # B 1 in the Crawford game
+    post = table.after(4, 1, 2) - table.mwc(4, 1, True)       # B 2 after it
+    a, b = actual_results(record)
+    assert a == pytest.approx(first - crawford - post) and b == pytest.approx(-a)
+    assert crawford != pytest.approx(table.after(5, 1, 1) - table.mwc(5, 1, True))
+    assert actual_results(MatchRecord(99, ("A", "B"), (game(1, (0, 0), 1, 2),))) == (-2.0, 2.0)

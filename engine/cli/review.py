@@ -42,6 +42,15 @@ GNU Backgammon 1.07's rating (Supernatural below 2 mEMG a decision, World class 
 the luck a roll with its rating (Go to Las Vegas above +60 mEMG, Good dice, man! above
 +30, Bad dice, man! below -30, Go to bed below -60), and each roll's luck mark (very
 lucky above +0.6, lucky above +0.3, unlucky below -0.3, very unlucky below -0.6).
+Beside them, as GNU Backgammon gives them in brackets, the same costs and luck in
+match winning chance (a match: a normalised cost ``c`` at a score and cube loses ``c``
+times half the chance between winning and losing the cube's value there, its
+``eq2mwc``) or in points (money play: ``c`` times the cube); the Snowie error rate (a
+player's cost in thousandths over every play of both players, forced ones included);
+the actual result (in a match the match winning chance each game's result moved, a
+finished match +-50%; in money play the points) and the luck-adjusted result (the
+actual result less the player's luck plus his opponent's, GNU Backgammon's
+variance-reduced result).
 ``--json`` prints the whole review as one JSON object (its ``ply`` and ``filters``, the
 root filters the search used as ``--filters`` writes them, say how it was searched);
 ``--all`` lists every decision, not only those that cost something.
@@ -74,8 +83,9 @@ from engine.cli._decide import (
     search_for,
 )
 from engine.cube.decision import ROLLS, CubeState, cubeless_equity, normalised
+from engine.cube.met import default_table
 from engine.errors import NardyError
-from engine.notation.matfile import Decision, MatchRecord, replay
+from engine.notation.matfile import Decision, MatchRecord, crawford_games, replay
 from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
@@ -187,6 +197,20 @@ class Assessment:
     """The decision's position as an XGID, with its cube, score and dice (an answer's:
     the doubler's position with the double on offer), for ``engine.analyse`` or
     ``engine.cube_cli`` and other programs."""
+    scale: float | None = None
+    """What one unit of the decision's normalised equity is worth (:func:`scale`): in
+    a match, match winning chance; in money play, points. None where the costs are
+    cubeless equities (a match beyond the match equity table)."""
+
+    @property
+    def unnormalised(self) -> tuple[float, float | None] | None:
+        """``(cost, luck)`` on the :attr:`scale`: match winning chance in a match,
+        points in money play (None without a scale), as GNU Backgammon's statistics
+        give them beside the normalised figures."""
+        if self.scale is None:
+            return None
+        return (self.cost * self.scale,
+                None if self.luck is None else self.luck * self.scale)
 
     def to_json(self) -> dict:
         d = self.decision
@@ -198,7 +222,8 @@ class Assessment:
                "best_value": round(self.best_value, 6), "mark": self.mark,
                "cube": {"value": d.cube_value,
                         "owner": d.cube_owner},
-               "ply": self.ply}
+               "ply": self.ply,
+               "scale": None if self.scale is None else round(self.scale, 6)}
         if d.kind == "play":
             out["dice"] = list(d.dice or ())
             out["forced"] = self.forced
@@ -211,7 +236,10 @@ class Assessment:
 
 @dataclass
 class Totals:
-    """One player's totals."""
+    """One player's totals. The ``*_u`` figures are the same costs and luck on each
+    decision's :attr:`Assessment.scale` (match winning chance in a match, points in
+    money play), as GNU Backgammon's statistics give them in brackets; None once a
+    decision has no scale (a match beyond the match equity table)."""
 
     plays: int = 0
     """Plays not forced."""
@@ -227,22 +255,37 @@ class Totals:
     luck: float = 0.0
     """Their luck, summed."""
     luck_marks: dict = field(default_factory=lambda: {m: 0 for m in LUCK_MARKS})
+    moves: int = 0
+    """Every play rated, forced ones included (the Snowie error rate's count)."""
+    play_cost_u: float | None = 0.0
+    cube_cost_u: float | None = 0.0
+    luck_u: float | None = 0.0
 
     def add(self, a: Assessment) -> None:
+        scaled = a.unnormalised
+        if scaled is None:
+            self.play_cost_u = self.cube_cost_u = self.luck_u = None
         if a.luck is not None:
             self.rolls += 1
             self.luck += a.luck
+            if self.luck_u is not None and scaled is not None and scaled[1] is not None:
+                self.luck_u += scaled[1]
             if a.luck_mark:
                 self.luck_marks[a.luck_mark] += 1
         if a.decision.kind == "play":
+            self.moves += 1
             if a.forced:
                 return
             self.plays += 1
             self.play_cost += a.cost
+            if self.play_cost_u is not None and scaled is not None:
+                self.play_cost_u += scaled[0]
         else:
             self.cube += 1
             self.cube_cost += a.cost
             self.close += a.close
+            if self.cube_cost_u is not None and scaled is not None:
+                self.cube_cost_u += scaled[0]
         if a.mark:
             self.marks[a.mark] += 1
 
@@ -268,6 +311,26 @@ class Totals:
         """Luck a roll, in thousandths (mEMG)."""
         return 1000.0 * self.luck / self.rolls if self.rolls else 0.0
 
+    @property
+    def cost_u(self) -> float | None:
+        """The plays' and cube decisions' cost together on the decisions' scale (match
+        winning chance, or points), None without one."""
+        if self.play_cost_u is None or self.cube_cost_u is None:
+            return None
+        return self.play_cost_u + self.cube_cost_u
+
+    def rates_u(self) -> dict:
+        """The error rates on the decisions' scale, each over the decisions its
+        normalised rate is taken over (GNU Backgammon's bracketed rates: a match
+        winning chance, or points, a decision), and the luck a roll; None without a
+        scale or a decision."""
+        def per(x: float | None, n: int) -> float | None:
+            return None if x is None or not n else x / n
+        return {"chequerplay": per(self.play_cost_u, self.plays),
+                "cube": per(self.cube_cost_u, self.close),
+                "overall": per(self.cost_u, self.plays + self.close),
+                "luck": per(self.luck_u, self.rolls)}
+
     def ratings(self) -> dict:
         """GNU Backgammon's ratings of the chequer play, the cube decisions and both
         (None where there is nothing to rate), and of the luck."""
@@ -277,6 +340,8 @@ class Totals:
                 "luck": luck_rating(self.luck_rate / 1000) if self.rolls else None}
 
     def to_json(self) -> dict:
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 6)
         return {"plays": self.plays, "play_cost": round(self.play_cost, 6),
                 "play_rate_memg": round(self.play_rate, 3), "cube_decisions": self.cube,
                 "close_cube_decisions": self.close, "cube_cost": round(self.cube_cost, 6),
@@ -285,7 +350,11 @@ class Totals:
                 "rate_memg": round(self.rate, 3), "marks": dict(self.marks),
                 "rolls": self.rolls, "luck": round(self.luck, 6),
                 "luck_rate_memg": round(self.luck_rate, 3),
-                "luck_marks": dict(self.luck_marks), "ratings": self.ratings()}
+                "luck_marks": dict(self.luck_marks), "ratings": self.ratings(),
+                "moves": self.moves, "play_cost_u": r(self.play_cost_u),
+                "cube_cost_u": r(self.cube_cost_u), "total_cost_u": r(self.cost_u),
+                "luck_u": r(self.luck_u),
+                "rates_u": {k: r(v) for k, v in self.rates_u().items()}}
 
 
 class Reviewer:
@@ -319,7 +388,22 @@ class Reviewer:
         """``d`` rated, or None for a chance to double where no double is possible
         (a dead cube, e.g. one that already gives its owner the match)."""
         a = self._play(d) if d.kind == "play" else self._cube(d)
-        return None if a is None else replace(a, xgid=self.xgid(d))
+        return None if a is None else replace(a, xgid=self.xgid(d), scale=self.scale(d))
+
+    def scale(self, d: Decision) -> float | None:
+        """:attr:`Assessment.scale` of ``d``: in a match, half the match winning chance
+        between winning and losing the cube's value at the decision's score (GNU
+        Backgammon's ``eq2mwc``: a cost ``c`` in normalised equity loses ``c`` times
+        it); in money play, the cube's value (a normalised equity times it is points).
+        None for a match beyond the match equity table, whose costs are cubeless."""
+        st = self.state(d, d.player)
+        if st.money:
+            return float(st.value)
+        if not cubeful(st, "backgammon"):
+            return None
+        a, b = st.away
+        table = default_table()
+        return (table.after(a, b, st.value) - table.after(a, b, -st.value)) / 2.0
 
     def xgid(self, d: Decision) -> str:
         """:attr:`Assessment.xgid` of ``d`` (empty where the notation cannot hold it)."""
@@ -500,6 +584,54 @@ def totals(record: MatchRecord, assessed: Sequence[Assessment]) -> list[Totals]:
     return out
 
 
+def actual_results(record: MatchRecord) -> tuple[float, float]:
+    """Each player's actual result, as GNU Backgammon's statistics give it: in a match,
+    the match winning chance each game's result gave him (the winner's chance after
+    winning its points less his chance at the score it was played at, by the match
+    equity table; the loser the opposite), summed over the games, so that a finished
+    match is +0.5 and -0.5; in money play, the points won. A game the file leaves
+    unfinished gives nothing. A match beyond the match equity table has none: the
+    result is given as points then too."""
+    out = [0.0, 0.0]
+    table = default_table()
+    crawford = crawford_games(record)
+    by_mwc = record.length and record.length <= table.length
+    for g in record.games:
+        w = g.winner
+        if w is None or not g.points:
+            continue
+        if by_mwc:
+            a, b = (record.length - g.score[w], record.length - g.score[1 - w])
+            if a <= 0 or b <= 0:
+                continue
+            post = min(a, b) == 1 and g.number not in crawford
+            gain = table.after(a, b, g.points) - table.mwc(a, b, post)
+        else:
+            gain = float(g.points)
+        out[w] += gain
+        out[1 - w] -= gain
+    return out[0], out[1]
+
+
+def luck_adjusted(record: MatchRecord, every_total: Sequence[Totals]) -> tuple | None:
+    """Each player's luck-adjusted result, GNU Backgammon's: his actual result
+    (:func:`actual_results`) less his luck plus his opponent's, on the decisions'
+    scale (match winning chance, or points); None where a decision had no scale."""
+    lucks = [t.luck_u for t in every_total]
+    if lucks[0] is None or lucks[1] is None:
+        return None
+    actual = actual_results(record)
+    return (actual[0] - lucks[0] + lucks[1], actual[1] - lucks[1] + lucks[0])
+
+
+def snowie_rate(t: Totals, every_total: Sequence[Totals]) -> float | None:
+    """GNU Backgammon's "Snowie error rate" of a player: his plays' and cube
+    decisions' cost, in thousandths, over every play both players made, forced ones
+    included; None without a play."""
+    n = sum(x.moves for x in every_total)
+    return 1000.0 * (t.play_cost + t.cube_cost) / n if n else None
+
+
 def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
                   every: bool = False) -> str:
     """The review as text: the decisions that cost something (``every``: all), then
@@ -549,6 +681,32 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
                      f"overall {t.rate:.1f} ({r['overall'] or 'n/a'}); luck "
                      f"{t.luck_rate:+.1f} a roll ({r['luck'] or 'n/a'})"
                      + (f"; rolls {lucky}" if lucky else ""))
+    match = bool(record.length) and record.length <= default_table().length
+    unit = "MWC" if match else "points"
+
+    def figure(x: float | None, rate: bool = False) -> str:
+        if x is None:
+            return "n/a"
+        return f"{100 * x:+.{3 if rate else 2}f}%" if match else f"{x:+.{4 if rate else 3}f}"
+
+    adjusted = luck_adjusted(record, every_total)
+    actual = actual_results(record)
+    lines.append(f"The same in {unit} ({'match winning chance' if match else 'points'}; "
+                 f"errors negative), the Snowie error rate (over both players' plays), "
+                 f"the result:")
+    for i, (name, t) in enumerate(zip(names, every_total)):
+        u = t.rates_u()
+        cost = t.cost_u
+        snowie = snowie_rate(t, every_total)
+        lines.append(
+            f"  {name}: chequer play {figure(None if u['chequerplay'] is None else -u['chequerplay'], True)} a play,"
+            f" cube {figure(None if u['cube'] is None else -u['cube'], True)} a decision,"
+            f" overall {figure(None if u['overall'] is None else -u['overall'], True)}"
+            f" ({figure(None if cost is None else -cost)} in all); luck "
+            f"{figure(t.luck_u)}; Snowie error rate "
+            f"{'n/a' if snowie is None else f'{-snowie:.1f}'}; actual result "
+            f"{figure(actual[i])}, luck adjusted "
+            f"{figure(None if adjusted is None else adjusted[i])}")
     return "\n".join(lines)
 
 
@@ -557,10 +715,19 @@ def to_json(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
     """The review as JSON: ``ply`` and ``filters`` (the root filters the search used,
     as ``--filters`` takes them: the defaults when ``filters`` is None) say how deep."""
     used = DEFAULT_FILTERS[ply] if filters is None else filters
+    every_total = totals(record, assessed)
+    every = [t.to_json() for t in every_total]
+    unit = "mwc" if record.length and record.length <= default_table().length else "points"
+    adjusted = luck_adjusted(record, every_total)
     return {"length": record.length, "players": list(record.players),
             "games": len(record.games), "ply": ply, "filters": format_filters(used),
             "decisions": [a.to_json() for a in assessed],
-            "totals": [t.to_json() for t in totals(record, assessed)]}
+            "totals": every, "unit": unit,
+            "snowie_rate_memg": [None if x is None else round(x, 3) for x in
+                                 (snowie_rate(t, every_total) for t in every_total)],
+            "actual_result": [round(x, 6) for x in actual_results(record)],
+            "luck_adjusted_result": (None if adjusted is None
+                                     else [round(x, 6) for x in adjusted])}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
