@@ -128,3 +128,22 @@ def test_portes_reads_no_cube_field_of_an_id():
         assert pos.variant == "portes" and info.doubled, fields
         with pytest.raises(NotationError, match="double offered"):
             parse_position(text)                 # the same ID in backgammon
+
+
+@pytest.mark.parametrize("xgid, gnubg", [
+    # GNU Backgammon 1.07.001: `set xgid <xgid>` then `show board`
+    ("XGID=-b----E-C---eE---c-e----B-:1:1:-1:52:3:2:0:7:10", "4HPwATDgc/ABMA:QYnqADAAEAAE"),
+    ("XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:3:0:7:10", "4HPwATDgc/ABMA:UYnqADAAEAAE"),
+    ("XGID=-b----E-C---eE---c-e----B-:2:-1:1:00:0:0:3:0:10", "4HPwATDgc/ABMA:QgkAAAAAAAAA"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:-1:31:0:0:0:0:10", "4HPwATDgc/ABMA:cIkFAAAAAAAE"),
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:4:6:1:7:10", "4HPwATDgc/ABMA:8AngAEAAMAAE"),
+])
+def test_an_xgid_as_a_gnubg_id_is_the_one_gnubg_shows_for_it(xgid, gnubg):
+    """as_match_info wrote the side on roll as gnubg's player 0 and, in a match, the
+    Jacoby bit "on"; gnubg puts the side on roll in its player 1's seat and leaves the
+    bit "off" in a match, so the web board's GNU Backgammon ID of an XGID differed from
+    the one gnubg shows for the same XGID (the same state, another ID)."""
+    from engine.notation.gnubg_id import format_gnubg
+    from engine.notation.parse import as_match_info
+    pos, info = parse_position(xgid)
+    assert format_gnubg(pos, as_match_info(info)) == gnubg

@@ -112,7 +112,11 @@ def as_match_info(info):
     :class:`~engine.notation.xgid.XgidInfo` or None) as a MatchInfo: the cube, the
     dice, the match and score, the Crawford and Jacoby flags and a double on offer
     carried over from an XGID; None when there is none, or when the XGID holds what a
-    Match ID cannot (a cube over 32768, a beaver or raccoon on offer)."""
+    Match ID cannot (a cube over 32768, a beaver or raccoon on offer).
+
+    The Match ID is the one GNU Backgammon 1.07 shows after ``set xgid``: the side on
+    roll is its player 1 (it swaps the players so that the side on roll sits at the
+    bottom), and in a match the Jacoby bit says "off", as its ``SetXGID`` leaves it."""
     from engine.errors import NotationError
     from engine.notation.gnubg_id import MatchInfo
     from engine.notation.xgid import XgidInfo
@@ -123,10 +127,10 @@ def as_match_info(info):
     doubled = info.cube_action == "double"
     try:
         return MatchInfo(cube_value=info.cube_value, cube_owner=info.cube_owner,
-                         on_roll=0, turn=1 if doubled else 0, doubled=doubled,
+                         on_roll=1, turn=0 if doubled else 1, doubled=doubled,
                          crawford=info.crawford, dice=info.dice,
                          match_length=info.match_length, score=tuple(info.score),
-                         jacoby=info.jacoby if not info.match_length else True)
+                         jacoby=info.jacoby if not info.match_length else False)
     except NotationError:
         return None
 
