@@ -42,6 +42,19 @@ def test_first_two_rolls_are_stratified():
     assert not np.array_equal(trial_dice(8, t, 0), trial_dice(7, t, 0))
 
 
+def test_fewer_than_1296_trials_do_not_share_their_second_rolls():
+    """The second roll was ``perm1[t div 36]``: 36 trials all had the same one, 144 four,
+    so the trials were not independent and the plain mean of 36 trials truncated after
+    two rolls spread 5.5 times its standard error over seeds (helper 93's audit)."""
+    for lo in (0, 36, 1260):
+        t = np.arange(lo, lo + 36)
+        for k in (0, 1):
+            assert sorted(_combo(trial_dice(7, t, k)).tolist()) == list(range(36))
+    t = np.arange(144)
+    second = _combo(trial_dice(7, t, 1))
+    assert np.array_equal(np.bincount(second, minlength=36), np.full(36, 4))
+
+
 def test_dice_depend_on_seed_trial_and_roll_only():
     some = np.array([5, 700, 1299])
     for k in range(4):
@@ -422,6 +435,16 @@ def test_settings_a_rollout_cannot_honour_are_refused(search):
         Rollout(search, big).candidates(Position.start(), (3, 1), 11)
 
 
+def test_a_finished_game_has_no_cube_decision_to_roll_out(search):
+    """Rollout.cube_decision of a finished game answered 'no_double' with a double/take
+    of -2.0 (the loss doubled) where the command line and cube_decision refuse it
+    (helper 93's audit)."""
+    over = Position.from_json({"variant": "backgammon", "me": [1] + [0] * 23,
+                               "them": [0] * 24, "bar": [0, 0], "off": [14, 15]})
+    with pytest.raises(RolloutError, match="the game is over"):
+        Rollout(search).cube_decision(over, CubeState(), RolloutSettings(trials=3))
+
+
 @pytest.mark.parametrize("argv", [
     ["--cubeful", "--dice", "31"], ["--trials", "36"], ["--address", "1.2.3.4:1"],
     ["--rollout", "--stop", "2", "--cubeful", "--dice", "31"],
@@ -441,3 +464,27 @@ def test_a_single_trial_prints_no_standard_error(capsys):
                  "--candidates", "2"]) == 0
     out = capsys.readouterr().out
     assert "[n/a]" in out and "nan" not in out
+
+
+def test_too_many_trials_in_all_are_named_by_their_options(capsys):
+    """The limit on candidates times trials read ``--candidates 100 of trials =
+    1000000``: the option's name for the first number, the setting's for the second
+    (helper 93's audit)."""
+    from engine.cli.analyse import main
+    assert main(["--rollout", "--dice", "31", "--candidates", "100", "--trials",
+                 "1000000", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--candidates 100 of 1,000,000 trials each: at most 10,000,000" in err
+    assert "trials = " not in err
+
+
+def test_a_match_longer_than_the_table_is_refused_before_the_trials(search):
+    """A cubeful rollout of a match to 70 failed inside its trials, naming a score the
+    user never gave (``away_me = 69 points away``), where the cube analysis names the
+    match (helper 93's audit)."""
+    from engine.cube.met import MatchError
+    long = CubeState(1, "centre", 70, (0, 0))
+    with pytest.raises(MatchError, match="match to 70: the table"):
+        Rollout(search).position(Position.start(), RolloutSettings(trials=2), cube=long)
+    with pytest.raises(MatchError, match="match to 70: the table"):
+        Rollout(search).cube_decision(Position.start(), long, RolloutSettings(trials=2))
