@@ -454,3 +454,25 @@ def test_a_save_that_fails_at_quit_puts_the_games_in_the_temporary_folder(
     assert (f"error: --save: cannot write {path}: No such file or directory; the games "
             f"are in {kept} instead") in err.splitlines()
     assert len(read_mat(kept).games) == 1
+
+
+def test_resignations_at_the_terminal(monkeypatch):
+    """``resign [level]`` at the move prompt (and at the cube prompt): the engine
+    accepts what gives it more than it expects (a gammon at the start; under the Jacoby
+    rule with the cube centred a backgammon's resignation counts single); a level the
+    game has not is refused; the engine's own resignation is accepted or rejected."""
+    code, out = run(["--seed", "3"], ["resign foo", "resign gammon"])
+    assert code == 0 and "resign 'foo': expected single, gammon or backgammon" in out
+    assert "The engine wins 2 points: you resigned a gammon." in out
+    code, out = run(["--variant", "plakoto", "--seed", "3"], ["resign 3", "resign"])
+    assert "resignation level 3: expected 1 (single), 2 (a double game) in plakoto" in out
+    assert "The engine wins 1 point: you resigned a single game." in out
+    code, out = run(["--cube", "--seed", "3"], ["1", "resign backgammon"])
+    assert "the engine accepts (1 point)" in out
+    assert "The engine wins 1 point: you resigned a backgammon." in out
+    import engine.cli.play as terminal
+    monkeypatch.setattr(terminal, "resignation_offer", lambda *a, **k: 2)
+    code, out = run(["--variant", "fevga", "--seed", "4"], ["1", "maybe", "accept"])
+    assert "The engine resigns a double game (2 points to you). Accept or reject?" in out
+    assert "'maybe': type 'accept' or 'reject'" in out
+    assert "You win 2 points: the engine resigned a double game." in out

@@ -762,3 +762,82 @@ def test_a_match_file_too_long_for_the_board_s_server(client, monkeypatch):
     reply = client.post("/api/review", json={"text": (MATCHES / "native1.mat").read_text()})
     assert reply.status_code == 400 and reply.json()["error"]["code"] == "too_large"
     assert "python -m engine.review" in reply.json()["error"]["message"]
+
+
+def test_the_person_resigns_and_the_engine_answers(client, monkeypatch):
+    """``{"resign": level}`` on the person's turn: at the start a gammon's resignation
+    gives the engine more than it expects, so it accepts and the game ends (the match
+    file says ``Wins 2 points``); a level the game has not, or not a number, is refused
+    by name; declined, the game waits on for the same move."""
+    state = _waiting_for_a_move(client, {"variant": "backgammon", "seed": 7})
+    sid = state["id"]
+    for bad, words in [(0, "resignation level 0"), (4, "resignation level 4"),
+                       ("gammon", "resignation level 'gammon'"), (2.0, "level 2.0")]:
+        r = client.post(f"/api/sessions/{sid}/act", json={"resign": bad})
+        assert r.status_code == 400 and words in r.json()["error"]["message"], (bad, r.text)
+    end = client.post(f"/api/sessions/{sid}/act",
+                      json={"resign": 2, "serial": state["serial"]}).json()
+    assert end["finished"] and end["winner"] == "engine" and end["score"] == {
+        "you": 0, "engine": 2}
+    assert "you resigned a gammon" in end["result"]
+    assert "resign a gammon (2 points): the engine accepts" in end["log"][-2]["move"]
+    assert "Wins 2 points" in client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    r = client.post(f"/api/sessions/{sid}/act", json={"resign": 1})
+    assert r.status_code == 400 and "not waiting" in r.json()["error"]["message"]
+
+    import engine.web.session as web_session
+    monkeypatch.setattr(web_session, "accepts_resignation", lambda *a, **k: False)
+    state = _waiting_for_a_move(client, {"variant": "plakoto", "seed": 7})
+    sid = state["id"]
+    r = client.post(f"/api/sessions/{sid}/act", json={"resign": 3})
+    assert r.status_code == 400 and "in plakoto" in r.json()["error"]["message"]
+    after = client.post(f"/api/sessions/{sid}/act", json={"resign": 2}).json()
+    assert not after["finished"] and after["waiting"] == "move"
+    assert after["serial"] == state["serial"] and after["turn"] == state["turn"]
+    assert after["log"][-1]["move"].endswith("the engine declines")
+    moved = client.post(f"/api/sessions/{sid}/act",
+                        json={"move": _a_legal_move(client, after, random.Random(1))}).json()
+    assert moved.get("serial") != state["serial"] or moved["finished"]
+    client.delete(f"/api/sessions/{sid}")
+
+
+def test_the_engine_resigns_and_the_person_answers(client, monkeypatch):
+    """Before its roll the engine resigns where it is sure to lose (here made to, on
+    every turn): the person is asked (``accept``, with the level, its points and its
+    words); rejected, the game goes on and the engine does not offer that level again
+    in the game; accepted, the person wins its points."""
+    import engine.web.session as web_session
+    monkeypatch.setattr(web_session, "resignation_offer", lambda *a, **k: 1)
+    rng = random.Random(3)
+    state = client.post("/api/sessions", json={"variant": "backgammon", "seed": 11}).json()
+    sid = state["id"]
+    asked = 0
+    for _ in range(200):
+        if state["finished"]:
+            break
+        if state["waiting"] == "accept":
+            asked += 1
+            assert state["resignation"] == {"level": 1, "points": 1,
+                                            "words": "a single game"}
+            r = client.post(f"/api/sessions/{sid}/act", json={"take": True})
+            assert r.status_code == 400
+            state = client.post(f"/api/sessions/{sid}/act", json={"accept": False}).json()
+            assert state["log"][-1]["move"] == "reject" or not state["finished"]
+        elif state["waiting"] == "move":
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"move": _a_legal_move(client, state, rng)}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    assert asked == 1 and state["finished"] and "resigned" not in (state["result"] or "")
+    state = client.post("/api/sessions", json={"variant": "fevga", "seed": 12}).json()
+    sid = state["id"]
+    while state["waiting"] != "accept":
+        if state["waiting"] == "move":
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"move": _a_legal_move(client, state, rng)}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    assert state["resignation"]["words"] == "a single game"
+    end = client.post(f"/api/sessions/{sid}/act", json={"accept": True}).json()
+    assert end["finished"] and end["winner"] == "you" and end["score"]["you"] == 1
+    assert "the engine resigned a single game" in end["result"]

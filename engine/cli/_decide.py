@@ -170,3 +170,53 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
                          after_roll=lambda: rolls_ahead(
                              position, lambda pos, p: probabilities(search, pos, p),
                              lambda rows: search.values_of(rows, 0)))
+
+
+def proper_value(decision: CubeDecision) -> tuple[float, str]:
+    """The equity of the side on roll's proper cube action (on the cube's normalised
+    scale), and which of the three it is (a beavered double: twice the take)."""
+    if decision.action == "double_beaver" and decision.double_take is not None:
+        return 2.0 * decision.double_take, "double_take"
+    if doubles(decision) and decision.double_take is not None:
+        if decision.double_take < decision.double_pass:
+            return decision.double_take, "double_take"
+        return decision.double_pass, "double_pass"
+    return decision.no_double, "no_double"
+
+
+def accepts_resignation(search: Search, position: Position, state: CubeState | None,
+                        level: int, ply: int = 0) -> bool:
+    """Whether the opponent of the side on roll of ``position`` accepts its resignation
+    at ``level`` (:func:`engine.play.resign.accepts`): the resigner's value of playing on
+    at ``ply``, cubeful where the cube is in play (``state``, from the resigner's side;
+    a match beyond the table as money play, :func:`within_table`), else its cubeless
+    equity."""
+    from engine.play.resign import accepts, check_level
+    from engine.rules.variants import get_rules
+    level = check_level(level, get_rules(position.variant))
+    if state is None or position.variant != "backgammon":
+        return accepts(level, None, float(search.evaluate(position, ply).equity))
+    state = within_table(state)
+    decision = cube_advice(search, position, state, ply)
+    eq, key = proper_value(decision)
+    if state.money:
+        return accepts(level, state, eq)
+    assert decision.mwc is not None
+    return accepts(level, state, float(decision.mwc[key]))
+
+
+def resignation_offer(search: Search, position: Position, state: CubeState | None) -> int:
+    """The level the side on roll of ``position`` resigns at, 0 for none
+    (:func:`engine.play.resign.offer` on its 0-ply chances: exact in a short bear-off or
+    a race the tables settle); ``state`` the cube and score from its side (a match
+    beyond the table as money play), None without a cube."""
+    from engine.play.resign import offer
+    from engine.rules.variants import get_rules
+    if position.is_over():
+        return 0
+    probs = np.asarray(search.evaluate(position, 0).probabilities, np.float64)
+    if state is not None and position.variant == "backgammon":
+        state = within_table(state)
+    else:
+        state = None
+    return offer(probs, state, get_rules(position.variant))

@@ -171,15 +171,9 @@ def cube_state(view: FibsView, settings: Settings) -> CubeState:
 
 
 def _cubeful(decision) -> tuple[float, str]:
-    """The equity of the proper cube action, and which of the three it is (a beavered
-    double: twice the take)."""
-    if decision.action == "double_beaver" and decision.double_take is not None:
-        return 2.0 * decision.double_take, "double_take"
-    if _decide.doubles(decision) and decision.double_take is not None:
-        if decision.double_take < decision.double_pass:
-            return decision.double_take, "double_take"
-        return decision.double_pass, "double_pass"
-    return decision.no_double, "no_double"
+    """The equity of the proper cube action, and which of the three it is
+    (:func:`engine.cli._decide.proper_value`)."""
+    return _decide.proper_value(decision)
 
 
 def decide(view: FibsView, settings: Settings, resignation: int = 0,
@@ -234,21 +228,14 @@ def _beavered(view: FibsView, state: CubeState, settings: Settings) -> str:
 def _resignation(view: FibsView, state: CubeState, settings: Settings, points: int) -> str:
     """``accept`` when the side on roll's resignation of ``points`` (1 single, 2 gammon,
     3 backgammon) gives its opponent, who answers, at least the opponent's cubeful
-    equity (match winning chance), else ``reject``. The side on roll resigns, as in GNU
-    Backgammon's own external player (``ExtFIBSBoard`` in its ``external.c`` values the
-    resignation for the player on roll)."""
+    equity (match winning chance), else ``reject`` (:func:`engine.play.resign.accepts`;
+    a gammon or backgammon counts single under the Jacoby rule with the cube centred).
+    The side on roll resigns, as in GNU Backgammon's own external player
+    (``ExtFIBSBoard`` in its ``external.c`` values the resignation for the player on
+    roll)."""
     search = _decide.search_for(view.position.variant, settings.threads)
-    state = _decide.within_table(state)     # a match beyond the table: as money play
-    if state.money and state.jacoby and state.owner == "centre":
-        points = 1                          # gammons do not count before a double
-    decision = _decide.cube_advice(search, view.position, state, settings.cube_ply)
-    eq, key = _cubeful(decision)            # the side on roll's, the resigner's
-    if state.money:
-        return "accept" if points >= -eq - 1e-9 else "reject"
-    me, them = state.away
-    gain = default_table().after(them, me, points * state.value)
-    assert decision.mwc is not None
-    return "accept" if gain >= 1.0 - decision.mwc[key] - 1e-9 else "reject"
+    return ("accept" if _decide.accepts_resignation(search, view.position, state, points,
+                                                    settings.cube_ply) else "reject")
 
 
 def raccooned(view: FibsView, previous: tuple | None, scores: str) -> bool:

@@ -16,6 +16,8 @@ prompt type a move in the usual notation (``24/18 13/11``, ``bar/22*``, ``6/off`
 ``<n>``        play the legal play numbered ``n`` in that list
 ``hint [k]``   the engine's top ``k`` plays (default 5) with their values
 ``board``      draw the board again
+``resign [l]`` resign: ``single`` (default), ``gammon`` or ``backgammon`` (nardy:
+               ``mars``, ``koks``; or 1, 2, 3), the engine accepting or declining
 ``help``       this list
 ``quit``       leave (also at the end of the input)
 =============  =================================================================
@@ -39,6 +41,14 @@ answers as :func:`engine.cube.decision.cube_decision` advises at 0-ply, and rank
 plays (and your hints) by cubeful equity, as GNU Backgammon does where the cube is in
 play. A single game is a money game (the Jacoby rule: a gammon counts for nothing while
 the cube is centred); a match has its Crawford game.
+
+Resignations (:mod:`engine.play.resign`), as GNU Backgammon has them: ``resign`` at
+your move or cube prompt offers the game for a single game, a gammon or a backgammon
+(that many times the cube); the engine accepts when that gives it at least what it
+expects from playing on (its cubeful equity where the cube is in play), by the released
+network. The engine resigns before its roll where it is sure to lose (GNU Backgammon's
+rule: playing on is worth exactly a loss, e.g. a lost race by the bear-off tables);
+``accept`` or ``reject`` it. Declined, it does not offer the same again in that game.
 
 ``--save FILE.mat`` (backgammon) writes the games to a match file after each game and at
 quit (:func:`engine.notation.matfile.format_mat`), which GNU Backgammon, eXtreme Gammon
@@ -76,7 +86,12 @@ from engine.cli._common import (
     parse_args,
     writing,
 )
-from engine.cli._decide import cubeful, without_cube
+from engine.cli._decide import (
+    accepts_resignation,
+    cubeful,
+    resignation_offer,
+    without_cube,
+)
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
 from engine.errors import NardyError, quote
@@ -89,6 +104,13 @@ from engine.notation.movetext import NO_MOVE, format_move, parse_move
 from engine.notation.sgf import format_sgf
 from engine.play.game import CubeRules, play
 from engine.play.match import TAVLI_GAMES, DecisionCubePolicy, crawford_game
+from engine.play.resign import (
+    Resigned,
+    check_level,
+    most,
+    points as resign_points,
+    words as resign_words,
+)
 from engine.rules.dice import Dice, roll_one
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, flip_probs, kind_words
@@ -106,7 +128,12 @@ HINTS = 5
 
 _HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (list the "
          "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
-         "<n> (play number n of that list), hint [k], board, help, quit.")
+         "<n> (play number n of that list), hint [k], board, resign [single|gammon|"
+         "backgammon], help, quit.")
+RESIGN_WORDS = {"": 1, "1": 1, "single": 1, "normal": 1, "n": 1, "s": 1, "oyn": 1,
+                "2": 2, "gammon": 2, "g": 2, "double": 2, "mars": 2,
+                "3": 3, "backgammon": 3, "b": 3, "koks": 3}
+"""What ``resign`` takes (FIBS' ``n``, ``g``, ``b`` too), by level."""
 
 LISTED = 1000
 """Plays ``moves`` lists (``moves all``: every one); only a gul bara cascade has more."""
@@ -204,7 +231,8 @@ class _HumanCube:
         doubles = self._ask(f"Before your roll: {_cube_words(state)}. Double or roll? "
                             f"('double', 'roll' or enter; 'cube' for the engine's advice)",
                             "cube> ", ("double", "d"), ("roll", "r", "", "no"),
-                            lambda: self._advice(position, state))
+                            lambda: self._advice(position, state),
+                            lambda word: self.session.resign(word, position, state))
         if doubles:
             self.session.say(f"you double to {state.value * 2}.")
             self.session.writer.double(HUMAN, state.value * 2)
@@ -223,8 +251,9 @@ class _HumanCube:
         return takes
 
     def _ask(self, question: str, prompt: str, yes: tuple, no: tuple,
-             advice: Callable[[], str]) -> bool:
-        """A yes-or-no cube question at ``prompt`` (``cube``: the engine's advice)."""
+             advice: Callable[[], str], resign: Callable[[str], None] | None = None) -> bool:
+        """A yes-or-no cube question at ``prompt`` (``cube``: the engine's advice;
+        ``resign``, where given: your resignation, before your roll)."""
         s = self.session
         s.say(question)
         while True:
@@ -236,7 +265,11 @@ class _HumanCube:
             if word == "cube":
                 s.say(advice())
                 continue
-            s.say(f"{quote(word)}: type '{yes[0]}' or '{no[0]}' (or 'cube', 'quit')")
+            if word.split()[0] == "resign" and resign is not None:
+                resign(word)                    # raises Resigned when accepted
+                continue
+            s.say(f"{quote(word)}: type '{yes[0]}' or '{no[0]}' (or 'cube', "
+                  f"{'resign, ' if resign is not None else ''}'quit')")
 
     def beaver(self, position: Position, state: CubeState) -> bool:
         return False
@@ -313,6 +346,9 @@ class Session:
         self.shown: Position | None = None
         """The board just drawn at a cube prompt (the turn after it does not draw it)."""
         self._engines: dict[str, Engine] = {}
+        self._declined = 0
+        """The level of the engine's resignation you declined in this game (it offers
+        only a higher one again)."""
 
     def say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
@@ -338,6 +374,77 @@ class Session:
                     spec = "auto"
             self._engines[variant] = make_engine(spec, variant)
         return self._engines[variant]
+
+    # ----------------------------------------------------------------- resignations
+    def _judge(self, variant: str):
+        """The search that judges resignations (the released network, with the
+        bear-off tables), None where the game has no model."""
+        from engine.cli._decide import search_for
+        from engine.eval.evaluator import NoModelError
+        try:
+            return search_for(variant)
+        except NoModelError:
+            return None
+
+    def resign(self, word: str, position: Position, cube: CubeState | None) -> None:
+        """Your ``resign [level]`` at a prompt, ``position`` yours, on roll (valued as
+        before your roll), ``cube`` from your side: the engine accepts (raising
+        :class:`engine.play.resign.Resigned`, which ends the game) or declines (play
+        on)."""
+        rules = get_rules(position.variant)
+        how = word.split()[1] if len(word.split()) > 1 else ""
+        if len(word.split()) > 2 or how not in RESIGN_WORDS:
+            self.say(f"resign {quote(word.split(maxsplit=1)[1])}: expected single, gammon "
+                     f"or backgammon (or 1, 2, 3)")
+            return
+        try:
+            level = check_level(RESIGN_WORDS[how], rules)
+        except NardyError as exc:
+            self.say(str(exc))
+            return
+        search = self._judge(position.variant)
+        if search is None:                  # no network to judge: only the most
+            accepted = level == most(rules)
+        else:
+            accepted = accepts_resignation(search, position, cube, level)
+        lost = resign_points(level, cube)
+        if accepted:
+            self.say(f"You resign {resign_words(level, position.variant)}; the engine "
+                     f"accepts ({lost} point{'s' if lost != 1 else ''}).")
+            raise Resigned(HUMAN, level)
+        self.say(f"The engine declines your resignation of "
+                 f"{resign_words(level, position.variant)}; play on.")
+
+    def _engine_resigns(self, mover: int, position: Position,
+                        cube: CubeState | None) -> int:
+        """:func:`engine.play.game.play`'s ``resign`` hook: before the engine's roll,
+        whether it resigns (:func:`engine.cli._decide.resignation_offer`) and you
+        accept; not the same level twice in a game."""
+        if mover != ENGINE or position.is_over():
+            return 0
+        search = self._judge(position.variant)
+        if search is None:
+            return 0
+        level = resignation_offer(search, position, cube)
+        if not level or level <= self._declined:
+            return 0
+        self.say()
+        self.say(render(position.flip()))
+        lost = resign_points(level, cube)
+        self.say(f"The engine resigns {resign_words(level, position.variant)} ({lost} "
+                 f"point{'s' if lost != 1 else ''} to you). Accept or reject?")
+        while True:
+            word = self.ask("resign> ").lower()
+            if word in ("quit", "q", "exit"):
+                raise Quit
+            if word in ("accept", "a", "yes", "y"):
+                self.say("you accept.")
+                return level
+            if word in ("reject", "r", "no", "n", "decline"):
+                self.say("you reject; play on.")
+                self._declined = level
+                return 0
+            self.say(f"{quote(word)}: type 'accept' or 'reject' (or 'quit')")
 
     # ----------------------------------------------------------------- one turn
     def _human_turn(self, pos: Position, roll: Dice | None, rules: Rules,
@@ -384,6 +491,9 @@ class Session:
                 continue
             if word.split()[0] == "hint":
                 self._hint(word, dice, succ, text, rules, cube)
+                continue
+            if word.split()[0] == "resign":
+                self.resign(word, pos, cube)        # raises Resigned when accepted
                 continue
             if is_whole(word):
                 # Python reads at most 4,300 digits; no roll has a billion plays
@@ -485,8 +595,9 @@ class Session:
         if variant == "backgammon":
             self.number += 1
             self.score = tuple(score)
+        self._declined = 0
         game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng),
-                    cube=cube, on_turn=heard)
+                    cube=cube, on_turn=heard, resign=self._engine_resigns)
         if variant == "backgammon":
             self.writer.end(self.number, tuple(score), game.winner, game.points)
             self.save_games()
@@ -498,6 +609,11 @@ class Session:
         plural = "s" if game.points != 1 else ""
         if game.passed:
             self.say(f"{who} {game.points} point{plural}: the double is passed.")
+            return winner, game.points, game.kind
+        if game.resigned:
+            loser = "the engine" if winner == HUMAN else "you"
+            self.say(f"{who} {game.points} point{plural}: {loser} resigned "
+                     f"{resign_words(game.resigned, variant)}.")
             return winner, game.points, game.kind
         how = kind_words(variant, game.kind)
         cubed = f" with the cube at {game.cube_value}" if game.cube_value > 1 else ""

@@ -42,6 +42,7 @@ from engine.play.loop import (
     play_games,
 )
 from engine.play.players import check_player, check_rng
+from engine.play.resign import Resigned, check_level
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
 from engine.rules.dice import Dice, roll_one
@@ -125,6 +126,9 @@ class GameRecord:
     taker's ``(player, value, True)`` right after it."""
     cut: bool = False
     """The game reached the turn limit unfinished (only with ``play(..., cut=True)``)."""
+    resigned: int = 0
+    """The game ended by the loser's resignation, accepted, at this level (1 single, 2
+    gammon, 3 backgammon: :mod:`engine.play.resign`); 0 otherwise."""
 
     def points_for(self, player: int) -> int:
         """Signed score of ``player`` (0 = A, 1 = B)."""
@@ -200,7 +204,8 @@ def play_turn(player, pos: Position, dice, rules: Rules | None = None,
 def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
          roll: Callable[[], Dice], start: Position | None = None,
          cube: CubeRules | None = None, record: bool = False, max_turns: int = 20000,
-         cut: bool = False, on_turn: Callable | None = None) -> GameRecord:
+         cut: bool = False, on_turn: Callable | None = None,
+         resign: Callable | None = None) -> GameRecord:
     """The one game loop in Python, which every Python game drives: :func:`play_game`,
     :func:`engine.play.match.play_cube_game` (and so matches),
     :func:`engine.play.duel.duel_players` and the terminal game (:mod:`engine.cli.play`).
@@ -214,6 +219,14 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
     against a game that never ends: :class:`RuntimeError`, or with ``cut`` a record
     with ``cut=True``. ``on_turn(mover, before, dice, after)``, when given, hears of
     every turn and pending segment as it is played (a board showing the game).
+
+    Resignations (:mod:`engine.play.resign`): ``resign(mover, position, cube_state)``,
+    when given, is asked before each roll (and its cube decision) whether the side on
+    roll resigns and the opponent accepts: the level accepted, or 0 to play on. A
+    turn or a cube policy may also raise :class:`engine.play.resign.Resigned` (a person
+    who resigned at a prompt, accepted). Either ends the game: the opponent wins the
+    level times the cube (a single game under the Jacoby rule while the cube was never
+    turned), recorded as ``resigned``.
     """
     variant = rules.variant
     first, dice = opening
@@ -234,54 +247,71 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                           dice=tuple(rolls) if record else None, cube_value=value,
                           cube_owner=owner, doubles=tuple(doubles), **kw)
 
-    while True:
-        over = result(pos, rules)
-        if over is not None:
-            break
-        if turns >= max_turns:
-            if cut:
-                return done(winner=None, points=0, kind=None, cut=True)
-            raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
-        if pos.pending:
-            before, pos = pos, turn(mover, pos, None)
-            if on_turn is not None:
-                on_turn(mover, before, None, pos)
-            if record:
-                seen.append(pos)
-                rolls.append(None)
+    def resigned(player: int, level: int) -> GameRecord:
+        level = check_level(level, rules)
+        single = (cube is not None and not cube.match_length and cube.jacoby
+                  and owner is None)
+        return done(winner=1 - player, points=(1 if single else level) * value,
+                    kind=None, resigned=level)
+
+    try:
+        while True:
             over = result(pos, rules)
             if over is not None:
                 break
-        # the cube before a roll, never before the game's first (a starter given
-        # instead of the opening roll)
-        if cube is not None and dice is None and pos.turns != (0, 0):
-            state = cube.state(value, owner, mover)
-            if (state.can_double() and cube.allows(value * 2)
-                    and cube.policies[mover].double(pos, state)):
-                taken = bool(cube.policies[1 - mover].take(pos, state))
-                doubles.append((mover, value * 2, taken))
-                if not taken:
-                    return done(winner=mover, points=value, kind=None, passed=True)
-                value, owner = value * 2, 1 - mover
-                beaver = getattr(cube.policies[1 - mover], "beaver", None)
-                if (state.beavers and beaver is not None and beaver(pos, state)
-                        and cube.allows(value * 2)):
-                    value *= 2                   # the taker keeps the cube
-                    doubles.append((1 - mover, value, True))
-        if dice is None:
-            dice = roll()
-        if cube is not None:
-            before, pos = pos, turn(mover, pos, dice, cube.state(value, owner, mover))
-        else:
-            before, pos = pos, turn(mover, pos, dice)
-        if on_turn is not None:
-            on_turn(mover, before, dice, pos)
-        if record:
-            seen.append(pos)
-            rolls.append(dice)
-        dice = None
-        mover ^= 1
-        turns += 1
+            if turns >= max_turns:
+                if cut:
+                    return done(winner=None, points=0, kind=None, cut=True)
+                raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
+            if pos.pending:
+                before, pos = pos, turn(mover, pos, None)
+                if on_turn is not None:
+                    on_turn(mover, before, None, pos)
+                if record:
+                    seen.append(pos)
+                    rolls.append(None)
+                over = result(pos, rules)
+                if over is not None:
+                    break
+            if resign is not None:
+                level = resign(mover, pos, None if cube is None
+                               else cube.state(value, owner, mover))
+                if level:
+                    return resigned(mover, level)
+            # the cube before a roll, never before the game's first (a starter given
+            # instead of the opening roll)
+            if cube is not None and dice is None and pos.turns != (0, 0):
+                state = cube.state(value, owner, mover)
+                if (state.can_double() and cube.allows(value * 2)
+                        and cube.policies[mover].double(pos, state)):
+                    taken = bool(cube.policies[1 - mover].take(pos, state))
+                    doubles.append((mover, value * 2, taken))
+                    if not taken:
+                        return done(winner=mover, points=value, kind=None, passed=True)
+                    value, owner = value * 2, 1 - mover
+                    beaver = getattr(cube.policies[1 - mover], "beaver", None)
+                    if (state.beavers and beaver is not None and beaver(pos, state)
+                            and cube.allows(value * 2)):
+                        value *= 2                   # the taker keeps the cube
+                        doubles.append((1 - mover, value, True))
+            if dice is None:
+                dice = roll()
+            if cube is not None:
+                before, pos = pos, turn(mover, pos, dice, cube.state(value, owner, mover))
+            else:
+                before, pos = pos, turn(mover, pos, dice)
+            if on_turn is not None:
+                on_turn(mover, before, dice, pos)
+            if record:
+                seen.append(pos)
+                rolls.append(dice)
+            dice = None
+            mover ^= 1
+            turns += 1
+    except Resigned as r:
+        if r.player not in (0, 1):
+            raise ValueError(f"Resigned by player {r.player!r}: expected 0 or 1") from None
+        return resigned(r.player, r.level)
     points = over.points
     if (cube is not None and not cube.match_length and cube.jacoby and owner is None
             and over.winner is not None):

@@ -246,7 +246,27 @@ def play_cube_game(players: Sequence[Player], rng: np.random.Generator,
         return play_turn(players[mover], pos, dice, rules, cube=state)
 
     return play(turn, rules, opening=opening, roll=lambda: Dice.roll(rng), start=start,
-                cube=cube, max_turns=max_turns, on_turn=on_turn)
+                cube=cube, max_turns=max_turns, on_turn=on_turn,
+                resign=resignations(players))
+
+
+def resignations(players: Sequence) -> Callable | None:
+    """:func:`engine.play.game.play`'s ``resign`` hook for two players that may resign:
+    before each roll the side on roll's ``resign(position, cube_state) -> level`` (0:
+    play on), when it has one, and, for a level, the opponent's
+    ``accept_resignation(position, cube_state, level) -> bool`` (without one he
+    declines); None when neither player has a ``resign`` method."""
+    if not any(callable(getattr(p, "resign", None)) for p in players):
+        return None
+
+    def resign(mover: int, position: Position, state: CubeState | None) -> int:
+        offer = getattr(players[mover], "resign", None)
+        level = offer(position, state) if callable(offer) else 0
+        if not level:
+            return 0
+        answer = getattr(players[1 - mover], "accept_resignation", None)
+        return int(level) if callable(answer) and answer(position, state, level) else 0
+    return resign
 
 
 def play_money_game(players: Sequence[Player], cube_policies: Sequence[CubePolicy],

@@ -16,7 +16,8 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   a game without a model file is refused, 404 ``no_model``);
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
   ``POST /api/sessions/{id}/walk`` the legal steps after ``{"steps": [...]}``;
-  ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``; with the
+  ``POST /api/sessions/{id}/act`` an answer (``move``, ``double``, ``take``, ``accept``
+  the engine's resignation, or ``resign`` on the person's turn; with the
   state's ``serial`` beside it, an answer to a question the game has moved on from is
   refused, so a retried request is not read as the next question's answer);
   ``GET /api/sessions/{id}/mat`` a backgammon session's games so far as a match file

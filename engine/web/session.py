@@ -20,7 +20,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from engine.cli._decide import best_play, without_cube
+from engine.cli._decide import (
+    accepts_resignation,
+    best_play,
+    resignation_offer,
+    without_cube,
+)
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, describe, quote
 from engine.notation.matfile import MatchWriter, format_mat, match_header
@@ -34,6 +39,7 @@ from engine.play.match import (
     play_match,
     play_tavli_match,
 )
+from engine.play.resign import Resigned, check_level, points as resign_points, words as resign_words
 from engine.play.turn import TurnWalk
 from engine.rules.position import Position
 from engine.rules.scoring import Kind, kind_words
@@ -45,6 +51,8 @@ match to ``length`` points of one game (backgammon with the cube and the Crawfor
 ``tavli``: portes, plakoto and fevga in turn to ``length`` points."""
 MAX_PLY = 2
 """The deepest search a session's engine plays at (3-ply takes seconds a move)."""
+ACTIONS = ("move", "double", "take", "resign", "accept")
+"""The answers a session takes (:meth:`GameSession.answer`)."""
 MAX_LENGTH = GNUBG_LONGEST_MATCH
 """The longest match a session plays: GNU Backgammon's, the match equity table's reach."""
 
@@ -64,8 +72,9 @@ class Need:
     """What the game waits for from the person."""
 
     kind: str
-    """``move`` (a play of ``dice``), ``double`` (double or roll) or ``take`` (take or
-    pass the engine's double)."""
+    """``move`` (a play of ``dice``), ``double`` (double or roll), ``take`` (take or
+    pass the engine's double) or ``accept`` (accept or reject the engine's
+    resignation)."""
     position: Position
     """The position, seen from the person."""
     dice: tuple | None = None
@@ -79,7 +88,17 @@ class Need:
     doubler: Position | None = None
     """The position the cube decision is about, seen from the side that may double
     (``double``: :attr:`position`; ``take``: the engine's side of it)."""
+    level: int = 0
+    """The engine's resignation's level (``accept``)."""
     serial: int = 0
+
+
+class _Resign:
+    """The person's resignation, accepted: the answer that makes the game thread raise
+    :class:`engine.play.resign.Resigned` where it waited."""
+
+    def __init__(self, level: int):
+        self.level = level
 
 
 class _Person:
@@ -89,9 +108,13 @@ class _Person:
         self.session = session
 
     def choose(self, position, dice, successors) -> int:
+        return self.choose_with_cube(position, dice, successors, None)
+
+    def choose_with_cube(self, position, dice, successors, cube) -> int:
+        # the cube (from the person's side) is kept for a resignation on this turn
         rules = get_rules(position.variant)
         walk = TurnWalk(position, None if dice is None else tuple(dice), successors, rules)
-        return self.session._ask(Need("move", position, walk.dice, walk))
+        return self.session._ask(Need("move", position, walk.dice, walk, cube=cube))
 
     def double(self, position, state) -> bool:
         return self.session._ask(Need("double", position, cube=state, doubler=position))
@@ -104,6 +127,11 @@ class _Person:
 
     def beaver(self, position, state) -> bool:
         return False
+
+    def accept_resignation(self, position, state, level) -> bool:
+        # the engine (on roll in ``position``) resigns; the board stays the person's
+        return self.session._ask(Need("accept", position.flip(), cube=state,
+                                      doubler=position, level=level))
 
 
 class _Engine:
@@ -161,6 +189,22 @@ class _Engine:
 
     def beaver(self, position, state) -> bool:
         return False
+
+    def resign(self, position, state) -> int:
+        """Before the engine's roll: the level it resigns at where it is sure to lose
+        (:func:`engine.cli._decide.resignation_offer`), not one the person declined in
+        this game; logged, and answered by the person (``accept``)."""
+        session = self.session
+        if position.is_over():
+            return 0
+        with session.lock:
+            level = resignation_offer(session.search_of(position.variant), position, state)
+        if not level or level <= session._declined:
+            return 0
+        lost = resign_points(level, state)
+        session._note(None, "engine", f"resigns {resign_words(level, position.variant)} "
+                                      f"({lost} point{'s' if lost != 1 else ''})")
+        return level
 
 
 class GameSession:
@@ -227,6 +271,9 @@ class GameSession:
         self.log: list[dict] = []
         self._writer = MatchWriter()
         """The backgammon games as a match file has them (under ``_cond``)."""
+        self._declined = 0
+        """The level of the engine's resignation the person declined in this game (it
+        offers only a higher one again)."""
         self.finished = False
         self.result: str | None = None
         self.winner: str | None = None
@@ -281,7 +328,9 @@ class GameSession:
                 raise _Closed()
             answer, self._answer, self._need = self._answer, None, None
             self._cond.notify_all()
-            return answer[0]
+        if isinstance(answer[0], _Resign):
+            raise Resigned(0, answer[0].level)      # the game ends where it waited
+        return answer[0]
 
     def _note(self, dice, who: str, text: str, double: int = 0) -> None:
         with self._cond:
@@ -316,8 +365,10 @@ class GameSession:
         if rec.winner is None:
             return "a draw"
         who = "you win" if rec.winner == 0 else "the engine wins"
+        loser = "the engine" if rec.winner == 0 else "you"
         how = ("the double passed" if rec.passed else
-               kind_words(rec.variant, rec.kind) if rec.kind is not None else "")
+               f"{loser} resigned {resign_words(rec.resigned, rec.variant)}" if rec.resigned
+               else kind_words(rec.variant, rec.kind) if rec.kind is not None else "")
         if (not rec.passed and rec.cube_value == 1 and rec.points == 1
                 and rec.kind in (Kind.GAMMON, Kind.BACKGAMMON) and self.cube_on
                 and self.mode == "game"):
@@ -342,6 +393,7 @@ class GameSession:
             if max(self.score) >= self.length:
                 return          # the match is over: no next game, its cube stays shown
             self.game += 1
+            self._declined = 0
             self.cube_value, self.cube_owner = 1, "centre"
             # the next game's Crawford flag, for the cube advice the page asks for
             self.crawford = self.cube_on and crawford_game(self.score, self.length,
@@ -393,35 +445,48 @@ class GameSession:
     def act(self, action: Any, timeout: float = 120.0) -> dict:
         """Answer what the game asks: ``{"move": [[from, to, die], ...]}`` for a play,
         ``{"double": true|false}`` before a roll, ``{"take": true|false}`` after the
-        engine's double. Returns :meth:`state` once the game asks again or ends."""
+        engine's double, ``{"accept": true|false}`` after the engine's resignation;
+        or, on the person's turn (a play or a cube decision asked), ``{"resign": 1|2|3}``
+        (a single game, a gammon, a backgammon: :mod:`engine.play.resign`), which the
+        engine accepts, ending the game, or declines (the log says which; the game
+        waits on). Returns :meth:`state` once the game asks again or ends."""
         self.wait(self.answer(action), timeout)
         return self.state()
 
-    def answer(self, action: Any) -> int:
+    def answer(self, action: Any) -> int | None:
         """:meth:`act` without the wait: the answer is given to the game, and the serial
-        of the question it answers is returned (the game moves on from it). An optional
+        of the question it answers is returned (the game moves on from it), None for a
+        resignation the engine declined (the game waits on). An optional
         ``"serial"`` beside the answer names the question it answers (the state's
         ``serial``): an answer sent again (a retried request) after the game has moved
         on is then refused instead of being read as the next question's answer."""
         serial = action.get("serial") if isinstance(action, dict) else None
         fields = set(action) - {"serial"} if isinstance(action, dict) else set()
-        if not isinstance(action, dict) or len(fields) != 1 or not fields <= {
-                "move", "double", "take"}:
+        if not isinstance(action, dict) or len(fields) != 1 or not fields <= set(ACTIONS):
             raise SessionError(f"action {quote(action)}: expected an object with one field, "
-                               f"'move', 'double' or 'take' (and optionally 'serial', the "
-                               f"question it answers)")
+                               f"'move', 'double', 'take', 'resign' or 'accept' (and "
+                               f"optionally 'serial', the question it answers)")
         if "serial" in action and (type(serial) is not int or serial < 1):
             raise SessionError(f"serial = {quote(serial)}: expected the serial of the "
                                f"question answered (a whole number from 1, the state's "
                                f"'serial')")
-        kind = next(k for k in ("move", "double", "take") if k in action)
+        kind = next(k for k in ACTIONS if k in action)
         with self._cond:
             if serial is not None and (self._need is None or self._need.serial != serial):
                 raise SessionError(f"the game has moved on from question {serial}"
                                    + ("" if self._need is None else
                                       f" (it asks question {self._need.serial} now)")
                                    + "; reload its state")
-            need = self._current(kind)
+            if kind == "resign":
+                need = self._need
+                if need is None or need.kind not in ("move", "double"):
+                    self._current("move")           # says what the game waits for
+                    raise SessionError(f"a resignation is offered on your turn (the game "
+                                       f"waits for {quote(need.kind if need else None)})")
+            else:
+                need = self._current(kind)
+        if kind == "resign":
+            return self._resign(need, action["resign"])
         if kind == "move":
             assert need.walk is not None
             turn = need.walk.walk(_steps(action["move"], "move"))
@@ -445,6 +510,11 @@ class GameSession:
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": f"double to {need.cube.value * 2}"})
                 self._writer.double(0, need.cube.value * 2)
+            if kind == "accept":
+                self.log.append({"game": self.game, "who": "you", "dice": None,
+                                 "move": "accept" if answer else "reject"})
+                if not answer:
+                    self._declined = need.level
             if kind == "take":
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": "take" if answer else "pass"})
@@ -452,6 +522,35 @@ class GameSession:
                 if answer:
                     self.cube_value, self.cube_owner = need.cube.value * 2, "you"
             self._answer = (answer,)
+            self._cond.notify_all()
+        return need.serial
+
+    def _resign(self, need: Need, level: Any) -> int | None:
+        """The person's resignation at ``level`` on the turn ``need`` asks about: the
+        engine accepts when it gives it at least its value of playing on, valued at the
+        session's ply (cubeful with the cube, from the position before the person's
+        roll; :func:`engine.cli._decide.accepts_resignation`), and the game ends where
+        it waited (the serial answered); declined, the game goes on waiting (None)."""
+        variant = need.position.variant
+        level = check_level(level, get_rules(variant))
+        state = need.cube
+        if state is None and self.mode == "match" and variant == "backgammon":
+            state = without_cube(self.length, tuple(self.score))
+        with self.lock:
+            accepted = accepts_resignation(self.search_of(variant), need.position, state,
+                                           level, self.ply)
+        lost = resign_points(level, state)
+        with self._cond:
+            if self._need is not need or self._answer is not None:
+                raise SessionError("the game has moved on (this question was answered "
+                                   "already); reload its state")
+            self.log.append({"game": self.game, "who": "you", "dice": None,
+                             "move": f"resign {resign_words(level, variant)} ({lost} "
+                                     f"point{'s' if lost != 1 else ''}): the engine "
+                                     f"{'accepts' if accepted else 'declines'}"})
+            if not accepted:
+                return None
+            self._answer = (_Resign(level),)
             self._cond.notify_all()
         return need.serial
 
@@ -515,7 +614,12 @@ class GameSession:
                     assert need.walk is not None
                     out["dice"] = None if need.dice is None else list(need.dice)
                     out["pending"] = need.dice is None
-                if need.cube is not None:
+                if need.kind == "accept":
+                    lost = resign_points(need.level, need.cube)
+                    out["resignation"] = {
+                        "level": need.level, "points": lost,
+                        "words": resign_words(need.level, need.position.variant)}
+                elif need.cube is not None and need.kind in ("double", "take"):
                     assert need.doubler is not None
                     out["cube_state"] = {"doubler": "you" if need.kind == "double"
                                          else "engine",

@@ -149,6 +149,10 @@ function pips(board) {
   return [a, b];
 }
 
+// the levels a resignation may offer, in each game's words (engine/play/resign.py)
+const RESIGN_WORDS = {backgammon: ["single", "gammon", "backgammon"],
+                      long_nardy: ["oyn", "mars"], gul_bara: ["oyn", "mars"]};
+
 function shownBoard() {
   if (analysis) return analysis.position;
   if (turn) return turn.board;
@@ -160,6 +164,23 @@ function render() {
   const waiting = S && !analysis ? S.waiting : null;
   $("roll").hidden = $("double").hidden = waiting !== "double";
   $("take").hidden = $("pass").hidden = waiting !== "take";
+  $("accept").hidden = $("reject").hidden = waiting !== "accept";
+  $("resign-box").hidden = waiting !== "move" && waiting !== "double";
+  if (S && !$("resign-box").hidden) {
+    // the game's own words and levels: backgammon's gammon, nardy's mars, no triple in tavli
+    const words = RESIGN_WORDS[S.variant] || ["single", "double game"];
+    const sel = $("resign-level");
+    if (sel.dataset.variant !== S.variant) {
+      sel.innerHTML = "";
+      words.forEach((w, i) => {
+        const o = document.createElement("option");
+        o.value = String(i + 1);
+        o.textContent = w;
+        sel.appendChild(o);
+      });
+      sel.dataset.variant = S.variant;
+    }
+  }
   $("undo").hidden = waiting !== "move";
   $("done").hidden = waiting !== "move";
   $("undo").disabled = !played.length;
@@ -188,6 +209,7 @@ function render() {
         (turn.steps.length ? `${what}: click a checker, then where it goes` : `${what}`));
   } else if (waiting === "double") say("Your turn: roll, or double the cube.");
   else if (waiting === "take") say(`The engine doubles to ${S.cube_state.value * 2}: take or pass?`);
+  else if (waiting === "accept") say(`The engine resigns ${S.resignation.words} (${S.resignation.points} point${S.resignation.points === 1 ? "" : "s"} to you): accept or reject?`);
   else say("The engine is playing...");
   const score = S ? ` Score: you ${S.score.you}, engine ${S.score.engine}` +
     (S.length ? ` (to ${S.length})` : "") : "";
@@ -584,6 +606,9 @@ async function init() {
   $("double").onclick = () => act({double: true});
   $("take").onclick = () => act({take: true});
   $("pass").onclick = () => act({take: false});
+  $("accept").onclick = () => act({accept: true});
+  $("reject").onclick = () => act({accept: false});
+  $("resign").onclick = () => act({resign: Number($("resign-level").value)});
   $("done").onclick = () => act({move: played});
   $("undo").onclick = () => walk(played.slice(0, -1));
   $("hint").onclick = hint;
