@@ -37,7 +37,7 @@ def test_json_that_is_not_an_object_is_said_to_be_so(text):
 
 @pytest.mark.parametrize("text, words", [
     ("{not json", "not valid JSON"),
-    ("4HPwATDgc/ABM!", "neither Position JSON, an XGID nor a GNU Backgammon ID"),
+    ("4HPwATDgc/ABM!", "neither Position JSON, an XGID, a FIBS board nor a GNU Backgammon ID"),
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0", "10 fields"),
 ])
 def test_other_text_names_what_it_is_not(text, words):
@@ -147,3 +147,44 @@ def test_an_xgid_as_a_gnubg_id_is_the_one_gnubg_shows_for_it(xgid, gnubg):
     from engine.notation.parse import as_match_info
     pos, info = parse_position(xgid)
     assert format_gnubg(pos, as_match_info(info)) == gnubg
+
+
+def test_a_fibs_board_string_is_a_position_too():
+    """``board:...`` (a FIBS board, its score fields FIBS' own: the player's and the
+    opponent's) reads as the side on roll's position with the dice, cube, score and
+    Crawford game it holds, as an XgidInfo; a start board of a 3-point match and 60
+    boards GNU Backgammon sent its external player agree with FibsBoard.view; a
+    finished game, or a board that cannot be read, is refused as an ID is
+    (``invalid_notation``)."""
+    from engine.notation.fibs import parse_fibs_board
+    from engine.notation.xgid import XgidInfo
+    start = ("board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:"
+             "0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0")
+    pos, info = parse_position(start)
+    view = parse_fibs_board(start).view("fibs")
+    assert isinstance(info, XgidInfo) and pos == view.position
+    assert (info.cube_value, info.cube_owner, info.dice, info.score, info.match_length,
+            info.crawford, info.cube_action) == (view.cube, view.owner, view.dice,
+                                                 view.score, 3, view.crawford, None)
+    assert parse_position("  " + start + "\n")[0] == pos
+    import json
+    from pathlib import Path
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "fibs"
+                                          / "gnubg_boards.jsonl").read_text().splitlines()
+            if line and not line.startswith("#")]
+    for row in rows[:60]:
+        view = parse_fibs_board(row["board"]).view("fibs")
+        try:
+            pos, info = parse_position(row["board"])
+        except NotationError as exc:
+            assert "holds" in str(exc) or view.decision == "beaver", row
+            continue
+        assert pos == view.position and info.dice == view.dice and info.score == view.score
+        assert info.jacoby == (view.match_length == 0)
+    over = start.split(":")
+    over[32] = "0"                                # field 32, turn: the game is over
+    with pytest.raises(NotationError, match="the game is over"):
+        parse_position(":".join(over))
+    with pytest.raises(NotationError, match="52") as exc:
+        parse_position("board:You:x:3")
+    assert exc.value.code == "invalid_notation"

@@ -141,7 +141,7 @@ def main(argv=None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--position", default="start",
                         help="Position JSON, GNU Backgammon ID (PositionID[:MatchID]), "
-                             "XGID, or 'start' (default)")
+                             "XGID, FIBS board string (board:...), or 'start' (default)")
     parser.add_argument("--dice", help="the roll, e.g. 31 or 3-1; taken from the ID when "
                                        "it holds one; without dice the position is rated "
                                        "before its roll (or its pending segment played)")

@@ -398,8 +398,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.cube_cli",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", required=True,
-                    help="GNU Backgammon Position ID (or PositionID:MatchID), XGID or "
-                         "Position JSON")
+                    help="GNU Backgammon Position ID (or PositionID:MatchID), XGID, "
+                         "FIBS board string (board:...) or Position JSON")
     ap.add_argument("--cube-value", type=integer, help="cube value (default: from the ID, else 1)")
     ap.add_argument("--cube-owner", choices=("me", "them", "centre", "center"),
                     help="who owns the cube (default: from the ID; else centre for a cube "

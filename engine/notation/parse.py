@@ -1,8 +1,8 @@
 """One entry point for every way a position can be written.
 
 :func:`parse_position` accepts Position JSON (a dict or JSON text), a GNU Backgammon
-Position ID or ``PositionID:MatchID`` pair, an XGID, or the word ``start`` (with a
-variant), and returns the position seen from the side to move plus whatever the notation
+Position ID or ``PositionID:MatchID`` pair, an XGID, a FIBS board string
+(``board:...``), or the word ``start`` (with a variant), and returns the position seen from the side to move plus whatever the notation
 says about the cube, score and dice (``None`` for Position JSON). The CLI and the
 protocol both read positions through it.
 """
@@ -39,7 +39,7 @@ def parse_position(value: Any, variant: str | None = None):
         return pos, None
     if not isinstance(value, str):
         raise PositionError(f"position {quote(value)}: expected Position JSON, a GNU "
-                            f"Backgammon ID or an XGID")
+                            f"Backgammon ID, an XGID or a FIBS board string")
     text = value.strip()
     if text.lower() == "start":
         return Position.start(variant or "backgammon"), None
@@ -53,15 +53,43 @@ def parse_position(value: Any, variant: str | None = None):
         if conflict is not None:
             raise NotationError(f"XGID {quote(text)} holds {conflict}")
         return xpos, xinfo
+    if text.lower().startswith("board:"):
+        return _fibs(text, variant)
     from engine.notation.gnubg_id import position_from_gnubg
     try:
         pos, info = position_from_gnubg(text, variant or "backgammon")
     except NotationError as exc:
-        raise NotationError(f"position {quote(text)} is neither Position JSON, an XGID "
-                            f"nor a GNU Backgammon ID: {exc}") from None
+        raise NotationError(f"position {quote(text)} is neither Position JSON, an XGID, "
+                            f"a FIBS board nor a GNU Backgammon ID: {exc}") from None
     if info is not None:
         _check_open(info, text, pos.rules.cube)
     return pos, info
+
+
+def _fibs(text: str, variant: str | None):
+    """A FIBS board string (:mod:`engine.notation.fibs`, the fields 4 and 5 FIBS' own
+    scores, as a FIBS client writes them) as ``(position, XgidInfo)``: the side on
+    roll's checkers, the dice, cube, score and Crawford game the board holds (a double
+    on offer as an XGID's ``D``, a beaver as its ``B``); the Jacoby rule, which the
+    board does not carry, on in money play as the rules' default. What the board cannot
+    hold (a finished game) is refused as :meth:`engine.notation.fibs.FibsBoard.view`
+    says, a double the cube's owner could not make as an XGID's would be: each a
+    :class:`NotationError`, as for the IDs."""
+    from engine.notation.fibs import FibsBoardError, parse_fibs_board
+    from engine.notation.xgid import XgidInfo, xgid_conflict
+    try:
+        view = parse_fibs_board(text).view("fibs", variant or "backgammon")
+    except FibsBoardError as exc:               # a notation read here, as an ID's
+        raise NotationError(str(exc)) from None
+    action = {"take": "double", "beaver": "beaver"}.get(view.decision)
+    info = XgidInfo(cube_value=view.cube, cube_owner=view.owner, dice=view.dice,
+                    cube_action=action, score=tuple(view.score),
+                    match_length=view.match_length, crawford=view.crawford,
+                    jacoby=not view.match_length and view.position.rules.jacoby)
+    conflict = xgid_conflict(info) if view.position.rules.cube else None
+    if conflict is not None:
+        raise NotationError(f"FIBS board {quote(text)} holds {conflict}")
+    return view.position, info
 
 
 def _check_open(info, text: str, cube: bool = True) -> None:

@@ -11,7 +11,7 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   trials over its candidates, at 0-ply inside (``too_large`` beyond): every session's
   engine waits for it.
 - ``POST /api/position``: ``{"position": text}`` read as Position JSON, a GNU Backgammon
-  ID or an XGID; the answer gives the position and its IDs.
+  ID, an XGID or a FIBS board string; the answer gives the position and its IDs.
 - ``POST /api/sessions``: a game or match against the engine (:mod:`engine.web.session`;
   a game without a model file is refused, 404 ``no_model``);
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
