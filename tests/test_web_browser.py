@@ -314,3 +314,48 @@ def test_a_match_file_reviewed_and_a_costly_decision_shown(page):
     _wait_idle(page)
     assert "Set-up position" in page.locator("#status").text_content()
     assert page.locator("#position-text").input_value() == xgid
+
+
+def test_resignations_by_the_buttons(page, monkeypatch):
+    """The Resign button (the level in the game's words) ends a plakoto game the engine
+    accepts; the engine's own resignation (made to offer one here) is accepted with the
+    Accept button."""
+    page.select_option("#variant", "plakoto")
+    page.select_option("#mode", "game")
+    page.click("#start")
+    _settle(page)
+    board = page.locator("#board")
+    while board.get_attribute("data-waiting") != "move":
+        page.wait_for_timeout(50)
+    levels = page.locator("#resign-level option").all_text_contents()
+    assert levels == ["single", "double game"], levels
+    page.select_option("#resign-level", "2")
+    page.click("#resign")
+    page.wait_for_function("document.getElementById('board').dataset.waiting === 'finished'")
+    status = page.locator("#status").text_content()
+    assert "the engine wins 2 points (you resigned a double game)" in status, status
+
+    import engine.web.session as web_session
+    monkeypatch.setattr(web_session, "resignation_offer", lambda *a, **k: 1)
+    page.select_option("#variant", "backgammon")
+    page.set_checked("#cube", False)
+    page.click("#start")
+    _settle(page)
+    for _ in range(400):
+        waiting = board.get_attribute("data-waiting")
+        if waiting == "accept":
+            break
+        assert waiting == "move", waiting
+        steps = json.loads(board.get_attribute("data-steps"))
+        if steps:
+            _click_point(page, steps[0][0])
+            _click_point(page, steps[0][1])
+        else:
+            page.click("#done")
+        _settle(page)
+    assert "The engine resigns a single game (1 point to you)" in page.locator(
+        "#status").text_content()
+    page.click("#accept")
+    page.wait_for_function("document.getElementById('board').dataset.waiting === 'finished'")
+    status = page.locator("#status").text_content()
+    assert "you win 1 point (the engine resigned a single game)" in status, status
