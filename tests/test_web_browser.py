@@ -306,7 +306,11 @@ def test_a_match_file_reviewed_and_a_costly_decision_shown(page):
     assert "Intermediate" in rows[1] or "Advanced" in rows[1] or "Expert" in rows[1], rows
     # the luck: the first player's negative (GNU Backgammon: Bad dice, man!), the
     # second's rated None; test_review pins the rates
-    assert re.search(r"-\d+\.\d{3}", rows[1]) and rows[2].endswith("None"), rows
+    assert re.search(r"-\d+\.\d{3}", rows[1]) and "None" in rows[2], rows
+    # the errors in match winning chance and the luck-adjusted results, opposite
+    assert "errors (MWC)" in rows[0] and "luck-adjusted result" in rows[0], rows
+    adjusted = [float(re.findall(r"([+-]\d+\.\d\d)%", row)[-1]) for row in rows[1:]]
+    assert abs(adjusted[0] + adjusted[1]) < 0.02, rows
     worst = page.locator("#file-review-worst tr")
     assert worst.count() >= 2
     xgid = worst.nth(1).locator("button").get_attribute("title")

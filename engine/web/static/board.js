@@ -399,13 +399,20 @@ function saveMatch(kind) {
 
 function totalsTable(r, names, id) {
   // a review's totals for each player (engine.review's JSON): plays, costs, marks, luck,
-  // GNU Backgammon's overall rating and luck rating
+  // GNU Backgammon's overall rating and luck rating; the errors in all and the
+  // luck-adjusted result in match winning chance (a match) or points (money play)
+  const mwc = r.unit === "mwc";
+  const u = (v) => v === null || v === undefined ? "" : (v >= 0 ? "+" : "") +
+    (mwc ? (100 * v).toFixed(2) + "%" : v.toFixed(3));
+  const adj = r.luck_adjusted_result || [null, null];
   const t = table(["", "plays", "mEMG/play", "cube", "cube cost", "??", "?", "?!", "luck",
-                   "rating", "dice"],
+                   "rating", "dice", mwc ? "errors (MWC)" : "errors (points)",
+                   "luck-adjusted result"],
     r.totals.map((x, i) => [names[i], x.plays, x.play_rate_memg.toFixed(1), x.cube_decisions,
                             x.cube_cost.toFixed(3), x.marks["??"], x.marks["?"],
                             x.marks["?!"], (x.luck >= 0 ? "+" : "") + x.luck.toFixed(3),
-                            x.ratings.overall || "", x.ratings.luck || ""]));
+                            x.ratings.overall || "", x.ratings.luck || "",
+                            u(x.total_cost_u === null ? null : -x.total_cost_u), u(adj[i])]));
   t.id = id;
   return t;
 }
