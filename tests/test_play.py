@@ -476,3 +476,27 @@ def test_resignations_at_the_terminal(monkeypatch):
     assert "The engine resigns a double game (2 points to you). Accept or reject?" in out
     assert "'maybe': type 'accept' or 'reject'" in out
     assert "You win 2 points: the engine resigned a double game." in out
+
+
+def test_beavers_at_the_terminal(monkeypatch, tmp_path):
+    """``--beavers`` (money play with the cube): after taking the engine's double you are
+    asked to beaver; the engine beavers your double where its policy says (made to
+    here); the match file says ``Beaver "On"`` and holds the beaver; outside a money
+    game with the cube the option is refused."""
+    for argv in (["--beavers"], ["--cube", "--match", "3", "--beavers"]):
+        with pytest.raises(SystemExit):
+            run(argv, [])
+    from engine.play.match import DecisionCubePolicy
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: False)
+    monkeypatch.setattr(DecisionCubePolicy, "take", lambda self, p, s: True)
+    monkeypatch.setattr(DecisionCubePolicy, "beaver", lambda self, p, s: True)
+    save = tmp_path / "b.mat"
+    code, out = run(["--cube", "--beavers", "--seed", "3", "--save", str(save)],
+                    ["1", "double", "double", "quit"])
+    assert "The engine takes." in out and "The engine beavers to 4." in out
+    text = save.read_text()
+    assert 'Beaver "On"' in text and "Beavers => 4" in text
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: True)
+    code, out = run(["--cube", "--beavers", "--seed", "3"],
+                    ["1", "roll", "take", "beaver", "take", "maybe", "b", "quit"])
+    assert "you beaver to 4." in out

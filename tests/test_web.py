@@ -452,7 +452,7 @@ def test_a_session_ended_before_its_game_says_why():
     session = GameSession("backgammon", "match", 3, cube=True, search_of=lambda v: search)
     try:
         session.cube_value, session.cube_owner = 4, "you"
-        record = SimpleNamespace(variant="backgammon", winner=1, points=4, passed=False,
+        record = SimpleNamespace(variant="backgammon", winner=1, points=4, passed=False, resigned=0,
                                  kind=Kind.SINGLE, cube_value=4)
         session._on_game(SimpleNamespace(record=record))
         state = session.state()
@@ -465,11 +465,11 @@ def test_a_session_ended_before_its_game_says_why():
     money = GameSession("backgammon", "game", cube=True, search_of=lambda v: search)
     nardy = GameSession("long_nardy", "game", search_of=lambda v: search)
     try:
-        jacoby = SimpleNamespace(variant="backgammon", winner=0, points=1, passed=False,
+        jacoby = SimpleNamespace(variant="backgammon", winner=0, points=1, passed=False, resigned=0,
                                  kind=Kind.GAMMON, cube_value=1)
         assert money._result_text(jacoby) == ("you win 1 point (a gammon, a single by the "
                                               "Jacoby rule: the cube was not turned)")
-        mars = SimpleNamespace(variant="long_nardy", winner=1, points=2, passed=False,
+        mars = SimpleNamespace(variant="long_nardy", winner=1, points=2, passed=False, resigned=0,
                                kind=Kind.GAMMON, cube_value=1)
         assert nardy._result_text(mars) == "the engine wins 2 points (mars)"
     finally:
@@ -841,3 +841,56 @@ def test_the_engine_resigns_and_the_person_answers(client, monkeypatch):
     end = client.post(f"/api/sessions/{sid}/act", json={"accept": True}).json()
     assert end["finished"] and end["winner"] == "you" and end["score"]["you"] == 1
     assert "the engine resigned a single game" in end["result"]
+
+
+def test_beavers_in_a_money_game(client, monkeypatch):
+    """``beavers`` (a money game with the cube): after taking the engine's double the
+    person is asked ``beaver`` (the cube then at four times, his); the engine beavers
+    the person's double where its cube policy says so (both made to here); the match
+    file holds the beaver; beavers outside a money game with the cube are refused."""
+    for body in ({"variant": "backgammon", "beavers": True},
+                 {"variant": "backgammon", "mode": "match", "length": 3, "cube": True,
+                  "beavers": True},
+                 {"variant": "backgammon", "cube": True, "beavers": 1}):
+        r = client.post("/api/sessions", json=body)
+        assert r.status_code == 400 and "beavers" in r.json()["error"]["message"], body
+    from engine.play.match import DecisionCubePolicy
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: True)
+    monkeypatch.setattr(DecisionCubePolicy, "take", lambda self, p, s: True)
+    monkeypatch.setattr(DecisionCubePolicy, "beaver", lambda self, p, s: False)
+    rng = random.Random(4)
+    state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
+                                               "beavers": True, "seed": 3}).json()
+    sid = state["id"]
+    while state["waiting"] != "take":
+        if state["waiting"] == "move":
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"move": _a_legal_move(client, state, rng)}).json()
+        elif state["waiting"] == "double":
+            state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    state = client.post(f"/api/sessions/{sid}/act", json={"take": True}).json()
+    assert state["waiting"] == "beaver" and state["cube_state"]["beavers"] is True
+    state = client.post(f"/api/sessions/{sid}/act", json={"beaver": True}).json()
+    assert state["cube"]["value"] == 4 and state["cube"]["owner"] == "you"
+    assert any(e["who"] == "you" and e["move"] == "beavers to 4" for e in state["log"])
+    client.delete(f"/api/sessions/{sid}")
+
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: False)
+    monkeypatch.setattr(DecisionCubePolicy, "beaver", lambda self, p, s: True)
+    state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
+                                               "beavers": True, "seed": 3}).json()
+    sid = state["id"]
+    while state["waiting"] != "double":
+        if state["waiting"] == "move":
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"move": _a_legal_move(client, state, rng)}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    state = client.post(f"/api/sessions/{sid}/act", json={"double": True}).json()
+    assert state["cube"]["value"] == 4 and state["cube"]["owner"] == "engine", state["cube"]
+    moves = [e["move"] for e in state["log"] if e["who"] == "engine"]
+    assert "takes" in moves and "beavers to 4" in moves
+    assert "Beavers => 4" in client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    client.delete(f"/api/sessions/{sid}")

@@ -40,7 +40,9 @@ engine's advice); when the engine doubles, ``take`` or ``pass``. The engine doub
 answers as :func:`engine.cube.decision.cube_decision` advises at 0-ply, and ranks its
 plays (and your hints) by cubeful equity, as GNU Backgammon does where the cube is in
 play. A single game is a money game (the Jacoby rule: a gammon counts for nothing while
-the cube is centred); a match has its Crawford game.
+the cube is centred); a match has its Crawford game. ``--beavers`` (a money game with
+the cube): having taken a double, a side may beaver, redoubling at once and keeping the
+cube; you are asked, and the engine beavers as its cube decision says.
 
 Resignations (:mod:`engine.play.resign`), as GNU Backgammon has them: ``resign`` at
 your move or cube prompt offers the game for a single game, a gammon or a backgammon
@@ -272,7 +274,19 @@ class _HumanCube:
                   f"{'resign, ' if resign is not None else ''}'quit')")
 
     def beaver(self, position: Position, state: CubeState) -> bool:
-        return False
+        """Having taken the engine's double (``--beavers``), whether you beaver: redouble
+        at once to four times the cube, keeping it."""
+        if not self.session.beavers:
+            return False
+        beavers = self._ask(f"You own the cube at {state.value * 2}. Beaver (redouble to "
+                            f"{state.value * 4}, keeping the cube)? ('beaver' or 'no'; "
+                            f"'cube' for the engine's advice)", "beaver> ",
+                            ("beaver", "b", "yes"), ("no", "n", ""),
+                            lambda: self._advice(position, state, answer=True))
+        if beavers:
+            self.session.say(f"you beaver to {state.value * 4}.")
+            self.session.writer.beaver(HUMAN, state.value * 4)
+        return beavers
 
     def _advice(self, position: Position, state: CubeState, answer: bool = False) -> str:
         """The engine's cube advice for the side on roll of ``position``."""
@@ -318,7 +332,15 @@ class _EngineCube:
         return takes
 
     def beaver(self, position: Position, state: CubeState) -> bool:
-        return False
+        """Having taken your double (``--beavers``), whether the engine beavers
+        (:meth:`engine.play.match.DecisionCubePolicy.beaver`), announced."""
+        if not self.session.beavers:
+            return False
+        beavers = self._policy.beaver(position, state)
+        if beavers:
+            self.session.say(f"The engine beavers to {state.value * 4}.")
+            self.session.writer.beaver(ENGINE, state.value * 4)
+        return beavers
 
 
 # --------------------------------------------------------------------- the session
@@ -326,7 +348,8 @@ class Session:
     """One sitting at the terminal: the dice, the engines, the input and output."""
 
     def __init__(self, engine_spec: str, rng: np.random.Generator, stdin: TextIO,
-                 stdout: TextIO, cube: bool = False, save: str | None = None):
+                 stdout: TextIO, cube: bool = False, save: str | None = None,
+                 beavers: bool = False):
         self.engine_spec = engine_spec
         self.save = save
         """A match file (``--save``) the backgammon games are written to after each."""
@@ -343,6 +366,8 @@ class Session:
         self.stdout = stdout
         self.cube = cube
         """Backgammon with the doubling cube."""
+        self.beavers = beavers
+        """Money play with beavers (``--beavers``)."""
         self.shown: Position | None = None
         """The board just drawn at a cube prompt (the turn after it does not draw it)."""
         self._engines: dict[str, Engine] = {}
@@ -587,7 +612,8 @@ class Session:
         cube = None
         if self.cube and variant == "backgammon":
             cube = CubeRules([_HumanCube(self), _EngineCube(self, self.engine(variant))],
-                             match_length, tuple(score), crawford, jacoby=not match_length)
+                             match_length, tuple(score), crawford, jacoby=not match_length,
+                             beavers=self.beavers and not match_length)
         def heard(mover: int, before: Position, dice, after: Position) -> None:
             if variant == "backgammon" and dice is not None:
                 self.writer.roll(mover, before, after, dice)
@@ -630,7 +656,8 @@ class Session:
         assert self.save is not None
         players = ("you", "nardy")
         record = self.writer.record(self.length, players,
-                                    match_header(players, self.length, self.cube),
+                                    match_header(players, self.length, self.cube,
+                                                 beavers=self.beavers),
                                     self.number, self.score)
         if not record.games:
             return None
@@ -727,6 +754,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                     help="seed of the dice, a whole number 0 or more (default: fresh)")
     ap.add_argument("--cube", action="store_true",
                     help="backgammon with the doubling cube (a network engine)")
+    ap.add_argument("--beavers", action="store_true",
+                    help="with --cube in a money game: a side that takes may beaver "
+                         "(redouble at once, keeping the cube)")
     ap.add_argument("--save", metavar="FILE.mat",
                     help="backgammon: write the games to this match file after each "
                          "(and at quit), for GNU Backgammon, XG or python -m engine.review "
@@ -761,6 +791,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
             ap.error(str(exc))
     if args.cube and args.variant != "backgammon":
         ap.error(f"--cube: {args.variant} has no doubling cube (backgammon only)")
+    if args.beavers and (not args.cube or args.match is not None):
+        ap.error("--beavers: a money game's option (--cube without --match)")
     if args.cube and args.engine == "heuristic":
         ap.error("--cube with --engine heuristic: the cube decisions need a network")
     if args.cube and args.match is not None and args.match > MATCH_CUBE_LIMIT_LENGTH:
@@ -774,7 +806,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     if args.match is not None and args.match < 1:
         ap.error("--match must be at least 1")
     session = Session(args.engine, np.random.default_rng(args.seed), stdin, stdout,
-                      cube=args.cube, save=args.save)
+                      cube=args.cube, save=args.save, beavers=args.beavers)
     games = TAVLI_GAMES if args.variant == TAVLI else (args.variant,)
     try:
         if args.engine not in ("auto", "model", "heuristic"):

@@ -464,13 +464,15 @@ def played_action(player: int, before: Position, after: Position, dice,
     return Action(player, "roll", line, (d1, d2), jellyfish_move(before, after, (d1, d2)))
 
 
-def match_header(players: tuple, length: int, cube: bool, jacoby: bool = True) -> dict:
+def match_header(players: tuple, length: int, cube: bool, jacoby: bool = True,
+                 beavers: bool = False) -> dict:
     """The header lines of a match file of games the engine played: the players, and
     the rules eXtreme Gammon's headers say (``Jacoby``, ``Beaver`` in money play,
     ``Crawford`` in a match, ``CubeLimit "1"`` without the cube)."""
     header = {"Player 1": players[0], "Player 2": players[1]}
     if length == 0:
-        header.update({"Jacoby": "On" if cube and jacoby else "Off", "Beaver": "Off"})
+        header.update({"Jacoby": "On" if cube and jacoby else "Off",
+                       "Beaver": "On" if cube and beavers else "Off"})
     else:
         header["Crawford"] = "On"
     if not cube:
@@ -498,6 +500,10 @@ class MatchWriter:
     def answer(self, player: int, takes: bool) -> None:
         """A take or a pass of the double on offer."""
         self.actions.append(Action(player, "take" if takes else "drop", 0))
+
+    def beaver(self, player: int, value: int) -> None:
+        """A beaver: the taker redoubles at once to ``value``, keeping the cube."""
+        self.actions.append(Action(player, "beaver", 0, value=value))
 
     def end(self, number: int, score: tuple, winner: int | None, points: int) -> None:
         """The game under way over (``winner`` None: a draw or a game cut short), begun

@@ -305,7 +305,7 @@ def position(request: Request, body: Any) -> dict:
 
 def new_session(request: Request, body: Any) -> _Later:
     req = _object(body)
-    known = {"variant", "mode", "length", "ply", "cube", "seed"}
+    known = {"variant", "mode", "length", "ply", "cube", "beavers", "seed"}
     extra = set(req) - known
     if extra:
         raise SessionError(f"fields {sorted(extra)}: expected only {sorted(known)}")

@@ -51,7 +51,7 @@ match to ``length`` points of one game (backgammon with the cube and the Crawfor
 ``tavli``: portes, plakoto and fevga in turn to ``length`` points."""
 MAX_PLY = 2
 """The deepest search a session's engine plays at (3-ply takes seconds a move)."""
-ACTIONS = ("move", "double", "take", "resign", "accept")
+ACTIONS = ("move", "double", "take", "beaver", "resign", "accept")
 """The answers a session takes (:meth:`GameSession.answer`)."""
 MAX_LENGTH = GNUBG_LONGEST_MATCH
 """The longest match a session plays: GNU Backgammon's, the match equity table's reach."""
@@ -73,8 +73,8 @@ class Need:
 
     kind: str
     """``move`` (a play of ``dice``), ``double`` (double or roll), ``take`` (take or
-    pass the engine's double) or ``accept`` (accept or reject the engine's
-    resignation)."""
+    pass the engine's double), ``beaver`` (having taken it, beaver or not: money play
+    with beavers) or ``accept`` (accept or reject the engine's resignation)."""
     position: Position
     """The position, seen from the person."""
     dice: tuple | None = None
@@ -126,7 +126,10 @@ class _Person:
                                       doubler=position))
 
     def beaver(self, position, state) -> bool:
-        return False
+        if not self.session.beavers:
+            return False
+        return self.session._ask(Need("beaver", position.flip(), cube=state,
+                                      doubler=position))
 
     def accept_resignation(self, position, state, level) -> bool:
         # the engine (on roll in ``position``) resigns; the board stays the person's
@@ -188,7 +191,14 @@ class _Engine:
         return takes
 
     def beaver(self, position, state) -> bool:
-        return False
+        """Having taken the person's double, whether the engine beavers (money play with
+        beavers: :meth:`engine.play.match.DecisionCubePolicy.beaver`), logged."""
+        if not self.session.beavers:
+            return False
+        beavers = self._cube.beaver(position, state)
+        if beavers:
+            self.session._on_beaver("engine", state.value * 4)
+        return beavers
 
     def resign(self, position, state) -> int:
         """Before the engine's roll: the level it resigns at where it is sure to lose
@@ -214,7 +224,7 @@ class GameSession:
 
     def __init__(self, variant: str | None = None, mode: str = "game",
                  length: int | None = None, ply: int = 0, cube: bool = False,
-                 seed: int | None = None, *, search_of: Callable,
+                 seed: int | None = None, beavers: bool = False, *, search_of: Callable,
                  lock: threading.Lock | None = None):
         if mode not in MODES:
             raise SessionError(f"mode = {quote(mode)}: expected one of {list(MODES)}")
@@ -244,6 +254,11 @@ class GameSession:
         if cube and variant != "backgammon":
             raise SessionError(f"cube: {'a tavli match' if mode == 'tavli' else variant} "
                                f"has no doubling cube (backgammon only)")
+        if not isinstance(beavers, bool):
+            raise SessionError(f"beavers = {quote(beavers)}: expected true or false")
+        if beavers and not (cube and mode == "game"):
+            raise SessionError("beavers: a money game's option (mode 'game' with the "
+                               "cube)")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed < 2 ** 63):
             raise SessionError(f"seed = {quote(seed)}: expected an integer 0..2^63-1")
@@ -252,6 +267,9 @@ class GameSession:
         self.id = secrets.token_hex(8)
         self.variant, self.mode, self.length, self.ply = variant, mode, length, ply
         self.cube_on = cube
+        self.beavers = beavers
+        """Money play with beavers: a side that takes may redouble at once, keeping the
+        cube."""
         self.search_of = search_of
         self.lock = lock or threading.Lock()
         self._rng = np.random.default_rng(seed)
@@ -291,7 +309,7 @@ class GameSession:
             if self.mode == "game":
                 rec = play_cube_game(players, self._rng, self.variant,
                                      cube_policies=players if self.cube_on else None,
-                                     beavers=False, on_turn=self._on_turn)
+                                     beavers=self.beavers, on_turn=self._on_turn)
                 self._on_result(rec)
             elif self.mode == "match":
                 match = play_match(self.length, players, self._rng, self.variant,
@@ -360,6 +378,13 @@ class GameSession:
             self._writer.answer(int(who == "engine"), takes)
             self.log.append({"game": self.game, "who": who, "dice": None,
                              "move": "takes" if takes else "passes"})
+
+    def _on_beaver(self, who: str, value: int) -> None:
+        with self._cond:
+            self.cube_value, self.cube_owner = value, who
+            self._writer.beaver(int(who == "engine"), value)
+            self.log.append({"game": self.game, "who": who, "dice": None,
+                             "move": f"beavers to {value}"})
 
     def _result_text(self, rec) -> str:
         if rec.winner is None:
@@ -464,8 +489,8 @@ class GameSession:
         fields = set(action) - {"serial"} if isinstance(action, dict) else set()
         if not isinstance(action, dict) or len(fields) != 1 or not fields <= set(ACTIONS):
             raise SessionError(f"action {quote(action)}: expected an object with one field, "
-                               f"'move', 'double', 'take', 'resign' or 'accept' (and "
-                               f"optionally 'serial', the question it answers)")
+                               f"'move', 'double', 'take', 'beaver', 'resign' or 'accept' "
+                               f"(and optionally 'serial', the question it answers)")
         if "serial" in action and (type(serial) is not int or serial < 1):
             raise SessionError(f"serial = {quote(serial)}: expected the serial of the "
                                f"question answered (a whole number from 1, the state's "
@@ -510,6 +535,14 @@ class GameSession:
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": f"double to {need.cube.value * 2}"})
                 self._writer.double(0, need.cube.value * 2)
+            if kind == "beaver":
+                if answer:
+                    value = need.cube.value * 4
+                    self.cube_value, self.cube_owner = value, "you"
+                    self._writer.beaver(0, value)
+                self.log.append({"game": self.game, "who": "you", "dice": None,
+                                 "move": f"beavers to {need.cube.value * 4}" if answer
+                                 else "no beaver"})
             if kind == "accept":
                 self.log.append({"game": self.game, "who": "you", "dice": None,
                                  "move": "accept" if answer else "reject"})
@@ -567,7 +600,8 @@ class GameSession:
         length = self.length if self.mode == "match" else 0
         with self._cond:
             record = self._writer.record(length, players,
-                                         match_header(players, length, self.cube_on),
+                                         match_header(players, length, self.cube_on,
+                                                      beavers=self.beavers),
                                          self.game, tuple(self.score))
         return format_sgf(record) if kind == "sgf" else format_mat(record)
 
@@ -619,10 +653,11 @@ class GameSession:
                     out["resignation"] = {
                         "level": need.level, "points": lost,
                         "words": resign_words(need.level, need.position.variant)}
-                elif need.cube is not None and need.kind in ("double", "take"):
+                elif need.cube is not None and need.kind in ("double", "take", "beaver"):
                     assert need.doubler is not None
                     out["cube_state"] = {"doubler": "you" if need.kind == "double"
                                          else "engine",
+                                         "beavers": self.beavers,
                                          "position": need.doubler.to_json(),
                                          "value": need.cube.value, "owner": need.cube.owner,
                                          "match": need.cube.match_length,

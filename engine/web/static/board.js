@@ -165,6 +165,7 @@ function render() {
   $("roll").hidden = $("double").hidden = waiting !== "double";
   $("take").hidden = $("pass").hidden = waiting !== "take";
   $("accept").hidden = $("reject").hidden = waiting !== "accept";
+  $("beaver").hidden = $("no-beaver").hidden = waiting !== "beaver";
   $("resign-box").hidden = waiting !== "move" && waiting !== "double";
   if (S && !$("resign-box").hidden) {
     // the game's own words and levels: backgammon's gammon, nardy's mars, no triple in tavli
@@ -209,6 +210,7 @@ function render() {
         (turn.steps.length ? `${what}: click a checker, then where it goes` : `${what}`));
   } else if (waiting === "double") say("Your turn: roll, or double the cube.");
   else if (waiting === "take") say(`The engine doubles to ${S.cube_state.value * 2}: take or pass?`);
+  else if (waiting === "beaver") say(`You take at ${S.cube_state.value * 2}: beaver (redouble to ${S.cube_state.value * 4}, keeping the cube)?`);
   else if (waiting === "accept") say(`The engine resigns ${S.resignation.words} (${S.resignation.points} point${S.resignation.points === 1 ? "" : "s"} to you): accept or reject?`);
   else say("The engine is playing...");
   const score = S ? ` Score: you ${S.score.you}, engine ${S.score.engine}` +
@@ -270,6 +272,7 @@ function newGame() {
     const mode = $("mode").value;
     const body = {variant: $("variant").value, mode, ply: Number($("ply").value),
                   cube: $("variant").value === "backgammon" && $("cube").checked};
+    if (mode === "game" && body.cube && $("beavers").checked) body.beavers = true;
     if (mode !== "game") body.length = Number($("length").value);
     if (mode === "tavli") { body.variant = "portes"; body.cube = false; }
     adopt(await api("POST", "/api/sessions", body));
@@ -592,6 +595,7 @@ function syncForm() {
   const mode = $("mode").value, variant = $("variant").value;
   $("length-label").hidden = mode === "game";
   $("cube-label").hidden = !(variant === "backgammon" && mode !== "tavli");
+  $("beavers-label").hidden = !(variant === "backgammon" && mode === "game");
   if (!S && !analysis) draw(GAMES[mode === "tavli" ? "portes" : variant].start);
 }
 
@@ -613,6 +617,8 @@ async function init() {
   $("double").onclick = () => act({double: true});
   $("take").onclick = () => act({take: true});
   $("pass").onclick = () => act({take: false});
+  $("beaver").onclick = () => act({beaver: true});
+  $("no-beaver").onclick = () => act({beaver: false});
   $("accept").onclick = () => act({accept: true});
   $("reject").onclick = () => act({accept: false});
   $("resign").onclick = () => act({resign: Number($("resign-level").value)});
