@@ -205,3 +205,64 @@ def test_a_player_may_resign_in_the_middle_of_a_turn():
         raise Resigned(mover, 3)
     rec = play(cubed, BG, opening=(1, Dice(3, 1)), roll=lambda: Dice.roll(rng), cube=cube)
     assert (rec.winner, rec.points, rec.resigned) == (0, 3, 3)
+
+
+def _doomed():
+    """The side on roll: 14 checkers on its 6-point, one on its 7-point, none off,
+    against one checker on the opponent's 1-point: no chance to win, a gammon likely but
+    not sure (the 0-ply chances pinned: win exactly 0, a gammon 0.861, no backgammon)."""
+    me = [0] * 24
+    me[5], me[6] = 14, 1
+    them = [0] * 24
+    them[0] = 1
+    return Position("backgammon", tuple(me), tuple(them), (0, 0), (0, 14))
+
+
+def test_an_empty_answer_to_the_engine_s_double_asks_again():
+    """Regression: the terminal's take prompt read an empty line's first word for
+    ``resign`` and stopped on an IndexError."""
+    import io
+
+    from engine.cli.play import Session, _HumanCube
+    out = io.StringIO()
+    session = Session("heuristic", np.random.default_rng(1), io.StringIO("\ntake\n"), out,
+                      cube=True)
+    assert _HumanCube(session).take(Position.start(), MONEY)
+    assert "type 'take' or 'pass'" in out.getvalue()
+
+
+def test_the_engine_resigns_at_the_score_in_a_match_without_the_cube(monkeypatch):
+    """Regression: in a backgammon match played without the cube the game loop gives
+    no cube state, and the engine (terminal and web board) valued its resignation as
+    money play: at double match point, lost with a gammon uncertain, it played on where
+    GNU Backgammon resigns (any loss loses the match)."""
+    import io
+    from types import SimpleNamespace
+
+    import engine.cli.play as terminal
+    from engine.web.session import _Engine
+    search = search_for("backgammon")
+    doomed = _doomed()
+    assert resignation_offer(search, doomed, None) == 0
+    assert resignation_offer(search, doomed, match(score=(6, 6), length=7)) == 2
+
+    class Stop(Exception):
+        pass
+    hooks = []
+
+    def fake_play(turn, rules, **kw):
+        hooks.append(kw["resign"])
+        raise Stop
+    monkeypatch.setattr(terminal, "play", fake_play)
+    session = terminal.Session("heuristic", np.random.default_rng(1),
+                               io.StringIO("accept\n"), io.StringIO())
+    with pytest.raises(Stop):
+        session.play_game("backgammon", terminal.HUMAN, 7, (6, 6))
+    assert hooks[0](terminal.ENGINE, doomed, None) == 2
+
+    notes = []
+    web = SimpleNamespace(mode="match", length=7, score=[6, 6], ply=0, _declined=0,
+                          lock=__import__("threading").Lock(),
+                          search_of=lambda variant: search,
+                          _note=lambda *a, **k: notes.append(a))
+    assert _Engine(web).resign(doomed, None) == 2 and notes

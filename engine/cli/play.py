@@ -267,7 +267,7 @@ class _HumanCube:
             if word == "cube":
                 s.say(advice())
                 continue
-            if word.split()[0] == "resign" and resign is not None:
+            if word.split()[:1] == ["resign"] and resign is not None:
                 resign(word)                    # raises Resigned when accepted
                 continue
             s.say(f"{quote(word)}: type '{yes[0]}' or '{no[0]}' (or 'cube', "
@@ -622,8 +622,14 @@ class Session:
             self.number += 1
             self.score = tuple(score)
         self._declined = 0
+        def resign(mover: int, pos: Position, cube_state) -> int:
+            if cube_state is None and match_length and variant == "backgammon":
+                # a match without the cube: the engine resigns at the score
+                cube_state = without_cube(match_length, (score[mover], score[1 - mover]))
+            return self._engine_resigns(mover, pos, cube_state)
+
         game = play(turn, rules, opening=(mover, dice), roll=lambda: Dice.roll(self.rng),
-                    cube=cube, on_turn=heard, resign=self._engine_resigns)
+                    cube=cube, on_turn=heard, resign=resign)
         if variant == "backgammon":
             self.writer.end(self.number, tuple(score), game.winner, game.points)
             self.save_games()

@@ -203,10 +203,13 @@ class _Engine:
     def resign(self, position, state) -> int:
         """Before the engine's roll: the level it resigns at where it is sure to lose
         (:func:`engine.cli._decide.resignation_offer`), not one the person declined in
-        this game; logged, and answered by the person (``accept``)."""
+        this game; logged, and answered by the person (``accept``). In a backgammon
+        match without the cube, at the score (:func:`engine.cli._decide.without_cube`)."""
         session = self.session
         if position.is_over():
             return 0
+        if state is None and session.mode == "match" and position.variant == "backgammon":
+            state = without_cube(session.length, (session.score[1], session.score[0]))
         with session.lock:
             level = resignation_offer(session.search_of(position.variant), position, state)
         if not level or level <= session._declined:
