@@ -81,20 +81,34 @@ def test_the_value_of_playing_on_is_the_score_s():
     assert play_on(p, st) == pytest.approx(want)
 
 
-def test_a_resignation_is_accepted_when_it_gives_at_least_playing_on():
-    # cubeless points: a single game accepted against a value of -1 or more
-    assert accepts(1, None, -0.5) and accepts(1, None, -1.0)
-    assert not accepts(1, None, -1.2) and accepts(2, None, -1.2)
-    # money, on the cube's normalised scale; a gammon counts single under Jacoby
+def test_a_resignation_is_accepted_when_it_is_worth_no_more_than_playing_on():
+    """GNU Backgammon's getResignEquities rule: the resigner's cubeless chances valued at
+    the score against the resignation's value, the same scale."""
+    sure_single, sure_gammon = [0, 0, 0, 0, 0], [0, 0, 0, 1, 0]
+    even = [0.5, 0.15, 0.01, 0.15, 0.01]
+    assert accepts(1, sure_single, None, BG) and accepts(1, even, None, BG)
+    assert not accepts(1, sure_gammon, None, BG) and accepts(2, sure_gammon, None, BG)
+    assert not accepts(2, [0, 0, 0, 1, 1], None, BG) and accepts(3, [0, 0, 0, 1, 1], None, BG)
+    # the Jacoby rule with the cube centred: a gammon counts single, so does its offer
+    assert accepts(1, sure_gammon, MONEY, BG) and not accepts(1, sure_gammon,
+                                                               MONEY_NO_JACOBY, BG)
     assert points(2, CubeState(2, "me", 0, (0, 0), False, True, False, None)) == 4
     assert points(3, MONEY) == 1 and points(3, MONEY_NO_JACOBY) == 3
-    assert not accepts(2, MONEY, -1.3) and accepts(2, MONEY_NO_JACOBY, -1.3)
-    # a match: the acceptor's match winning chance after it against the resigner's now
+    # double match point: any loss loses the match, a single game's resignation does
+    assert accepts(1, sure_gammon, match(score=(4, 4)), BG)
+    # a match, cube 2: the gammon's match winning chance against the chances'
     st = match(2, "them", (2, 1))
     table = default_table()
-    after = table.after(3, 4, -4)              # the resigner loses a gammon at cube 2
-    assert accepts(2, st, after) and accepts(2, st, after + 0.01)
-    assert not accepts(2, st, after - 0.01)
+    p = [0.05, 0.0, 0.0, 0.5, 0.0]
+    value = (0.05 * table.after(3, 4, 2) + 0.5 * table.after(3, 4, -4)
+             + 0.45 * table.after(3, 4, -2))
+    assert accepts(1, p, st, BG) == (table.after(3, 4, -2) <= value + 1e-9)
+    assert accepts(2, p, st, BG)
+    # levels the game has not, and chances that are not five numbers
+    with pytest.raises(ResignationError):
+        accepts(3, sure_gammon, None, get_rules("plakoto"))
+    with pytest.raises(ResignationError, match="five numbers"):
+        accepts(1, [0, 0, 0], None, BG)
 
 
 def _lost_race():
@@ -266,3 +280,37 @@ def test_the_engine_resigns_at_the_score_in_a_match_without_the_cube(monkeypatch
                           search_of=lambda variant: search,
                           _note=lambda *a, **k: notes.append(a))
     assert _Engine(web).resign(doomed, None) == 2 and notes
+
+
+def test_after_the_roll_the_resigner_s_best_play_is_valued():
+    """GNU Backgammon values a resignation after the resigner's roll by his best play of
+    it: 14 checkers on the 6-point and one on the 7-point against one checker left
+    (money, no Jacoby): a single game's resignation is declined before the roll (a
+    gammon is likely), accepted after 6-1 (the straggler in and a checker off: the
+    gammon saved) and declined after 5-4; as GNU Backgammon 1.07 answers the same."""
+    search = search_for("backgammon")
+    pos = _doomed()
+    assert [accepts_resignation(search, pos, MONEY_NO_JACOBY, 1, dice=d)
+            for d in (None, (6, 1), (5, 4))] == [False, True, False]
+    assert accepts_resignation(search, pos, MONEY_NO_JACOBY, 2, dice=(5, 4))
+
+
+def test_resign_words_and_a_level_declined_once(monkeypatch):
+    """The terminal takes the levels by any start of their words (GNU Backgammon's
+    ``norm``, ``gam``, ``back``) and will not offer the engine a level it declined in
+    the game again."""
+    import io
+
+    import engine.cli.play as terminal
+    assert [terminal.resign_level(w) for w in ("", "1", "3", "norm", "n", "s", "gam", "g",
+                                               "d", "mars", "back", "b", "koks", "x",
+                                               "gammons")] == [
+        1, 1, 3, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, None, None]
+    monkeypatch.setattr(terminal, "accepts_resignation", lambda *a, **k: False)
+    out = io.StringIO()
+    session = terminal.Session("heuristic", np.random.default_rng(1), io.StringIO(), out)
+    for word in ("resign norm", "resign", "resign gam"):
+        session.resign(word, Position.start(), None, (3, 1))
+    text = out.getvalue()
+    assert text.count("The engine declines your resignation") == 2
+    assert "declined your resignation of a single game in this game: offer more" in text

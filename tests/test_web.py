@@ -795,6 +795,8 @@ def test_the_person_resigns_and_the_engine_answers(client, monkeypatch):
     assert not after["finished"] and after["waiting"] == "move"
     assert after["serial"] == state["serial"] and after["turn"] == state["turn"]
     assert after["log"][-1]["move"].endswith("the engine declines")
+    r = client.post(f"/api/sessions/{sid}/act", json={"resign": 1})
+    assert r.status_code == 400 and "declined a resignation of" in r.json()["error"]["message"]
     moved = client.post(f"/api/sessions/{sid}/act",
                         json={"move": _a_legal_move(client, after, random.Random(1))}).json()
     assert moved.get("serial") != state["serial"] or moved["finished"]

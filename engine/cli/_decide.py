@@ -24,6 +24,7 @@ from engine.cube.decision import (
     rolls_ahead,
 )
 from engine.cube.met import MatchError, default_table
+from engine.errors import NardyError
 from engine.rules.position import Position
 from engine.search.bearoff_cube import cubeful_play_value, exact_answer, exact_cube
 from engine.search.nply import Analysis, Search
@@ -185,24 +186,36 @@ def proper_value(decision: CubeDecision) -> tuple[float, str]:
 
 
 def accepts_resignation(search: Search, position: Position, state: CubeState | None,
-                        level: int, ply: int = 0) -> bool:
+                        level: int, ply: int = 0, dice=None) -> bool:
     """Whether the opponent of the side on roll of ``position`` accepts its resignation
-    at ``level`` (:func:`engine.play.resign.accepts`): the resigner's value of playing on
-    at ``ply``, cubeful where the cube is in play (``state``, from the resigner's side;
-    a match beyond the table as money play, :func:`within_table`), else its cubeless
-    equity."""
-    from engine.play.resign import accepts, check_level
+    at ``level`` (:func:`engine.play.resign.accepts`, GNU Backgammon's rule): the
+    resigner's cubeless chances at ``ply`` valued at the score (``state``, from the
+    resigner's side; a match beyond the table as money play, :func:`within_table`;
+    None without a cube); with ``dice`` (he has rolled), the chances after his best
+    play of them at 0-ply, as GNU Backgammon values a resignation after the roll."""
+    from engine.play.resign import accepts, check_level, play_on
+    from engine.rules.scoring import flip_probs
     from engine.rules.variants import get_rules
-    level = check_level(level, get_rules(position.variant))
-    if state is None or position.variant != "backgammon":
-        return accepts(level, None, float(search.evaluate(position, ply).equity))
-    state = within_table(state)
-    decision = cube_advice(search, position, state, ply)
-    eq, key = proper_value(decision)
-    if state.money:
-        return accepts(level, state, eq)
-    assert decision.mwc is not None
-    return accepts(level, state, float(decision.mwc[key]))
+    rules = get_rules(position.variant)
+    level = check_level(level, rules)
+    if state is not None and position.variant == "backgammon":
+        state = within_table(state)
+    else:
+        state = None
+    if dice is None:
+        probs = np.asarray(search.evaluate(position, ply).probabilities, np.float64)
+        return accepts(level, probs, state, rules)
+    from engine.movegen.generate import successor_arrays
+    from engine.play.resign import most
+    try:
+        rows = successor_arrays(position, tuple(dice))
+    except NardyError:              # a gul bara cascade too large to list: before it
+        probs = np.asarray(search.evaluate(position, ply).probabilities, np.float64)
+        return accepts(level, probs, state, rules)
+    mine = flip_probs(np.asarray(search.values_of(rows, 0), np.float64))
+    top = most(rules)
+    best = max(range(len(mine)), key=lambda i: play_on(mine[i], state, top))
+    return accepts(level, mine[best], state, rules)
 
 
 def resignation_offer(search: Search, position: Position, state: CubeState | None) -> int:

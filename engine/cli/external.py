@@ -227,15 +227,16 @@ def _beavered(view: FibsView, state: CubeState, settings: Settings) -> str:
 
 def _resignation(view: FibsView, state: CubeState, settings: Settings, points: int) -> str:
     """``accept`` when the side on roll's resignation of ``points`` (1 single, 2 gammon,
-    3 backgammon) gives its opponent, who answers, at least the opponent's cubeful
-    equity (match winning chance), else ``reject`` (:func:`engine.play.resign.accepts`;
-    a gammon or backgammon counts single under the Jacoby rule with the cube centred).
-    The side on roll resigns, as in GNU Backgammon's own external player
-    (``ExtFIBSBoard`` in its ``external.c`` values the resignation for the player on
-    roll)."""
+    3 backgammon) is worth no more to it than playing on, by its cubeless chances at the
+    score (after its best play of the dice where the board holds them), else ``reject``
+    (:func:`engine.play.resign.accepts`: GNU Backgammon's ``getResignEquities`` rule,
+    by which its own external player answers). The side on roll resigns, as in GNU
+    Backgammon's own external player (``ExtFIBSBoard`` in its ``external.c`` values the
+    resignation for the player on roll)."""
     search = _decide.search_for(view.position.variant, settings.threads)
     return ("accept" if _decide.accepts_resignation(search, view.position, state, points,
-                                                    settings.cube_ply) else "reject")
+                                                    settings.cube_ply, view.dice)
+            else "reject")
 
 
 def raccooned(view: FibsView, previous: tuple | None, scores: str) -> bool:

@@ -46,11 +46,14 @@ cube; you are asked, and the engine beavers as its cube decision says.
 
 Resignations (:mod:`engine.play.resign`), as GNU Backgammon has them: ``resign`` at
 your move or cube prompt offers the game for a single game, a gammon or a backgammon
-(that many times the cube); the engine accepts when that gives it at least what it
-expects from playing on (its cubeful equity where the cube is in play), by the released
-network. The engine resigns before its roll where it is sure to lose (GNU Backgammon's
-rule: playing on is worth exactly a loss, e.g. a lost race by the bear-off tables);
-``accept`` or ``reject`` it. Declined, it does not offer the same again in that game.
+(that many times the cube; ``norm``, ``gam``, ``back`` and the like name them too); the
+engine accepts when that gives it at least what it expects from playing on, by your
+cubeless chances at the score (after your best play of the dice you rolled), by the
+released network: GNU Backgammon's rule. A level it declined is not offered again in
+that game. The engine resigns before its roll where it is sure to lose (GNU
+Backgammon's rule: playing on is worth exactly a loss, e.g. a lost race by the bear-off
+tables); ``accept`` or ``reject`` it. Declined, it does not offer the same again in
+that game.
 
 ``--save FILE.mat`` (backgammon) writes the games to a match file after each game and at
 quit (:func:`engine.notation.matfile.format_mat`), which GNU Backgammon, eXtreme Gammon
@@ -132,10 +135,19 @@ _HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (lis
          "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
          "<n> (play number n of that list), hint [k], board, resign [single|gammon|"
          "backgammon], help, quit.")
-RESIGN_WORDS = {"": 1, "1": 1, "single": 1, "normal": 1, "n": 1, "s": 1, "oyn": 1,
-                "2": 2, "gammon": 2, "g": 2, "double": 2, "mars": 2,
-                "3": 3, "backgammon": 3, "b": 3, "koks": 3}
-"""What ``resign`` takes (FIBS' ``n``, ``g``, ``b`` too), by level."""
+RESIGN_WORDS = {"single": 1, "normal": 1, "oyn": 1, "gammon": 2, "double": 2, "mars": 2,
+                "backgammon": 3, "koks": 3}
+"""What ``resign`` takes, by level: these words or any start of one (GNU Backgammon's
+``norm``, ``gam``, ``back``; FIBS' ``n``, ``g``, ``b``), or 1, 2, 3; nothing is a
+single game."""
+
+
+def resign_level(word: str) -> int | None:
+    """The level ``resign <word>`` names (:data:`RESIGN_WORDS`), None for none."""
+    if word in ("", "1", "2", "3"):
+        return int(word or 1)
+    found = {level for name, level in RESIGN_WORDS.items() if name.startswith(word)}
+    return found.pop() if len(found) == 1 else None
 
 LISTED = 1000
 """Plays ``moves`` lists (``moves all``: every one); only a gul bara cascade has more."""
@@ -374,6 +386,9 @@ class Session:
         self._declined = 0
         """The level of the engine's resignation you declined in this game (it offers
         only a higher one again)."""
+        self._refused = 0
+        """The level of your resignation the engine declined in this game (you may offer
+        only a higher one again, as GNU Backgammon has it)."""
 
     def say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
@@ -411,32 +426,41 @@ class Session:
         except NoModelError:
             return None
 
-    def resign(self, word: str, position: Position, cube: CubeState | None) -> None:
-        """Your ``resign [level]`` at a prompt, ``position`` yours, on roll (valued as
-        before your roll), ``cube`` from your side: the engine accepts (raising
+    def resign(self, word: str, position: Position, cube: CubeState | None,
+               dice=None) -> None:
+        """Your ``resign [level]`` at a prompt, ``position`` yours, on roll (valued after
+        your best play of ``dice`` where you have rolled, as GNU Backgammon values it),
+        ``cube`` from your side: the engine accepts (raising
         :class:`engine.play.resign.Resigned`, which ends the game) or declines (play
-        on)."""
+        on); a level it declined already in this game is not offered again."""
         rules = get_rules(position.variant)
         how = word.split()[1] if len(word.split()) > 1 else ""
-        if len(word.split()) > 2 or how not in RESIGN_WORDS:
+        named = resign_level(how)
+        if len(word.split()) > 2 or named is None:
             self.say(f"resign {quote(word.split(maxsplit=1)[1])}: expected single, gammon "
                      f"or backgammon (or 1, 2, 3)")
             return
         try:
-            level = check_level(RESIGN_WORDS[how], rules)
+            level = check_level(named, rules)
         except NardyError as exc:
             self.say(str(exc))
+            return
+        if level <= self._refused:
+            self.say(f"the engine declined your resignation of "
+                     f"{resign_words(self._refused, position.variant)} in this game: offer "
+                     f"more, or play on")
             return
         search = self._judge(position.variant)
         if search is None:                  # no network to judge: only the most
             accepted = level == most(rules)
         else:
-            accepted = accepts_resignation(search, position, cube, level)
+            accepted = accepts_resignation(search, position, cube, level, dice=dice)
         lost = resign_points(level, cube)
         if accepted:
             self.say(f"You resign {resign_words(level, position.variant)}; the engine "
                      f"accepts ({lost} point{'s' if lost != 1 else ''}).")
             raise Resigned(HUMAN, level)
+        self._refused = level
         self.say(f"The engine declines your resignation of "
                  f"{resign_words(level, position.variant)}; play on.")
 
@@ -518,7 +542,7 @@ class Session:
                 self._hint(word, dice, succ, text, rules, cube)
                 continue
             if word.split()[0] == "resign":
-                self.resign(word, pos, cube)        # raises Resigned when accepted
+                self.resign(word, pos, cube, dice)  # raises Resigned when accepted
                 continue
             if is_whole(word):
                 # Python reads at most 4,300 digits; no roll has a billion plays
@@ -621,7 +645,8 @@ class Session:
         if variant == "backgammon":
             self.number += 1
             self.score = tuple(score)
-        self._declined = 0
+        self._declined = self._refused = 0
+
         def resign(mover: int, pos: Position, cube_state) -> int:
             if cube_state is None and match_length and variant == "backgammon":
                 # a match without the cube: the engine resigns at the score

@@ -13,9 +13,12 @@ game goes on.
   win anything it counts). With the bear-off tables' exact chances that is a lost race;
   a network's estimate is never quite 0 or 1, so the engine does not resign where it
   merely judges the game lost.
-* :func:`accepts` -- whether the opponent accepts a resignation: when what it gives him
-  is at least what he expects from playing on (his cubeful equity where the cube is in
-  play; GNU Backgammon's rule, ``external.c``'s answer to a resignation).
+* :func:`accepts` -- whether the opponent accepts a resignation: when resigning is worth
+  no more to the resigner than playing on, both valued as :func:`offer` values them
+  (his cubeless chances at the score, gammons counting as the score and the Jacoby rule
+  make them count): GNU Backgammon's rule (``getResignEquities``, which its play and its
+  external player both answer by). After the resigner's roll, his chances are those of
+  his best play of it.
 
 The points a resignation gives are :func:`points`: the level times the cube, but a
 single game under the Jacoby rule while the cube is centred in money play (gammons
@@ -145,16 +148,16 @@ def offer(probs, state: CubeState | None, rules: Rules) -> int:
     return 1 if level and jacoby_single(state) else level
 
 
-def accepts(level: int, state: CubeState | None, value: float) -> bool:
-    """Whether the opponent accepts a resignation at ``level`` by the side on roll
-    whose value of playing on is ``value`` (GNU Backgammon's rule: when the resignation
-    gives him at least what he expects): ``state`` the cube and score from the
-    resigner's side; ``value`` his cubeless equity in points without a cube, his
-    cubeful equity on the cube's normalised scale in money play, his match winning
-    chance in a match (cubeful: his proper cube action's)."""
-    if state is None:
-        return points(level, None) >= -value - TOLERANCE
-    if state.money:
-        return points(level, state) / state.value >= -value - TOLERANCE
-    a, b = state.away
-    return default_table().after(a, b, -points(level, state)) <= value + TOLERANCE
+def accepts(level: int, probs, state: CubeState | None, rules: Rules) -> bool:
+    """Whether the opponent accepts a resignation at ``level`` by the side whose five
+    cubeless outputs are ``probs`` (GNU Backgammon's ``getResignEquities`` rule): when
+    the resignation is worth no more to the resigner than playing on, each valued at the
+    score (:func:`play_on`: money points, the Jacoby rule's singles, or a match winning
+    chance); ``state`` the cube and score from the resigner's side, None without a
+    cube. A resigner sure to lose what he offers is accepted."""
+    p = np.asarray(probs, np.float64)
+    if p.shape != (5,) or not np.isfinite(p).all():
+        raise ResignationError(f"probabilities {quote(probs)}: expected five numbers")
+    top = most(rules)
+    return _outcome(state, top)(-check_level(level, rules)) <= play_on(p, state, top) \
+        + TOLERANCE

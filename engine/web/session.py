@@ -295,6 +295,9 @@ class GameSession:
         self._declined = 0
         """The level of the engine's resignation the person declined in this game (it
         offers only a higher one again)."""
+        self._refused = 0
+        """The level of the person's resignation the engine declined in this game (only
+        a higher one may be offered again, as GNU Backgammon has it)."""
         self.finished = False
         self.result: str | None = None
         self.winner: str | None = None
@@ -421,7 +424,7 @@ class GameSession:
             if max(self.score) >= self.length:
                 return          # the match is over: no next game, its cube stays shown
             self.game += 1
-            self._declined = 0
+            self._declined = self._refused = 0
             self.cube_value, self.cube_owner = 1, "centre"
             # the next game's Crawford flag, for the cube advice the page asks for
             self.crawford = self.cube_on and crawford_game(self.score, self.length,
@@ -563,18 +566,25 @@ class GameSession:
 
     def _resign(self, need: Need, level: Any) -> int | None:
         """The person's resignation at ``level`` on the turn ``need`` asks about: the
-        engine accepts when it gives it at least its value of playing on, valued at the
-        session's ply (cubeful with the cube, from the position before the person's
-        roll; :func:`engine.cli._decide.accepts_resignation`), and the game ends where
-        it waited (the serial answered); declined, the game goes on waiting (None)."""
+        engine accepts when resigning is worth no more to the person than playing on
+        (his cubeless chances at the score, at the session's ply, or after his best play
+        of the dice he rolled: :func:`engine.cli._decide.accepts_resignation`, GNU
+        Backgammon's rule), and the game ends where it waited (the serial answered);
+        declined, the game goes on waiting (None), and a level at or below it is refused
+        for the rest of the game."""
         variant = need.position.variant
         level = check_level(level, get_rules(variant))
         state = need.cube
         if state is None and self.mode == "match" and variant == "backgammon":
             state = without_cube(self.length, tuple(self.score))
+        if level <= self._refused:
+            raise SessionError(f"the engine declined a resignation of "
+                               f"{resign_words(self._refused, variant)} in this game: offer "
+                               f"more, or play on")
         with self.lock:
-            accepted = accepts_resignation(self.search_of(variant), need.position, state,
-                                           level, self.ply)
+            accepted = accepts_resignation(
+                self.search_of(variant), need.position, state, level, self.ply,
+                need.dice if need.kind == "move" else None)
         lost = resign_points(level, state)
         with self._cond:
             if self._need is not need or self._answer is not None:
@@ -585,6 +595,7 @@ class GameSession:
                                      f"point{'s' if lost != 1 else ''}): the engine "
                                      f"{'accepts' if accepted else 'declines'}"})
             if not accepted:
+                self._refused = level
                 return None
             self._answer = (_Resign(level),)
             self._cond.notify_all()
