@@ -973,3 +973,30 @@ def test_given_probabilities_are_the_side_on_roll_s_after_its_roll_too(capsys):
     assert got[0.3]["action"] == "no_double"
     assert got[0.3]["mwc"]["double_take"] == pytest.approx(0.5, abs=1e-9)
     assert got[0.7]["mwc"]["double_take"] == pytest.approx(0.7, abs=1e-9)
+
+
+def test_the_opponent_s_free_double_is_made_only_where_it_pays_him():
+    """After our roll the opponent whose double is free (our cube dead) doubles only
+    where that leaves us less than playing on: facing a sure gammon, he plays on for it
+    (we were valued at the pass, his double assumed). A 1-away leader at 6-3 of 7 after
+    the Crawford game, the trailer sure to win a gammon (GNU Backgammon ID
+    UAAAKMtiRQYAAA:cAngADAAMAAE): 0.512, GNU Backgammon 1.07's 51.20%; it was 0.677,
+    the value of losing one point (helper 97's audit)."""
+    from engine.cli._decide import cube_advice, search_for
+    from engine.cube.decision import _free_double_after
+    from engine.notation.parse import parse_position
+    table = default_table()
+    sure_gammon = np.array([0.0, 0.0, 0.0, 1.0, 0.0])
+    even = np.array([0.5, 0.1, 0.0, 0.1, 0.0])
+    # 3-away against 4-away, cube 1: he plays on for a gammon (we lose 2), and doubles
+    # an even game, which we take or pass as is better for us
+    assert _free_double_after([(1.0, sure_gammon, False)], table, 3, 4, 1) == \
+        pytest.approx(table.after(3, 4, -2))
+    from engine.cube.decision import _ends, _fractions
+    fw, fl = _fractions(even)
+    played = [0.5 * x + 0.5 * y for x, y in (_ends(table, 3, 4, n, fw, fl) for n in (1, 2))]
+    want = min(played[0], max(played[1], table.after(3, 4, -1)))
+    assert _free_double_after([(1.0, even, False)], table, 3, 4, 1) == pytest.approx(want)
+    pos, info = parse_position("UAAAKMtiRQYAAA:cAngADAAMAAE")
+    d = cube_advice(search_for("backgammon"), pos, CubeState.from_info(info), 0)
+    assert d.mwc["no_double"] == pytest.approx(0.5120, abs=0.002)
