@@ -451,3 +451,13 @@ def test_arguments_that_are_not_positions_are_named():
                        (lambda: parse_move("24/18", start, (6, 5), [None]), "successors")):
         with pytest.raises(MoveError, match=name):
             call()
+
+
+def test_an_unreadable_part_is_quoted_as_typed():
+    """'-1' was refused as "cannot read '/1'", a part the player never typed (the '-'
+    read as a separator; helper 96's fuzzing)."""
+    from engine.notation.movetext import MoveError, parse_move
+    from engine.rules.position import Position
+    for text, part in (("-1", "'-1'"), ("13-", "'13-'"), ("24/21 x/y", "'x/y'")):
+        with pytest.raises(MoveError, match=f"cannot read {part}"):
+            parse_move(text, Position.start(), (3, 1))

@@ -129,7 +129,9 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
     for token in tokens:
         m = _PART.fullmatch(token)
         if not m:
-            raise MoveError(f"move text {quote(text)}: cannot read {quote(token)}; expected "
+            # the part as typed where the normalising left it so ('-1' read as '/1')
+            shown = token if token in text else text.strip()
+            raise MoveError(f"move text {quote(text)}: cannot read {quote(shown)}; expected "
                             f"moves like '24/18', 'bar/22*', '6/off', '8/5(2)' or "
                             f"'24/21*/16'")
         words = m.group(1).split("/")
