@@ -189,7 +189,8 @@ def _mi(values: list, line: int) -> dict:
         key, sep, val = v.partition(":")
         if sep and key in ("length", "game", "ws", "bs"):
             if not re.fullmatch(r"[0-9]{1,9}", val.strip()):
-                raise MatFileError(f"SGF line {line}: MI[{v}]: expected a whole number")
+                raise MatFileError(f"SGF line {line}: MI[{v}]: expected a whole number of "
+                                   f"at most 9 digits")
             out[key] = int(val)
     return out
 
