@@ -273,6 +273,10 @@ def test_missing_model_is_an_error(capsys):
     code, text = run(["--variant", "fevga", "--engine", "heurstic"], [])
     err = capsys.readouterr().err
     assert code == 2 and "--engine 'heurstic': expected auto, heuristic, model" in err
+    assert "(no such file)" in err
+    code, text = run(["--variant", "fevga", "--engine", str(ROOT / "models")], [])
+    err = capsys.readouterr().err     # a folder was called "no such file"
+    assert code == 2 and "(not a regular file)" in err and "no such file" not in err
 
 
 def test_a_model_of_another_game_is_an_error(capsys):
@@ -355,7 +359,9 @@ def test_ctrl_c_and_huge_numbers_end_or_go_on_without_a_traceback():
                       io.StringIO(f"{big}\nhint {big}\nhint 0000\n2\n"), out)
     chosen = session._human_turn(pos, Dice(3, 1), get_rules("backgammon"))
     text = out.getvalue()
-    assert "no play numbered 0" in text and "the engine (heuristic) prefers:" in text
+    assert "no play numbered 0" not in text           # the huge number was read as 0
+    assert "no play numbered 9999999999" in text and "(5,000 chars)" in text
+    assert "the engine (heuristic) prefers:" in text
     assert "hint '0000': expected a positive number" in text
     assert chosen == successors(pos, (3, 1))[1]
 

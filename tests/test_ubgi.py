@@ -401,6 +401,18 @@ def test_an_xgid_max_cube_and_impossible_match_ids():
     assert s.handle(f"setcube value {2**31} owner p0")[0].startswith("error bad_value ")
 
 
+def test_a_match_cube_above_64_is_refused_by_setcube():
+    """``setcube value 128`` in a match was taken without a word: each ``go cube`` then
+    answered ``bad_state`` and ``go chequer`` ranked its plays cubeless, where a Match ID
+    or XGID holding that cube is refused at once."""
+    s = session()
+    silent(s, "newsession type match length 5", "setcube value 64 owner p0")
+    reply = s.handle("setcube value 128 owner p0")
+    assert reply[0].startswith("error bad_value ") and "64" in reply[0], reply
+    assert (s.cube_value, s.cube_owner) == (64, "p0")
+    silent(s, "newsession type money", "setcube value 128 owner p0")
+
+
 @pytest.mark.parametrize("line, words", [
     ("gnubgid", MatchInfo(doubled=True, turn=1, cube_value=2, cube_owner="them")),
     ("xgid", XgidInfo(cube_action="double", cube_value=2, cube_owner="them")),

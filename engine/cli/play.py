@@ -99,7 +99,7 @@ from engine.cli._decide import (
 )
 from engine.cube.decision import CubeState, play_value
 from engine.cube.met import default_table
-from engine.errors import NardyError, quote
+from engine.errors import NardyError, clip, quote
 from engine.eval.heuristic import HeuristicPlayer
 from engine.eval.network import atomic_write_bytes
 from engine.movegen.generate import successors
@@ -548,8 +548,8 @@ class Session:
                 # Python reads at most 4,300 digits; no roll has a billion plays
                 k = int(word) if len(word) <= 9 else 0
                 if not 1 <= k <= len(succ):
-                    self.say(f"no play numbered {k}: there are {len(succ)} legal plays "
-                             f"(type 'moves' to list them)")
+                    self.say(f"no play numbered {clip(word, 40)}: there are {len(succ)} "
+                             f"legal plays (type 'moves' to list them)")
                     continue
                 chosen = succ[k - 1]
             else:
@@ -844,8 +844,10 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
             from engine.errors import VariantError
             from engine.eval.network import Network
             if not Path(args.engine).is_file():
+                what = ("not a regular file" if Path(args.engine).exists() else
+                        "no such file")
                 raise NardyError(f"--engine {quote(args.engine)}: expected auto, heuristic, "
-                                 f"model or a model file (no such file)")
+                                 f"model or a model file ({what})")
             made_for = Network.load(args.engine).variant
             if made_for not in games:       # a tavli match takes a model of one game
                 raise VariantError(f"--engine {args.engine}: a model of {made_for}, not of "

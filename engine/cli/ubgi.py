@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
-from engine.cube.decision import CUBE_LIMIT, CubeState, cubeful_value
+from engine.cube.decision import CUBE_LIMIT, MATCH_CUBE_LIMIT, CubeState, cubeful_value
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads
@@ -484,6 +484,11 @@ class Session:
                                     f"cube is at 1, an owned cube at 2 or more")
         if owner != "centre" and self.crawford:
             raise _bad("bad_state", "setcube: the Crawford game has no cube")
+        if self.match_length and value > MATCH_CUBE_LIMIT:
+            # refused here, as a Match ID or XGID holding it is, not at each go
+            raise _bad("bad_value", f"setcube value {value} in a match: the cube goes up "
+                                    f"to {MATCH_CUBE_LIMIT} in a match (higher in money "
+                                    f"play only)")
         self.cube_value, self.cube_owner, self.max_cube = value, owner, None
         self.cube_in_play = True
         return []
