@@ -196,6 +196,22 @@ def _a_legal_move(client, state, rng):
     return steps
 
 
+def _until(client, state, waiting, rng, double=False):
+    """Play legal moves (and answer ``double`` before rolls) until the session asks
+    ``waiting``."""
+    sid = state["id"]
+    while state["waiting"] != waiting:
+        if state["waiting"] == "move":
+            state = client.post(f"/api/sessions/{sid}/act",
+                                json={"move": _a_legal_move(client, state, rng)}).json()
+        elif state["waiting"] == "double":
+            state = client.post(f"/api/sessions/{sid}/act", json={"double": double}).json()
+        else:
+            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+        assert "id" in state, state
+    return state
+
+
 def test_a_question_takes_one_answer(client):
     """A second answer to a question the game has not taken up yet is refused: two
     requests answering at once were both told their answer was played."""
@@ -833,12 +849,7 @@ def test_the_engine_resigns_and_the_person_answers(client, monkeypatch):
     assert asked == 1 and state["finished"] and "resigned" not in (state["result"] or "")
     state = client.post("/api/sessions", json={"variant": "fevga", "seed": 12}).json()
     sid = state["id"]
-    while state["waiting"] != "accept":
-        if state["waiting"] == "move":
-            state = client.post(f"/api/sessions/{sid}/act",
-                                json={"move": _a_legal_move(client, state, rng)}).json()
-        else:
-            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    state = _until(client, state, "accept", rng)
     assert state["resignation"]["words"] == "a single game"
     end = client.post(f"/api/sessions/{sid}/act", json={"accept": True}).json()
     assert end["finished"] and end["winner"] == "you" and end["score"]["you"] == 1
@@ -864,14 +875,7 @@ def test_beavers_in_a_money_game(client, monkeypatch):
     state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
                                                "beavers": True, "seed": 3}).json()
     sid = state["id"]
-    while state["waiting"] != "take":
-        if state["waiting"] == "move":
-            state = client.post(f"/api/sessions/{sid}/act",
-                                json={"move": _a_legal_move(client, state, rng)}).json()
-        elif state["waiting"] == "double":
-            state = client.post(f"/api/sessions/{sid}/act", json={"double": False}).json()
-        else:
-            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    state = _until(client, state, "take", rng)
     state = client.post(f"/api/sessions/{sid}/act", json={"take": True}).json()
     assert state["waiting"] == "beaver" and state["cube_state"]["beavers"] is True
     state = client.post(f"/api/sessions/{sid}/act", json={"beaver": True}).json()
@@ -884,12 +888,7 @@ def test_beavers_in_a_money_game(client, monkeypatch):
     state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
                                                "beavers": True, "seed": 3}).json()
     sid = state["id"]
-    while state["waiting"] != "double":
-        if state["waiting"] == "move":
-            state = client.post(f"/api/sessions/{sid}/act",
-                                json={"move": _a_legal_move(client, state, rng)}).json()
-        else:
-            state = client.get(f"/api/sessions/{sid}?after={state.get('serial', 0)}").json()
+    state = _until(client, state, "double", rng)
     state = client.post(f"/api/sessions/{sid}/act", json={"double": True}).json()
     assert state["cube"]["value"] == 4 and state["cube"]["owner"] == "engine", state["cube"]
     moves = [e["move"] for e in state["log"] if e["who"] == "engine"]
