@@ -488,3 +488,22 @@ def test_a_match_longer_than_the_table_is_refused_before_the_trials(search):
         Rollout(search).position(Position.start(), RolloutSettings(trials=2), cube=long)
     with pytest.raises(MatchError, match="match to 70: the table"):
         Rollout(search).cube_decision(Position.start(), long, RolloutSettings(trials=2))
+
+
+def test_the_reported_chances_are_chances():
+    """Luck-adjusted means can stray below 0 or out of order by their noise; the result
+    holds them to 0..1 in the cumulative order, its equity theirs (a 2-trial protocol
+    rollout reported lose_backgammon -0.0026: helper 96)."""
+    from engine.rules.scoring import equities
+    from engine.search.rollout import bounded
+    o = bounded(np.array([1.02, 0.5, 0.6, 0.1, -0.003]))
+    assert o.tolist() == [1.0, 0.5, 0.5, 0.0, 0.0]
+    o = bounded(np.array([0.4, 0.45, 0.01, 0.7, 0.2]))
+    assert o.tolist() == pytest.approx([0.4, 0.4, 0.01, 0.6, 0.2])
+    search = Search.load("backgammon")
+    for seed in range(1, 6):
+        r = Rollout(search, RolloutSettings(trials=2, truncate=0, seed=seed)).position(
+            Position.start())
+        p = np.array(r.probabilities)
+        assert (p >= 0).all() and (p <= 1).all() and p[1] <= p[0] and p[4] <= p[3]
+        assert r.equity == pytest.approx(float(equities(p)))

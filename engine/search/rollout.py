@@ -171,7 +171,8 @@ class RolloutResult:
     candidate: for the player who made the play)."""
 
     probabilities: tuple[float, ...]
-    """Mean of the five outputs (luck-adjusted with variance reduction)."""
+    """Mean of the five outputs (luck-adjusted with variance reduction), held to
+    chances (:func:`bounded`)."""
     equity: float
     """Cubeless money equity of :attr:`probabilities`."""
     se: dict
@@ -583,9 +584,24 @@ def _summary(plain: np.ndarray, luck: np.ndarray, vr: bool, evaluated: int,
             s_plain["cubeful_equity"] = (_se(2.0 * values / (hi - lo)) if hi > lo else 0.0)
         cf = float(cf_results.mean())
         s["cubeful_equity"] = _se(cf_results)
+    mean = bounded(mean)
     return RolloutResult(tuple(float(v) for v in mean), float(equities(mean)), s, s_plain,
                          float(equities(plain.mean(axis=0))), plain.shape[0], evaluated,
                          cf, mwc, adjusted, cf_results)
+
+
+def bounded(mean: np.ndarray) -> np.ndarray:
+    """Five mean outputs held to chances: each within 0..1 and in the cumulative order
+    (``win_gammon <= win``, ``win_backgammon <= win_gammon``, ``lose_gammon <= 1 -
+    win``, ``lose_backgammon <= lose_gammon``). Luck-adjusted means stray outside them
+    by their noise where a chance is near 0 or 1 (a 2-trial rollout gave a backgammon
+    loss of -0.0026: helper 96); the equity is that of the bounded chances."""
+    o = np.clip(np.asarray(mean, np.float64), 0.0, 1.0)
+    o[1] = min(o[1], o[0])
+    o[2] = min(o[2], o[1])
+    o[3] = min(o[3], 1.0 - o[0])
+    o[4] = min(o[4], o[3])
+    return o
 
 
 class TrialChunk(NamedTuple):
