@@ -471,3 +471,19 @@ def test_an_ipv6_address_is_served():
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_blank_line_sent_as_gnubg_sends_lines_is_answered():
+    """A blank line framed as GNU Backgammon frames its requests (newline, then a NUL)
+    got no reply, the NUL before it read as all there was, and the client waited for
+    ever; it is answered as a blank line is (helper 96's fuzzing)."""
+    (server,) = make_servers(FAST, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(server.server_address) as sock:
+            sock.settimeout(60)
+            assert _session(sock, ["", "   ", "version"])[:2] == [
+                "Error: no command given"] * 2
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -407,9 +407,10 @@ class _Handler(socketserver.BaseRequestHandler):
                                              f"bytes"):
                         return
                     continue
+                # GNU Backgammon ends each request with a NUL after its newline: the
+                # NUL leads the next line and is dropped (a blank line after it is a
+                # blank line, answered as one)
                 line = raw.replace(b"\x00", b"").decode("utf-8", "replace")
-                if not line.strip(" \t\r") and not raw.strip(b"\x00 \t\r") and b"\x00" in raw:
-                    continue                # only the NUL GNU Backgammon sends
                 start = time.perf_counter()
                 with self.server.engine_lock:
                     reply = answer(line, self.server.settings, previous)
