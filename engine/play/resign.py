@@ -11,8 +11,9 @@ game goes on.
   gammon when it is sure to lose one (a backgammon escaped) and playing on is worth
   exactly that, else a single game when playing on is worth exactly that (no chance to
   win anything it counts). With the bear-off tables' exact chances that is a lost race;
-  a network's estimate is never quite 0 or 1, so the engine does not resign where it
-  merely judges the game lost.
+  a network's estimate is seldom within :data:`TOLERANCE` of 0 or 1 (a race network's
+  2.4e-11 in a lost race is), so the engine seldom resigns where it merely judges the
+  game lost.
 * :func:`accepts` -- whether the opponent accepts a resignation: when resigning is worth
   no more to the resigner than playing on, both valued as :func:`offer` values them
   (his cubeless chances at the score, gammons counting as the score and the Jacoby rule
