@@ -819,6 +819,22 @@ def test_the_person_resigns_and_the_engine_answers(client, monkeypatch):
     client.delete(f"/api/sessions/{sid}")
 
 
+def test_a_resignation_while_the_engine_s_double_is_asked_says_so(client, monkeypatch):
+    """Regression: a resignation sent while the game waits for the answer to the
+    engine's double was refused as "the game waits for 'take', not 'move'", naming an
+    answer the person never sent (the message meant for it was unreachable)."""
+    from engine.play.match import DecisionCubePolicy
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: True)
+    state = client.post("/api/sessions", json={"variant": "backgammon", "cube": True,
+                                               "seed": 3}).json()
+    state = _until(client, state, "take", random.Random(4))
+    r = client.post(f"/api/sessions/{state['id']}/act", json={"resign": 1})
+    message = r.json()["error"]["message"]
+    assert r.status_code == 400 and "not 'move'" not in message, message
+    assert "a resignation is offered on your turn (the game waits for 'take'" in message
+    client.delete(f"/api/sessions/{state['id']}")
+
+
 def test_the_engine_resigns_and_the_person_answers(client, monkeypatch):
     """Before its roll the engine resigns where it is sure to lose (here made to, on
     every turn): the person is asked (``accept``, with the level, its points and its

@@ -511,9 +511,12 @@ class GameSession:
             if kind == "resign":
                 need = self._need
                 if need is None or need.kind not in ("move", "double"):
-                    self._current("move")           # says what the game waits for
+                    if need is None:
+                        self._current(kind)         # over, or the engine is playing
+                    # (not _current("move"): it named 'move' as the answer sent)
                     raise SessionError(f"a resignation is offered on your turn (the game "
-                                       f"waits for {quote(need.kind if need else None)})")
+                                       f"waits for {quote(need and need.kind)}, not "
+                                       f"'resign')")
             else:
                 need = self._current(kind)
         if kind == "resign":
