@@ -352,6 +352,7 @@ class GameSession:
                 raise _Closed()
             answer, self._answer, self._need = self._answer, None, None
             self._cond.notify_all()
+        assert answer is not None
         if isinstance(answer[0], _Resign):
             raise Resigned(0, answer[0].level)      # the game ends where it waited
         return answer[0]
