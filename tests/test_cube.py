@@ -256,6 +256,27 @@ def test_efficiency_contact_and_race():
     assert cube_efficiency(short) == 0.6                                 # 2 pips: floored
 
 
+def test_a_bear_off_has_gnu_backgammon_s_bear_off_efficiency():
+    """Both sides bearing off (GNU Backgammon's one-sided bear-off class) take its 0.6
+    whatever the pips; the race formula gave the side on roll's 57 pips 0.62125. GNU
+    Backgammon 1.07 at 0-ply (d7cNAADb7g4AAA), its cubeless 47.8178%: no double
+    -0.061102, double/take -0.400381 for money; -0.102783 and -0.715971 at 5-away
+    against 4-away (helper 99's audit)."""
+    pos = Position("backgammon", (2, 2, 2, 3, 3, 3) + (0,) * 18,
+                   (3, 3, 3, 2, 2, 2) + (0,) * 18)
+    assert pos.pip_counts() == (57, 48) and cube_efficiency(pos) == 0.6
+    p = probs(0.478178, 0.0, 0.0, 0.0, 0.0)
+    for state, nd, dt in ((CubeState(), -0.061102, -0.400381),
+                          (CubeState(1, "centre", 7, (2, 3)), -0.102783, -0.715971)):
+        d = cube_decision(p, state, cube_efficiency(pos))
+        assert d.action == "no_double"
+        assert d.no_double == pytest.approx(nd, abs=2e-6)
+        assert d.double_take == pytest.approx(dt, abs=2e-6)
+    off = Position("backgammon", (2, 2, 2, 3, 3, 3) + (0,) * 18,
+                   (3, 3, 3, 2, 2, 1, 1) + (0,) * 17)          # one checker still out
+    assert cube_efficiency(off) == pytest.approx(0.55 + 0.00125 * 57)
+
+
 
 def _fixed(p):
     return lambda position, ply: np.array(p)
@@ -813,6 +834,23 @@ def test_the_match_take_point_is_the_double_take_equity_s_own():
         got = cube_decision(probs(w, 0, 0, 0, 0), state, 0.68).action
         assert got == ("double_take" if 1 - w > d.take_point else "double_pass"), w
     assert cube_decision(probs(0.74, 0, 0, 0, 0), state, take_point=False).take_point is None
+
+
+def test_two_away_two_away_values_the_cube_as_gnu_backgammon_does():
+    """At 2-away 2-away GNU Backgammon values a position cubeless (``fDoCubeful``): no
+    double was the live cube's Janowski line, 0.44 below GNU's, and a gammonish 22%
+    was no double where GNU doubles. GNU Backgammon 1.07 at 0-ply, contact (0.68),
+    on its own cubeless chances (9zaoBADe2YMAQA, yzYUIQnIfBDAYw; helper 99's audit)."""
+    state = CubeState(1, "centre", 4, (2, 2))
+    for p, nd, dt, action in (
+            (probs(0.346705, 0.064585, 0.003329, 0.018484, 0.000183), -0.222725, -0.864316,
+             "no_double"),
+            (probs(0.223025, 0.033908, 0.000808, 0.653018, 0.08479), -1.680189, -1.561654,
+             "double_take")):
+        d = cube_decision(p, state, 0.68)
+        assert d.no_double == pytest.approx(nd, abs=2e-6)
+        assert d.double_take == pytest.approx(dt, abs=2e-6)
+        assert d.action == action
 
 
 def test_a_free_double_comes_after_our_roll():

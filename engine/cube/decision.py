@@ -56,6 +56,9 @@ RACE_FACTOR = 0.00125
 """... per pip ..."""
 RACE_MIN, RACE_MAX = 0.6, 0.7
 """... clamped to this range (GNU Backgammon's defaults)."""
+BEAROFF_EFFICIENCY = 0.6
+"""Cube efficiency when both sides bear off (every checker in its home board), GNU
+Backgammon's ``rOSCubeX`` for its bear-off classes, whatever the pips."""
 
 _EPS = 1e-7
 
@@ -262,13 +265,17 @@ def is_race(position: Position) -> bool:
 
 def cube_efficiency(position: Position) -> float:
     """GNU Backgammon's default cube efficiency: 0.68 with contact; in a race
-    ``0.55 + 0.00125 * pips`` of the side on roll, clamped to 0.6 .. 0.7; and 0 on the
-    last roll (:func:`last_roll`), where the cube has no future: a take cannot be
-    redoubled before the game ends, nor a game played on be doubled later."""
+    ``0.55 + 0.00125 * pips`` of the side on roll, clamped to 0.6 .. 0.7, but 0.6 once
+    both sides bear off (:data:`BEAROFF_EFFICIENCY`: a side on roll with 57 pips was
+    given 0.62125); and 0 on the last roll (:func:`last_roll`), where the cube has no
+    future: a take cannot be redoubled before the game ends, nor a game played on be
+    doubled later."""
     if not is_race(position):
         return CONTACT_EFFICIENCY
     if last_roll(position):
         return 0.0
+    if not any(position.bar) and not any(position.me[6:]) and not any(position.them[6:]):
+        return BEAROFF_EFFICIENCY
     x = RACE_COEFFICIENT + RACE_FACTOR * position.pip_counts()[0]
     return float(min(RACE_MAX, max(RACE_MIN, x)))
 
@@ -458,7 +465,8 @@ def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
     win, lose = _ends(table, away_me, away_them, cube, fw, fl)
     w = float(p[0])
     dead = w * win + (1.0 - w) * lose
-    if crawford or efficiency <= 0.0:
+    if crawford or efficiency <= 0.0 or away_me == away_them == 2:
+        # 2-away 2-away: GNU Backgammon values the cube there as dead (``fDoCubeful``)
         return dead
     xs, ys = [0.0], [lose]
     tp = cp = None
