@@ -19,6 +19,7 @@ from engine.cube.decision import (
     cube_efficiency,
     is_race,
     match_cubeful_mwc,
+    money_answer,
     money_cubeful_equity,
     money_take_point,
     play_value,
@@ -1038,3 +1039,15 @@ def test_the_opponent_s_free_double_is_made_only_where_it_pays_him():
     pos, info = parse_position("UAAAKMtiRQYAAA:cAngADAAMAAE")
     d = cube_advice(search_for("backgammon"), pos, CubeState.from_info(info), 0)
     assert d.mwc["no_double"] == pytest.approx(0.5120, abs=0.002)
+
+
+def test_beaver_of_a_sure_loss_despite_rounding():
+    # EQAAcBQAAAAAAA (money, beavers): the doubler can never win, so after a take he
+    # loses 2 for sure; the bear-off table's sum gives -2.0000000000000004 and GNU
+    # Backgammon 1.07 says "No double, beaver" (No double -1, Double/take -2)
+    nd, dt = -1.0000000000000002, -2.0000000000000004
+    assert classify(nd, dt, 1.0, beavers=True) == "no_double_beaver"
+    assert money_answer(dt, True).answer == "beaver"
+    assert money_answer(dt, False).answer == "take"
+    assert money_answer(-2.001, True).answer == "take"
+    assert money_answer(5e-17, True).answer == "beaver"

@@ -569,6 +569,14 @@ doubling, came out a few 1e-16 below it at some scores and above at others; and 
 cube's no double, worth exactly the cash, 4e-16 above it: "too good")."""
 
 
+def _beaver_range(double_take: float) -> bool:
+    """GNU Backgammon's beaver range, ``-2 <= double_take <= 0``, its ends within
+    :data:`TIE`: a sure loss after the take, exactly -2, came out of the two-sided
+    bear-off table as -2.0000000000000004 (EQAAcBQAAAAAAA, money, cube centred: GNU
+    Backgammon "No double, beaver", nardy "no double" and a take)."""
+    return -2.0 - TIE <= double_take <= TIE
+
+
 def classify(no_double: float, double_take: float, double_pass: float,
              beavers: bool = False) -> str:
     """The cube action from the three equities (GNU Backgammon's rule): the opponent
@@ -582,7 +590,7 @@ def classify(no_double: float, double_take: float, double_pass: float,
         # a tie of playing on and cashing: nothing is gained by playing on (GNU
         # Backgammon doubles when both answers are at least not doubling)
         return "double_pass" if double_pass >= no_double - TIE else "too_good_pass"
-    beaver = beavers and -2.0 <= double_take <= 0.0
+    beaver = beavers and _beaver_range(double_take)
     if double_take >= no_double - TIE:
         if beaver:
             return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
@@ -863,7 +871,7 @@ def money_answer(double_take: float, beavers: bool) -> DoubleAnswer:
     rule, as :func:`classify` has it)."""
     if double_take >= 1.0:
         return DoubleAnswer("pass", double_take, 1.0)
-    beaver = beavers and -2.0 <= double_take <= 0.0
+    beaver = beavers and _beaver_range(double_take)
     return DoubleAnswer("beaver" if beaver else "take", double_take, 1.0)
 
 
