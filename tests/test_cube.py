@@ -936,11 +936,14 @@ def test_gammons_weigh_as_the_score_makes_them():
     behind = CubeState(match_length=7, score=(3, 5))
     gain = play_value(gammony, _after(), behind)[1] - play_value(plain, _after(), behind)[1]
     assert gain > 0.03
-    # 2-away against 1-away after the Crawford game, the free double makes the cube 2
-    # at once, and a gammon then wins no more than a single game
+    # 2-away against 1-away after the Crawford game: the trailer's free double comes
+    # after the leader's roll, and a play's value leaves it out as GNU Backgammon's
+    # 0-ply does, so a gammon (the match at once) counts (valued as made at once, the
+    # cube 2, gammons counted for nothing and every play short of the leader's take
+    # point was worth the same)
     leader = CubeState(match_length=7, score=(5, 6))
-    assert play_value(gammony, _after(), leader)[1] == pytest.approx(
-        play_value(plain, _after(), leader)[1], abs=1e-9)
+    assert play_value(gammony, _after(), leader)[1] > play_value(plain, _after(),
+                                                                 leader)[1] + 0.03
 
 
 def test_a_play_that_ends_the_game_scores_its_points_at_the_cube():
@@ -1051,3 +1054,22 @@ def test_beaver_of_a_sure_loss_despite_rounding():
     assert money_answer(dt, False).answer == "take"
     assert money_answer(-2.001, True).answer == "take"
     assert money_answer(5e-17, True).answer == "beaver"
+
+
+def test_a_play_s_value_leaves_the_mover_s_free_double_unvalued():
+    """After a play the opponent is on roll and a free double is the mover's, made only
+    after that roll: valued as if made at once, at the opponent's chances before it,
+    every play leaving him short of his take point was worth the same (+1.000 here).
+    GNU Backgammon 1.07's 0-ply leaves it unvalued: a 2-away trailer against a 1-away
+    leader after the Crawford game (W487AABb3rEAAA, 4-1; GNU's chances of each play and
+    its cubeful equities; helper 101's audit)."""
+    from engine.cube.decision import play_value
+    from engine.notation.movetext import parse_move
+    from engine.notation.parse import parse_position
+    pos, _ = parse_position("W487AABb3rEAAA")
+    state = CubeState(1, "centre", 3, (1, 2), False, False, False, None)
+    for move, gnubg, win in (("9/4", 0.640559, 0.504167), ("10/6 5/4", 0.640424, 0.503981),
+                             ("10/6 9/8", 0.61615, 0.49347), ("9/8 9/5", 0.579682, 0.482334)):
+        after = parse_move(move, pos, (4, 1))
+        value, _ = play_value([win, 5e-05, 0.0, 5e-05, 0.0], after, state)
+        assert value == pytest.approx(gnubg, abs=1e-5), move

@@ -458,9 +458,11 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
 
 
 def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
-         cube: int, owner: str, crawford: bool, efficiency: float) -> float:
+         cube: int, owner: str, crawford: bool, efficiency: float,
+         free_double: bool = True) -> float:
     """:func:`match_cubeful_mwc` of arguments already checked (the cube code calls it
-    many times a decision; the checks cost as much as the sums)."""
+    many times a decision; the checks cost as much as the sums). ``free_double`` False:
+    the opponent's free double is not valued (as GNU Backgammon's 0-ply values it)."""
     fw, fl = _fractions(p)
     win, lose = _ends(table, away_me, away_them, cube, fw, fl)
     w = float(p[0])
@@ -487,7 +489,7 @@ def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
     ys.append(win)
     live = float(np.interp(w, xs, ys))
     value = efficiency * live + (1.0 - efficiency) * dead
-    if owner in ("centre", "them") and away_them > cube and away_me <= cube:
+    if free_double and owner in ("centre", "them") and away_them > cube and away_me <= cube:
         # The opponent's double is free: winning ``cube`` already wins us the match, so
         # doubling risks him nothing and he doubles at once; we take (owning a dead
         # cube) or pass, whichever is better for us.
@@ -602,7 +604,8 @@ def classify(no_double: float, double_take: float, double_pass: float,
 
 def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
                   table: MatchEquityTable | None = None,
-                  take_point: bool = True, after_roll: Any = None) -> CubeDecision:
+                  take_point: bool = True, after_roll: Any = None,
+                  free_double: bool = True) -> CubeDecision:
     """The cube decision of the side on roll from its cubeless ``probs``. In match play
     the take point is found by bisection on the double/take equity itself (a few
     milliseconds); ``take_point=False`` leaves it out (None), for callers that want
@@ -610,7 +613,9 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     giving :func:`rolls_ahead` of the position, called only where the opponent's next
     double is free (our cube dead, his live); the value of that double then comes from
     the positions after each of our rolls, when he can double, instead of as if he
-    doubled before our roll."""
+    doubled before our roll. ``free_double`` False leaves such a double unvalued, as
+    GNU Backgammon's 0-ply does (:func:`play_value`: the opponent on roll there, the
+    free double is the mover's, made only after that roll)."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -643,7 +648,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     def norm(m: float) -> float:
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
-    nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd)
+    nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd, free_double)
     ahead = after_roll is not None and eff_nd > 0 and not state.crawford
     rolls: list = []                        # after_roll(), called once when needed
     if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
@@ -655,7 +660,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     dt = dp = tp = None
     if can:
         dt_m = _double_take_mwc(p, table, state, eff_dt,
-                                (lambda: rolls or after_roll()) if ahead else None)
+                                (lambda: rolls or after_roll()) if ahead else None,
+                                free_double)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
         if take_point:
@@ -694,8 +700,8 @@ def play_value(probs: Any, after: Position, state: CubeState,
     position after it (the opponent on roll, as the move generator gives it), ``state``
     the cube and score before the play, seen from the mover. The opponent then takes
     his proper cube action (:func:`cube_decision` at the efficiency of ``after``, unless
-    given; his free double is valued as if made before his roll, see
-    :func:`match_cubeful_mwc`); a play that ends the game scores its points at the
+    given; a free double, the mover's then, left unvalued as GNU Backgammon's 0-ply
+    leaves it); a play that ends the game scores its points at the
     cube. Returns ``(the mover's equity on the normalised scale of his cube, as
     :func:`cube_decision` reports equities; his match winning chance, or None in money
     play)``."""
@@ -720,7 +726,11 @@ def play_value(probs: Any, after: Position, state: CubeState,
     else:
         x = cube_efficiency(after) if efficiency is None else efficiency
         theirs = np.array([1 - p[0], p[3], p[4], p[1], p[2]])
-        decision = cube_decision(theirs, state.flip(), x, met, take_point=False)
+        # the free double there is the mover's, after the opponent's roll: left
+        # unvalued, as GNU Backgammon's 0-ply leaves it (valued at his chances before
+        # the roll, every play leaving him short of his take point was worth the same)
+        decision = cube_decision(theirs, state.flip(), x, met, take_point=False,
+                                 free_double=False)
         equity, his = cubeful_value(decision)
         if his is None:                       # money play
             return -equity, None
@@ -799,7 +809,7 @@ def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int
 
 
 def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
-                     efficiency: float, after_roll: Any) -> float:
+                     efficiency: float, after_roll: Any, free_double: bool = True) -> float:
     """The doubler's MWC after his double from ``state.value`` is taken (the cube then
     the taker's): :func:`match_cubeful_mwc`, or, where the taker's redouble is free
     (the doubler's cube then dead, his live) and ``after_roll`` is given, that
@@ -810,7 +820,7 @@ def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
     if (after_roll is not None and efficiency > 0 and b > 2 * c >= a
             and 4 * c <= state.limit):
         return _free_double_after(after_roll(), table, a, b, 2 * c)
-    return _mwc(p, table, a, b, 2 * c, "them", False, efficiency)
+    return _mwc(p, table, a, b, 2 * c, "them", False, efficiency, free_double)
 
 
 def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n: int,
