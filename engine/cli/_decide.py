@@ -173,18 +173,6 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
                              lambda rows: search.values_of(rows, 0)))
 
 
-def proper_value(decision: CubeDecision) -> tuple[float, str]:
-    """The equity of the side on roll's proper cube action (on the cube's normalised
-    scale), and which of the three it is (a beavered double: twice the take)."""
-    if decision.action == "double_beaver" and decision.double_take is not None:
-        return 2.0 * decision.double_take, "double_take"
-    if doubles(decision) and decision.double_take is not None:
-        if decision.double_take < decision.double_pass:
-            return decision.double_take, "double_take"
-        return decision.double_pass, "double_pass"
-    return decision.no_double, "no_double"
-
-
 def accepts_resignation(search: Search, position: Position, state: CubeState | None,
                         level: int, ply: int = 0, dice=None) -> bool:
     """Whether the opponent of the side on roll of ``position`` accepts its resignation

@@ -171,9 +171,15 @@ def cube_state(view: FibsView, settings: Settings) -> CubeState:
 
 
 def _cubeful(decision) -> tuple[float, str]:
-    """The equity of the proper cube action, and which of the three it is
-    (:func:`engine.cli._decide.proper_value`)."""
-    return _decide.proper_value(decision)
+    """The equity of the proper cube action, and which of the three it is (a beavered
+    double: twice the take)."""
+    if decision.action == "double_beaver" and decision.double_take is not None:
+        return 2.0 * decision.double_take, "double_take"
+    if _decide.doubles(decision) and decision.double_take is not None:
+        if decision.double_take < decision.double_pass:
+            return decision.double_take, "double_take"
+        return decision.double_pass, "double_pass"
+    return decision.no_double, "no_double"
 
 
 def decide(view: FibsView, settings: Settings, resignation: int = 0,
