@@ -25,7 +25,11 @@ from engine.cube.decision import (
 )
 from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError
+from engine.movegen.generate import successor_arrays
+from engine.play.resign import accepts, check_level, most, offer, play_on
 from engine.rules.position import Position
+from engine.rules.scoring import flip_probs
+from engine.rules.variants import get_rules
 from engine.search.bearoff_cube import cubeful_play_value, exact_answer, exact_cube
 from engine.search.nply import Analysis, Search
 
@@ -173,51 +177,46 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
                              lambda rows: search.values_of(rows, 0)))
 
 
+def _resign_state(position: Position, state: CubeState | None) -> CubeState | None:
+    """The cube and score a resignation is valued at: backgammon's (a match beyond the
+    table as money play, :func:`within_table`), None in a game without a cube."""
+    if state is None or position.variant != "backgammon":
+        return None
+    return within_table(state)
+
+
 def accepts_resignation(search: Search, position: Position, state: CubeState | None,
                         level: int, ply: int = 0, dice=None) -> bool:
     """Whether the opponent of the side on roll of ``position`` accepts its resignation
     at ``level`` (:func:`engine.play.resign.accepts`, GNU Backgammon's rule): the
     resigner's cubeless chances at ``ply`` valued at the score (``state``, from the
-    resigner's side; a match beyond the table as money play, :func:`within_table`;
-    None without a cube); with ``dice`` (he has rolled), the chances after his best
-    play of them at 0-ply, as GNU Backgammon values a resignation after the roll."""
-    from engine.play.resign import accepts, check_level, play_on
-    from engine.rules.scoring import flip_probs
-    from engine.rules.variants import get_rules
+    resigner's side, :func:`_resign_state`); with ``dice`` (he has rolled), the chances
+    after his best play of them at 0-ply, as GNU Backgammon values a resignation after
+    the roll (before it where a gul bara cascade is too large to list)."""
     rules = get_rules(position.variant)
     level = check_level(level, rules)
-    if state is not None and position.variant == "backgammon":
-        state = within_table(state)
-    else:
-        state = None
-    if dice is None:
+    state = _resign_state(position, state)
+    probs = None
+    if dice is not None:
+        try:
+            rows = successor_arrays(position, tuple(dice))
+        except NardyError:
+            rows = None
+        if rows is not None:
+            mine = flip_probs(np.asarray(search.values_of(rows, 0), np.float64))
+            top = most(rules)
+            probs = max(mine, key=lambda p: play_on(p, state, top))
+    if probs is None:
         probs = np.asarray(search.evaluate(position, ply).probabilities, np.float64)
-        return accepts(level, probs, state, rules)
-    from engine.movegen.generate import successor_arrays
-    from engine.play.resign import most
-    try:
-        rows = successor_arrays(position, tuple(dice))
-    except NardyError:              # a gul bara cascade too large to list: before it
-        probs = np.asarray(search.evaluate(position, ply).probabilities, np.float64)
-        return accepts(level, probs, state, rules)
-    mine = flip_probs(np.asarray(search.values_of(rows, 0), np.float64))
-    top = most(rules)
-    best = max(range(len(mine)), key=lambda i: play_on(mine[i], state, top))
-    return accepts(level, mine[best], state, rules)
+    return accepts(level, probs, state, rules)
 
 
 def resignation_offer(search: Search, position: Position, state: CubeState | None) -> int:
     """The level the side on roll of ``position`` resigns at, 0 for none
     (:func:`engine.play.resign.offer` on its 0-ply chances: exact in a short bear-off or
-    a race the tables settle); ``state`` the cube and score from its side (a match
-    beyond the table as money play), None without a cube."""
-    from engine.play.resign import offer
-    from engine.rules.variants import get_rules
+    a race the tables settle); ``state`` the cube and score from its side
+    (:func:`_resign_state`)."""
     if position.is_over():
         return 0
     probs = np.asarray(search.evaluate(position, 0).probabilities, np.float64)
-    if state is not None and position.variant == "backgammon":
-        state = within_table(state)
-    else:
-        state = None
-    return offer(probs, state, get_rules(position.variant))
+    return offer(probs, _resign_state(position, state), get_rules(position.variant))

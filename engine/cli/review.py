@@ -689,6 +689,9 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
             return "n/a"
         return f"{100 * x:+.{3 if rate else 2}f}%" if match else f"{x:+.{4 if rate else 3}f}"
 
+    def error(x: float | None, rate: bool = True) -> str:
+        return figure(None if x is None else -x, rate)     # errors shown negative
+
     adjusted = luck_adjusted(record, every_total)
     actual = actual_results(record)
     lines.append(f"The same in {unit} ({'match winning chance' if match else 'points'}; "
@@ -699,10 +702,9 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
         cost = t.cost_u
         snowie = snowie_rate(t, every_total)
         lines.append(
-            f"  {name}: chequer play {figure(None if u['chequerplay'] is None else -u['chequerplay'], True)} a play,"
-            f" cube {figure(None if u['cube'] is None else -u['cube'], True)} a decision,"
-            f" overall {figure(None if u['overall'] is None else -u['overall'], True)}"
-            f" ({figure(None if cost is None else -cost)} in all); luck "
+            f"  {name}: chequer play {error(u['chequerplay'])} a play,"
+            f" cube {error(u['cube'])} a decision, overall {error(u['overall'])}"
+            f" ({error(cost, False)} in all); luck "
             f"{figure(t.luck_u)}; Snowie error rate "
             f"{'n/a' if snowie is None else f'{-snowie:.1f}'}; actual result "
             f"{figure(actual[i])}, luck adjusted "

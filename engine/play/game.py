@@ -42,7 +42,7 @@ from engine.play.loop import (
     play_games,
 )
 from engine.play.players import check_player, check_rng
-from engine.play.resign import Resigned, check_level
+from engine.play.resign import Resigned, check_level, points as resign_points
 from engine.rules import _layout as L
 from engine.rules._rng import rng_state
 from engine.rules.dice import Dice, roll_one
@@ -247,12 +247,19 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                           dice=tuple(rolls) if record else None, cube_value=value,
                           cube_owner=owner, doubles=tuple(doubles), **kw)
 
+    def played(before: Position, dice, after: Position) -> None:
+        """A turn or pending segment played: heard, and recorded."""
+        if on_turn is not None:
+            on_turn(mover, before, dice, after)
+        if record:
+            seen.append(after)
+            rolls.append(dice)
+
     def resigned(player: int, level: int) -> GameRecord:
         level = check_level(level, rules)
-        single = (cube is not None and not cube.match_length and cube.jacoby
-                  and owner is None)
-        return done(winner=1 - player, points=(1 if single else level) * value,
-                    kind=None, resigned=level)
+        state = None if cube is None else cube.state(value, owner, player)
+        return done(winner=1 - player, points=resign_points(level, state), kind=None,
+                    resigned=level)
 
     try:
         while True:
@@ -265,11 +272,7 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                 raise RuntimeError(f"{variant} game not over after {max_turns} turns at {pos!r}")
             if pos.pending:
                 before, pos = pos, turn(mover, pos, None)
-                if on_turn is not None:
-                    on_turn(mover, before, None, pos)
-                if record:
-                    seen.append(pos)
-                    rolls.append(None)
+                played(before, None, pos)
                 over = result(pos, rules)
                 if over is not None:
                     break
@@ -300,11 +303,7 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                 before, pos = pos, turn(mover, pos, dice, cube.state(value, owner, mover))
             else:
                 before, pos = pos, turn(mover, pos, dice)
-            if on_turn is not None:
-                on_turn(mover, before, dice, pos)
-            if record:
-                seen.append(pos)
-                rolls.append(dice)
+            played(before, dice, pos)
             dice = None
             mover ^= 1
             turns += 1
