@@ -101,6 +101,20 @@ def test_classify():
     assert classify(0.4 + 1e-6, 0.4, 1.0) == "no_double"
 
 
+def test_too_good_needs_a_gammon_to_win():
+    """GNU Backgammon is never too good without a gammon to play on for
+    (``FindBestCubeDecision``'s ``winGammon``): a no double above the cash with no gammon
+    left (a luck-adjusted rollout's mean) is double / pass, or no double, take; nardy
+    said too good whatever the gammons."""
+    assert classify(1.02, 1.5, 1.0, gammons=False) == "double_pass"
+    assert classify(1.02, 0.9, 1.0, gammons=False) == "no_double"
+    assert classify(1.02, 1.5, 1.0) == "too_good_pass"
+    assert classify(1.02, 0.9, 1.0) == "too_good_take"
+    # the rest is as before
+    assert classify(0.5, 0.7, 1.0, gammons=False) == "double_take"
+    assert classify(0.5, 0.4, 1.0, gammons=False) == "no_double"
+
+
 # --------------------------------------------------------------------- ownership
 def test_cube_ownership_rules():
     assert CubeState().can_double()
@@ -490,6 +504,55 @@ def test_cli_text_and_json(capsys):
     assert "Match to 7, score 2-1" in capsys.readouterr().out
 
 
+def test_cli_words_the_proper_action_as_gnubg(capsys):
+    """The proper action in GNU Backgammon 1.07's words (``hint`` at 0-ply, its chances
+    given): a cube the side on roll owns is redoubled, and a double worth what not
+    doubling is worth is optional, not doubling then listed first; nardy said "Too good
+    to double, pass", "No double, beaver" and "Double, take"."""
+    from engine.cli.cube import main
+    # money, cube 2 owned: gnubg "Too good to redouble, pass (11.1%)"
+    assert main(["--position", "3MzgA0Af24MQAA", "--cube-value", "2", "--cube-owner", "me",
+                 "--probabilities", "0.810788,0.328074,0.000394,0.01546,0"]) == 0
+    assert "Proper cube action: Too good to redouble, pass" in capsys.readouterr().out
+    # the opening position, cube 2 owned, beavers: gnubg "No redouble, beaver (36.6%)"
+    assert main(["--position", "4HPwATDgc/ABMA", "--cube-value", "2", "--cube-owner", "me",
+                 "--beavers", "--probabilities",
+                 "0.521514,0.153921,0.007563,0.129847,0.007546"]) == 0
+    assert "Proper cube action: No redouble, beaver" in capsys.readouterr().out
+    # a sure loss of the trailer after the Crawford game: no double and double / take
+    # both -1; gnubg "Optional double, take", no double listed first
+    assert main(["--position", "CwAAUF8bAAAAAA", "--match", "5", "--score", "1,4",
+                 "--probabilities", "0,0,0,0,0"]) == 0
+    out = capsys.readouterr().out
+    assert "Proper cube action: Optional double, take" in out
+    assert "1. No double      -1.000\n2. Double, pass   +1.000" in out
+
+
+@pytest.mark.parametrize("action, nd, dt, state, gammons, text", [
+    # gnubg 3zkHAAFvewAAAA at 9-away 9-away, cube 8 owned: "Optional redouble, pass"
+    ("double_pass", 0.999993, 1.124446, CubeState(8, "me", 11, (2, 2)), True,
+     "Optional redouble, pass"),
+    # a cash worth playing on is optional only with a gammon that counts
+    ("double_pass", 1.0, 1.5, CubeState(2, "me"), False, "Redouble, pass"),
+    ("double_pass", 1.0, 4.0, CubeState(), True, "Double, pass"),          # Jacoby
+    ("double_pass", 1.0, 4.0, CubeState(jacoby=False), True, "Optional double, pass"),
+    ("double_take", 0.5, 0.6, CubeState(2, "me"), True, "Redouble, take"),
+    ("no_double", 0.5, 0.4, CubeState(2, "me"), True, "No redouble, take"),
+    ("too_good_take", 1.1, 0.9, CubeState(2, "me"), True, "Too good to redouble, take"),
+    ("too_good_pass", 1.1, 1.5, CubeState(), True, "Too good to double, pass"),
+    # GNU Backgammon has no redouble with a beaver
+    ("double_beaver", -0.1, -0.04, CubeState(2, "me", beavers=True), True, "Double, beaver"),
+    ("double_beaver", -0.1, -0.1, CubeState(beavers=True), True, "Optional double, beaver"),
+    ("no_double_beaver", -0.1, -0.06, CubeState(2, "me", beavers=True), True,
+     "No double, beaver"),
+    ("no_double_beaver", 0.24, -0.19, CubeState(2, "me", beavers=True), True,
+     "No redouble, beaver"),
+])
+def test_the_proper_action_in_gnubg_words(action, nd, dt, state, gammons, text):
+    from engine.cli.cube import action_text
+    assert action_text(action, nd, dt, state, gammons) == text
+
+
 def test_cli_rolls_a_cube_decision_out(capsys):
     """--rollout: the two lines with their standard errors and the action; rollout
     options without it, and cube-analysis options with it, are refused by name."""
@@ -622,7 +685,8 @@ def test_an_xgid_max_cube_reaches_the_cube_advice(capsys, monkeypatch):
     assert "No cube action: the cube is at its maximum value, 8." in out
     below = "XGID=-b----E-C---eE---c-e----B-:2:1:1:00:0:0:0:0:3"       # cube 4, max 8
     assert main(["--position", below, "--probabilities", "0.75,0,0,0,0"]) == 0
-    assert "Proper cube action: Double, pass" in capsys.readouterr().out
+    # (the side on roll owns the cube: GNU Backgammon's word is redouble)
+    assert "Proper cube action: Redouble, pass" in capsys.readouterr().out
     monkeypatch.setattr(cube_cli, "model_probability_fn",
                         lambda model=None: _fixed(probs(0.75)))
     r = _ask({"cmd": "cube", "position": at_max})

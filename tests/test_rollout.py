@@ -341,6 +341,24 @@ def test_a_cube_decision_rolled_out_as_two_lines_on_the_same_dice(search):
         Rollout(search).cube_decision(race, CubeState(2, "them"), settings)
 
 
+@pytest.mark.parametrize("gammon, taken, action", [
+    (0.0, 0.8, "double_pass"), (0.01, 0.8, "too_good_pass"),
+    (0.0, 0.4, "no_double"), (0.01, 0.4, "too_good_take")])
+def test_a_rolled_out_cube_is_too_good_only_with_a_gammon_to_win(gammon, taken, action):
+    """Luck adjusted, the no-double line's mean can pass the cash where no gammon is
+    left; GNU Backgammon, which reads that line's gammon chance, then says double / pass
+    (or no double, take), where nardy said too good."""
+    def line(values):
+        return rollout_module.RolloutResult((0.99, gammon, 0.0, 0.0, 0.0), 0.98, {}, {},
+                                            0.98, len(values),
+                                            cubeful_results=np.array(values))
+    # no double 1.02 on average; double / take twice ``taken`` (units of the doubled cube)
+    r = rollout_module._cube_rollout(CubeState(), default_table(), line([1.01, 1.03]),
+                                     line([taken - 0.05, taken + 0.05]))
+    assert r.equities["no_double"] == pytest.approx(1.02)
+    assert r.action == action
+
+
 def test_the_one_call_api():
     r = rollout(Search.load("backgammon", threads=1), Position.start(), trials=36,
                 truncate=2)

@@ -75,10 +75,45 @@ from engine.search.bearoff_cube import exact_cube
 from engine.search.nply import MAX_PLY, Search, check_ply
 from engine.search.rollout import TRIALS
 
-ACTION_TEXT = {"no_double": "No double, take", "double_take": "Double, take",
-               "double_pass": "Double, pass", "too_good_take": "Too good to double, take",
-               "too_good_pass": "Too good to double, pass",
-               "double_beaver": "Double, beaver", "no_double_beaver": "No double, beaver"}
+OPTIONAL = 1e-5
+"""Equities this close make a double *optional* in GNU Backgammon's words (its
+``isOptional``): a double/take worth no more than not doubling, or a double/pass no
+more than playing on."""
+
+
+def optional(action: str, no_double: float, double_take: float, state: CubeState,
+             gammons: bool) -> bool:
+    """Whether GNU Backgammon calls the proper ``action`` (a double) optional: a take
+    (or beaver) worth within :data:`OPTIONAL` of not doubling (a sure loss: both -1), or
+    a pass worth within it of playing on where the doubler can win a gammon
+    (``gammons``) that counts (not with the cube centred under the Jacoby rule)."""
+    if action in ("double_take", "double_beaver"):
+        return double_take - no_double <= OPTIONAL
+    return (action == "double_pass" and 1.0 - no_double <= OPTIONAL and gammons
+            and not (state.money and state.owner == "centre" and state.jacoby))
+
+
+def action_text(action: str, no_double: float, double_take: float, state: CubeState,
+                gammons: bool) -> str:
+    """The proper cube ``action`` in GNU Backgammon's words (its ``FindBestCubeDecision``
+    and ``GetCubeRecommendation``): a cube the side on roll owns is redoubled ("No
+    redouble, take", "Too good to redouble, pass"), an :func:`optional` double is
+    "Optional double, take". GNU Backgammon has no redouble with a beaver: a beavered
+    redouble is "Double, beaver", and one that a beaver would make worse than not
+    doubling, though it beats not doubling taken, "No double, beaver"."""
+    word = "redouble" if state.owner == "me" else "double"
+    answer = action.rsplit("_", 1)[1]
+    if optional(action, no_double, double_take, state, gammons):
+        return f"Optional {'double' if answer == 'beaver' else word}, {answer}"
+    if action in ("double_take", "double_pass"):
+        return f"{word.capitalize()}, {answer}"
+    if action == "double_beaver":
+        return "Double, beaver"
+    if action == "no_double_beaver":
+        return f"No {word if double_take < no_double else 'double'}, beaver"
+    if action == "no_double":
+        return f"No {word}, take"
+    return f"Too good to {word}, {answer}"
 
 
 # --------------------------------------------------------------------- probabilities
@@ -143,7 +178,9 @@ def format_cube_rollout(r, state: CubeState, how: str) -> str:
              f"  Double, pass  {eq['double_pass']:+.3f}{m('double_pass')}",
              f"  Double/take less no double {eq['double_take'] - eq['no_double']:+.3f} "
              f"[{_se_text(se['difference'])}]", "",
-             f"Proper cube action: {ACTION_TEXT[r.action]}"]
+             "Proper cube action: " + action_text(
+                 r.action, eq["no_double"], eq["double_take"], state,
+                 r.no_double.probabilities[1] > 0.0)]
     return "\n".join(lines)
 
 
@@ -344,7 +381,10 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
     options = {"no_double": ("No double", d.no_double),
                "double_take": ("Double, take", d.double_take),
                "double_pass": ("Double, pass", d.double_pass)}
-    first = ("double_take" if d.action == "double_beaver" else
+    gammons = d.probabilities[1] > 0.0
+    # GNU Backgammon lists not doubling first where the double is optional
+    first = ("no_double" if optional(d.action, d.no_double, d.double_take, state, gammons)
+             else "double_take" if d.action == "double_beaver" else
              d.action if d.action in ("double_take", "double_pass") else "no_double")
     rest = sorted((k for k in options if k != first), key=lambda k: -options[k][1])
     lines.append("Cubeful equities:")
@@ -353,7 +393,8 @@ def format_decision(d: CubeDecision, state: CubeState, ply: int = 0) -> str:
         name, eq = options[k]
         diff = "" if k == first else f"  ({eq - best:+.3f})"
         lines.append(f"{i}. {name:<14} {eq:+.3f}{diff}")
-    lines += ["", f"Proper cube action: {ACTION_TEXT[d.action]}",
+    text = action_text(d.action, d.no_double, d.double_take, state, gammons)
+    lines += ["", f"Proper cube action: {text}",
               f"Take point (opponent) {100 * d.take_point:.1f}%, gammon price "
               f"{d.gammon_price:.3f}, cube efficiency {d.efficiency:.3f}"]
     return "\n".join(lines)

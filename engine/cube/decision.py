@@ -580,25 +580,30 @@ def _beaver_range(double_take: float) -> bool:
 
 
 def classify(no_double: float, double_take: float, double_pass: float,
-             beavers: bool = False) -> str:
+             beavers: bool = False, gammons: bool = True) -> str:
     """The cube action from the three equities (GNU Backgammon's rule): the opponent
     passes when taking is worse for him (``double_take >= double_pass``); the doubler
     doubles when the better answer of the opponent still beats not doubling, and is
-    *too good* when not doubling beats even a pass. With ``beavers`` (money play), a
-    take that leaves the doubler at or below zero (down to -2) is a beaver; a double
-    that a beaver would punish (twice ``double_take`` below ``no_double``) is then no
-    double (GNU Backgammon's ``FindBestCubeDecision``)."""
+    *too good* when not doubling beats even a pass, provided he can win a gammon
+    (``gammons``: his cubeless gammon chance above zero). Without one, GNU Backgammon
+    does not play on ("don't play on for a gammon if none is possible"): too good / pass
+    is then double / pass, and too good / take no double (a rollout's mean, luck
+    adjusted, can put not doubling above the cash where no gammon is left). With
+    ``beavers`` (money play), a take that leaves the doubler at or below zero (down to
+    -2) is a beaver; a double that a beaver would punish (twice ``double_take`` below
+    ``no_double``) is then no double (GNU Backgammon's ``FindBestCubeDecision``)."""
     if double_take >= double_pass:
         # a tie of playing on and cashing: nothing is gained by playing on (GNU
         # Backgammon doubles when both answers are at least not doubling)
-        return "double_pass" if double_pass >= no_double - TIE else "too_good_pass"
+        return ("double_pass" if double_pass >= no_double - TIE or not gammons
+                else "too_good_pass")
     beaver = beavers and _beaver_range(double_take)
     if double_take >= no_double - TIE:
         if beaver:
             return "no_double_beaver" if 2.0 * double_take < no_double else "double_beaver"
         return "double_take"
     if no_double > double_pass + TIE:
-        return "too_good_take"
+        return "too_good_take" if gammons else "no_double"
     return "no_double_beaver" if beaver else "no_double"
 
 
@@ -634,7 +639,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
             w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
             l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
             tp = money_take_point(l, w, eff_dt)   # the taker wins our loss, loses our win
-            action = classify(nd, dt, dp, state.beavers)
+            action = classify(nd, dt, dp, state.beavers, bool(p[1] > 0.0))
         else:
             action = "no_double"
         return CubeDecision(action, nd, dt, dp, tp, 0.5, cubeless_equity(p), efficiency,
@@ -666,7 +671,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         dt, dp = norm(dt_m), 1.0
         if take_point:
             tp = _match_take_point(p, table, a, b, 2 * c, eff_dt, hi)
-        action = classify(norm(nd_m), dt, dp)
+        action = classify(norm(nd_m), dt, dp, gammons=bool(p[1] > 0.0))
     else:
         action = "no_double"
     gp = gammon_price(table, a, b, 2 * c if can else c)[0]

@@ -982,7 +982,10 @@ def _cube_rollout(cube: CubeState, table: MatchEquityTable, nd: RolloutResult,
     eq = {"no_double": float(nd_x.mean()), "double_take": float(dt_x.mean()),
           "double_pass": 1.0}
     se = {"no_double": _se(nd_x), "double_take": _se(dt_x), "difference": _se(dt_x - nd_x)}
-    action = classify(eq["no_double"], eq["double_take"], 1.0, cube.beavers)
+    # too good only where the doubler can win a gammon (GNU Backgammon reads the no
+    # double line's gammon chance): luck adjusted, the mean can pass the cash without one
+    action = classify(eq["no_double"], eq["double_take"], 1.0, cube.beavers,
+                      nd.probabilities[1] > 0.0)
     return CubeRollout(nd, dt, eq, se, action, mwc)
 
 
