@@ -1137,3 +1137,36 @@ def test_a_play_s_value_leaves_the_mover_s_free_double_unvalued():
         after = parse_move(move, pos, (4, 1))
         value, _ = play_value([win, 5e-05, 0.0, 5e-05, 0.0], after, state)
         assert value == pytest.approx(gnubg, abs=1e-5), move
+
+
+def test_a_play_into_a_short_match_bear_off_is_valued_at_the_table_s_efficiencies():
+    """In match play GNU Backgammon values a short bear-off (its two-sided database)
+    with the cube efficiencies the table's exact money equities imply, one for each
+    cube (:func:`match_efficiencies`), not a flat 0.6: the taker's cube is worth little
+    there, and the flat 0.6 made the opponent's double look worse than it is (4/off
+    below was -0.425, 5/4 3/off -0.606). GNU Backgammon 1.07's 0-ply hint, its chances
+    of each play (helper 101's audit, explained by helper 102)."""
+    from engine.notation.movetext import parse_move
+    from engine.notation.parse import parse_position
+    from engine.search.bearoff_cube import cubeful_play_value, match_efficiencies
+
+    def match(a, b):
+        return CubeState(1, "centre", max(a, b) + 2, (max(a, b) + 2 - a, max(a, b) + 2 - b))
+    for pid, state, dice, plays in (
+            ("SAAAoAIAAAAAAA", match(4, 4), (1, 1),      # the taker's cube 0.10
+             (("4/off", 0.345449, -0.648683), ("5/4 3/off", 0.286397, -0.952031))),
+            # the opponent's no-double efficiency from the table's no-double equity
+            ("GwAAgAYAAAAAAA", match(2, 3), (4, 1), (("4/3 4/off", 0.406653, -0.217655),)),
+            ("sQAAICYAAAAAAA", match(3, 5), (1, 1), (("6/5 4/1", 0.352728, -0.381467),))):
+        pos, _ = parse_position(pid)
+        for move, win, gnubg in plays:
+            after = parse_move(move, pos, dice)
+            x = match_efficiencies(after, state.flip())
+            assert x is not None and all(0.0 <= e <= 0.6 for e in x)
+            value, _ = cubeful_play_value(probs(win), after, state)
+            assert value == pytest.approx(gnubg, abs=5e-5), (pid, move)
+    after = parse_move("4/off", parse_position("SAAAoAIAAAAAAA")[0], (1, 1))
+    assert match_efficiencies(after, MONEY) is None                    # the table decides
+    assert match_efficiencies(Position.from_literal("x 6:1; o 1:1"),
+                              match(4, 4)) is None                      # the last roll
+    assert match_efficiencies(Position.from_literal("x 6:7; o 6:1"), match(4, 4)) is None

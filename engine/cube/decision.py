@@ -610,7 +610,8 @@ def classify(no_double: float, double_take: float, double_pass: float,
 def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float = 0.68,
                   table: MatchEquityTable | None = None,
                   take_point: bool = True, after_roll: Any = None,
-                  free_double: bool = True) -> CubeDecision:
+                  free_double: bool = True,
+                  double_efficiency: float | None = None) -> CubeDecision:
     """The cube decision of the side on roll from its cubeless ``probs``. In match play
     the take point is found by bisection on the double/take equity itself (a few
     milliseconds); ``take_point=False`` leaves it out (None), for callers that want
@@ -620,16 +621,20 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     the positions after each of our rolls, when he can double, instead of as if he
     doubled before our roll. ``free_double`` False leaves such a double unvalued, as
     GNU Backgammon's 0-ply does (:func:`play_value`: the opponent on roll there, the
-    free double is the mover's, made only after that roll)."""
+    free double is the mover's, made only after that roll). ``double_efficiency``: the
+    efficiency of the game after a double is taken, the cube then the taker's (default
+    ``efficiency``), where a short bear-off gives each cube its own
+    (:func:`engine.search.bearoff_cube.match_efficiencies`)."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
     efficiency = check_efficiency(efficiency)
+    taken = efficiency if double_efficiency is None else check_efficiency(double_efficiency)
     fw, fl = _fractions(p)
     can = state.can_double()
     # a cube at its maximum value is dead: no one can turn it, whoever holds it
     eff_nd = 0.0 if state.at_max else efficiency
-    eff_dt = 0.0 if can and state.doubled().at_max else efficiency
+    eff_dt = 0.0 if can and state.doubled().at_max else taken
     if state.money:
         nd = money_cubeful_equity(p, state.owner, eff_nd, state.jacoby)
         dt = dp = tp = None
@@ -699,17 +704,18 @@ def cubeful_value(decision: CubeDecision) -> tuple[float, float | None]:
 
 def play_value(probs: Any, after: Position, state: CubeState,
                table: MatchEquityTable | None = None,
-               efficiency: float | None = None) -> tuple[float, float | None]:
+               efficiency: float | None = None,
+               double_efficiency: float | None = None) -> tuple[float, float | None]:
     """The mover's cubeful value of a checker play, as GNU Backgammon ranks plays where
     the cube is in play (money or a match): ``probs`` the mover's cubeless chances after the play, ``after`` the
     position after it (the opponent on roll, as the move generator gives it), ``state``
     the cube and score before the play, seen from the mover. The opponent then takes
     his proper cube action (:func:`cube_decision` at the efficiency of ``after``, unless
-    given; a free double, the mover's then, left unvalued as GNU Backgammon's 0-ply
-    leaves it); a play that ends the game scores its points at the
-    cube. Returns ``(the mover's equity on the normalised scale of his cube, as
-    :func:`cube_decision` reports equities; his match winning chance, or None in money
-    play)``."""
+    given, and at ``double_efficiency`` after his double where given; a free double,
+    the mover's then, left unvalued as GNU Backgammon's 0-ply leaves it); a play that
+    ends the game scores its points at the cube. Returns ``(the mover's equity on the
+    normalised scale of his cube, as :func:`cube_decision` reports equities; his match
+    winning chance, or None in money play)``."""
     p = check_probabilities(probs)
     if not isinstance(after, Position):
         raise PositionError(f"after {quote(after)}: expected a Position")
@@ -735,7 +741,7 @@ def play_value(probs: Any, after: Position, state: CubeState,
         # unvalued, as GNU Backgammon's 0-ply leaves it (valued at his chances before
         # the roll, every play leaving him short of his take point was worth the same)
         decision = cube_decision(theirs, state.flip(), x, met, take_point=False,
-                                 free_double=False)
+                                 free_double=False, double_efficiency=double_efficiency)
         equity, his = cubeful_value(decision)
         if his is None:                       # money play
             return -equity, None

@@ -7,20 +7,27 @@ Backgammon's two-sided database does: the cube's worth needs no efficiency model
 module puts those equities in the cube's terms (:mod:`engine.cube.decision`) for every
 caller that decides a cube, or ranks plays by cubeful equity, with a position in hand:
 the command lines and protocols (:mod:`engine.cli._decide`) and the game loop's cube
-policies (:class:`engine.play.match.DecisionCubePolicy`).
+policies (:class:`engine.play.match.DecisionCubePolicy`). In match play a play into such
+a race is valued by the model at the efficiencies those equities imply
+(:func:`match_efficiencies`), as GNU Backgammon values it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from engine.cube.decision import (
+    BEAROFF_EFFICIENCY,
     CubeDecision,
     CubeState,
     DoubleAnswer,
     classify,
     cubeful_value,
+    last_roll,
     money_answer,
+    money_cubeful_equity,
     play_value,
 )
 from engine.cube.met import MatchEquityTable
@@ -96,12 +103,54 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
     return None if decision is model else -cubeful_value(decision)[0]
 
 
+def match_efficiencies(position: Position, state: CubeState) -> tuple[float, float] | None:
+    """The cube efficiencies with which GNU Backgammon values a short bear-off in match
+    play (its two-sided database's class): ``(no double, double/take)`` of the side on
+    roll, the cube as ``state`` has it, then the taker's. Each is the share of the
+    fully live cube's money gain (Janowski's at efficiency 1, no gammons, no Jacoby)
+    that the table's exact money equity of not doubling with that cube shows, held to
+    0 .. :data:`~engine.cube.decision.BEAROFF_EFFICIENCY`; that maximum where the two
+    lines meet (within 1e-4) (GNU 1.07's ``EvaluatePositionCubeful4`` at its leaf, the
+    cap its ``rTSCubeX``). Where the taker's cube is worth little the flat 0.6
+    overvalued it: at 4-away 4-away, 2 and 3 checkers against 4 and 6 (GNU Backgammon
+    ID SAAAoAIAAAAAAA, 1-1), 4/off was -0.425 for GNU's -0.649 and the exact -0.610
+    (the taker's cube 0.10). None in money play (the table decides there,
+    :func:`exact_cube`), on the last roll (the cube dead:
+    :func:`engine.cube.decision.cube_efficiency`) and where the table does not value
+    ``position``."""
+    if state.money or position.variant != "backgammon" or not _short_race(position) \
+            or last_roll(position):
+        return None
+    from engine.eval import bearoff
+    db = bearoff.load()
+    ij = db.pair(position)
+    if ij is None:
+        return None
+    p = np.array([db.two[ij], 0.0, 0.0, 0.0, 0.0])
+    cubeless = 2.0 * p[0] - 1.0
+
+    def share(owner: str) -> float:
+        live = money_cubeful_equity(p, owner, 1.0, jacoby=False)
+        if abs(live - cubeless) <= 1e-4:
+            return BEAROFF_EFFICIENCY
+        x = (db.money_cube(position, owner)[0] - cubeless) / (live - cubeless)
+        return float(min(max(x, 0.0), BEAROFF_EFFICIENCY))
+
+    return share(state.owner), share("them")
+
+
 def cubeful_play_value(probs, after: Position, state: CubeState,
                        table: MatchEquityTable | None = None) -> tuple[float, float | None]:
     """A play's cubeful value as plays are ranked where a cube is in play:
     :func:`exact_play_value` for a play into a short bear-off in money play, else
-    :func:`engine.cube.decision.play_value` of its chances ``probs``. As
+    :func:`engine.cube.decision.play_value` of its chances ``probs``, in match play at
+    the opponent's :func:`match_efficiencies` there where the table gives them. As
     ``(equity on the normalised scale of the mover's cube, match winning chance or
     None)``."""
     exact = exact_play_value(after, state)
-    return (exact, None) if exact is not None else play_value(probs, after, state, table)
+    if exact is not None:
+        return exact, None
+    x = None if after.is_over() else match_efficiencies(after, state.flip())
+    if x is None:
+        return play_value(probs, after, state, table)
+    return play_value(probs, after, state, table, efficiency=x[0], double_efficiency=x[1])
