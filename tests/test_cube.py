@@ -379,7 +379,7 @@ def test_protocol_cube(monkeypatch):
 def test_a_short_bear_off_in_money_play_is_decided_exactly():
     """Both sides home with six checkers or fewer: the two-sided bear-off table's money
     equities (engine.eval.bearoff), whatever the probabilities' model says; in a match,
-    the model still."""
+    the model still (at the efficiencies the table implies)."""
     from engine.cli import _decide
     from engine.eval import bearoff
     from engine.notation.gnubg_id import position_id
@@ -421,8 +421,13 @@ def test_a_short_bear_off_in_money_play_is_decided_exactly():
     assert policy.double(pos, money) and policy.take(pos, money)
     match = _ask({"cmd": "cube", "position": position_id(pos),
                   "match": {"length": 7, "score": [0, 0]}})
+    from engine.search.bearoff_cube import match_efficiencies
+    seven = CubeState(1, "centre", 7, (0, 0))
+    x, taken = match_efficiencies(pos, seven)
+    model = cube_decision(db.probabilities(pos), seven, x, double_efficiency=taken)
+    assert match["equities"]["no_double"] == pytest.approx(model.no_double, abs=1e-12)
     assert match["equities"]["no_double"] != pytest.approx(
-        db.money_cube(pos, "centre")[0], abs=1e-3)
+        db.money_cube(pos, "centre")[0], abs=1e-4)
 
 
 def test_an_xgid_s_usual_max_cube_keeps_a_short_bear_off_exact():
@@ -1170,3 +1175,59 @@ def test_a_play_into_a_short_match_bear_off_is_valued_at_the_table_s_efficiencie
     assert match_efficiencies(Position.from_literal("x 6:1; o 1:1"),
                               match(4, 4)) is None                      # the last roll
     assert match_efficiencies(Position.from_literal("x 6:7; o 6:1"), match(4, 4)) is None
+
+
+def test_a_short_match_bear_off_s_cube_is_decided_at_the_table_s_efficiencies():
+    """The engine's own cube decisions in a short bear-off in match play (the ``cube``
+    command, the protocols' cube advice and answers, the game loop's policy) used the
+    flat 0.6 that plays into those races had left (:func:`cube_efficiencies`): at
+    4-away 4-away, the cube 2 ours, five checkers against five, no redouble was -0.269
+    where GNU Backgammon has -0.357 (our cube worth 0.28 of a live one there), and
+    three checkers against two was no double where GNU doubles (the taker's cube 0.08).
+    GNU Backgammon 1.07's 0-ply ``eval`` (helper 104: 2,610 rows in 41 match states,
+    every one within 2e-4 but where the engine's own free-double lookahead values a
+    double after our roll)."""
+    from engine.cli import _decide
+    from engine.cli.cube import model_probability_fn
+    from engine.notation.parse import parse_position
+    from engine.play.match import DecisionCubePolicy
+    from engine.search.bearoff_cube import cube_analysis, cube_efficiencies
+
+    def ask(pid, value, owner, **extra):
+        return _ask({"cmd": "cube", "position": pid, "cube": {"value": value, "owner": owner},
+                     "match": {"length": 6, "score": [2, 2], "crawford": False}, **extra})
+    for pid, value, owner, nd, dt, action in (
+            ("SwIAAOMAAAAAAA", 2, "me", -0.356679, -1.292675, "no_double"),
+            ("QgAAUAIAAAAAAA", 1, "centre", 0.27671, 0.50339, "double_take")):
+        r = ask(pid, value, owner)
+        assert r["equities"]["no_double"] == pytest.approx(nd, abs=2e-4), pid
+        assert r["equities"]["double_take"] == pytest.approx(dt, abs=2e-4), pid
+        assert r["action"] == action, pid
+        # a given efficiency is the user's, for both lines
+        flat = ask(pid, value, owner, efficiency=0.6)
+        assert abs(flat["equities"]["no_double"] - nd) > 0.01 and flat["cube_efficiency"] == 0.6
+        # the protocols' engines and the game loop decide the same
+        pos = parse_position(pid)[0]
+        state = CubeState(value, owner, 6, (2, 2))
+        search = _decide.search_for("backgammon")
+        advice = _decide.cube_advice(search, pos, state, 0)
+        assert advice.no_double == pytest.approx(nd, abs=2e-4) and advice.action == action
+        fn = model_probability_fn()
+        assert DecisionCubePolicy(fn).decide(pos, state).action == action
+        answer = _decide.answer(search, pos, state, 0)
+        assert answer.answer == "take" and answer.double_take == pytest.approx(dt, abs=2e-4)
+    # the last roll keeps its dead cube; money play keeps the table's exact equities
+    last = parse_position("AQAAiAAAAAAAAA")[0]
+    assert cube_efficiencies(last, CubeState(1, "centre", 3, (1, 0))) == (0.0, None)
+    assert cube_efficiencies(last, MONEY) == (0.0, None)
+    assert cube_efficiencies(Position.from_literal("x 6:2; o 5:3"), MONEY) == (0.6, None)
+    # the opponent's free double (we 1-away after the Crawford game, 96% to win) is
+    # still valued over our rolls where the table finds our side's cube worthless (0)
+    pos = parse_position("qgAAIAQAAAAAAA")[0]
+    state = CubeState(1, "centre", 5, (4, 1))
+    assert cube_efficiencies(pos, state)[0] == 0.0
+    fn = model_probability_fn()
+    ahead = cube_analysis(pos, state, fn)
+    assert ahead.no_double == pytest.approx(analyse_cube(pos, state, fn, efficiency=0.6).no_double,
+                                            abs=1e-12)
+    assert abs(ahead.no_double - cube_decision(fn(pos, 0), state, 0.0).no_double) > 0.01

@@ -18,9 +18,7 @@ from engine.cube.decision import (
     CubeError,
     CubeState,
     DoubleAnswer,
-    analyse_cube,
     answer_double,
-    cube_efficiency,
     rolls_ahead,
 )
 from engine.cube.met import MatchError, default_table
@@ -30,7 +28,12 @@ from engine.play.resign import accepts, check_level, most, offer, play_on
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
 from engine.rules.variants import get_rules
-from engine.search.bearoff_cube import cubeful_play_value, exact_answer, exact_cube
+from engine.search.bearoff_cube import (
+    cube_analysis,
+    cube_efficiencies,
+    cubeful_play_value,
+    exact_answer,
+)
 from engine.search.nply import Analysis, Search
 
 DOUBLES = ("double_take", "double_pass", "double_beaver")
@@ -144,14 +147,14 @@ def within_table(state: CubeState) -> CubeState:
 
 def cube_advice(search: Search, position: Position, state: CubeState,
                 ply: int) -> CubeDecision:
-    """The cube decision of the side on roll (:func:`engine.cube.decision.analyse_cube`)
-    with ``ply``-ply probabilities; backgammon only; a match beyond the table's reach
-    as money play (:func:`within_table`); a short bear-off in money play exact
-    (:func:`engine.search.bearoff_cube.exact_cube`)."""
+    """The cube decision of the side on roll
+    (:func:`engine.search.bearoff_cube.cube_analysis`) with ``ply``-ply probabilities;
+    backgammon only; a match beyond the table's reach as money play
+    (:func:`within_table`); a short bear-off exact in money play, in a match at the
+    table's efficiencies."""
     state = within_table(state)
-    return exact_cube(position, state, analyse_cube(
-        position, state, lambda pos, p: probabilities(search, pos, p), ply,
-        rows_fn=lambda rows: search.values_of(rows, 0)))
+    return cube_analysis(position, state, lambda pos, p: probabilities(search, pos, p), ply,
+                         rows_fn=lambda rows: search.values_of(rows, 0))
 
 
 def doubles(decision: CubeDecision) -> bool:
@@ -161,7 +164,8 @@ def doubles(decision: CubeDecision) -> bool:
 
 def answer(search: Search, position: Position, state: CubeState, ply: int) -> DoubleAnswer:
     """The opponent's answer (take, pass or beaver) to a double by the side on roll of
-    ``position`` (:func:`engine.cube.decision.answer_double`)."""
+    ``position`` (:func:`engine.cube.decision.answer_double`, at
+    :func:`engine.search.bearoff_cube.cube_efficiencies`)."""
     if position.variant != "backgammon":
         raise CubeError(f"variant {position.variant!r} has no cube (backgammon only)")
     if position.is_over():
@@ -170,11 +174,12 @@ def answer(search: Search, position: Position, state: CubeState, ply: int) -> Do
     exact = exact_answer(position, state)
     if exact is not None:
         return exact
-    return answer_double(probabilities(search, position, ply), state,
-                         cube_efficiency(position),
+    x, taken = cube_efficiencies(position, state)
+    return answer_double(probabilities(search, position, ply), state, x,
                          after_roll=lambda: rolls_ahead(
                              position, lambda pos, p: probabilities(search, pos, p),
-                             lambda rows: search.values_of(rows, 0)))
+                             lambda rows: search.values_of(rows, 0)),
+                         double_efficiency=taken)
 
 
 def _resign_state(position: Position, state: CubeState | None) -> CubeState | None:

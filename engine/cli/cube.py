@@ -61,7 +61,6 @@ from engine.cube.decision import (
     CubeError,
     CubeState,
     ProbabilityFn,
-    analyse_cube,
     check_probabilities,
 )
 from engine.cube.met import MatchError, default_table
@@ -71,7 +70,7 @@ from engine.notation.parse import double_offered, parse_position
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
 from engine.search import precompile
-from engine.search.bearoff_cube import exact_cube
+from engine.search.bearoff_cube import cube_analysis
 from engine.search.nply import MAX_PLY, Search, check_ply
 from engine.search.rollout import TRIALS
 
@@ -306,7 +305,7 @@ def cmd_cube(req: dict, probability_fn: ProbabilityFn | None = None) -> dict:
                                    or not 0 <= efficiency <= 1):
         raise CubeError(f"efficiency {quote(efficiency)}: expected a number 0..1")
     fn = probability_fn or model_probability_fn()
-    return exact_cube(pos, state, analyse_cube(pos, state, fn, ply, efficiency)).to_json()
+    return cube_analysis(pos, state, fn, ply, efficiency).to_json()
 
 
 def cmd_met(req: dict) -> dict:
@@ -461,7 +460,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ply", type=integer, default=0,
                     help=f"search depth 0..{MAX_PLY} (default 0)")
     ap.add_argument("--efficiency", type=float, default=None,
-                    help="cube efficiency 0..1 (default: 0.68 contact, race by pips)")
+                    help="cube efficiency 0..1 (default: 0.68 contact, race by pips, a short "
+                         "bear-off in a match by the two-sided table)")
     ap.add_argument("--probabilities", default=None,
                     help="use these cubeless probabilities instead of the model: "
                          "win,win_gammon,win_backgammon,lose_gammon,lose_backgammon")
@@ -560,9 +560,9 @@ def main(argv=None) -> int:
             fn = _given_probability_fn(pos, _parse_probs(args.probabilities))
         else:
             fn = model_probability_fn(args.model)
-        decision = analyse_cube(pos, state, fn, ply, args.efficiency)
-        if args.probabilities is None:
-            decision = exact_cube(pos, state, decision)
+        # given probabilities are the user's: the table's exact money equities left aside
+        decision = cube_analysis(pos, state, fn, ply, args.efficiency,
+                                 exact=args.probabilities is None)
         race = race_counts(pos) if args.race else None
     except NardyError as exc:
         print(f"error: {exc}", file=sys.stderr)

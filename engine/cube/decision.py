@@ -624,7 +624,10 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     free double is the mover's, made only after that roll). ``double_efficiency``: the
     efficiency of the game after a double is taken, the cube then the taker's (default
     ``efficiency``), where a short bear-off gives each cube its own
-    (:func:`engine.search.bearoff_cube.match_efficiencies`)."""
+    (:func:`engine.search.bearoff_cube.match_efficiencies`); with it, an efficiency of
+    0 is the table's measure of a cube worth nothing in money play, not a dead cube,
+    and the free double is still valued over our rolls (the last roll, where the cube
+    is dead, gives no such pair)."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -659,7 +662,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
     nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd, free_double)
-    ahead = after_roll is not None and eff_nd > 0 and not state.crawford
+    ahead = (after_roll is not None and not state.crawford
+             and _live(state, efficiency, double_efficiency))
     rolls: list = []                        # after_roll(), called once when needed
     if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
         rolls = after_roll()
@@ -682,6 +686,14 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     gp = gammon_price(table, a, b, 2 * c if can else c)[0]
     return CubeDecision(action, norm(nd_m), dt, dp, tp, float(gp), norm(dead_m), efficiency,
                         tuple(float(v) for v in p), mwc)
+
+
+def _live(state: CubeState, efficiency: float, double_efficiency: float | None) -> bool:
+    """Whether the cube has a future, for the free-double lookahead: not at its maximum,
+    and not given efficiency 0 (a dead cube: the last roll), unless each cube has its
+    own efficiency (``double_efficiency`` given, a short bear-off's), whose 0 is a cube
+    the table finds worth nothing in money play, not a dead one."""
+    return not state.at_max and (efficiency > 0 or double_efficiency is not None)
 
 
 def cubeful_value(decision: CubeDecision) -> tuple[float, float | None]:
@@ -823,13 +835,13 @@ def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
                      efficiency: float, after_roll: Any, free_double: bool = True) -> float:
     """The doubler's MWC after his double from ``state.value`` is taken (the cube then
     the taker's): :func:`match_cubeful_mwc`, or, where the taker's redouble is free
-    (the doubler's cube then dead, his live) and ``after_roll`` is given, that
-    redouble valued after each of the doubler's rolls (:func:`_free_double_after`).
-    :func:`cube_decision` and :func:`answer_double` both read it."""
+    (the doubler's cube then dead, his live) and ``after_roll`` is given (by callers
+    only where the cube lives, :func:`_live`), that redouble valued after each of the
+    doubler's rolls (:func:`_free_double_after`). :func:`cube_decision` and
+    :func:`answer_double` both read it."""
     a, b = state.away
     c = state.value
-    if (after_roll is not None and efficiency > 0 and b > 2 * c >= a
-            and 4 * c <= state.limit):
+    if after_roll is not None and b > 2 * c >= a and 4 * c <= state.limit:
         return _free_double_after(after_roll(), table, a, b, 2 * c)
     return _mwc(p, table, a, b, 2 * c, "them", False, efficiency, free_double)
 
@@ -898,7 +910,8 @@ def money_answer(double_take: float, beavers: bool) -> DoubleAnswer:
 
 def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
                   table: MatchEquityTable | None = None,
-                  after_roll: Any = None) -> DoubleAnswer:
+                  after_roll: Any = None,
+                  double_efficiency: float | None = None) -> DoubleAnswer:
     """The answer of the opponent of the side on roll to its double from ``state.value``
     to twice that: ``"take"``, ``"pass"``, or ``"beaver"`` (money play with
     ``state.beavers``: a take that leaves the doubler at or below zero, as
@@ -907,7 +920,10 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     double was right: a double the doubler should not have made (a dead cube in a match)
     is answered all the same. A double in the Crawford game raises :class:`CubeError`.
     ``after_roll`` (match play) as for :func:`cube_decision`: where the taker's redouble
-    will be free, its value comes from the positions after each of the doubler's rolls."""
+    will be free, its value comes from the positions after each of the doubler's rolls.
+    ``efficiency`` and ``double_efficiency`` as :func:`cube_decision` takes them: the
+    game after the take is valued at ``double_efficiency`` where given (a short
+    bear-off's taker's cube), else at ``efficiency``."""
     p = check_probabilities(probs)
     _check_state(state)
     _check_table(table)
@@ -916,6 +932,9 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
         raise CubeError("the side on roll doubled a cube its opponent owns")
     if state.at_max:
         raise CubeError(f"a double of a cube at its maximum value, {state.limit}")
+    live = _live(state, efficiency, double_efficiency)
+    if double_efficiency is not None:
+        efficiency = check_efficiency(double_efficiency)
     top = 2 * state.value >= state.limit
     # (the taker could not turn it again)
     if top:
@@ -929,7 +948,7 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     a, b = state.away
     c = state.value
     lo, hi = table.after(a, b, -c), table.after(a, b, c)
-    take_m = _double_take_mwc(p, table, state, efficiency, after_roll)
+    take_m = _double_take_mwc(p, table, state, efficiency, after_roll if live else None)
     take = 2.0 * (take_m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
     return DoubleAnswer("pass" if take_m >= hi else "take", take, 1.0,
                         {"double_take": take_m, "double_pass": hi})
@@ -947,12 +966,16 @@ def network_probability_fn(network) -> ProbabilityFn:
 
 def analyse_cube(position: Position, state: CubeState, probability_fn: ProbabilityFn,
                  ply: int = 0, efficiency: float | None = None,
-                 table: MatchEquityTable | None = None, rows_fn: Any = None) -> CubeDecision:
+                 table: MatchEquityTable | None = None, rows_fn: Any = None,
+                 double_efficiency: float | None = None) -> CubeDecision:
     """Cube analysis of ``position`` (before the side on roll rolls): its cubeless
     probabilities from ``probability_fn(position, ply)``, the efficiency from
-    :func:`cube_efficiency` unless given. In match play, where the opponent's next
-    double is free (ours dead, his live), it is valued over our 21 rolls at 0-ply
-    (:func:`rolls_ahead`; a few hundred evaluations, in one call with ``rows_fn``)."""
+    :func:`cube_efficiency` unless given (``double_efficiency``: the taker's after a
+    double, as :func:`cube_decision` takes it; a short bear-off's pair in match play
+    comes from the table, :func:`engine.search.bearoff_cube.cube_analysis`). In match
+    play, where the opponent's next double is free (ours dead, his live), it is valued
+    over our 21 rolls at 0-ply (:func:`rolls_ahead`; a few hundred evaluations, in one
+    call with ``rows_fn``)."""
     if not isinstance(position, Position):
         raise PositionError(f"position {quote(position)}: expected a Position")
     _check_state(state)
@@ -972,4 +995,5 @@ def analyse_cube(position: Position, state: CubeState, probability_fn: Probabili
     x = cube_efficiency(position) if efficiency is None else efficiency
     probs = probability_fn(position, ply)
     return cube_decision(probs, state, x, table,
-                         after_roll=lambda: rolls_ahead(position, probability_fn, rows_fn))
+                         after_roll=lambda: rolls_ahead(position, probability_fn, rows_fn),
+                         double_efficiency=double_efficiency)

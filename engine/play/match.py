@@ -32,9 +32,6 @@ from engine.cube.decision import (
     CUBE_LIMIT,
     CubeState,
     ProbabilityFn,
-    cube_decision,
-    cube_efficiency,
-    rolls_ahead,
 )
 from engine.cube.met import MatchEquityTable, MatchError
 from engine.errors import quote
@@ -50,7 +47,7 @@ from engine.play.players import Player, check_players, check_rng
 from engine.rules.dice import Dice
 from engine.rules.position import Position
 from engine.rules.variants import Rules, rules_for
-from engine.search.bearoff_cube import exact_cube
+from engine.search.bearoff_cube import cube_analysis
 
 TAVLI_GAMES = ("portes", "plakoto", "fevga")
 """The tavli rotation, in order."""
@@ -149,20 +146,18 @@ class DecisionCubePolicy:
         self.ply = ply
         """Ply handed to ``probability_fn``."""
         self.efficiency = efficiency
-        """Cube efficiency; None: :func:`engine.cube.decision.cube_efficiency` of the position."""
+        """Cube efficiency; None: the position's
+        (:func:`engine.search.bearoff_cube.cube_efficiencies`)."""
         self.table = table
         """Match equity table; None: Kazaross-XG2."""
 
     def decide(self, position: Position, state: CubeState):
-        """The decision, with the opponent's free double in match play valued after
-        our roll (:func:`engine.cube.decision.rolls_ahead`, at 0-ply), as
-        :func:`engine.cube.decision.analyse_cube` values it; a short bear-off in money
-        play exact (:func:`engine.search.bearoff_cube.exact_cube`)."""
-        x = cube_efficiency(position) if self.efficiency is None else self.efficiency
-        decision = cube_decision(self.probability_fn(position, self.ply), state, x,
-                                 self.table,
-                                 after_roll=lambda: rolls_ahead(position, self.probability_fn))
-        return exact_cube(position, state, decision)
+        """The decision (:func:`engine.search.bearoff_cube.cube_analysis`), with the
+        opponent's free double in match play valued after our roll
+        (:func:`engine.cube.decision.rolls_ahead`, at 0-ply); a short bear-off exact in
+        money play, in a match at the table's efficiencies."""
+        return cube_analysis(position, state, self.probability_fn, self.ply, self.efficiency,
+                             table=self.table)
 
     def double(self, position, state) -> bool:
         return self.decide(position, state).doubles

@@ -7,9 +7,11 @@ Backgammon's two-sided database does: the cube's worth needs no efficiency model
 module puts those equities in the cube's terms (:mod:`engine.cube.decision`) for every
 caller that decides a cube, or ranks plays by cubeful equity, with a position in hand:
 the command lines and protocols (:mod:`engine.cli._decide`) and the game loop's cube
-policies (:class:`engine.play.match.DecisionCubePolicy`). In match play a play into such
-a race is valued by the model at the efficiencies those equities imply
-(:func:`match_efficiencies`), as GNU Backgammon values it.
+policies (:class:`engine.play.match.DecisionCubePolicy`). In match play such a race is
+valued by the model at the efficiencies those equities imply (:func:`match_efficiencies`),
+as GNU Backgammon values it: its cube decisions (:func:`cube_efficiencies`, the one
+choice of a decision's efficiencies, and :func:`cube_analysis`) and the plays into it
+(:func:`cubeful_play_value`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from engine.cube.decision import (
     CubeDecision,
     CubeState,
     DoubleAnswer,
+    ProbabilityFn,
+    analyse_cube,
     classify,
+    cube_efficiency,
     cubeful_value,
     last_roll,
     money_answer,
@@ -137,6 +142,40 @@ def match_efficiencies(position: Position, state: CubeState) -> tuple[float, flo
         return float(min(max(x, 0.0), BEAROFF_EFFICIENCY))
 
     return share(state.owner), share("them")
+
+
+def cube_efficiencies(position: Position, state: CubeState,
+                      efficiency: float | None = None) -> tuple[float, float | None]:
+    """The cube efficiencies a cube decision of ``position``'s side on roll is made at,
+    ``(no double, double/take)`` as :func:`engine.cube.decision.cube_decision` and
+    :func:`~engine.cube.decision.answer_double` take them (the second None: the
+    first's): a given ``efficiency`` (a protocol's, a player's) for both; else in a
+    short bear-off in match play the table's, one for each cube
+    (:func:`match_efficiencies`); else the position's
+    (:func:`engine.cube.decision.cube_efficiency`: 0 on the last roll). A cube at its
+    maximum stays dead whatever these are (:func:`~engine.cube.decision.cube_decision`).
+    At 4-away 4-away, the cube 2 ours, five checkers against five (GNU Backgammon ID
+    SwIAAOMAAAAAAA), no redouble was -0.269 at the flat 0.6 for GNU Backgammon's
+    -0.357 (our cube 0.28)."""
+    if efficiency is not None:
+        return efficiency, None
+    x = match_efficiencies(position, state)
+    return (cube_efficiency(position), None) if x is None else x
+
+
+def cube_analysis(position: Position, state: CubeState, probability_fn: ProbabilityFn,
+                  ply: int = 0, efficiency: float | None = None, *,
+                  table: MatchEquityTable | None = None, rows_fn=None,
+                  exact: bool = True) -> CubeDecision:
+    """The cube decision of ``position``'s side on roll for the command lines, protocols
+    and the game loop: :func:`engine.cube.decision.analyse_cube` at
+    :func:`cube_efficiencies` (``efficiency``, where given, for both lines), a short
+    bear-off in money play exact (:func:`exact_cube`; ``exact`` False leaves the model's
+    decision, for probabilities a user gave)."""
+    x, taken = cube_efficiencies(position, state, efficiency)
+    decision = analyse_cube(position, state, probability_fn, ply, x, table, rows_fn,
+                            double_efficiency=taken)
+    return exact_cube(position, state, decision) if exact else decision
 
 
 def cubeful_play_value(probs, after: Position, state: CubeState,

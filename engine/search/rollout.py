@@ -61,7 +61,7 @@ from engine.rules import _layout as L
 from engine.rules._rng import GAMMA, MIX2, mix
 from engine.rules.position import Position
 from engine.rules.scoring import OUTPUTS, equities, flip_probs
-from engine.search.bearoff_cube import exact_cube
+from engine.search.bearoff_cube import cube_efficiencies, exact_cube
 from engine.search.nply import _ROLLS, Search, SearchSettings, exact_batch
 
 TRIALS = 1296
@@ -361,16 +361,17 @@ class _Cubes:
         game: its exact score (Janowski's interpolation gives it). A game the bear-off
         tables or the truncation end: the value of the side to move's proper cube
         action there (:func:`~engine.cube.decision.cube_decision` at 0-ply, as inside
-        the trial, a short bear-off's in money play exact,
-        :func:`~engine.search.bearoff_cube.exact_cube`: he may double, the other take or
-        pass; a cube at its maximum is
+        the trial, at :func:`~engine.search.bearoff_cube.cube_efficiencies`, a short
+        bear-off's in money play exact, :func:`~engine.search.bearoff_cube.exact_cube`:
+        he may double, the other take or pass; a cube at its maximum is
         dead; ``may_double`` False: the no-double value, the root's first decision in
         the no-double line of :meth:`Rollout.cube_decision`)."""
         st = self.state(i, me)
-        eff = cube_efficiency(position)
         if not position.is_over():
-            d = exact_cube(position, st,
-                           cube_decision(probs, st, eff, self.table, take_point=False))
+            x, taken = cube_efficiencies(position, st)
+            d = exact_cube(position, st, cube_decision(probs, st, x, self.table,
+                                                       take_point=False,
+                                                       double_efficiency=taken))
             equity, mwc = cubeful_value(d)
             if not may_double:
                 equity = d.no_double
@@ -379,6 +380,7 @@ class _Cubes:
                 v = st.value * equity
                 return v if me else -v
             return mwc if me else 1.0 - mwc
+        eff = cube_efficiency(position)
         if self.root.money:
             v = st.value * money_cubeful_equity(probs, st.owner, eff, st.jacoby)
             return v if me else -v
@@ -398,7 +400,8 @@ class _Cubes:
     def decide(self, tree, states, idx, me) -> np.ndarray:
         """Cube actions before the roll for the trials ``idx`` (their ``states``): each
         side to move that may double asks :func:`engine.cube.decision.cube_decision` at
-        0-ply (a short bear-off in money play, the exact table:
+        0-ply, at :func:`~engine.search.bearoff_cube.cube_efficiencies` (a short
+        bear-off in money play, the exact table:
         :func:`~engine.search.bearoff_cube.exact_cube`); a take turns the cube, a pass
         ends the trial. Returns which passed."""
         passed = np.zeros(len(idx), bool)
@@ -413,8 +416,9 @@ class _Cubes:
             i = int(idx[j])
             st = self.state(i, bool(me[i]))
             pos = Position.from_array(states[j], "backgammon")
-            d = exact_cube(pos, st, cube_decision(p, st, cube_efficiency(pos), self.table,
-                                                  take_point=False))
+            x, taken = cube_efficiencies(pos, st)
+            d = exact_cube(pos, st, cube_decision(p, st, x, self.table, take_point=False,
+                                                  double_efficiency=taken))
             if d.action in ("double_take", "double_beaver"):
                 self.value[i] *= 2
                 self.owner[i] = 2 if me[i] else 1       # the taker holds it
