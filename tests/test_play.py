@@ -484,6 +484,23 @@ def test_resignations_at_the_terminal(monkeypatch):
     assert "You win 2 points: the engine resigned a double game." in out
 
 
+def test_a_resignation_at_the_opening_roll_is_saved_with_the_roll(tmp_path):
+    """Resigning at the move prompt, the dice rolled are saved with no play, as GNU
+    Backgammon writes a roll resigned after: a game resigned at its opening roll had a
+    ``Wins`` line alone, which GNU Backgammon 1.07 imported as unfinished (its points
+    lost from the score)."""
+    from engine.notation.matfile import read_mat, replay
+    save = tmp_path / "r.mat"
+    code, out = run(["--seed", "3", "--save", str(save)], ["resign gammon"])
+    assert code == 0 and "you resigned a gammon" in out
+    (game,) = read_mat(save).games
+    assert [(a.player, a.kind, a.move) for a in game.actions] == [
+        (0, "roll", ""), (1, "win", "")] and (game.winner, game.points) == (1, 2)
+    rolled = re.search(r"Opening roll: you (\d), the engine (\d)", out).groups()
+    assert sorted(game.actions[0].dice) == sorted(int(d) for d in rolled)
+    assert list(replay(read_mat(save))) == []
+
+
 def test_beavers_at_the_terminal(monkeypatch, tmp_path):
     """``--beavers`` (money play with the cube): after taking the engine's double you are
     asked to beaver; the engine beavers your double where its policy says (made to
@@ -502,6 +519,15 @@ def test_beavers_at_the_terminal(monkeypatch, tmp_path):
     assert "The engine takes." in out and "The engine beavers to 4." in out
     text = save.read_text()
     assert 'Beaver "On"' in text and "Beavers => 4" in text
+    # the beaver answers the double in the take's place, as GNU Backgammon writes it:
+    # the file replays (it was refused, 'beaver with no double on offer'), and so the
+    # same game saved as .sgf is written (it was a traceback)
+    from engine.notation.matfile import read_mat, replay
+    assert "Takes" not in text
+    assert [d.action for d in replay(read_mat(save)) if d.kind == "answer"] == ["beaver"]
+    code, out = run(["--cube", "--beavers", "--seed", "3", "--save", str(save.with_suffix(
+        ".sgf"))], ["1", "double", "double", "quit"])
+    assert code == 0 and ";B[double]" in save.with_suffix(".sgf").read_text()
     monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: True)
     code, out = run(["--cube", "--beavers", "--seed", "3"],
                     ["1", "roll", "take", "beaver", "take", "maybe", "b", "quit"])

@@ -33,6 +33,7 @@ from engine.notation.matfile import (
     replay,
 )
 from engine.notation.movetext import format_move, parse_move
+from engine.rules.position import Position
 
 DATA = Path(__file__).parent / "data" / "matches"
 FIVE = DATA / "gnubg_5_point.mat"
@@ -214,6 +215,54 @@ def test_games_the_engine_played_are_read_back_move_for_move(seed):
     with pytest.raises(MatFileError, match=f"board gives the {'first' if rec.winner == 0 else 'second'} "
                                            f"player {rec.points}"):
         list(replay(wrong))
+
+
+def _writer_opening():
+    """A :class:`matfile.MatchWriter` after an opening 3-1 and a reply 4-2."""
+    w = matfile.MatchWriter()
+    start = Position.start()
+    after = parse_move("8/5 6/5", start, (3, 1))
+    w.roll(0, start, after, (3, 1))
+    w.roll(1, after, parse_move("8/4 6/4", after, (4, 2)), (4, 2))
+    return w
+
+
+def test_a_beaver_the_game_loop_recorded_is_written_as_gnu_backgammon_writes_it():
+    """The game loop asks the taker to take, then whether he beavers (the terminal game
+    and the web board record both): the beaver answers the double in the take's place,
+    ``Doubles => 2`` and ``Beavers => 4`` on one line as in GNU Backgammon's own files.
+    With the take kept the engine's own replay (and so the review and the ``.sgf``
+    writer) refused the file, 'beaver with no double on offer', and GNU Backgammon 1.07
+    exported it back as a second double of the doubler's, taken."""
+    w = _writer_opening()
+    w.double(0, 2)
+    w.answer(1, True)
+    w.beaver(1, 4)
+    w.end(1, (0, 0), 1, 4)
+    record = w.record(0, ("you", "nardy"), {}, 2, (0, 4))
+    text = format_mat(record)
+    assert "  2)  Doubles => 2                Beavers => 4\n" in text and "Takes" not in text
+    answers = [(d.player, d.action) for d in replay(parse_mat(text)) if d.kind == "answer"]
+    assert answers == [(1, "beaver")]
+    from engine.notation.sgf import format_sgf, parse_sgf
+    assert [d.action for d in replay(parse_sgf(format_sgf(record)))
+            if d.kind == "answer"] == ["beaver"]
+
+
+def test_a_roll_resigned_after_is_written_unplayed():
+    """``rolled``: the dice of a side that resigned instead of playing them, written
+    with no play as GNU Backgammon writes them, so that a game resigned at its opening
+    roll has a line (GNU Backgammon 1.07 imported a game of a ``Wins`` line alone as
+    unfinished, its points lost from the score)."""
+    w = matfile.MatchWriter()
+    w.rolled(0, (3, 1))
+    w.end(1, (0, 0), 1, 2)
+    text = format_mat(w.record(0, ("you", "nardy"), {}, 2, (0, 2)))
+    record = parse_mat(text)
+    assert [(a.player, a.kind, a.dice, a.move) for a in record.games[0].actions] == [
+        (0, "roll", (3, 1), ""), (1, "win", None, "")]
+    assert record.games[0].winner == 1 and record.games[0].points == 2
+    assert list(replay(record)) == []                # a roll not played: no decision
 
 
 def test_the_review_finds_the_mistakes_of_a_hand_written_match():

@@ -797,7 +797,14 @@ def test_the_person_resigns_and_the_engine_answers(client, monkeypatch):
         "you": 0, "engine": 2}
     assert "you resigned a gammon" in end["result"]
     assert "resign a gammon (2 points): the engine accepts" in end["log"][-2]["move"]
-    assert "Wins 2 points" in client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    mat = client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    assert "Wins 2 points" in mat
+    # the dice the person resigned after, written with no play (GNU Backgammon read a
+    # game of a Wins line alone as unfinished)
+    from engine.notation.matfile import parse_mat
+    *_, rolled, won = parse_mat(mat).games[0].actions
+    assert (rolled.player, rolled.kind, rolled.dice, rolled.move) == (
+        0, "roll", tuple(state["dice"]), "") and (won.player, won.value) == (1, 2)
     r = client.post(f"/api/sessions/{sid}/act", json={"resign": 1})
     assert r.status_code == 400 and "not waiting" in r.json()["error"]["message"]
 
@@ -897,6 +904,7 @@ def test_beavers_in_a_money_game(client, monkeypatch):
     state = client.post(f"/api/sessions/{sid}/act", json={"beaver": True}).json()
     assert state["cube"]["value"] == 4 and state["cube"]["owner"] == "you"
     assert any(e["who"] == "you" and e["move"] == "beavers to 4" for e in state["log"])
+    _beaver_written(client, sid, 0)
     client.delete(f"/api/sessions/{sid}")
 
     monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: False)
@@ -910,4 +918,16 @@ def test_beavers_in_a_money_game(client, monkeypatch):
     moves = [e["move"] for e in state["log"] if e["who"] == "engine"]
     assert "takes" in moves and "beavers to 4" in moves
     assert "Beavers => 4" in client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    _beaver_written(client, sid, 1)
     client.delete(f"/api/sessions/{sid}")
+
+
+def _beaver_written(client, sid: str, who: int) -> None:
+    """The session's match file holds ``who``'s beaver as GNU Backgammon writes one, in
+    the take's place: it replays (with the take before it the file was refused, 'beaver
+    with no double on offer'), and the .sgf is written (it was refused, 400)."""
+    from engine.notation.matfile import parse_mat, replay
+    mat = client.get(f"/api/sessions/{sid}/mat").json()["mat"]
+    assert [(d.player, d.action) for d in replay(parse_mat(mat))
+            if d.kind == "answer"] == [(who, "beaver")]
+    assert client.get(f"/api/sessions/{sid}/mat", params={"format": "sgf"}).status_code == 200

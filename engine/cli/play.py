@@ -459,6 +459,8 @@ class Session:
         if accepted:
             self.say(f"You resign {resign_words(level, position.variant)}; the engine "
                      f"accepts ({lost} point{'s' if lost != 1 else ''}).")
+            if dice is not None and position.variant == "backgammon":
+                self.writer.rolled(HUMAN, dice)      # the roll, not played
             raise Resigned(HUMAN, level)
         self._refused = level
         self.say(f"The engine declines your resignation of "

@@ -493,6 +493,13 @@ class MatchWriter:
         """A roll and its play (or no play): ``before`` seen from ``player``."""
         self.actions.append(played_action(player, before, after, dice))
 
+    def rolled(self, player: int, dice) -> None:
+        """A roll not played: ``player`` resigned after it (``31:`` and no play, as GNU
+        Backgammon writes it; without it a game resigned at the opening roll had no
+        line, and GNU Backgammon's import left it unfinished, its points lost)."""
+        d1, d2 = (int(x) for x in dice)
+        self.actions.append(Action(player, "roll", 0, (d1, d2)))
+
     def double(self, player: int, value: int) -> None:
         """A double to ``value``."""
         self.actions.append(Action(player, "double", 0, value=value))
@@ -502,7 +509,14 @@ class MatchWriter:
         self.actions.append(Action(player, "take" if takes else "drop", 0))
 
     def beaver(self, player: int, value: int) -> None:
-        """A beaver: the taker redoubles at once to ``value``, keeping the cube."""
+        """A beaver: the taker redoubles at once to ``value``, keeping the cube. It
+        answers the double in the take's place (``Doubles => 2``, ``Beavers => 4``, as
+        GNU Backgammon writes it): a take just recorded, as the game loop asks for one
+        before the beaver, is dropped (kept, :func:`replay` refused the file and GNU
+        Backgammon exported it back as a second double of the doubler's)."""
+        if self.actions and (self.actions[-1].player, self.actions[-1].kind) == (player,
+                                                                               "take"):
+            self.actions.pop()
         self.actions.append(Action(player, "beaver", 0, value=value))
 
     def end(self, number: int, score: tuple, winner: int | None, points: int) -> None:

@@ -601,6 +601,8 @@ class GameSession:
             if not accepted:
                 self._refused = level
                 return None
+            if need.kind == "move" and need.dice is not None and variant == "backgammon":
+                self._writer.rolled(0, need.dice)        # the roll, not played
             self._answer = (_Resign(level),)
             self._cond.notify_all()
         return need.serial
