@@ -159,6 +159,29 @@ def test_the_terminal_engine_plays_a_match_for_the_score():
                        (4, 3)) == "24/20 13/10"
 
 
+def test_the_terminal_engine_ranks_plays_into_a_short_bear_off_exactly():
+    """The terminal engine ranks plays as the protocol's cubeful ranking does: a play
+    into a short bear-off in money play by the two-sided table's exact equity (minus
+    the opponent's under his proper cube action), not the model's."""
+    from engine.cli.play import make_engine
+    from engine.cube.decision import CubeState, play_value
+    from engine.eval import bearoff
+    from engine.rules.scoring import flip_probs
+    engine = make_engine("auto", "backgammon")
+    db = bearoff.load()
+    pos = Position.from_literal("x 6:2 5:1; o 6:2 5:2")
+    succ = successors(pos, (2, 1))
+    money = CubeState()
+    scores = engine.scores((2, 1), succ, money)
+    exact = [-max(nd, min(dt, 1.0)) for nd, dt in (db.money_cube(s, "centre") for s in succ)]
+    assert scores == pytest.approx(exact, abs=1e-12)
+    mover = flip_probs(np.asarray(engine.network.probabilities(list(succ)), dtype=np.float64))
+    model = [play_value(p, s, money)[0] for p, s in zip(mover, succ)]
+    # the model (at GNU Backgammon's bear-off efficiency) would pick another play
+    assert np.argmax(model) != np.argmax(exact)
+    assert engine.choose(pos, (2, 1), succ, money) == int(np.argmax(exact))
+
+
 def test_a_match_without_the_cube_still_plays_for_the_score(monkeypatch):
     """A backgammon match played without ``--cube`` gave the engine no score, and it
     played for money (gammons the score made worthless): each turn now has the match's

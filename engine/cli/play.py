@@ -97,7 +97,7 @@ from engine.cli._decide import (
     resignation_offer,
     without_cube,
 )
-from engine.cube.decision import CubeState, play_value
+from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, quote
 from engine.eval.heuristic import HeuristicPlayer
@@ -121,6 +121,7 @@ from engine.rules.position import Position
 from engine.rules.scoring import Kind, flip_probs, kind_words
 from engine.rules.variants import VARIANTS, Rules, get_rules
 from engine.search import precompile
+from engine.search.bearoff_cube import cubeful_play_value
 
 MATCH_CUBE_LIMIT_LENGTH = default_table().length
 """The longest match ``--cube`` plays (the match equity table's reach)."""
@@ -176,11 +177,12 @@ class Engine:
         cubeless equity for a network, heuristic pips for the heuristic; with the
         ``cube`` of backgammon (money play, or a match the match equity table covers),
         the mover's cubeful equity on the cube's normalised scale
-        (:func:`engine.cube.decision.play_value`), as the other engines rank there."""
+        (:func:`engine.search.bearoff_cube.cubeful_play_value`: exact into a short
+        bear-off in money play), as the other engines rank there."""
         if self.network is not None and self.cubeful(cube) and dice is not None:
             mover = flip_probs(np.asarray(self.network.probabilities(list(succ)),
                                           dtype=np.float64))
-            return np.array([play_value(p, s, cube)[0] for p, s in zip(mover, succ)])
+            return np.array([cubeful_play_value(p, s, cube)[0] for p, s in zip(mover, succ)])
         if self.network is not None:
             v = np.asarray(self.network.evaluate(list(succ)), dtype=np.float64)
         else:
