@@ -625,7 +625,7 @@ def test_a_pending_segment_is_played_without_dice():
 BAD = [
     ("hello", "bad_command"), ("UBGI", "bad_command"), ("ubgi now", "bad_command"),
     ("go", "bad_state"), ("go cube", "bad_state"), ("go sideways", "bad_command"),
-    ("go depth 9", "bad_value"), ("go depth", "bad_command"), ("go role dance", "bad_command"),
+    ("go depth 9", "bad_value"), ("go depth", "bad_command"), ("go role dance", "bad_value"),
     ("go depth 1 depth 2", "bad_command"),
     ("dice 0 3", "bad_value"), ("dice 3", "bad_command"), ("dice a b", "bad_value"),
     ("position", "bad_command"), ("position fen x", "bad_command"),
@@ -639,11 +639,11 @@ BAD = [
     ("newsession type match length 99", "bad_value"),
     ("newsession type match length 5 beavers on", "bad_value"),
     ("setscore 1", "bad_command"), ("setscore 1 -1", "bad_value"),
-    ("setscore 1 2 maybe", "bad_command"), ("setscore 1 2 crawford", "bad_value"),
+    ("setscore 1 2 maybe", "bad_value"), ("setscore 1 2 crawford", "bad_value"),
     ("setcube value 3 owner p0", "bad_value"), ("setcube value 1 owner p1", "bad_value"),
     ("setcube value 2 owner center", "bad_value"), ("setcube 2 p0", "bad_command"),
     ("setcube value 2 owner p7", "bad_value"), ("setturn", "bad_command"),
-    ("setturn p3", "bad_command"), ("set", "bad_command"), ("keys please", "bad_command"),
+    ("setturn p3", "bad_value"), ("set", "bad_command"), ("keys please", "bad_command"),
     ("setoption Threads 2", "bad_command"), ("\x00\x01", "bad_command"),
     ("x" * 5000, "bad_command"),
     ("set engine.ply +-2", "bad_value"), ("set engine.ply --2", "bad_value"),
@@ -665,6 +665,45 @@ def test_every_bad_line_gets_one_error_and_the_session_goes_on():
     assert answer(s, "go", "bestmove") == "8/5 6/5"
     assert s.handle("") == [] and s.handle("   ") == []
     assert s.handle("stop") == []
+
+
+def test_a_word_outside_its_values_is_bad_value():
+    """UBGI v0.2's error codes (section 5): ``bad_command`` for an unknown command or
+    malformed syntax, ``bad_value`` for a value invalid for its argument. ``setturn p3``,
+    ``go role dance`` and ``setscore 1 2 maybe`` were ``bad_command``, though each has
+    its words in their places and one value outside its set, as ``setcube value 2
+    owner p7`` and ``newsession type rally`` have (``bad_value``); a word missing or
+    one too many is still ``bad_command``."""
+    s = session()
+    silent(s, "newsession type match length 5", "position start")
+    for line in ("setturn p3", "setturn P1", "go role dance", "go role take",
+                 "setscore 4 1 maybe", "setscore 4 1 Crawford"):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error bad_value "), (line, out)
+    for line in ("setturn", "setturn p1 p0", "go role", "setscore 4", "setscore 4 1 crawford x"):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error bad_command "), (line, out)
+    assert s.turn == "p0" and s.score == {"p0": 0, "p1": 0}
+    silent(s, "setturn p1", "setscore 4 1 crawford")
+    assert s.turn == "p1" and s.crawford
+
+
+def test_quit_with_words_after_it_is_refused_and_the_session_goes_on():
+    """``quit now`` ended the process without a word, though every other command that
+    takes no arguments refuses them (``stop now``, ``isready x``) and UBGI v0.2 answers
+    input it cannot use with an ``error`` line and goes on (bkgm's reference engine
+    quits on the line ``quit`` alone). Only ``quit`` itself ends the session."""
+    s = session()
+    out = s.handle("quit now")
+    assert len(out) == 1 and out[0].startswith("error bad_command quit takes no arguments")
+    assert not s.quit
+    assert s.handle("get engine.ply") == ["value engine.ply 1"]
+    assert s.handle(" quit\t") == [] and s.quit
+    out = io.BytesIO()
+    serve(io.BytesIO(b"quit now\nget engine.ply\nquit\r\nget engine.ply\n"), out, session())
+    lines = out.getvalue().decode().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error bad_command ")
+    assert lines[1] == "value engine.ply 1"
 
 
 def test_a_refused_position_leaves_none():

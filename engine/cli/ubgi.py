@@ -342,6 +342,8 @@ class Session:
         return ["readyok"]
 
     def cmd_quit(self, rest: str) -> list[str]:
+        # ``quit now`` is refused like ``stop now``: only ``quit`` itself ends the session
+        self._no_args("quit", rest)
         self.quit = True
         return []
 
@@ -438,8 +440,8 @@ class Session:
                "p1": _int(words[1], "setscore p1", 0, hi)}
         mark = words[2] if len(words) == 3 else None
         if mark not in (None, "crawford", "postcrawford"):
-            raise _bad("bad_command", f"setscore: {quote(mark)}; expected crawford or "
-                                      f"postcrawford")
+            raise _bad("bad_value", f"setscore: {quote(clip(mark, 40))}; expected crawford "
+                                    f"or postcrawford")
         one_away = length and length - 1 in new.values()
         if mark and not one_away:
             raise _bad("bad_value", f"setscore ... {mark}: only in a match with a player "
@@ -494,8 +496,10 @@ class Session:
         return []
 
     def cmd_setturn(self, rest: str) -> list[str]:
-        if rest not in PLAYERS:
+        if len(_words(rest)) != 1:
             raise _bad("bad_command", "expected: setturn <p0|p1>")
+        if rest not in PLAYERS:
+            raise _bad("bad_value", f"setturn {quote(clip(rest, 40))}: expected p0 or p1")
         self.turn = rest
         return []
 
@@ -648,8 +652,11 @@ class Session:
         if words and words[0] in ("chequer", "checker", "cube", "turn", "take"):
             role = words.pop(0)
         elif words[:1] == ["role"]:         # v0.1: go role <chequer|cube|turn>
-            if len(words) < 2 or words[1] not in ("chequer", "cube", "turn"):
+            if len(words) < 2:
                 raise _bad("bad_command", "expected: go role <chequer|cube|turn>")
+            if words[1] not in ("chequer", "cube", "turn"):
+                raise _bad("bad_value", f"go role {quote(clip(words[1], 40))}: expected "
+                                        f"chequer, cube or turn")
             role = words[1]
             words = words[2:]
         if len(words) % 2:
