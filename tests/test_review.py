@@ -764,6 +764,88 @@ def test_gnu_backgammon_s_statistics():
     assert "GNU Backgammon's statistics" in format_review(record, assessed, 0)
 
 
+def test_gnu_backgammon_s_cube_statistics(monkeypatch):
+    """GNU Backgammon's cube statistics of each player: doubles, takes, passes, and each
+    cube decision that cost something by its kind (``CUBE_ERRORS``: a missed double
+    above the cash point where double/take beats the pass, a wrong double above the
+    too-good point where no double does, a wrong take, a wrong pass), the kinds' costs
+    adding up to the cube decisions' cost; and the plays' marks apart from the cube's
+    (GNU Backgammon's moves marked). On the test match GNU Backgammon 1.07 counts 2 and
+    3 doubles, 1 and 1 takes, 2 and 1 passes. The kinds by the equities of a stubbed
+    cube analysis."""
+    from types import SimpleNamespace
+
+    import engine.cli.review as rv
+    record = read_mat(FIVE)
+    search = search_for("backgammon")
+    assessed = review(record, search, 0)
+    t = totals(record, assessed)
+    assert [(x.doubles, x.takes, x.passes) for x in t] == [(2, 1, 2), (3, 1, 1)]
+    for player, x in enumerate(t):
+        assert sum(c for _, c, _ in x.cube_errors.values()) == pytest.approx(x.cube_cost)
+        assert sum(c for _, _, c in x.cube_errors.values()) == pytest.approx(x.cube_cost_u)
+        plays = [a for a in assessed if a.decision.player == player
+                 and a.decision.kind == "play"]
+        assert x.play_marks == {m: sum(a.mark == m for a in plays) for _, m, _ in MARKS}
+    reviewer = Reviewer(read_mat(MONEY), search)
+    chance, double = (next(d for d in replay(reviewer.record)
+                           if d.kind == "cube" and d.action == action)
+                      for action in ("no_double", "double"))
+    take, drop = (replace(double, kind="answer", player=1 - double.player, action=action)
+                  for action in ("take", "drop"))
+    for d, (nd, dt), error in [(chance, (0.5, 1.2), "missed doubles above CP"),
+                               (chance, (0.5, 0.8), "missed doubles below CP"),
+                               (chance, (0.9, 0.8), ""),
+                               (double, (1.1, 1.3), "wrong doubles above TG"),
+                               (double, (0.6, 0.4), "wrong doubles below DP"),
+                               (double, (0.4, 0.6), ""),
+                               (take, (0.5, 1.2), "wrong takes"),
+                               (drop, (0.5, 0.8), "wrong passes"),
+                               (drop, (0.5, 1.2), "")]:
+        advice = SimpleNamespace(no_double=nd, double_take=dt, double_pass=1.0)
+        monkeypatch.setattr(rv, "cube_advice", lambda *_, advice=advice: advice)
+        a = reviewer.assess(d)
+        assert (a.error, a.cost > 0) == (error, bool(error)), (d.action, nd, dt)
+        x = rv.Totals()
+        x.add(a)
+        assert {k: n for k, (n, _, _) in x.cube_errors.items() if n} == (
+            {error: 1} if error else {})
+        assert (x.doubles, x.takes, x.passes) == (d.action == "double", d.action == "take",
+                                                  d.action == "drop")
+
+
+def test_a_chance_to_double_before_a_roll_not_played_is_no_decision():
+    """A roll not played (the game resigned after it, or the file written) is no
+    decision, and neither is the chance to double before it: GNU Backgammon's record of
+    such a roll holds no cube decision. GNU Backgammon 1.07 counts 2 and 4 cube
+    decisions in this match of its own (the second player's chance before the 31 of
+    game 1, resigned after, was counted as a fifth)."""
+    record = read_mat(DATA / "setdice_resigns_5pt.mat")
+    first = [d for d in replay(record) if d.game == 1]
+    assert [(d.player, d.kind) for d in first] == [(0, "play")]
+    t = totals(record, review(record, search_for("backgammon"), 0))
+    assert [x.cube for x in t] == [2, 4]
+    assert [(x.doubles, x.takes, x.passes) for x in t] == [(1, 1, 0), (1, 1, 0)]
+
+
+def test_an_opening_double_s_luck_is_measured_against_the_21():
+    """A game whose first roll is a double (files from elsewhere hold them): its luck
+    is measured against the 21 rolls, as GNU Backgammon's LuckAnalysis measures any
+    roll but a non-double at the start (its luck was left out, and with it the roll
+    from the luck rate's count)."""
+    from engine.cli.review import roll_luck
+    record = parse_mat(_mat(_line("33: 13/10 13/10 6/3 6/3", "21: 13/11 6/5", 1),
+                            _line("31: 8/5 6/5", "", 2), "      Wins 1 point"))
+    search = search_for("backgammon")
+    assessed = review(record, search, 0)
+    reviewer = Reviewer(record, search)
+    opening = assessed[0]
+    assert opening.decision.dice == (3, 3)
+    assert opening.luck == pytest.approx(roll_luck(
+        search, Position.start(), (3, 3), False, reviewer.state(opening.decision, 0)))
+    assert [(x.rolls, x.moves) for x in totals(record, assessed)] == [(2, 2), (1, 1)]
+
+
 def test_statistics_in_match_winning_chance_and_points():
     """GNU Backgammon's bracketed figures: each cost and roll's luck on its decision's
     scale (in a match the match winning chance between winning and losing the cube's

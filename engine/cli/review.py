@@ -17,12 +17,13 @@ match``; :mod:`engine.notation.sgf`), told apart by their text, replays it, and 
   them) is rated at the full depth on its own. A roll with one legal
   play is forced and not counted.
 - each cube decision: before every roll of a player who could double (not the opening
-  roll, not the Crawford game, not the opponent's cube, not a cube at its limit), and
-  each answer to a double: the cube analysis of the position (Janowski, the equities on
-  the cube's normalised scale; :func:`engine.cli._decide.cube_advice`). A double costs
-  the shortfall of the double's value (the opponent answering his best: take, pass or
-  beaver) from the better of doubling and not doubling; not doubling the shortfall of
-  not doubling; an answer what it gives the doubler above the answer best for the taker.
+  roll, not the Crawford game, not the opponent's cube, not a cube at its limit, not a
+  roll left unplayed), and each answer to a double: the cube analysis of the position
+  (Janowski, the equities on the cube's normalised scale;
+  :func:`engine.cli._decide.cube_advice`). A double costs the shortfall of the double's
+  value (the opponent answering his best: take, pass or beaver) from the better of
+  doubling and not doubling; not doubling the shortfall of not doubling; an answer what
+  it gives the doubler above the answer best for the taker.
 
 Marks, on a decision's cost in normalised equity (the thresholds of GNU Backgammon
 1.07's analysis, ``show analysis``): ``?!`` doubtful above 0.03, ``?`` bad above 0.06,
@@ -32,9 +33,12 @@ theirs, the marks, and the luck of their rolls: the value of each roll's best pl
 less the mean of that over the 21 rolls, at 0-ply, as GNU Backgammon measures luck
 (cubeful where the cube is in play, on the normalised scale of the roller's cube; a
 game's opening roll against the 30 opening rolls either player may get, as GNU
-Backgammon's ``LuckFirst``). Then GNU
-Backgammon's statistics of each player
-(``show statistics match``): the error rates of the chequer play (a play not forced),
+Backgammon's ``LuckFirst``, an opening double against the 21). Then GNU Backgammon's
+statistics of each player (``show statistics match``): the plays marked (cube decisions
+apart), the doubles, takes and passes, and the cube decisions that cost something by
+their kind (:data:`CUBE_ERRORS`: missed doubles below and above the cash point, wrong
+doubles below the double point and above the too-good point, wrong takes, wrong
+passes); the error rates of the chequer play (a play not forced),
 the cube decisions (a *close or actual* one: every double and answer, and each chance
 to double where doubling is less than 0.16 below the proper action) and both, each with
 GNU Backgammon 1.07's rating (Supernatural below 2 mEMG a decision, World class below
@@ -62,6 +66,13 @@ writes no such header); a ``; [CubeLimit "1"]`` line makes the session cubeless.
 chance to double where no double is possible (a dead cube: one that already gives its
 owner the match) is not counted, but a double made with it, and the answer to it, are;
 a raccoon is not rated.
+
+Where GNU Backgammon 1.07's statistics count otherwise, on purpose: a beaver is its
+player's answer to the double, counted as a take (a wrong one where passing or taking
+was better), and the doubler's pass of a beaver is not rated (GNU Backgammon rates no
+beaver, counts the pass of one as a pass and the take of a raccoon as a take, both by
+the first double's equities); a double still on offer where the file ends is rated
+(GNU Backgammon analyses a double only with its answer).
 """
 
 from __future__ import annotations
@@ -119,6 +130,14 @@ CLOSE = 0.16
 less than this below the proper action (GNU Backgammon's ``isCloseCubedecision``): the
 cube decisions an error rate is taken over are these and every actual double and
 answer."""
+CUBE_ERRORS = ("missed doubles below CP", "missed doubles above CP", "wrong doubles below DP",
+               "wrong doubles above TG", "wrong takes", "wrong passes")
+"""GNU Backgammon's kinds of a cube decision that cost something (``show statistics``):
+a chance to double not taken when doubling was better, below the cash point (the
+double/take equity at most 1) or above it; a double when not doubling was better, below
+the double point or above the too-good point (the no-double equity above 1); a take
+(or a beaver) where passing was better, or where beavering was; a pass where taking was
+better. Their costs add up to the cube decisions' cost."""
 RATINGS = ((0.002, "Supernatural"), (0.005, "World class"), (0.008, "Expert"),
            (0.012, "Advanced"), (0.018, "Intermediate"), (0.026, "Casual player"),
            (0.035, "Beginner"))
@@ -178,6 +197,9 @@ class Assessment:
     close: bool = False
     """A cube decision an error rate counts: a close chance to double (:data:`CLOSE`),
     a double, an answer."""
+    error: str = ""
+    """A cube decision's kind of error (:data:`CUBE_ERRORS`), empty where it cost
+    nothing and for a play."""
 
     @property
     def mark(self) -> str:
@@ -231,6 +253,7 @@ class Assessment:
             out["luck_mark"] = self.luck_mark
         else:
             out["close"] = self.close
+            out["error"] = self.error
         return out
 
 
@@ -260,11 +283,23 @@ class Totals:
     play_cost_u: float | None = 0.0
     cube_cost_u: float | None = 0.0
     luck_u: float | None = 0.0
+    play_marks: dict = field(default_factory=lambda: {m: 0 for _, m, _ in MARKS})
+    """The plays' marks alone (GNU Backgammon's moves marked doubtful, bad, very bad)."""
+    doubles: int = 0
+    takes: int = 0
+    """Doubles taken, beavers included (GNU Backgammon counts no beaver)."""
+    passes: int = 0
+    cube_errors: dict = field(default_factory=lambda: {k: [0, 0.0, 0.0]
+                                                       for k in CUBE_ERRORS})
+    """``[count, cost, cost on the scale]`` of each kind of cube error
+    (:data:`CUBE_ERRORS`); the last None without a scale."""
 
     def add(self, a: Assessment) -> None:
         scaled = a.unnormalised
         if scaled is None:
             self.play_cost_u = self.cube_cost_u = self.luck_u = None
+            for entry in self.cube_errors.values():
+                entry[2] = None
         if a.luck is not None:
             self.rolls += 1
             self.luck += a.luck
@@ -280,12 +315,24 @@ class Totals:
             self.play_cost += a.cost
             if self.play_cost_u is not None and scaled is not None:
                 self.play_cost_u += scaled[0]
+            if a.mark:
+                self.play_marks[a.mark] += 1
         else:
             self.cube += 1
             self.cube_cost += a.cost
             self.close += a.close
             if self.cube_cost_u is not None and scaled is not None:
                 self.cube_cost_u += scaled[0]
+            action = a.decision.action
+            self.doubles += action == "double"
+            self.takes += action in ("take", "beaver")
+            self.passes += action == "drop"
+            if a.error:
+                entry = self.cube_errors[a.error]
+                entry[0] += 1
+                entry[1] += a.cost
+                if entry[2] is not None and scaled is not None:
+                    entry[2] += scaled[0]
         if a.mark:
             self.marks[a.mark] += 1
 
@@ -354,7 +401,11 @@ class Totals:
                 "moves": self.moves, "play_cost_u": r(self.play_cost_u),
                 "cube_cost_u": r(self.cube_cost_u), "total_cost_u": r(self.cost_u),
                 "luck_u": r(self.luck_u),
-                "rates_u": {k: r(v) for k, v in self.rates_u().items()}}
+                "rates_u": {k: r(v) for k, v in self.rates_u().items()},
+                "play_marks": dict(self.play_marks), "doubles": self.doubles,
+                "takes": self.takes, "passes": self.passes,
+                "cube_errors": {k: {"count": n, "cost": r(c), "cost_u": r(u)}
+                                for k, (n, c, u) in self.cube_errors.items()}}
 
 
 class Reviewer:
@@ -370,7 +421,6 @@ class Reviewer:
         beavered = any(a.kind == "beaver" for g in record.games for a in g.actions)
         self.beavers = record.flag("Beaver", beavered if beavers is None else beavers)
         self.limit = record.cube_limit()
-        self._started: set = set()          # the games whose opening roll was rated
 
     def state(self, d: Decision, player: int) -> CubeState:
         """The cube and score of decision ``d`` seen from ``player``."""
@@ -447,13 +497,11 @@ class Reviewer:
             probs = flip_probs(np.asarray(
                 self.search.evaluate(d.after, self.ply).probabilities, np.float64)[None])[0]
             v = self._value(probs, d.after, state)
-        opening = d.game not in self._started
-        self._started.add(d.game)
-        if opening and (d.dice[0] == d.dice[1] or d.position != Position.start()):
-            luck = None                 # no opening roll GNU Backgammon would measure
-        else:
-            luck = roll_luck(self.search, d.position, d.dice, opening,
-                             state if cubeful(state, "backgammon") else None)
+        # a non-double at the start is measured against the 30 opening rolls, any other
+        # roll (a double at the start too) against the 21, as GNU Backgammon's LuckAnalysis
+        opening = d.dice[0] != d.dice[1] and d.position == Position.start()
+        luck = roll_luck(self.search, d.position, d.dice, opening,
+                         state if cubeful(state, "backgammon") else None)
         return Assessment(d, max(0.0, b - v), played.move, best.move, v, b,
                           forced=analysis.plays == 1, ply=self.ply, luck=luck)
 
@@ -481,15 +529,23 @@ class Reviewer:
             best = "double" if doubled >= nd else "no_double"   # a tie: double/pass
             v = doubled if d.action == "double" else nd
             close = d.action == "double" or bool(best_value - min(dt, 1.0) < CLOSE)
-            return Assessment(d, max(0.0, best_value - v), _words(d.action), _words(best),
-                              v, best_value, ply=self.ply, close=close)
+            cost = max(0.0, best_value - v)
+            error = ""                  # GNU Backgammon's kind of error (CUBE_ERRORS)
+            if cost and d.action == "double":       # above TG: no double beats the pass
+                error = "wrong doubles above TG" if nd > 1.0 else "wrong doubles below DP"
+            elif cost:                              # above CP: double/take beats the pass
+                error = "missed doubles above CP" if dt > 1.0 else "missed doubles below CP"
+            return Assessment(d, cost, _words(d.action), _words(best), v, best_value,
+                              ply=self.ply, close=close, error=error)
         # an answer: the taker's value is minus the doubler's
         v = answers.get(d.action)
         if v is None:
             raise NardyError(f"line {d.line}: a beaver where beavers are not allowed "
                              f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
-        return Assessment(d, max(0.0, v - doubled), _words(d.action), _words(best_answer),
-                          -v, -doubled, ply=self.ply, close=True)
+        cost = max(0.0, v - doubled)
+        error = "" if not cost else "wrong passes" if d.action == "drop" else "wrong takes"
+        return Assessment(d, cost, _words(d.action), _words(best_answer), -v, -doubled,
+                          ply=self.ply, close=True, error=error)
 
 
 def _roll_values(search: Search, position: Position, state: CubeState | None) -> list:
@@ -681,6 +737,11 @@ def format_review(record: MatchRecord, assessed: Sequence[Assessment], ply: int,
                      f"overall {t.rate:.1f} ({r['overall'] or 'n/a'}); luck "
                      f"{t.luck_rate:+.1f} a roll ({r['luck'] or 'n/a'})"
                      + (f"; rolls {lucky}" if lucky else ""))
+        marked = ", ".join(f"{m} {n}" for m, n in t.play_marks.items() if n) or "none"
+        errors = "".join(f", {k} {n} (-{c:.3f})" for k, (n, c, _) in t.cube_errors.items()
+                         if n)
+        lines.append(f"  {name}: plays marked {marked}; cube decisions {t.cube}: doubles "
+                     f"{t.doubles}, takes {t.takes}, passes {t.passes}{errors}")
     match = bool(record.length) and record.length <= default_table().length
     unit = "MWC" if match else "points"
 

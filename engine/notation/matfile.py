@@ -710,13 +710,14 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
             continue
         # a roll
         assert a.kind == "roll" and a.dice is not None
-        if may_double and rolled:
-            yield decision(a, "cube", action="no_double")
+        chance = may_double and rolled
         rolled = True
         if (not a.move and all(b.kind == "win" for b in game.actions[i + 1:])
                 and _has_play(pos, a.dice)):
             # rolled and not played: the file was written, or the game resigned, after
-            # the roll (GNU Backgammon rolls a new game's opening at once)
+            # the roll (GNU Backgammon rolls a new game's opening at once); no decision,
+            # not even the chance to double before it (GNU Backgammon's record of such a
+            # roll, its dice set or no record at all, holds no cube decision)
             over = True
             continue
         try:
@@ -724,6 +725,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                      else _no_move(pos, a.dice))
         except MoveError as exc:
             raise bad(a, f"{a.dice[0]}{a.dice[1]}: {a.move or '(no move)'}: {exc}") from None
+        if chance:
+            yield decision(a, "cube", action="no_double")
         yield decision(a, "play", dice=a.dice, after=after, move=a.move)
         pos, mover = after, 1 - a.player
         if pos.is_over():
