@@ -1184,9 +1184,9 @@ def test_a_short_match_bear_off_s_cube_is_decided_at_the_table_s_efficiencies():
     4-away 4-away, the cube 2 ours, five checkers against five, no redouble was -0.269
     where GNU Backgammon has -0.357 (our cube worth 0.28 of a live one there), and
     three checkers against two was no double where GNU doubles (the taker's cube 0.08).
-    GNU Backgammon 1.07's 0-ply ``eval`` (helper 104: 2,610 rows in 41 match states,
-    every one within 2e-4 but where the engine's own free-double lookahead values a
-    double after our roll)."""
+    GNU Backgammon 1.07's 0-ply ``eval`` (helper 105: 2,610 rows in 41 match states;
+    outside the states where the engine's own free-double lookahead values a double
+    after our roll, all but 4 within 2e-4 and those within 2.3e-4)."""
     from engine.cli import _decide
     from engine.cli.cube import model_probability_fn
     from engine.notation.parse import parse_position
@@ -1231,3 +1231,22 @@ def test_a_short_match_bear_off_s_cube_is_decided_at_the_table_s_efficiencies():
     assert ahead.no_double == pytest.approx(analyse_cube(pos, state, fn, efficiency=0.6).no_double,
                                             abs=1e-12)
     assert abs(ahead.no_double - cube_decision(fn(pos, 0), state, 0.0).no_double) > 0.01
+
+
+def test_cube_analysis_refuses_a_bad_position_or_state_with_typed_errors():
+    """:func:`cube_analysis` reads the bear-off table (:func:`cube_efficiencies`) before
+    :func:`analyse_cube` checks its arguments: a string or None for the position or the
+    cube state failed as an ``AttributeError`` there."""
+    from engine.errors import PositionError
+    from engine.search.bearoff_cube import cube_analysis, cube_efficiencies
+
+    def fn(pos, ply):
+        return probs(0.6, 0.1, 0.0, 0.05, 0.0)
+    state = CubeState(1, "centre", 5, (0, 0))
+    with pytest.raises(PositionError, match="'x': expected a Position"):
+        cube_analysis("x", state, fn)
+    for bad in ("y", None):
+        with pytest.raises(CubeError, match="expected a CubeState"):
+            cube_analysis(Position.start(), bad, fn)
+        with pytest.raises(CubeError, match="expected a CubeState"):
+            cube_efficiencies(Position.start(), bad)

@@ -23,6 +23,7 @@ import numpy as np
 from engine.cube.decision import (
     BEAROFF_EFFICIENCY,
     CubeDecision,
+    CubeError,
     CubeState,
     DoubleAnswer,
     ProbabilityFn,
@@ -36,6 +37,7 @@ from engine.cube.decision import (
     play_value,
 )
 from engine.cube.met import MatchEquityTable
+from engine.errors import PositionError, quote
 from engine.rules.position import Position
 
 EXACT_CUBE_HEADROOM = 512
@@ -157,6 +159,11 @@ def cube_efficiencies(position: Position, state: CubeState,
     At 4-away 4-away, the cube 2 ours, five checkers against five (GNU Backgammon ID
     SwIAAOMAAAAAAA), no redouble was -0.269 at the flat 0.6 for GNU Backgammon's
     -0.357 (our cube 0.28)."""
+    # checked here, as analyse_cube checks them, since the table is read first
+    if not isinstance(position, Position):
+        raise PositionError(f"position {quote(position)}: expected a Position")
+    if not isinstance(state, CubeState):
+        raise CubeError(f"state {quote(state)}: expected a CubeState")
     if efficiency is not None:
         return efficiency, None
     x = match_efficiencies(position, state)
