@@ -301,6 +301,23 @@ def test_a_pass_leaves_the_cubeless_results_of_the_cubeless_rollout(search):
     assert cf.equity == Rollout(search).position(start, settings).equity
 
 
+def test_a_short_match_bear_off_s_worthless_cube_still_faces_a_free_double(search):
+    """In match play a short bear-off's cube efficiency comes from the two-sided table
+    (bearoff_cube.cube_efficiencies), and 0 there is a cube worth nothing in money play,
+    not a dead one: the opponent's free double after the Crawford game is still valued.
+    A trial ending at once on the tables is worth the cube analysis' no double (valued
+    dead, 0.9935 where the analysis has 0.9902)."""
+    from engine.notation.gnubg_id import position_from_gnubg
+    from engine.search.bearoff_cube import cube_analysis, cube_efficiencies
+    pos = position_from_gnubg("qgAAIAQAAAAAAA")[0]
+    post = CubeState(1, "centre", 5, (4, 1))       # we are 1-away, he 4-away
+    assert cube_efficiencies(pos, post)[0] == 0.0
+    r = Rollout(search).position(pos, RolloutSettings(trials=36, seed=1), cube=post)
+    d = cube_analysis(pos, post, lambda p, ply=0: np.asarray(
+        search.evaluate(p, 0).probabilities))
+    assert r.mwc == pytest.approx(d.mwc["no_double"], abs=1e-9)
+
+
 def test_a_cube_decision_rolled_out_as_two_lines_on_the_same_dice(search):
     """Rollout.cube_decision: the no-double line (the first decision held) and the
     double/take line; at a home race both end on the tables at once and give the cube

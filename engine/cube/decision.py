@@ -459,15 +459,18 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
 
 def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
          cube: int, owner: str, crawford: bool, efficiency: float,
-         free_double: bool = True) -> float:
+         free_double: bool = True, measured: bool = False) -> float:
     """:func:`match_cubeful_mwc` of arguments already checked (the cube code calls it
     many times a decision; the checks cost as much as the sums). ``free_double`` False:
-    the opponent's free double is not valued (as GNU Backgammon's 0-ply values it)."""
+    the opponent's free double is not valued (as GNU Backgammon's 0-ply values it).
+    ``measured``: ``efficiency`` is a short bear-off's measure of the cube
+    (:func:`cube_decision`'s ``double_efficiency``), whose 0 is a cube worth nothing
+    in money play, not a dead one: the opponent's free double is still valued."""
     fw, fl = _fractions(p)
     win, lose = _ends(table, away_me, away_them, cube, fw, fl)
     w = float(p[0])
     dead = w * win + (1.0 - w) * lose
-    if crawford or efficiency <= 0.0 or away_me == away_them == 2:
+    if crawford or (efficiency <= 0.0 and not measured) or away_me == away_them == 2:
         # 2-away 2-away: GNU Backgammon values the cube there as dead (``fDoCubeful``)
         return dead
     xs, ys = [0.0], [lose]
@@ -637,7 +640,8 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     can = state.can_double()
     # a cube at its maximum value is dead: no one can turn it, whoever holds it
     eff_nd = 0.0 if state.at_max else efficiency
-    eff_dt = 0.0 if can and state.doubled().at_max else taken
+    taker_dead = can and state.doubled().at_max
+    eff_dt = 0.0 if taker_dead else taken
     if state.money:
         nd = money_cubeful_equity(p, state.owner, eff_nd, state.jacoby)
         dt = dp = tp = None
@@ -661,7 +665,9 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     def norm(m: float) -> float:
         return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
 
-    nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd, free_double)
+    measured = double_efficiency is not None      # a short bear-off's pair (_mwc)
+    nd_m = _mwc(p, table, a, b, c, state.owner, state.crawford, eff_nd, free_double,
+                measured and not state.at_max)
     ahead = (after_roll is not None and not state.crawford
              and _live(state, efficiency, double_efficiency))
     rolls: list = []                        # after_roll(), called once when needed
@@ -675,11 +681,12 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     if can:
         dt_m = _double_take_mwc(p, table, state, eff_dt,
                                 (lambda: rolls or after_roll()) if ahead else None,
-                                free_double)
+                                free_double, measured and not taker_dead)
         mwc["double_take"], mwc["double_pass"] = dt_m, hi
         dt, dp = norm(dt_m), 1.0
         if take_point:
-            tp = _match_take_point(p, table, a, b, 2 * c, eff_dt, hi)
+            tp = _match_take_point(p, table, a, b, 2 * c, eff_dt, hi,
+                                   measured and not taker_dead)
         action = classify(norm(nd_m), dt, dp, gammons=bool(p[1] > 0.0))
     else:
         action = "no_double"
@@ -832,22 +839,23 @@ def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int
 
 
 def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
-                     efficiency: float, after_roll: Any, free_double: bool = True) -> float:
+                     efficiency: float, after_roll: Any, free_double: bool = True,
+                     measured: bool = False) -> float:
     """The doubler's MWC after his double from ``state.value`` is taken (the cube then
     the taker's): :func:`match_cubeful_mwc`, or, where the taker's redouble is free
     (the doubler's cube then dead, his live) and ``after_roll`` is given (by callers
     only where the cube lives, :func:`_live`), that redouble valued after each of the
     doubler's rolls (:func:`_free_double_after`). :func:`cube_decision` and
-    :func:`answer_double` both read it."""
+    :func:`answer_double` both read it; ``measured`` as :func:`_mwc` takes it."""
     a, b = state.away
     c = state.value
     if after_roll is not None and b > 2 * c >= a and 4 * c <= state.limit:
         return _free_double_after(after_roll(), table, a, b, 2 * c)
-    return _mwc(p, table, a, b, 2 * c, "them", False, efficiency, free_double)
+    return _mwc(p, table, a, b, 2 * c, "them", False, efficiency, free_double, measured)
 
 
 def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n: int,
-                      efficiency: float, drop: float) -> float:
+                      efficiency: float, drop: float, measured: bool = False) -> float:
     """The taker's take point after a double to ``n`` (the doubler ``a``-away, the
     taker ``b``-away, ``drop`` the doubler's MWC after a pass): the least cubeless
     winning chance of the taker at which double/take, valued as :func:`cube_decision`
@@ -861,7 +869,7 @@ def _match_take_point(p: np.ndarray, table: MatchEquityTable, a: int, b: int, n:
 
     def doubler(w: float) -> float:
         q = np.array([w, w * gw, w * bw, (1 - w) * gl, (1 - w) * bl])
-        return _mwc(q, table, a, b, n, "them", False, efficiency)
+        return _mwc(q, table, a, b, n, "them", False, efficiency, measured=measured)
 
     lo, hi = 0.0, 1.0                     # the doubler's chance: take below, pass above
     if doubler(hi) < drop:
@@ -948,7 +956,8 @@ def answer_double(probs: Any, state: CubeState, efficiency: float = 0.68,
     a, b = state.away
     c = state.value
     lo, hi = table.after(a, b, -c), table.after(a, b, c)
-    take_m = _double_take_mwc(p, table, state, efficiency, after_roll if live else None)
+    take_m = _double_take_mwc(p, table, state, efficiency, after_roll if live else None,
+                              measured=double_efficiency is not None and not top)
     take = 2.0 * (take_m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
     return DoubleAnswer("pass" if take_m >= hi else "take", take, 1.0,
                         {"double_take": take_m, "double_pass": hi})
