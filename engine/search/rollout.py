@@ -45,6 +45,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from engine.cube.decision import (
+    CubeDecision,
     CubeError,
     CubeState,
     classify,
@@ -368,10 +369,7 @@ class _Cubes:
         the no-double line of :meth:`Rollout.cube_decision`)."""
         st = self.state(i, me)
         if not position.is_over():
-            x, taken = cube_efficiencies(position, st)
-            d = exact_cube(position, st, cube_decision(probs, st, x, self.table,
-                                                       take_point=False,
-                                                       double_efficiency=taken))
+            d = self._decision(position, st, probs)
             equity, mwc = cubeful_value(d)
             if not may_double:
                 equity = d.no_double
@@ -387,6 +385,16 @@ class _Cubes:
         a, b = st.away
         m = match_cubeful_mwc(probs, self.table, a, b, st.value, st.owner, st.crawford, eff)
         return m if me else 1.0 - m
+
+    def _decision(self, position: Position, st: CubeState, probs) -> CubeDecision:
+        """The proper cube action of ``position``'s side to move at cube ``st`` from its
+        0-ply ``probs``, as a trial decides it: at
+        :func:`~engine.search.bearoff_cube.cube_efficiencies`, a short bear-off in money
+        play exact (:func:`~engine.search.bearoff_cube.exact_cube`), no take point."""
+        x, taken = cube_efficiencies(position, st)
+        return exact_cube(position, st, cube_decision(probs, st, x, self.table,
+                                                      take_point=False,
+                                                      double_efficiency=taken))
 
     def passed(self, i: int, me: bool) -> float:
         """The value of trial ``i`` ended by a double its opponent passed (the side to
@@ -416,9 +424,7 @@ class _Cubes:
             i = int(idx[j])
             st = self.state(i, bool(me[i]))
             pos = Position.from_array(states[j], "backgammon")
-            x, taken = cube_efficiencies(pos, st)
-            d = exact_cube(pos, st, cube_decision(p, st, x, self.table, take_point=False,
-                                                  double_efficiency=taken))
+            d = self._decision(pos, st, p)
             if d.action in ("double_take", "double_beaver"):
                 self.value[i] *= 2
                 self.owner[i] = 2 if me[i] else 1       # the taker holds it
