@@ -514,8 +514,8 @@ class MatchWriter:
         GNU Backgammon writes it): a take just recorded, as the game loop asks for one
         before the beaver, is dropped (kept, :func:`replay` refused the file and GNU
         Backgammon exported it back as a second double of the doubler's)."""
-        if self.actions and (self.actions[-1].player, self.actions[-1].kind) == (player,
-                                                                               "take"):
+        last = self.actions[-1] if self.actions else None
+        if last is not None and last.player == player and last.kind == "take":
             self.actions.pop()
         self.actions.append(Action(player, "beaver", 0, value=value))
 
