@@ -82,8 +82,9 @@ def exact_cube(position: Position, state: CubeState, decision: CubeDecision) -> 
     nd, dt = exact
     if dt is None or not state.can_double():
         return replace(decision, action="no_double", no_double=nd)
-    return replace(decision, action=classify(nd, dt, 1.0, state.beavers), no_double=nd,
-                   double_take=dt, double_pass=1.0)
+    # no gammon is left once both sides have borne a checker off: never too good
+    return replace(decision, action=classify(nd, dt, 1.0, state.beavers, gammons=False),
+                   no_double=nd, double_take=dt, double_pass=1.0)
 
 
 def exact_answer(position: Position, state: CubeState) -> DoubleAnswer | None:
