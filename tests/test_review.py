@@ -921,3 +921,61 @@ def test_actual_results_of_unfinished_and_crawford_games():
     assert a == pytest.approx(first - crawford - post) and b == pytest.approx(-a)
     assert crawford != pytest.approx(table.after(5, 1, 1) - table.mwc(5, 1, True))
     assert actual_results(MatchRecord(99, ("A", "B"), (game(1, (0, 0), 1, 2),))) == (-2.0, 2.0)
+
+
+def test_what_other_programs_write_is_read_as_gnu_backgammon_reads_it():
+    """Match files of programs other than GNU Backgammon, which GNU Backgammon 1.07's
+    ``import mat`` reads (helper 110's audit of real files): Backgammon Galaxy's loser's
+    ``Losses 1 point``, its points capped at the match and a second name left empty,
+    Backgammon Studio's last line of a number alone, GridGammon's plays left out where the
+    roll has one, ratings after the names, a match resigned for ``Wins 100 points``, a
+    file starting after the Crawford game; eXtreme Gammon's ``42: ????`` (a roll not
+    played), ``Resigns``; and Snowie's ``Illegal play`` refused by name."""
+    import numpy as np
+
+    from engine.notation.matfile import crawford_games
+    from engine.notation.movetext import NO_MOVE
+    from engine.play.game import play_game
+    from engine.play.players import RandomPlayer
+    rng = np.random.default_rng(1)
+    rec = play_game(RandomPlayer(rng), RandomPlayer(rng), rng, record=True)   # a backgammon
+    actions, mover, forced = [], rec.starter, 0
+    for before, after, roll in zip(rec.positions, rec.positions[1:], rec.dice):
+        dice = (roll.high, roll.low)
+        a = played_action(mover, before, after, dice)
+        if len(successors(before, dice)) == 1 and a.move:
+            a, forced = replace(a, move=""), forced + 1      # GridGammon leaves it out
+        actions.append(a)
+        mover = 1 - mover
+    assert rec.points == 3 and forced
+
+    def galaxy(points: int, length: int = 1) -> str:
+        game = GameRecord(1, (0, 0), (*actions, Action(rec.winner, "win", 0, value=points)), 0)
+        lines = format_mat(MatchRecord(length, ("lasse", "x"), (game,))).replace(
+            "x : 0", "  : 0").rstrip("\n").split("\n")
+        losses = ("", "Losses 1 point") if rec.winner == 0 else ("Losses 1 point", "")
+        lines.insert(len(lines) - 1, _line(*losses))
+        return "\n".join(lines) + "\n 99)     \n"            # Backgammon Studio's last line
+    record = parse_mat(galaxy(1))
+    assert record.players == ("lasse", "") and record.games[0].points == 1
+    plays = [d for d in replay(record) if d.kind == "play"]
+    assert [d.after.key() for d in plays] == [p.key() for p in rec.positions[1:]]
+    assert all(d.move or format_move(d.position, d.after, d.dice) == NO_MOVE for d in plays)
+    for wrong in (galaxy(1, length=7), galaxy(4)):      # a game that does not end the match
+        with pytest.raises(MatFileError, match="board gives"):
+            list(replay(parse_mat(wrong)))
+
+    grid = _mat(_line("31: 8/5 6/5", "Doubles => 2", 1), _line(" Takes", "42: 8/4 6/4", 2),
+                _line("63:", "Wins 100 points", 3), names=("willvlc,1757", "nori,1779"),
+                score=(2, 1))
+    record = parse_mat(grid)
+    assert record.players == ("willvlc", "nori") and crawford_games(record) == set()
+    assert [(d.kind, d.action) for d in replay(record)][-1] == ("play", "")
+    xg = _mat(_line("31: 8/5 6/5", "42: ????", 1), _line(" Wins 1 point", ""))
+    assert [d.kind for d in replay(parse_mat(xg))] == ["play"]
+    assert parse_mat(xg).games[0].winner == 0
+    jf = _mat(_line("31: 8/5 6/5", "42: 8/4 6/4", 1), _line("Resigns", "Wins 2 points", 2))
+    assert (parse_mat(jf).games[0].winner, parse_mat(jf).games[0].points) == (1, 2)
+    snowie = _mat(_line("31: 8/5 6/5", "11: Illegal play (25;0;1) 11:", 1))
+    with pytest.raises(MatFileError, match="line 5: .*an illegal play"):
+        parse_mat(snowie)

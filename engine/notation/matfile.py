@@ -32,7 +32,15 @@ with one action puts it in its column: the right one starts under the second pla
 name in the score line, by column 33 (GNU Backgammon's files). A roll written with no
 play where the roll has one (or ``Cannot Move`` after it) is a roll not played: the file
 was written, or the game resigned, after it (GNU Backgammon rolls a new game's opening
-at once); a double left on offer where the file ends leaves the game unfinished too. The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
+at once); a double left on offer where the file ends leaves the game unfinished too.
+Other programs' files are read as GNU Backgammon's ``import mat`` reads them: a roll with
+no play written where it has one legal play is that play (GridGammon leaves forced plays
+out), ``42: ????`` is a roll not played (eXtreme Gammon), Backgammon Galaxy's ``Losses 1
+point`` and a ``Resigns`` are passed over, as is a line of a number alone (Backgammon
+Studio), a rating after a name (``nori,1749``) is dropped, and the game that ends a match
+may be written at fewer or more points than it is worth (the match length, the points
+the match needed, 100); a first game at one point from the match with a double in it is
+after the Crawford game (a file starting in the middle of a match). The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
 ``"Off"``), ``CubeLimit``, ``Variation`` (only backgammon is played here), ``Player 1`` /
 ``Player 2``.
 
@@ -81,6 +89,16 @@ _COLON_NUMBER = re.compile(r":\s*([0-9]+)\s*")
 """A colon of a score line and the number after it (:func:`_score_line`)."""
 _CANNOT_MOVE = re.compile(r"\bcannot\s+move\b", re.I)
 """What some programs write after a roll with no legal play."""
+_UNPLAYED = re.compile(r"(?<=[1-6][1-6]:)\s*\?{3,4}")
+"""What eXtreme Gammon writes after a roll not played (the game resigned after it):
+``42: ????``, read as no play written, as GNU Backgammon reads it."""
+_NOT_READ = re.compile(r"\bLosses\s+[0-9]{1,9}\s+points?\b|\bResign(?:s|ed\s+(?:Game|Match))\b",
+                       re.I)
+"""Words some programs write that GNU Backgammon's import passes over: Backgammon
+Galaxy's ``Losses 2 point`` in the loser's column (its ``Wins`` line follows), a
+resignation's ``Resigns`` or ``Resigned Game`` (the ``Wins`` after it ends the game)."""
+_ILLEGAL_PLAY = re.compile(r"\billegal\s+play\b", re.I)
+"""Snowie's ``Illegal play (...)``: a position set by hand in the middle of a game."""
 _NUMBERED = re.compile(r"^\s*([0-9]{1,9})\)(.*)$")
 _ACTION = re.compile(
     r"(?P<roll>\b(?P<d1>[1-6])(?P<d2>[1-6]):(?P<move>(?:\s*(?:(?:[0-9]{1,2}|bar)/"
@@ -90,6 +108,9 @@ _ACTION = re.compile(
     r"|(?P<take>\bTakes\b)|(?P<drop>\bDrops\b)"
     r"|(?P<win>\bWins\s+(?P<points>[0-9]{1,9})\s+points?(?P<match>\s+and\s+the\s+match)?)",
     re.I)
+_RATING = re.compile(r",\s*0*[1-9][0-9]{0,8}(?:\.[0-9]{0,9})?$")
+"""A rating after a player's name on the score line (GridGammon's ``nori,1749``), which
+GNU Backgammon's import drops from the name."""
 RIGHT_COLUMN = 33
 """Where GNU Backgammon's files start the second player's column; a file's own score
 line (the second name's column) overrides it."""
@@ -285,15 +306,25 @@ def parse_mat(text: str) -> MatchRecord:
                                    f"match: each score must be 0 .. {length - 1} before "
                                    f"a game")
             current["score"] = score
-            if players is None:
-                players = (first, second)
+            if players is None:     # GridGammon's 'nori,1749': a rating after the name
+                players = tuple(_RATING.sub("", name) for name in (first, second))
             # the second column starts near its name, and by column 33 (a long first
             # name pushes the second name right, not the column)
             right = min(second_at - 2, RIGHT_COLUMN)
             continue
         m = _NUMBERED.match(line)
+        if m and not m.group(2).strip():
+            continue        # a number and nothing after it (Backgammon Studio's last line)
         body_start = m.start(2) if m else 0
-        body = _CANNOT_MOVE.sub(lambda x: " " * len(x.group(0)), m.group(2) if m else line)
+        body = m.group(2) if m else line
+        if _ILLEGAL_PLAY.search(body):
+            raise MatFileError(f"line {n}: {quote(line.strip())}: an illegal play (Snowie's "
+                               f"position set by hand in the middle of a game): not read "
+                               f"here; every game is replayed from its opening")
+        for pattern in (_CANNOT_MOVE, _UNPLAYED, _NOT_READ):
+            body = pattern.sub(lambda x: " " * len(x.group(0)), body)
+        if not body.strip():
+            continue        # only words passed over (a loser's 'Losses 1 point')
         found = list(_ACTION.finditer(body))
         rest = _ACTION.sub("", body).strip()
         if rest or not found:
@@ -314,7 +345,8 @@ def parse_mat(text: str) -> MatchRecord:
     if any(g.score is None for g in games):
         g = next(g for g in games if g.score is None)
         raise MatFileError(f"line {g.line}: game {g.number} has no score line")
-    given = [header.get(f"Player {i}", "") for i in (1, 2)]    # the header's, first
+    # the header's names first (Backgammon Studio's may end in a space)
+    given = [header.get(f"Player {i}", "").strip() for i in (1, 2)]
     assert players is not None
     return MatchRecord(length, tuple(a or b for a, b in zip(given, players)), tuple(games),
                        header)
@@ -357,7 +389,8 @@ def _score_line(line: str) -> tuple[str, str, tuple, int] | None:
     first the number after the first colon (past the first name's first character) that
     leaves a second name before the last colon. That number is read up to nine digits,
     any more starting the second name; where only spaces follow it up to the last colon,
-    its last digit is the second name.
+    its last digit is the second name, and a single digit leaves the second name empty
+    (Backgammon Galaxy's ``lasse : 0        : 0``) where no colon leaves a name.
 
     Read in linear time, each colon's number matched once, where a regular expression
     with two lazy names backtracked in quadratic time on a long line of colons (``:1 ``
@@ -367,6 +400,7 @@ def _score_line(line: str) -> tuple[str, str, tuple, int] | None:
     second_score = line[last + 1:].strip()
     if last < 0 or start == len(line) or not _NUMBER.fullmatch(second_score):
         return None
+    unnamed = None                      # a second name left empty (Backgammon Galaxy's)
     for m in _COLON_NUMBER.finditer(line, start + 1, last):
         digits = m.group(1)
         if len(digits) > 9:
@@ -377,10 +411,15 @@ def _score_line(line: str) -> tuple[str, str, tuple, int] | None:
             width = len(digits) - 1
             second_at = m.start(1) + width
         else:
+            unnamed = unnamed or m
             continue
         first = line[start:m.start()].rstrip()
         second = line[second_at:last].rstrip()
         return first, second, (int(digits[:width]), int(second_score)), second_at
+    if unnamed is not None and line[start:unnamed.start()].strip():
+        # 'lasse : 0        : 0': no second name (GNU Backgammon reads the line)
+        return (line[start:unnamed.start()].rstrip(), "", (int(unnamed.group(1)),
+                int(second_score)), last)
     return None
 
 
@@ -577,15 +616,18 @@ def crawford_games(record: MatchRecord) -> set:
     """The numbers of the games that are Crawford games: those the file marks so (an
     SGF file's ``CrawfordGame``), else the first game in which a player stands one point
     from the match (when the rule is on, as it is unless the header says ``Crawford
-    "Off"``)."""
+    "Off"``), unless that is the file's first game and has a double: a file that starts
+    in the middle of a match (GridGammon's, a match resumed) at that score starts after
+    the Crawford game."""
     if any(g.crawford is not None for g in record.games):
         return {g.number for g in record.games if g.crawford}
     out: set = set()
     if record.length <= 1 or not record.flag("Crawford", True):
         return out          # a 1-point match is all double match point: no Crawford game
-    for g in record.games:
+    for i, g in enumerate(record.games):
         if record.length - 1 in g.score:
-            if max(g.score) < record.length and min(g.score) < record.length - 1:
+            if (max(g.score) < record.length and min(g.score) < record.length - 1
+                    and not (i == 0 and any(a.kind == "double" for a in g.actions))):
                 out.add(g.number)
             break
     return out
@@ -712,7 +754,10 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
         assert a.kind == "roll" and a.dice is not None
         chance = may_double and rolled
         rolled = True
-        if (not a.move and all(b.kind == "win" for b in game.actions[i + 1:])
+        # no play written where the roll has one legal play: that play (GNU Backgammon
+        # reads it so; GridGammon leaves forced plays out)
+        forced = None if a.move else _forced(pos, a.dice)
+        if (not a.move and forced is None and all(b.kind == "win" for b in game.actions[i + 1:])
                 and _has_play(pos, a.dice)):
             # rolled and not played: the file was written, or the game resigned, after
             # the roll (GNU Backgammon rolls a new game's opening at once); no decision,
@@ -722,12 +767,13 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
             continue
         try:
             after = (parse_move(a.move, pos, a.dice) if a.move
-                     else _no_move(pos, a.dice))
+                     else forced or _no_move(pos, a.dice))
         except MoveError as exc:
             raise bad(a, f"{a.dice[0]}{a.dice[1]}: {a.move or '(no move)'}: {exc}") from None
         if chance:
             yield decision(a, "cube", action="no_double")
-        yield decision(a, "play", dice=a.dice, after=after, move=a.move)
+        yield decision(a, "play", dice=a.dice, after=after,
+                       move=a.move or (jellyfish_move(pos, after, a.dice) if forced else ""))
         pos, mover = after, 1 - a.player
         if pos.is_over():
             over = True
@@ -735,7 +781,17 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
     # was not played
     end = result(pos) if pos.is_over() else None
     wins = [a for a in game.actions if a.kind == "win"]
-    if passed is not None and wins and (wins[0].player, wins[0].value) != passed:
+
+    def ends_match(player: int, points: int) -> bool:
+        """Whether ``points`` won by ``player`` end the match: a file may write a game
+        that ends it at fewer points than it is worth (Backgammon Galaxy writes the
+        match length, GridGammon a resignation's points the match needed, or 100); GNU
+        Backgammon scores the game by the board, the cube and the resignation."""
+        return bool(record.length) and game.score[player] + points >= record.length
+
+    if passed is not None and wins and (wins[0].player, wins[0].value) != passed and not (
+            wins[0].player == passed[0] and wins[0].value < passed[1]
+            and ends_match(passed[0], wins[0].value)):
         doubler, cube = passed
         raise MatFileError(f"line {wins[0].line} (game {game.number}): wins {wins[0].value} "
                            f"point(s) for the {'first' if wins[0].player == 0 else 'second'}"
@@ -743,7 +799,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
                            f"{'first' if doubler == 0 else 'second'} player {cube}")
     cubes = [value] + ([offered] if offered is not None else [])
     if end is None and passed is None and wins and wins[0].value not in {
-            k * c for k in (1, 2, 3) for c in cubes}:
+            k * c for k in (1, 2, 3) for c in cubes} and not ends_match(wins[0].player,
+                                                                     wins[0].value):
         raise MatFileError(f"line {wins[0].line} (game {game.number}): wins "
                            f"{wins[0].value} point(s) by a resignation at cube {value}: "
                            f"expected {value}, {2 * value} or {3 * value} (a single game, "
@@ -755,7 +812,8 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
         # GNU Backgammon's files do not say whether it was on
         points = {end.points * value} | ({value} if not record.length and owner is None
                                          else set())
-        if won.player != winner or won.value not in points:
+        if won.player != winner or won.value not in points and not (
+                won.value < max(points) and ends_match(winner, won.value)):
             who = "first" if winner == 0 else "second"
             raise MatFileError(f"line {won.line} (game {game.number}): wins {won.value} "
                                f"point(s) for the {'first' if won.player == 0 else 'second'}"
@@ -772,6 +830,16 @@ def _dance(pos: Position, dice: tuple) -> tuple[Position | None, int]:
     if len(succ) == 1 and format_move(pos, succ[0], dice) == NO_MOVE:
         return succ[0], 1
     return None, len(succ)
+
+
+def _forced(pos: Position, dice: tuple) -> Position | None:
+    """The position after the one legal play of a roll that has one (a checker that
+    moves), else None."""
+    from engine.movegen.generate import successors
+    succ = successors(pos, dice)
+    if len(succ) == 1 and format_move(pos, succ[0], dice) != NO_MOVE:
+        return succ[0]
+    return None
 
 
 def _has_play(pos: Position, dice: tuple) -> bool:
