@@ -17,6 +17,7 @@ from engine.notation.gnubg_id import (
     position_from_id,
     position_id,
 )
+from engine.notation.parse import parse_position
 from engine.notation.xgid import parse_xgid
 from engine.rules.position import Position
 
@@ -188,6 +189,28 @@ def test_bare_position_id_has_no_match_info():
     pos, info = position_from_gnubg("  4HPwATDgc/ABMA ")
     assert pos == Position.start() and info is None
     assert format_gnubg(pos) == START_ID
+
+
+@pytest.mark.parametrize("text", [
+    "g9vBASSYZ8wBBg cIkmAQAAAAAA",
+    "g9vBASSYZ8wBBg\tcIkmAQAAAAAA",
+    " GNU Backgammon  Position ID: g9vBASSYZ8wBBg\n                 Match ID   : cIkmAQAAAAAA\n",
+    " GNU Backgammon  GNUBg ID   : g9vBASSYZ8wBBg:cIkmAQAAAAAA",
+    "Position ID: g9vBASSYZ8wBBg Match Id: cIkmAQAAAAAA",
+])
+def test_the_forms_gnubg_prints_and_reads(text):
+    """White space for the ':', and the labels GNU Backgammon prints around its IDs (its
+    board, its GammOnLine export): its ``set gnubgid`` reads them all."""
+    assert position_from_gnubg(text) == position_from_gnubg("g9vBASSYZ8wBBg:cIkmAQAAAAAA")
+    assert parse_position(text) == parse_position("g9vBASSYZ8wBBg:cIkmAQAAAAAA")
+    assert position_from_gnubg("Position ID: g9vBASSYZ8wBBg")[1] is None
+
+
+@pytest.mark.parametrize("text", ["g9vBASSYZ8wBBg, cIkmAQAAAAAA", "g9vBASSYZ8wBBg cIkm AQAAAAAA",
+                                  "Position ID: g9vBASSYZ8wBBg (5-1 to play)", "ID:"])
+def test_other_words_around_the_ids_are_refused(text):
+    with pytest.raises(NotationError, match="PositionID:MatchID"):
+        position_from_gnubg(text)
 
 
 @pytest.mark.parametrize("text, why", [

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.errors import NardyError, NotationError
 from engine.notation.gnubg_id import position_id
+from engine.notation.parse import parse_position
 from engine.notation.xgid import XgidInfo, format_xgid, parse_xgid
 from engine.rules.position import Position
 
@@ -74,6 +75,19 @@ def test_protocol_example():
 def test_prefix_is_optional():
     assert parse_xgid(EXAMPLE[len("XGID="):]) == parse_xgid(EXAMPLE)
     assert parse_xgid("  xgid=" + EXAMPLE[5:] + "\n") == parse_xgid(EXAMPLE)
+
+
+def test_text_after_the_last_field_is_ignored():
+    """Posts and tables add text after the XGID on its line (``...:9:10 | ||``); GNU
+    Backgammon's ``set xgid`` reads the leading digits of the max-cube field. Text with
+    another ``:`` is refused, by both."""
+    xgid = "XGID=---ABBA------------bbaa---:1:1:1:00:4:3:0:9:10"
+    for tail in (" | ||||||||", "\t(XG 2.19)", "  X to play"):
+        assert parse_xgid(xgid + tail) == parse_xgid(xgid)
+        assert parse_position(xgid + tail) == parse_position(xgid)
+        assert parse_position(xgid[5:] + tail) == parse_position(xgid)
+    with pytest.raises(NotationError, match="10 fields"):
+        parse_xgid(xgid + " X:Player")
 
 
 def test_uppercase_is_the_bottom_player_numbered_from_the_index():
@@ -186,7 +200,8 @@ def test_mutated_xgids_raise_only_notation_errors_or_round_trip(where, insert, d
         pos, info = parse_xgid(text)
     except NotationError:
         return
-    if text.startswith("XGID=") and text == text.strip():
+    if text.startswith("XGID=") and not any(c.isspace() for c in text):   # (text after
+        # white space in the last field is ignored, as GNU Backgammon ignores it)
         assert format_xgid(pos, info) == text
 
 

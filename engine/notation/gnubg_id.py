@@ -371,13 +371,37 @@ def match_from_id(text: str) -> MatchInfo:
 
 
 # ----------------------------------------------------------------- both together
-_GNUBG_ID = re.compile(r"\s*(?:GNUBG\s*ID\s*:?\s*)?([A-Za-z0-9+/]+)\s*(?::\s*([A-Za-z0-9+/]+))?\s*",
-                       re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9+/]+")
+_LABELS = frozenset({"gnu", "backgammon", "gnubg", "gnubgid", "position", "match", "id"})
+"""Words of the labels GNU Backgammon prints around its IDs (``GNU Backgammon  Position
+ID: ...`` / ``Match ID   : ...``, ``GNUbg ID: ...``, the GammOnLine export's ``Position
+ID: ... Match Id: ...``), which its ``set gnubgid`` skips; none is 12 or 14 characters
+long, so none can be taken for an ID."""
+
+
+def _split_ids(text: str) -> list[str] | None:
+    """The IDs in ``text``, in order: the base64 words that are not label words, when
+    nothing but white space and ``:`` lies between the words; else None."""
+    ids, end = [], 0
+    for m in _WORD.finditer(text):
+        if text[end:m.start()].strip(" \t\r\n:"):
+            return None
+        end = m.end()
+        if m.group().lower() not in _LABELS:
+            ids.append(m.group())
+    if text[end:].strip(" \t\r\n:"):
+        return None
+    return ids
 
 
 def position_from_gnubg(text: str, variant: str = "backgammon"
                         ) -> tuple[Position, MatchInfo | None]:
     """Read ``"PositionID:MatchID"`` or a bare ``"PositionID"`` (gnubg's "GNUbg ID").
+
+    The Match ID may also follow after white space, and the labels GNU Backgammon
+    prints around the IDs may stay (``GNU Backgammon  Position ID: P`` / ``Match ID   :
+    M`` as its board shows them, ``Position ID: P Match Id: M`` as its GammOnLine export
+    writes them): its ``set gnubgid`` reads all of these.
 
     Returns the position, seen from the player on roll, and the :class:`MatchInfo`
     (``None`` when no Match ID is given). The Match ID's dice, when rolled, are the side
@@ -385,12 +409,12 @@ def position_from_gnubg(text: str, variant: str = "backgammon"
     """
     if not isinstance(text, str):
         raise NotationError(f"GNUbg ID {quote(text)}: expected a string")
-    m = _GNUBG_ID.fullmatch(text)
-    if not m:
+    ids = _split_ids(text)
+    if not ids or len(ids) > 2:
         raise NotationError(f"GNUbg ID {quote(text)}: expected 'PositionID:MatchID' "
                             f"(14 + 12 base64 characters) or a 14-character Position ID")
-    pos = position_from_id(m.group(1), variant)
-    info = match_from_id(m.group(2)) if m.group(2) is not None else None
+    pos = position_from_id(ids[0], variant)
+    info = match_from_id(ids[1]) if len(ids) == 2 else None
     return pos, info
 
 

@@ -208,6 +208,10 @@ def parse_xgid(text: str, variant: str = "backgammon") -> tuple[Position, XgidIn
     if body[:len(PREFIX)].upper() == PREFIX:
         body = body[len(PREFIX):]
     parts = body.split(":")
+    if len(parts) == 10:
+        # text after the last field and white space, as a post or a table adds it
+        # (``...:0:9:10 | ||``): GNU Backgammon's SetXGID reads the leading digits
+        parts[9] = re.split(r"\s", parts[9], maxsplit=1)[0]
     if len(parts) != 10:
         raise NotationError(f"{what}: expected 10 fields separated by ':' (board, cube, "
                             f"cube owner, turn, dice, score, score, rules, match length, "
