@@ -7,6 +7,7 @@ exported (``export match mat``) as ``native1.mat``. Read either way, each replay
 same decisions."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -115,11 +116,10 @@ def test_only_the_main_line_of_variations_is_read():
     (_game() + _game(), "numbered in order"),
     ("(;FF[4]GM[6]MI[length:5]" + "(;B[21lnst]" * 3000 + ")" * 3001, "nested too deeply"),
     ("(;FF[4]MI[length:5];B[21lnst])", "no GM[6]"),
-    (_game("W[31hefe]", root="MI[length:0]RE[W+" + "9" * 5000 + "]"), "expected W+N"),
     (_game(root="MI[length:5][game:0][ws:2][bs:1]RU[Crawford:CrawfordGame]"),
      "the Crawford game at [2, 1]"),
     (_game(root="MI[length:5][game:0][ws:5][bs:0]"), "score [5, 0]"),
-    (_game("W[52mhxv]", root="MI[length:5]RE[X+1]"), "expected W+N or B+N"),
+    (_game(root="MI[length:0]RU[Jacoby]CV[2]"), "automatic doubles"),
 ])
 def test_bad_files_are_refused_by_what_is_wrong(text, words):
     with pytest.raises(MatFileError) as exc:
@@ -231,3 +231,46 @@ def test_format_sgf_marks_resignations_and_escapes_names():
     from dataclasses import replace
     named = replace(record, players=("a]b", "c\\d"))
     assert parse_sgf(format_sgf(named)).players == ("a]b", "c\\d")
+
+
+def test_a_game_is_scored_by_its_play_as_gnu_backgammon_scores_it():
+    """GNU Backgammon 1.07's ``load match`` (checked ad hoc) scores a game by its play: a
+    pass, the last checker off; RE only where the play leaves it unfinished, and then
+    only a resignation (``R``, or Gibbon's ``Resign``); an RE it cannot read is passed
+    over. So do these files read."""
+    for name in ("gnubg_5_point", "long_name_gnubg", "gnubg_money", "raccoon_dropped"):
+        text = (DATA / f"{name}.sgf").read_text()
+        want = [(g.winner, g.points) for g in parse_sgf(text).games]
+        assert sum(1 for w, _ in want if w is not None) == len(want)
+        for other in ("", "RE[0]", "RE[?]", "RE[X+1]", "RE[W+" + "9" * 5000 + "]",
+                      "RE[W+1]", "RE[B+3]"):                # none, unreadable, or wrong
+            # every game the play ends (RE without R) written so
+            changed = re.sub(r"RE\[[WB]\+[0-9]+\]", lambda m: other, text)
+            assert changed != text
+            record = parse_sgf(changed)
+            assert [(g.winner, g.points) for g in record.games] == want
+            list(replay(record))
+    # a pass with no RE: the doubler wins the cube before the double
+    passed = parse_sgf(_game("W[31hefe]", "B[42qusu]", "W[double]", "B[drop]",
+                             root="MI[length:5][game:0][ws:0][bs:0]RU[Crawford]"))
+    assert (passed.games[0].winner, passed.games[0].points) == (0, 1)
+    # unfinished: RE without R is not the result; with R (or Resign) it is
+    for re_text, got in (("RE[W+1]", (None, 0)), ("RE[B+2R]", (1, 2)),
+                         ("RE[B+2Resign]", (1, 2))):
+        g = parse_sgf(_game("W[31hefe]", "B[42qusu]",
+                            root="MI[length:5][game:0][ws:0][bs:0]" + re_text)).games[0]
+        assert (g.winner, g.points) == got
+
+
+def test_gibbon_s_resignations_and_other_trees_are_passed_over():
+    """Gibbon (libgsgf) writes a resignation offered and answered as moves
+    (``B[resign:2]``, ``W[accept]``, ``W[reject]``) and RE[W+2Resign]; GNU Backgammon
+    passes over those moves, and over a game tree of another game (GM[1], no GM)."""
+    text = _game("W[31hefe]", "B[resign:1]", "W[reject]", "B[42qusu]", "W[21mkxw]",
+                 "B[resign:2]", "W[accept]",
+                 root="MI[length:7][game:0][ws:0][bs:0]PW[Joe]PB[Snow]RE[W+2Resign]")
+    record = parse_sgf("(;FF[4]GM[1]SZ[19];B[dd])\n" + text + "\n(;FF[4];B[aa])")
+    game = record.games[0]
+    assert [a.kind for a in game.actions] == ["roll", "roll", "roll", "win"]
+    assert (game.winner, game.points) == (0, 2) and record.players == ("Joe", "Snow")
+    assert [d.dice for d in replay(record) if d.kind == "play"] == [(3, 1), (4, 2), (2, 1)]

@@ -763,7 +763,7 @@ def test_a_match_file_is_reviewed(client):
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": True}, 400, "ply = true"),
     ({"text": "(;FF[4]GM[6]MI[length:5];B[21lnst])", "ply": 1.0}, 400,
      "ply = 1.0: expected 0 .. 1"),
-    ({"text": "(;FF[4]GM[6]MI[length:0]RE[W+" + "9" * 5000 + "];W[31hefe])"}, 400, "RE["),
+    ({"text": "(;FF[4]GM[6]MI[length:0]CV[" + "9" * 5000 + "];W[31hefe])"}, 400, "CV "),
     ({"text": " " + "9" * 5000 + " point match"}, 400, "match length"),
 ])
 def test_a_bad_match_file_is_a_400_saying_what(client, body, status, words):

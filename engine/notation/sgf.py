@@ -22,19 +22,29 @@ properties ``ID[value][value]...`` (``\\]`` and ``\\\\`` escaped inside a value)
   the second), ``RU`` the rules (``Crawford``, ``Crawford:CrawfordGame``, ``Jacoby``,
   ``NoCube:...``), ``RE`` the result (``W+2``: White won 2 points; ``R`` after it: by a
   resignation), ``DT`` the date, ``EV``, ``RO``, ``PC`` the event, round and place.
+- A game's result is its play's, as GNU Backgammon's ``load match`` scores it: a pass
+  gives the doubler the cube before the double, the last checker off what the board and
+  the cube give (a gammon a single under the Jacoby rule with the cube not turned); only
+  a game the play leaves unfinished takes ``RE``, and only a resignation's (``W+2R``,
+  Gibbon's ``W+2Resign``): an ``RE`` without one, or not of the form ``W+N`` (``RE[0]``,
+  ``RE[?]``), is not read.
 - A move ``B[...]`` / ``W[...]``: the dice, then a letter pair for each checker moved,
   from and to, in the mover's own direction: White's ``a`` .. ``x`` are his points 1 ..
   24, Black's ``a`` .. ``x`` his points 24 .. 1; ``y`` is the bar, ``z`` off. ``double``,
   ``take``, ``drop``, and ``beaver``, or a ``double`` by the doubled player while the
-  cube is offered (as GNU Backgammon records a beaver).
+  cube is offered (as GNU Backgammon records a beaver). A resignation offered or
+  answered (Gibbon's ``B[resign:2]``, ``W[accept]``, ``W[reject]``) is passed over, as
+  GNU Backgammon passes it over: ``RE`` records the one accepted.
 - ``PL[B]DI[31]``: the dice set for the player on roll and not played (the game resigned,
   or the file saved, after the roll): read as a roll not played, as the ``.mat`` export
   writes it.
 - Analysis (``A``, ``DA``, ``GS``, ``LU``, marks, comments) is skipped; only the main line
-  of a tree with variations is read, as GNU Backgammon reads it.
+  of a tree with variations is read, as GNU Backgammon reads it; a game tree of another
+  game (``GM[1]``, or no ``GM``) is passed over, as GNU Backgammon passes it over.
 
 Games that start from a position set up by hand (``AB``, ``AW``, ``AE``), with the cube
-turned before the first roll (``CV``, ``CP``), or in GNU Backgammon's variants
+turned before the first roll (``CV``, ``CP``; ``CV`` in the first node: GNU Backgammon's
+automatic doubles of money play), or in GNU Backgammon's variants
 (Nackgammon, Hypergammon) are refused by name: the replay starts every game from the
 opening position of standard backgammon.
 """
@@ -57,9 +67,16 @@ from engine.notation.matfile import (
     replay,
 )
 from engine.notation.movetext import move_steps
+from engine.rules.scoring import result
 
 _MOVE = re.compile(r"^([1-6])([1-6])((?:[a-z][a-z]){0,4})$")
-_RESULT = re.compile(r"^([BW])\+([0-9]{1,9})(R?)$", re.I)
+_RESULT = re.compile(r"^([BW])\+([0-9]{1,9})(.*)$", re.I | re.S)
+"""``RE`` as GNU Backgammon reads it: the winner, the points, then ``R`` (or anything
+starting with it: Gibbon's ``Resign``) for a resignation."""
+_RESIGNATION = re.compile(r"^(resigns?(:[0-9]+)?|accept|rejects?)$", re.I)
+"""A move value of a resignation offered or answered (Gibbon's ``B[resign:2]``,
+``W[accept]``, ``W[reject]``), which GNU Backgammon passes over, as it passes over any
+value that is not dice."""
 GNU_VARIANTS = ("nackgammon", "hypergammon1", "hypergammon2", "hypergammon3")
 """GNU Backgammon's variants named in ``RU``; refused."""
 SETUP = ("AB", "AW", "AE", "CV", "CP")
@@ -208,16 +225,17 @@ def parse_sgf(text: str) -> MatchRecord:
     except RecursionError:
         raise MatFileError("game trees nested too deeply to read") from None
     last_number = 0
-    for tree in trees:
+    # GNU Backgammon reads the trees whose first node says GM[6], and passes over the rest
+    ours = [t for t in trees if [v[0].strip() for i, v, _ in t[0] if i == "GM"][:1] == ["6"]]
+    if not ours:
+        line0 = trees[0][0][0][2] if trees[0][0] else 1
+        gm = [v[0].strip() for i, v, _ in trees[0][0] if i == "GM"]
+        raise MatFileError(f"SGF line {line0}: " + (
+            f"GM[{gm[0]}]: not a backgammon game (GM[6])" if gm else
+            "no GM[6] in the game's first node: not a backgammon game"))
+    for tree in ours:
         root = {ident: (values, line) for ident, values, line in tree[0]}
         line0 = tree[0][0][2] if tree[0] else 1
-        if "GM" not in root:
-            raise MatFileError(f"SGF line {line0}: no GM[6] in the game's first node: "
-                               f"not a backgammon game")
-        gm = root["GM"][0][0].strip()
-        if gm != "6":
-            raise MatFileError(f"SGF line {line0}: GM[{gm}]: not a backgammon game "
-                               f"(GM[6])")
         mi = _mi(*root["MI"]) if "MI" in root else {}
         this_length = mi.get("length", 0)
         if this_length > MAX_LENGTH:
@@ -238,6 +256,11 @@ def parse_sgf(text: str) -> MatchRecord:
         if players is None:
             players = names
         rules = [t.strip() for t in root.get("RU", ([""], 0))[0][0].split(":") if t.strip()]
+        if "CV" in root and root["CV"][0][0].strip() != "1":
+            raise MatFileError(f"SGF line {root['CV'][1]}: CV {quote(root['CV'][0][0])} in the "
+                               f"game's first node: the cube turned before the first roll "
+                               f"(automatic doubles); only games played from the opening "
+                               f"at cube 1 are read")
         bad = [t for t in rules if t.lower() in GNU_VARIANTS]
         if bad:
             raise MatFileError(f"SGF line {line0}: RU[{':'.join(rules)}]: {bad[0]} is "
@@ -265,14 +288,12 @@ def parse_sgf(text: str) -> MatchRecord:
                                f"a {length}-point match: expected one player at "
                                f"{length - 1}, the other below")
         actions = _actions(tree, line0)
-        if "RE" in root:
-            m = _RESULT.match(root["RE"][0][0].strip())
-            if not m:
-                raise MatFileError(f"SGF line {root['RE'][1]}: RE[{root['RE'][0][0]}]: "
-                                   f"expected W+N or B+N (R after it: resigned)")
-            winner = 0 if m.group(1).upper() == "W" else 1
-            actions.append(Action(winner, "win", root["RE"][1], value=int(m.group(2))))
-        games.append(GameRecord(number, score, tuple(actions), line0, crawford=crawford))
+        game = GameRecord(number, score, tuple(actions), line0, crawford=crawford)
+        win = _played_result(MatchRecord(length, players, (game,), header), root.get("RE"),
+                             jacoby=not length and "Jacoby" in rules)
+        if win is not None:
+            game = GameRecord(number, score, (*actions, win), line0, crawford=crawford)
+        games.append(game)
     assert length is not None and players is not None
     return MatchRecord(length, players, tuple(games), header)
 
@@ -313,6 +334,8 @@ def _actions(tree: list, line0: int) -> list:
         else:
             continue
         word = value.lower()
+        if moves and _RESIGNATION.match(value):
+            continue        # a resignation offered or answered: RE has its result
         if word == "double" and actions and actions[-1].kind == "drop":
             continue        # GNU Backgammon 1.07 repeats a dropped double after the drop
         if word in ("double", "beaver") and offered is not None and offered[0] != player:
@@ -373,6 +396,45 @@ def _cube_after(actions: list) -> int:
         if a.kind in ("double", "beaver"):
             cube = a.value
     return cube
+
+
+def _re_win(re_prop: tuple, resigned_only: bool) -> Action | None:
+    """``RE``'s win (GNU Backgammon's reading: :data:`_RESULT`), or None: not of that
+    form, or (``resigned_only``) not a resignation."""
+    m = _RESULT.match(re_prop[0][0].strip())
+    if not m or resigned_only and m.group(3)[:1].upper() != "R":
+        return None
+    return Action(0 if m.group(1).upper() == "W" else 1, "win", re_prop[1],
+                  value=int(m.group(2)))
+
+
+def _played_result(record: MatchRecord, re_prop: tuple | None, jacoby: bool) -> Action | None:
+    """The ``win`` of the one game of ``record`` as GNU Backgammon's ``load match`` scores
+    it: by its play (a pass, the last checker off), else by ``RE`` where that says the
+    game was resigned (module docstring); None for a game left unfinished. A game whose
+    play cannot be replayed takes ``RE`` as written (the review's replay then names the
+    fault)."""
+    game = record.games[0]
+    actions = game.actions
+    line = re_prop[1] if re_prop else (actions[-1].line if actions else game.line)
+    if actions and actions[-1].kind == "drop":
+        # the pass of the last double or beaver: its maker wins the cube before it
+        offer = next((a for a in reversed(actions) if a.kind in ("double", "beaver")), None)
+        if offer is not None:
+            return Action(offer.player, "win", line, value=max(offer.value // 2, 1))
+    if actions and actions[-1].kind == "roll":
+        try:
+            last = None
+            for last in replay(record):
+                pass
+        except MatFileError:
+            return _re_win(re_prop, False) if re_prop else None
+        if last is not None and last.kind == "play" and last.after.is_over():
+            end = result(last.after)      # the side on roll after the play has lost
+            single = jacoby and last.cube_owner is None
+            return Action(last.player, "win", line,
+                          value=last.cube_value * (1 if single else end.points))
+    return _re_win(re_prop, True) if re_prop else None
 
 
 def read_sgf(path: str | Path) -> MatchRecord:
