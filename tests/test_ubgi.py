@@ -23,11 +23,11 @@ import pytest
 from engine.cli.ubgi import Session, move_payload, serve
 from engine.movegen.generate import successors
 from engine.notation.gnubg_id import MatchInfo, format_gnubg, position_from_gnubg, position_id
-from engine.notation.movetext import parse_move
+from engine.notation.movetext import board_state, parse_move, step_rules
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import result
-from engine.rules.variants import VARIANTS
+from engine.rules.variants import VARIANTS, get_rules
 
 pytestmark = pytest.mark.xdist_group("search")
 
@@ -785,6 +785,64 @@ def _fits_the_dice(payload: str, dice: tuple) -> bool:
                for order in permutations(left, len(steps)))
 
 
+def _bkgm_reads(pos: Position, dice: tuple, payload: str) -> bool:
+    """Whether bkgm's move reader (``codecs/move_text.rs``: ``apply``), which bgci's
+    dueller and ``bgci check`` run on every ``bestmove``, takes ``payload``: each step, in
+    its order, a single move by a die not used yet (``p/q`` by ``p - q``, ``p/off`` by
+    ``p`` or more), and then no die left that could still be played."""
+    game = step_rules(get_rules(pos.variant))
+    steps = []
+    for step in payload.split() if payload != "pass" else ():
+        p, q = step.split("/")
+        steps.append((25 if p == "bar" else int(p), 0 if q == "off" else int(q)))
+
+    def replay(state, left, i):
+        if i == len(steps):
+            return not any(game.step(state, p, d) for d in left for p in range(1, 26)
+                           if state[0][p])
+        p, q = steps[i]
+        for d in sorted(set(left)):
+            if (p <= d if q == 0 else p - d == q) and (moved := game.step(state, p, d)):
+                rest = list(left)
+                rest.remove(d)
+                if replay(moved[0], rest, i + 1):
+                    return True
+        return False
+
+    return replay(board_state(pos), [dice[0]] * 4 if dice[0] == dice[1] else list(dice), 0)
+
+
+def test_a_payload_writes_every_die_the_play_uses():
+    """With 5-1 and my checkers on 4, 3, 2 and 1, bearing off the 4 is ``4/3 3/off``
+    (the forced-play rule: both dice can be played): the payload was ``4/off``, the
+    shortest text of that board, which leaves the 1 unplayed, and bgci's dueller
+    stopped the duel ("illegal move", a bgci duel of this engine against itself,
+    pos=AwAA+HYBAAAAAA dice=5/1). And with 5-1, my last checker on my 2 point and a blot
+    on my 1 point, docs/rules.md lets ``2/off`` end the game by the 5 alone, while GNU
+    Backgammon's move generator and bkgm's list only ``2/1 1/off`` (hitting, both dice):
+    ``bgci check``'s probe "bearoff must use both dice" refused ``2/off``. Every play of
+    these bear-offs, for every roll, is now written so that bkgm takes it."""
+    s = session()
+    for pid, dice, best in (("AwAA+HYBAAAAAA", (5, 1), "4/3 3/off"),
+                            ("t02oASACAAAAAA", (5, 1), "2/1 1/off")):
+        silent(s, f"position gnubgid {pid}", f"dice {dice[0]} {dice[1]}")
+        assert answer(s, "go chequer", "bestmove") == best
+        pos, _ = position_from_gnubg(pid, "backgammon")
+        assert _bkgm_reads(pos, dice, best)
+    # the 1 left unplayed; (2/off, leaving the blot, bkgm reads, then finds its board
+    # missing from the legal ends GNU Backgammon's rule gives)
+    assert not _bkgm_reads(position_from_gnubg("AwAA+HYBAAAAAA", "backgammon")[0], (5, 1),
+                           "4/off")
+    from engine.cli.ubgi import _gnu_ending
+    for pid in ("AwAA+HYBAAAAAA", "t02oASACAAAAAA", "/z0AADDeaxsAAA", "Np7BQSCYZ/AAWA",
+                "UxJoRRQCAAAAAA", "NEioQgUBAAAAAA"):
+        pos, _ = position_from_gnubg(pid, "backgammon")
+        for dice in ((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)):  # both orders
+            for after in successors(pos, dice):
+                payload = move_payload(pos, _gnu_ending(pos, after, dice), dice)
+                assert _bkgm_reads(pos, dice, payload), (pid, dice, payload)
+
+
 def test_bgci_check_probes():
     """What ``bgci check`` (bungogood/bgci, crates/bgci-core/src/checker.rs) sends, and
     the probes it reads the answers of: the handshake, ``set`` and ``newgame`` each
@@ -805,6 +863,7 @@ def test_bgci_check_probes():
         assert not {"25", "0"} & set(words), move
         assert token is None or token in words, (pid, move)
         assert _fits_the_dice(move, dice), (pid, move)
+        assert _bkgm_reads(position_from_gnubg(pid, "backgammon")[0], dice, move), (pid, move)
         pos, _ = position_from_gnubg(pid, "backgammon")
         parse_move(move, pos, dice, successors(pos, dice))     # a legal play
 
