@@ -56,6 +56,15 @@ def test_every_recorded_request_gets_a_fitting_legal_answer():
     assert kinds == {"move", "cube", "take"}
 
 
+def test_a_game_ending_play_is_the_one_gnubg_lists():
+    """With 5-1, a checker on my 2 point and a blot of his on my 1 point, ``2/off`` and
+    ``2/1*/off`` both end the game (docs/rules.md counts a game-ending play as using
+    every die); GNU Backgammon lists only the one that uses both dice, so that is the
+    reply."""
+    last = Position.from_literal("x 2:1; o 24:1 6:3 5:3 4:3 3:3 2:2")
+    assert answer(board(last, dice=(5, 1)), FAST) == "2/1*/off"
+
+
 def test_a_dance_is_an_empty_line():
     # the side on roll is on the bar against a closed board
     closed = Position.from_literal("x bar:1 6:14; o 6:2 5:2 4:2 3:2 2:2 1:2 24:3")

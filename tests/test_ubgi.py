@@ -833,13 +833,13 @@ def test_a_payload_writes_every_die_the_play_uses():
     # missing from the legal ends GNU Backgammon's rule gives)
     assert not _bkgm_reads(position_from_gnubg("AwAA+HYBAAAAAA", "backgammon")[0], (5, 1),
                            "4/off")
-    from engine.cli.ubgi import _gnu_ending
+    from engine.cli._decide import gnu_ending
     for pid in ("AwAA+HYBAAAAAA", "t02oASACAAAAAA", "/z0AADDeaxsAAA", "Np7BQSCYZ/AAWA",
                 "UxJoRRQCAAAAAA", "NEioQgUBAAAAAA"):
         pos, _ = position_from_gnubg(pid, "backgammon")
         for dice in ((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7)):  # both orders
             for after in successors(pos, dice):
-                payload = move_payload(pos, _gnu_ending(pos, after, dice), dice)
+                payload = move_payload(pos, gnu_ending(pos, after, dice), dice)
                 assert _bkgm_reads(pos, dice, payload), (pid, dice, payload)
 
 

@@ -49,6 +49,7 @@ from engine.cli._common import (
     parse_args,
     port_number,
 )
+from engine.cli._decide import gnu_ending
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
@@ -207,7 +208,9 @@ def decide(view: FibsView, settings: Settings, resignation: int = 0,
         return _resignation(view, state, settings, resignation)
     if view.decision == "move":
         best = _decide.best_play(search, view.position, view.dice, settings.ply, state).best
-        text = format_move(view.position, best.position, view.dice)
+        # GNU Backgammon takes only the game-ending play that uses the most dice
+        text = format_move(view.position, gnu_ending(view.position, best.position, view.dice),
+                           view.dice)
         return "" if text == NO_MOVE else text
     if not state.can_double():
         return "roll"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
+from engine.cli._decide import every_die, gnu_ending
 from engine.cube.decision import CUBE_LIMIT, MATCH_CUBE_LIMIT, CubeState, cubeful_value
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
@@ -37,9 +38,7 @@ from engine.notation.gnubg_id import (
     match_conflict,
     position_from_gnubg,
 )
-from engine.movegen.generate import successors
-from engine.notation.movetext import (BAR, OFF, board_state, dice_orders, move_steps,
-                                      mover_view, step_rules)
+from engine.notation.movetext import BAR, OFF, move_steps
 from engine.notation.xgid import XgidInfo, parse_xgid, xgid_conflict
 from engine.rules.position import Position
 from engine.rules.scoring import result
@@ -233,66 +232,9 @@ def _point(p: int) -> str:
 def move_payload(before: Position, after: Position, dice) -> str:
     """``bestmove``'s payload: the play as single-die ``from/to`` steps in the mover's
     numbering (``bar``, ``off``), in an order they can be played, one step for each die
-    the play uses (:func:`_every_die`); ``pass`` for none."""
-    steps = _every_die(before, after, dice, move_steps(before, after, dice))
+    the play uses (:func:`~engine.cli._decide.every_die`); ``pass`` for none."""
+    steps = every_die(before, after, dice, move_steps(before, after, dice))
     return " ".join(f"{_point(p)}/{_point(q)}" for p, q in steps) or "pass"
-
-
-def _every_die(before: Position, after: Position, dice, steps: tuple) -> tuple:
-    """``steps`` (:func:`move_steps`' decomposition, the shortest text), or, when a
-    decomposition into more single-die steps reaches the same board, the longest: a
-    checker borne off by a higher die can stand for two steps of the play (with 5-1,
-    ``4/off`` by the 5 for ``4/3 3/off``, which the forced-play rule makes the play).
-    A reader that replays the steps die by die refuses a payload that leaves a playable
-    die unused: bkgm's, which bgci's dueller and ``bgci check`` use ("illegal move").
-    Only a play with a step borne off and a die left over can have a longer one."""
-    if dice is None or not any(q == OFF for _p, q in steps):
-        return steps
-    rules = get_rules(before.variant)
-    orders = [tuple(o) for o in dice_orders(before, dice, rules)]
-    if len(steps) >= len(orders[0]) or len(orders[0]) > 4:     # not a gul bara cascade
-        return steps
-    game = step_rules(rules)
-    goal = board_state(mover_view(after, dice))
-    best = list(steps)
-
-    def search(state: tuple, order: tuple, path: list) -> None:
-        if state == goal:
-            if len(path) > len(best):
-                best[:] = path
-            return
-        if not order or len(best) == len(orders[0]):
-            return
-        for p in range(BAR, 0, -1):
-            moved = game.step(state, p, order[0]) if state[0][p] else None
-            if moved is not None:
-                path.append((p, max(p - order[0], OFF)))
-                search(moved[0], order[1:], path)
-                path.pop()
-
-    for order in orders:
-        search(board_state(before), order, [])
-    return tuple(best)
-
-
-def _gnu_ending(before: Position, after: Position, dice) -> Position:
-    """``after``, or, when it bears off the mover's last checker in backgammon, the play
-    of the same result that uses the most dice. docs/rules.md (3.3, 3.4) counts a play
-    that ends the game as using all its dice, so with 5-1 and a checker on my 2 point
-    against a blot on my 1 point both ``2/off`` and ``2/1 1/off`` (hitting) are legal;
-    GNU Backgammon's move generator and bkgm's (bgci's ``check`` and dueller) list only
-    the play that uses both dice, and refuse ``2/off`` ("not in legal children"). The
-    game ends either way with the same score (the blot is in the winner's home board or
-    on the bar), so nothing is lost by writing the play they accept."""
-    won = result(after)
-    if dice is None or won is None or before.variant != "backgammon":
-        return after
-    ends = [s for s in successors(before, dice) if s != after and result(s) == won]
-    if not ends:
-        return after
-    length = {s: len(_every_die(before, s, dice, move_steps(before, s, dice)))
-              for s in [after, *ends]}
-    return max([after, *ends], key=lambda s: length[s])   # after first: kept on a tie
 
 
 def _fmt(x: float) -> str:
@@ -787,7 +729,7 @@ class Session:
                 cube = None
         analysis = _decide.best_play(self._search(), pos, dice, gnu, cube)
         best = analysis.best
-        payload = move_payload(pos, _gnu_ending(pos, best.position, dice), dice)
+        payload = move_payload(pos, gnu_ending(pos, best.position, dice), dice)
         lines = self._info(ply, start, f" nodes {analysis.evaluated} score "
                                        f"{_fmt(best.equity)} pv {payload}")
         return payload, lines + self._eval(best.equity, best.probabilities, best.mwc)
