@@ -429,8 +429,9 @@ def _played_result(record: MatchRecord, re_prop: tuple | None, jacoby: bool) -> 
                 pass
         except MatFileError:
             return _re_win(re_prop, False) if re_prop else None
-        if last is not None and last.kind == "play" and last.after.is_over():
-            end = result(last.after)      # the side on roll after the play has lost
+        end = (result(last.after) if last is not None and last.kind == "play"
+               and last.after is not None else None)
+        if last is not None and end is not None:    # the side on roll next has lost
             single = jacoby and last.cube_owner is None
             return Action(last.player, "win", line,
                           value=last.cube_value * (1 if single else end.points))
