@@ -461,3 +461,26 @@ def test_an_unreadable_part_is_quoted_as_typed():
     for text, part in (("-1", "'-1'"), ("13-", "'13-'"), ("24/21 x/y", "'x/y'")):
         with pytest.raises(MoveError, match=f"cannot read {part}"):
             parse_move(text, Position.start(), (3, 1))
+
+
+def test_bare_points_read_in_pairs_as_gnubg_move_reads_them():
+    """GNU Backgammon's `move 8 5 6 5` (ParseMove pairs points written without '/');
+    helper 115 checked each against gnubg 1.07."""
+    assert parse_steps("8 5 6 5") == parse_steps("8/5 6/5")
+    assert parse_steps("bar 22 6 off") == parse_steps("bar/22 6/off")
+    assert parse_steps("25 21") == parse_steps("b/21")
+    assert parse_move("8 5 6 5", START, (3, 1)) == parse_move("8/5 6/5", START, (3, 1))
+    assert parse_move("24 20", START, (3, 1)) == parse_move("24/20", START, (3, 1))
+    for odd in ("8 5 6", "24"):
+        with pytest.raises(MoveError, match="cannot read"):
+            parse_steps(odd)
+
+
+def test_a_text_naming_more_moves_than_dice_is_illegal():
+    """'6/1/off 5/off' for 6-5 names three moves; it was read as 6/off 5/off (gnubg
+    refuses it)."""
+    pos = Position.from_literal("x 6:2 5:2 4:2; o 24:2 13:5")
+    for text in ("6/1/off 5/off", "6/1 1/off 5/off"):
+        with pytest.raises(IllegalMoveError, match="names 3 moves, but the roll gives 2 dice"):
+            parse_move(text, pos, (6, 5))
+    assert format_move(pos, parse_move("6/off 5/off", pos, (6, 5)), (6, 5)) == "6/off 5/off"

@@ -96,6 +96,7 @@ def _point_name(p: int) -> str:
 
 _POINT = r"(?:bar|b|off|o|[0-9]{1,2})"   # ASCII: int() also reads other scripts' digits
 _PART = re.compile(rf"({_POINT}\*?(?:/{_POINT}\*?)+)(?:\(([0-9]{{1,2}})\))?", re.IGNORECASE)
+_BARE = re.compile(rf"{_POINT}\*?", re.IGNORECASE)    # a point alone: '8', 'bar', 'off', '5*'
 
 
 def _read_point(word: str) -> int:
@@ -113,7 +114,9 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
     Accepts parts separated by spaces or commas, each ``from/to`` with optional points on
     the way (``24/21*/16``), ``bar`` (or ``b``, ``25``) as a source, ``off`` (or ``o``,
     ``0``) as a destination, ``*`` after any point, ``(n)`` after a part, and ``-`` in
-    place of ``/``. ``"no move"`` (or ``""``, ``"pass"``) is the empty move. Raises
+    place of ``/``; or, as GNU Backgammon's ``move 8 5 6 5``, only points, read in
+    pairs (``8 5 6 5`` is ``8/5 6/5``, ``bar 22 6 off`` is ``bar/22 6/off``).
+    ``"no move"`` (or ``""``, ``"pass"``) is the empty move. Raises
     :class:`MoveError` quoting the text and saying what was expected.
     """
     if not isinstance(text, str):
@@ -125,6 +128,9 @@ def parse_steps(text: str) -> tuple[MovePart, ...]:
     norm = re.sub(r"\s+(?=[*(])", "", norm)              # "24/18 *", "8/5 (2)"
     norm = re.sub(r"\(\s*([0-9]+)\s*\)", r"(\1)", norm)       # "( 2 )"
     tokens = [t for t in re.split(r"[\s,;]+", norm) if t]
+    if len(tokens) >= 2 and len(tokens) % 2 == 0 and all(_BARE.fullmatch(t) for t in tokens):
+        # GNU Backgammon's ``move 8 5 6 5``: bare points read in pairs, from and to
+        tokens = [f"{a}/{b}" for a, b in zip(tokens[::2], tokens[1::2])]
     parts = []
     for token in tokens:
         m = _PART.fullmatch(token)
@@ -659,7 +665,13 @@ def parse_move(text: str, before: Position, dice,
     delta = [0] * 26
     marked, landings = set(), set()
     segments = []                 # each a/b the text names (a checker's steps between)
-    reachable = _subset_sums(max(dice_orders(before, dice, rules), key=len))
+    longest = max(dice_orders(before, dice, rules), key=len)
+    reachable = _subset_sums(longest)
+    named = sum(part.count * (len(part.path) - 1) for part in parts)
+    if named > len(longest):
+        # each a/b the text names takes at least one die: '6/1/off 5/off' for 6-5
+        raise IllegalMoveError(f"move {where}: names {named} moves, but the roll gives "
+                               f"{len(longest)} dice")
     for part in parts:
         delta[part.source] -= part.count
         delta[part.destination] += part.count
