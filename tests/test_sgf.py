@@ -274,3 +274,17 @@ def test_gibbon_s_resignations_and_other_trees_are_passed_over():
     assert [a.kind for a in game.actions] == ["roll", "roll", "roll", "win"]
     assert (game.winner, game.points) == (0, 2) and record.players == ("Joe", "Snow")
     assert [d.dice for d in replay(record) if d.kind == "play"] == [(3, 1), (4, 2), (2, 1)]
+
+
+def test_text_before_the_first_game_tree_is_passed_over():
+    """A mail's or a page's lines before ``(;FF[4]GM[6]...`` (GNU Backgammon's load
+    match warns and reads on): the same games, each line number two lines on."""
+    from engine.notation.sgf import parse_match
+    text = (DATA / "gnubg_5_point.sgf").read_text()
+    plain, quoted = parse_match(text), parse_match("Here is the match:\n\n" + text)
+    assert [g.line + 2 for g in plain.games] == [g.line for g in quoted.games]
+    assert ([(d.kind, d.position, d.after) for d in replay(plain)]
+            == [(d.kind, d.position, d.after) for d in replay(quoted)])
+    assert (quoted.players, quoted.length) == (plain.players, plain.length)
+    with pytest.raises(MatFileError, match="match length"):
+        parse_match("hello (;FF[4]")            # no GM[: read as a .mat file, and refused

@@ -77,6 +77,8 @@ _RESIGNATION = re.compile(r"^(resigns?(:[0-9]+)?|accept|rejects?)$", re.I)
 """A move value of a resignation offered or answered (Gibbon's ``B[resign:2]``,
 ``W[accept]``, ``W[reject]``), which GNU Backgammon passes over, as it passes over any
 value that is not dice."""
+_TREE_START = re.compile(r"\(\s*;")
+"""The start of a game tree, ``(;``: text before the first one is passed over."""
 GNU_VARIANTS = ("nackgammon", "hypergammon1", "hypergammon2", "hypergammon3")
 """GNU Backgammon's variants named in ``RU``; refused."""
 SETUP = ("AB", "AW", "AE", "CV", "CP")
@@ -112,6 +114,10 @@ class _Reader:
     def collection(self) -> list:
         trees = []
         self.skip()
+        first = _TREE_START.search(self.text, self.i)
+        if first is not None and self.text[self.i:self.i + 1] != "(":
+            self.i = first.start()      # text before the first game tree: passed over,
+            #                             as GNU Backgammon's load match passes it over
         while self.i < len(self.text):
             if self.text[self.i] != "(":
                 raise self.error(f"{quote(self.text[self.i:self.i + 20])}: expected '(' "
@@ -445,11 +451,14 @@ def read_sgf(path: str | Path) -> MatchRecord:
 
 def parse_match(text: str) -> MatchRecord:
     """A match file's text of either kind: SGF when it starts with ``(`` (after blanks),
-    else a Jellyfish ``.mat`` file."""
+    or holds a game tree's ``(;`` and a ``GM[`` after other text (a mail's or a page's
+    lines before it), else a Jellyfish ``.mat`` file."""
     if not isinstance(text, str):
         raise MatFileError(f"text {quote(text)}: expected the file's text (a str)")
     text = text.removeprefix("\ufeff")              # a byte-order mark
-    return parse_sgf(text) if text.lstrip().startswith("(") else parse_mat(text)
+    sgf = text.lstrip().startswith("(") or (_TREE_START.search(text) is not None
+                                            and "GM[" in text)
+    return parse_sgf(text) if sgf else parse_mat(text)
 
 
 def read_match(path: str | Path) -> MatchRecord:
