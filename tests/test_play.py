@@ -555,3 +555,38 @@ def test_beavers_at_the_terminal(monkeypatch, tmp_path):
     code, out = run(["--cube", "--beavers", "--seed", "3"],
                     ["1", "roll", "take", "beaver", "take", "maybe", "b", "quit"])
     assert "you beaver to 4." in out
+
+
+def test_gnu_backgammon_commands_at_the_prompts(monkeypatch):
+    """What a GNU Backgammon user types: ``move 24/18 13/11``, ``show board``, ``show
+    pipcount``; ``roll``, ``double``, ``take``, ``new game``, ``undo`` at the move prompt
+    are told why they do nothing there (not a move-text error); at the cube prompts
+    ``hint`` is the engine's cube advice and ``board`` draws the board; a double is
+    taken with ``accept`` and passed with ``reject``, and with beavers ``beaver`` takes
+    and beavers at once; the engine's resignation is accepted with ``agree``."""
+    code, out = run(["--cube", "--seed", "2"],
+                    ["roll", "double", "take", "new game", "undo", "show pipcount",
+                     "show score", "move 24/18 13/11", "hint", "board", "quit"])
+    assert code == 0 and "cannot read" not in out
+    assert "the dice are rolled already: you rolled 6-2" in out
+    assert "a double is offered before your roll, at the 'cube>' prompt" in out
+    assert "no double or resignation is offered now" in out
+    assert "no new game or match from here" in out and "cannot be taken back" in out
+    assert "> backgammon: X (to move) pips 167" in out
+    assert "'show score': 'show board' and 'show pipcount'" in out
+    assert "you play 24/18 13/11" in out
+    assert "cube> the engine's advice: " in out and "cube>  13 14 15" in out
+    from engine.play.match import DecisionCubePolicy
+    monkeypatch.setattr(DecisionCubePolicy, "double", lambda self, p, s: True)
+    code, out = run(["--cube", "--seed", "3"], ["1", "hint", "beaver", "accept", "quit"])
+    assert "take> the engine would " in out and "beavers are off" in out
+    assert "you take." in out
+    code, out = run(["--cube", "--seed", "3"], ["1", "reject"])
+    assert "you pass." in out and "the double is passed" in out
+    monkeypatch.setattr(DecisionCubePolicy, "beaver", lambda self, p, s: False)
+    code, out = run(["--cube", "--beavers", "--seed", "3"], ["1", "beaver", "quit"])
+    assert "you take.\nyou beaver to 4." in out and "beaver> " not in out
+    import engine.cli.play as terminal
+    monkeypatch.setattr(terminal, "resignation_offer", lambda *a, **k: 2)
+    code, out = run(["--seed", "4"], ["1", "agree"])
+    assert "You win 2 points: the engine resigned a gammon." in out

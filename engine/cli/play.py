@@ -132,10 +132,12 @@ TAVLI = "tavli"
 HINTS = 5
 """Plays ``hint`` shows by default."""
 
-_HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2)), or: moves (list the "
-         "legal plays; the first 1,000 of a gul bara cascade, 'moves all' for every one), "
-         "<n> (play number n of that list), hint [k], board, resign [single|gammon|"
-         "backgammon], help, quit.")
+_HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2), or GNU Backgammon's "
+         "'move 24 18 13 11'), or: moves (list the legal plays; the first 1,000 of a gul "
+         "bara cascade, 'moves all' for every one), <n> (play number n of that list), hint "
+         "[k], board (or 'show board'), show pipcount, resign [single|gammon|backgammon], "
+         "help, quit. At the cube prompts, GNU Backgammon's words: hint, accept, reject, "
+         "agree, decline, beaver.")
 RESIGN_WORDS = {"single": 1, "normal": 1, "oyn": 1, "gammon": 2, "double": 2, "mars": 2,
                 "backgammon": 3, "koks": 3}
 """What ``resign`` takes, by level: these words or any start of one (GNU Backgammon's
@@ -152,6 +154,20 @@ def resign_level(word: str) -> int | None:
 
 LISTED = 1000
 """Plays ``moves`` lists (``moves all``: every one); only a gul bara cascade has more."""
+
+MOVE_WORDS = ("m", "mo", "mov", "move")
+"""GNU Backgammon's ``move`` (and the starts of it it reads) before a play's text."""
+_NOT_NOW = {
+    **dict.fromkeys(("roll", "r"), "the dice are rolled already: you rolled {dice}"),
+    **dict.fromkeys(("double", "redouble", "beaver"),
+                    "a double is offered before your roll, at the 'cube>' prompt{cube}"),
+    **dict.fromkeys(("take", "accept", "agree", "drop", "pass", "reject", "decline"),
+                    "no double or resignation is offered now"),
+    "new": "no new game or match from here: 'quit', then start python -m engine.play "
+           "again (--match N for a match)",
+    "undo": "a play cannot be taken back once typed",
+}
+"""What GNU Backgammon's commands that do nothing at your move prompt are told."""
 
 
 class Quit(Exception):
@@ -239,6 +255,10 @@ class _HumanCube:
 
     def __init__(self, session: "Session"):
         self.session = session
+        self.answer = ""
+        """The last answer typed at a cube prompt."""
+        self.beaver_now = False
+        """``beaver`` was typed at the take prompt (GNU Backgammon's take and beaver)."""
 
     def double(self, position: Position, state: CubeState) -> bool:
         self.session.say()
@@ -247,7 +267,7 @@ class _HumanCube:
         doubles = self._ask(f"Before your roll: {_cube_words(state)}. Double or roll? "
                             f"('double', 'roll' or enter; 'cube' for the engine's advice)",
                             "cube> ", ("double", "d"), ("roll", "r", "", "no"),
-                            lambda: self._advice(position, state),
+                            lambda: self._advice(position, state), position,
                             lambda word: self.session.resign(word, position, state))
         if doubles:
             self.session.say(f"you double to {state.value * 2}.")
@@ -260,16 +280,24 @@ class _HumanCube:
         self.session.say("(the engine is on roll)")
         takes = self._ask(f"The engine doubles to {state.value * 2}. Take or pass? ('take' "
                           f"or 'pass'; 'cube' for the engine's advice)", "take> ",
-                          ("take", "t", "yes"), ("pass", "p", "drop", "no"),
-                          lambda: self._advice(position, state, answer=True))
+                          ("take", "t", "accept", "yes",    # GNU Backgammon's accept,
+                           # reject and (with beavers) beaver, redouble: take and beaver
+                           *(("beaver", "redouble") if self.session.beavers else ())),
+                          ("pass", "p", "drop", "reject", "no"),
+                          lambda: self._advice(position, state, answer=True),
+                          position.flip())
+        self.beaver_now = takes and self.answer in ("beaver", "redouble")
         self.session.say("you take." if takes else "you pass.")
         self.session.writer.answer(HUMAN, takes)
         return takes
 
     def _ask(self, question: str, prompt: str, yes: tuple, no: tuple,
-             advice: Callable[[], str], resign: Callable[[str], None] | None = None) -> bool:
-        """A yes-or-no cube question at ``prompt`` (``cube``: the engine's advice;
-        ``resign``, where given: your resignation, before your roll)."""
+             advice: Callable[[], str], board: Position,
+             resign: Callable[[str], None] | None = None) -> bool:
+        """A yes-or-no cube question at ``prompt`` (``cube`` or GNU Backgammon's
+        ``hint``: the engine's advice; ``board``: ``board`` drawn again; ``resign``,
+        where given: your resignation, before your roll); the answer typed is kept in
+        :attr:`answer`."""
         s = self.session
         s.say(question)
         while True:
@@ -277,26 +305,44 @@ class _HumanCube:
             if word in ("quit", "q", "exit"):
                 raise Quit
             if word in yes or word in no:
+                self.answer = word
                 return word in yes
-            if word == "cube":
+            if word in ("cube", "hint"):        # GNU Backgammon's hint: the cube's
                 s.say(advice())
+                continue
+            if word in ("board", "show board"):
+                s.say(render(board))
+                continue
+            if word in ("help", "?"):
+                s.say(question)
                 continue
             if word.split()[:1] == ["resign"] and resign is not None:
                 resign(word)                    # raises Resigned when accepted
                 continue
-            s.say(f"{quote(word)}: type '{yes[0]}' or '{no[0]}' (or 'cube', "
-                  f"{'resign, ' if resign is not None else ''}'quit')")
+            note = ""
+            if word in ("beaver", "redouble") and prompt == "take> ":
+                note = ("beavers are off (a money game with --cube --beavers); "
+                        if not s.beavers else "")
+            elif word in ("roll", "r") and prompt != "cube> ":
+                note = "the dice are rolled after this answer; "
+            s.say(f"{quote(word)}: {note}type '{yes[0]}' or '{no[0]}' (or 'cube', "
+                  f"{'resign, ' if resign is not None else ''}'board', 'quit')")
 
     def beaver(self, position: Position, state: CubeState) -> bool:
         """Having taken the engine's double (``--beavers``), whether you beaver: redouble
         at once to four times the cube, keeping it."""
         if not self.session.beavers:
             return False
-        beavers = self._ask(f"You own the cube at {state.value * 2}. Beaver (redouble to "
-                            f"{state.value * 4}, keeping the cube)? ('beaver' or 'no'; "
-                            f"'cube' for the engine's advice)", "beaver> ",
-                            ("beaver", "b", "yes"), ("no", "n", ""),
-                            lambda: self._advice(position, state, answer=True))
+        if self.beaver_now:                 # 'beaver' typed at the take prompt
+            self.beaver_now = False
+            beavers = True
+        else:
+            beavers = self._ask(f"You own the cube at {state.value * 2}. Beaver (redouble "
+                                f"to {state.value * 4}, keeping the cube)? ('beaver' or "
+                                f"'no'; 'cube' for the engine's advice)", "beaver> ",
+                                ("beaver", "b", "redouble", "yes"), ("no", "n", ""),
+                                lambda: self._advice(position, state, answer=True),
+                                position.flip())
         if beavers:
             self.session.say(f"you beaver to {state.value * 4}.")
             self.session.writer.beaver(HUMAN, state.value * 4)
@@ -490,14 +536,15 @@ class Session:
             word = self.ask("resign> ").lower()
             if word in ("quit", "q", "exit"):
                 raise Quit
-            if word in ("accept", "a", "yes", "y"):
+            if word in ("accept", "a", "agree", "yes", "y"):
                 self.say("you accept.")
                 return level
             if word in ("reject", "r", "no", "n", "decline"):
                 self.say("you reject; play on.")
                 self._declined = level
                 return 0
-            self.say(f"{quote(word)}: type 'accept' or 'reject' (or 'quit')")
+            self.say(f"{quote(word)}: type 'accept' or 'reject' ('agree', 'decline' "
+                     f"too), or 'quit'")
 
     # ----------------------------------------------------------------- one turn
     def _human_turn(self, pos: Position, roll: Dice | None, rules: Rules,
@@ -531,9 +578,25 @@ class Session:
             if word in ("help", "?", ""):
                 self.say(_HELP)
                 continue
-            if word == "board":
+            if word in ("board", "show board"):
                 self.say(render(pos))
                 continue
+            if word.split()[0] == "show" and word.split()[1:2] and \
+                    "pipcount".startswith(word.split()[1]):
+                self.say(render(pos).splitlines()[-1])  # GNU Backgammon's show pipcount
+                continue
+            if word.split()[0] == "show":
+                self.say(f"{quote(line)}: 'show board' and 'show pipcount' are shown "
+                         f"here (the board, 'board', has the pip counts)")
+                continue
+            if word.split()[0] in _NOT_NOW:
+                cube_note = "" if self.cube else " (a game with the cube: --cube)"
+                self.say(_NOT_NOW[word.split()[0]].format(dice=roll, cube=cube_note)
+                         + "; type your move, or 'help'")
+                continue
+            if word.split()[0] in MOVE_WORDS and len(word.split()) > 1:
+                line = line.split(maxsplit=1)[1]    # GNU Backgammon's 'move 24/18 13/11'
+                word = line.lower()
             if word in ("moves", "moves all"):
                 shown = len(succ) if word == "moves all" else min(len(succ), LISTED)
                 for k in range(shown):
