@@ -174,6 +174,12 @@ def test_a_beaver_doubles_the_cube_again_and_the_taker_keeps_it():
     assert rec.doubles[:2] == ((0, 2, True), (1, 4, True))
     assert rec.cube_value == 4 and rec.cube_owner == 1 and rec.points % 4 == 0
     assert [k for k, _ in taker.seen].count("beaver") == 1
+    # the cube at its limit after the take: the taker is not asked (a beaver asked for
+    # is announced and written to the match file)
+    capped = Beaverer()
+    rec = play_money_game(randoms(5), [Scripted(double=True), capped],
+                          np.random.default_rng(5), starter=0, beavers=True, max_cube=2)
+    assert rec.doubles == ((0, 2, True),) and "beaver" not in [k for k, _ in capped.seen]
     # beavers off (the rules' default): the same taker only takes
     off = play_money_game(randoms(5), [Scripted(double=True), Beaverer()],
                           np.random.default_rng(5), starter=0, max_cube=2)

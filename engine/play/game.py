@@ -293,8 +293,9 @@ def play(turn: Turn, rules: Rules, *, opening: tuple[int, Dice | None],
                         return done(winner=mover, points=value, kind=None, passed=True)
                     value, owner = value * 2, 1 - mover
                     beaver = getattr(cube.policies[1 - mover], "beaver", None)
-                    if (state.beavers and beaver is not None and beaver(pos, state)
-                            and cube.allows(value * 2)):
+                    # the limit first: a beaver asked for is announced and recorded
+                    if (state.beavers and beaver is not None and cube.allows(value * 2)
+                            and beaver(pos, state)):
                         value *= 2                   # the taker keeps the cube
                         doubles.append((1 - mover, value, True))
             if dice is None:
