@@ -976,6 +976,23 @@ def test_what_other_programs_write_is_read_as_gnu_backgammon_reads_it():
     assert parse_mat(xg).games[0].winner == 0
     jf = _mat(_line("31: 8/5 6/5", "42: 8/4 6/4", 1), _line("Resigns", "Wins 2 points", 2))
     assert (parse_mat(jf).games[0].winner, parse_mat(jf).games[0].points) == (1, 2)
+    # the game's last roll, with one legal play that does not end the game, before the
+    # resignation: a roll not played (as MatchWriter.rolled writes it, XG's '????')
+    k = next(i for i, (b, a, roll) in enumerate(zip(rec.positions, rec.positions[1:], rec.dice))
+             if len(successors(b, (roll.high, roll.low))) == 1 and not a.is_over()
+             and format_move(b, a, (roll.high, roll.low)) != "no move")
+    roller = actions[k].player
+    cut = GameRecord(1, (0, 0), (*actions[:k], replace(actions[k], move=""),
+                                 Action(1 - roller, "win", 0, value=1)), 0)
+    plays = [d for d in replay(parse_mat(format_mat(MatchRecord(0, ("A", "B"), (cut,)))))
+             if d.kind == "play"]
+    assert len(plays) == k and [d.after.key() for d in plays] == [
+        p.key() for p in rec.positions[1:k + 1]]
+    # more points than the game is worth, by a resignation that does not end the file:
+    # refused at its own line, not at the next game's score
+    bad = (DATA / "setdice_resigns_5pt.mat").read_text().replace("Wins 1 point", "Wins 7 points", 1)
+    with pytest.raises(MatFileError, match="wins 7 point.*by a resignation at cube 1"):
+        list(replay(parse_mat(bad)))
     snowie = _mat(_line("31: 8/5 6/5", "11: Illegal play (25;0;1) 11:", 1))
     with pytest.raises(MatFileError, match="line 5: .*an illegal play"):
         parse_mat(snowie)

@@ -286,5 +286,7 @@ def test_text_before_the_first_game_tree_is_passed_over():
     assert ([(d.kind, d.position, d.after) for d in replay(plain)]
             == [(d.kind, d.position, d.after) for d in replay(quoted)])
     assert (quoted.players, quoted.length) == (plain.players, plain.length)
+    opened = parse_match("(c) the players\n" + text)         # a '(' not a game tree's
+    assert [g.line - 1 for g in opened.games] == [g.line for g in plain.games]
     with pytest.raises(MatFileError, match="match length"):
         parse_match("hello (;FF[4]")            # no GM[: read as a .mat file, and refused

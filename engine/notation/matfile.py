@@ -35,11 +35,11 @@ was written, or the game resigned, after it (GNU Backgammon rolls a new game's o
 at once); a double left on offer where the file ends leaves the game unfinished too.
 Other programs' files are read as GNU Backgammon's ``import mat`` reads them: a roll with
 no play written where it has one legal play is that play (GridGammon leaves forced plays
-out), ``42: ????`` is a roll not played (eXtreme Gammon), Backgammon Galaxy's ``Losses 1
+out; not a game's last roll, unless the play ends the game: that is a roll not played), ``42: ????`` is a roll not played (eXtreme Gammon), Backgammon Galaxy's ``Losses 1
 point`` and a ``Resigns`` are passed over, as is a line of a number alone (Backgammon
-Studio), a rating after a name (``nori,1749``) is dropped, and the game that ends a match
-may be written at fewer or more points than it is worth (the match length, the points
-the match needed, 100); a first game at one point from the match with a double in it is
+Studio), a rating after a name (``nori,1749``) is dropped, and the file's last game, where
+it ends the match, may be written at fewer points than it is worth (the match length), or
+by a resignation at more (the points the match needed, 100); a first game at one point from the match with a double in it is
 after the Crawford game (a file starting in the middle of a match). The header keys read: ``Jacoby``, ``Beaver`` and ``Crawford`` (``"On"`` /
 ``"Off"``), ``CubeLimit``, ``Variation`` (only backgammon is played here), ``Player 1`` /
 ``Player 2``.
@@ -755,10 +755,13 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
         chance = may_double and rolled
         rolled = True
         # no play written where the roll has one legal play: that play (GNU Backgammon
-        # reads it so; GridGammon leaves forced plays out)
+        # reads it so; GridGammon leaves forced plays out), unless only the game's end
+        # follows and the play does not end it (a roll not played, below)
+        last = all(b.kind == "win" for b in game.actions[i + 1:])
         forced = None if a.move else _forced(pos, a.dice)
-        if (not a.move and forced is None and all(b.kind == "win" for b in game.actions[i + 1:])
-                and _has_play(pos, a.dice)):
+        if forced is not None and last and not forced.is_over():
+            forced = None
+        if not a.move and forced is None and last and _has_play(pos, a.dice):
             # rolled and not played: the file was written, or the game resigned, after
             # the roll (GNU Backgammon rolls a new game's opening at once); no decision,
             # not even the chance to double before it (GNU Backgammon's record of such a
@@ -783,11 +786,13 @@ def _replay_game(record: MatchRecord, game: GameRecord, crawford: bool) -> Itera
     wins = [a for a in game.actions if a.kind == "win"]
 
     def ends_match(player: int, points: int) -> bool:
-        """Whether ``points`` won by ``player`` end the match: a file may write a game
-        that ends it at fewer points than it is worth (Backgammon Galaxy writes the
-        match length, GridGammon a resignation's points the match needed, or 100); GNU
-        Backgammon scores the game by the board, the cube and the resignation."""
-        return bool(record.length) and game.score[player] + points >= record.length
+        """Whether ``points`` won by ``player`` end the match in the file's last game:
+        a file may write that game at fewer points than it is worth (Backgammon Galaxy
+        writes the match length), and a resignation at more (GridGammon's points the
+        match needed, or 100); GNU Backgammon scores the game by the board, the cube and
+        the resignation."""
+        return (bool(record.length) and game is record.games[-1]
+                and game.score[player] + points >= record.length)
 
     if passed is not None and wins and (wins[0].player, wins[0].value) != passed and not (
             wins[0].player == passed[0] and wins[0].value < passed[1]

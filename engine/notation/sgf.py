@@ -115,7 +115,7 @@ class _Reader:
         trees = []
         self.skip()
         first = _TREE_START.search(self.text, self.i)
-        if first is not None and self.text[self.i:self.i + 1] != "(":
+        if first is not None and first.start() != self.i:
             self.i = first.start()      # text before the first game tree: passed over,
             #                             as GNU Backgammon's load match passes it over
         while self.i < len(self.text):
