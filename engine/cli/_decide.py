@@ -2,7 +2,7 @@
 :mod:`.external`): the best play of a roll, the cube action before a roll, the answer to
 a double, the value of a position; one :class:`~engine.search.nply.Search` per game and
 thread count, loaded on first use. A play is told to the other program as it can read
-it: a step for each die it uses (:func:`every_die`), and a game-ending play as the one
+it: a step for each die it uses (:func:`~engine.notation.movetext.die_steps`), and a game-ending play as the one
 of the same result that uses the most dice (:func:`gnu_ending`).
 
 Plies are GNU Backgammon's (0-ply: the network), as everywhere in the engine; UBGI's
@@ -26,15 +26,7 @@ from engine.cube.decision import (
 from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError
 from engine.movegen.generate import successor_arrays, successors
-from engine.notation.movetext import (
-    BAR,
-    OFF,
-    board_state,
-    dice_orders,
-    move_steps,
-    mover_view,
-    step_rules,
-)
+from engine.notation.movetext import die_steps
 from engine.play.resign import accepts, check_level, most, offer, play_on
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs, result
@@ -238,43 +230,6 @@ def resignation_offer(search: Search, position: Position, state: CubeState | Non
     return offer(probs, _resign_state(position, state), get_rules(position.variant))
 
 
-def every_die(before: Position, after: Position, dice, steps: tuple) -> tuple:
-    """``steps`` (:func:`move_steps`' decomposition, the shortest text), or, when a
-    decomposition into more single-die steps reaches the same board, the longest: a
-    checker borne off by a higher die can stand for two steps of the play (with 5-1,
-    ``4/off`` by the 5 for ``4/3 3/off``, which the forced-play rule makes the play).
-    A reader that replays the steps die by die refuses a payload that leaves a playable
-    die unused: bkgm's, which bgci's dueller and ``bgci check`` use ("illegal move").
-    Only a play with a step borne off and a die left over can have a longer one."""
-    if dice is None or not any(q == OFF for _p, q in steps):
-        return steps
-    rules = get_rules(before.variant)
-    orders = [tuple(o) for o in dice_orders(before, dice, rules)]
-    if len(steps) >= len(orders[0]) or len(orders[0]) > 4:     # not a gul bara cascade
-        return steps
-    game = step_rules(rules)
-    goal = board_state(mover_view(after, dice))
-    best = list(steps)
-
-    def search(state: tuple, order: tuple, path: list) -> None:
-        if state == goal:
-            if len(path) > len(best):
-                best[:] = path
-            return
-        if not order or len(best) == len(orders[0]):
-            return
-        for p in range(BAR, 0, -1):
-            moved = game.step(state, p, order[0]) if state[0][p] else None
-            if moved is not None:
-                path.append((p, max(p - order[0], OFF)))
-                search(moved[0], order[1:], path)
-                path.pop()
-
-    for order in orders:
-        search(board_state(before), order, [])
-    return tuple(best)
-
-
 def gnu_ending(before: Position, after: Position, dice) -> Position:
     """``after``, or, when it bears off the mover's last checker in backgammon, the play
     of the same result that uses the most dice. docs/rules.md (3.3, 3.4) counts a play
@@ -291,6 +246,5 @@ def gnu_ending(before: Position, after: Position, dice) -> Position:
     ends = [s for s in successors(before, dice) if s != after and result(s) == won]
     if not ends:
         return after
-    length = {s: len(every_die(before, s, dice, move_steps(before, s, dice)))
-              for s in [after, *ends]}
+    length = {s: len(die_steps(before, s, dice)) for s in [after, *ends]}
     return max([after, *ends], key=lambda s: length[s])   # after first: kept on a tie

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
-from engine.cli._decide import every_die, gnu_ending
+from engine.cli._decide import gnu_ending
 from engine.cube.decision import CUBE_LIMIT, MATCH_CUBE_LIMIT, CubeState, cubeful_value
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
@@ -38,7 +38,7 @@ from engine.notation.gnubg_id import (
     match_conflict,
     position_from_gnubg,
 )
-from engine.notation.movetext import BAR, OFF, move_steps
+from engine.notation.movetext import BAR, OFF, die_steps
 from engine.notation.xgid import XgidInfo, parse_xgid, xgid_conflict
 from engine.rules.position import Position
 from engine.rules.scoring import result
@@ -232,8 +232,8 @@ def _point(p: int) -> str:
 def move_payload(before: Position, after: Position, dice) -> str:
     """``bestmove``'s payload: the play as single-die ``from/to`` steps in the mover's
     numbering (``bar``, ``off``), in an order they can be played, one step for each die
-    the play uses (:func:`~engine.cli._decide.every_die`); ``pass`` for none."""
-    steps = every_die(before, after, dice, move_steps(before, after, dice))
+    the play uses (:func:`~engine.notation.movetext.die_steps`); ``pass`` for none."""
+    steps = die_steps(before, after, dice)
     return " ".join(f"{_point(p)}/{_point(q)}" for p, q in steps) or "pass"
 
 

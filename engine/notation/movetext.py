@@ -544,6 +544,29 @@ def move_steps(before: Position, after: Position, dice) -> tuple[tuple[int, int]
     return tuple((p, q) for p, q, _d, _h in _best(before, after, dice)[0])
 
 
+def die_steps(before: Position, after: Position, dice) -> tuple[tuple[int, int], ...]:
+    """:func:`move_steps`, one step for each die the play uses: where a checker borne off
+    by a higher die stands for two steps (with 5-1, ``4/off`` for ``4/3 3/off``, which
+    the forced-play rule makes the play), the decomposition of the most steps. A reader
+    that replays a play die by die (UBGI's bkgm, in bgci's dueller and checker) refuses
+    one that leaves a playable die unused. Only a play with a step borne off and fewer
+    steps than dice can have a longer one; a gul bara cascade is left as it is."""
+    steps = move_steps(before, after, dice)
+    if dice is None or not any(q == OFF for _p, q in steps):
+        return steps
+    rules = get_rules(before.variant)
+    dice = check_dice(dice, before.pending)
+    orders = dice_orders(before, dice, rules)
+    most = max(len(o) for o in orders)
+    if len(steps) >= most or most > 4:
+        return steps
+    for found in _decompositions(step_rules(rules), board_state(before),
+                                 board_state(mover_view(after, dice)), orders):
+        if len(found) > len(steps):
+            steps = tuple((p, q) for p, q, _d, _h in found)
+    return steps
+
+
 def jellyfish_move(before: Position, after: Position, dice) -> str:
     """The turn ``before`` -> ``after`` as match files write it (the Jellyfish ``.mat``
     format, GNU Backgammon's ``export match mat``): each single-die step ``from/to`` in
