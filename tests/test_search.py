@@ -1,6 +1,7 @@
 """n-ply search against slow Python references, exact races, filters, determinism and
 gul bara's pending segments. A small random network stands in for a trained one."""
 
+import dataclasses
 import functools
 import math
 import re
@@ -701,6 +702,32 @@ def test_pending_segment_is_its_own_decision():
     a = s.analyse(pos, None, ply=1)
     assert a.best.equity == pytest.approx(best, abs=1e-9)
     assert a.best.position.pending == ()
+
+
+@pytest.mark.parametrize("variant", ["long_nardy", "plakoto", "backgammon"])
+def test_a_start_whose_first_player_rolls_is_valued_by_its_rolls(variant):
+    """No play leads back to both full starting points, so a network never learns the
+    start of a game whose first player rolls both dice (long nardy's released network
+    rated it -0.35, its rolls +0.27): 0-ply values it by its 21 rolls. Backgammon's
+    opening roll is played as thrown, and its start stays the network's."""
+    net = Network.create(variant, 8, rng=np.random.default_rng(4), scale=0.3)
+    s = Search(Evaluator(net))
+    start = Position.start(variant)
+    network = sane_probs(net.probabilities([start]), [start])[0]
+    by_rolls = np.array(s.evaluate(start, 1).probabilities)
+    assert not np.allclose(network, by_rolls, atol=1e-3)
+    want = network if variant == "backgammon" else by_rolls
+    assert np.allclose(s.evaluate(start, 0).probabilities, want, atol=1e-12)
+    kid = successors(start, (3, 1))[0]
+    rows = np.stack([kid.to_array(), start.to_array(), kid.to_array()])
+    got = s.values_of(rows, 0)
+    assert np.allclose(got[1], want, atol=1e-12)
+    for row in (got[0], got[2]):                    # every other position: the network
+        assert np.allclose(row, sane_probs(net.probabilities([kid]), [kid])[0], atol=1e-6)
+    if variant != "backgammon":                     # the layout later in a game: network
+        later = dataclasses.replace(start, turns=(1, 1))
+        assert np.allclose(s.evaluate(later, 0).probabilities,
+                           sane_probs(net.probabilities([later]), [later])[0], atol=1e-6)
 
 
 def test_settings_and_errors(search, tmp_path, monkeypatch):
