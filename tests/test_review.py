@@ -265,6 +265,19 @@ def test_a_roll_resigned_after_is_written_unplayed():
     assert list(replay(record)) == []                # a roll not played: no decision
 
 
+def test_a_game_ending_play_is_written_as_gnu_backgammon_reads_it():
+    """With 5-1, a checker on my 2 point and his blot on my 1 point, ``2/off`` and
+    ``2/1*/off`` both end the game with a backgammon (docs/rules.md); GNU Backgammon's
+    generator lists only the second, and its ``import mat`` stopped at a file holding
+    ``2/0`` (the terminal game and the web board wrote the play as chosen)."""
+    last = Position.from_literal("x 2:1; o 24:1 6:3 5:3 4:3 3:3 2:2")
+    off, hit = (parse_move(t, last, (5, 1)) for t in ("2/off", "2/1*/off"))
+    assert off != hit
+    assert [played_action(0, last, a, (5, 1)).move for a in (off, hit)] == ["2/1* 1/0"] * 2
+    alone = Position.from_literal("x 2:1; o 24:2 6:3 5:3 4:3 3:2 2:2")   # 1 point closed
+    assert played_action(0, alone, parse_move("2/off", alone, (5, 1)), (5, 1)).move == "2/0"
+
+
 def test_the_review_finds_the_mistakes_of_a_hand_written_match():
     """Alice plays 31 as 24/20 (not 8/5 6/5); Bob doubles at once (too early) and Alice
     passes (a take): three mistakes, each costing what the engine's own ratings say."""

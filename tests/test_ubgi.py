@@ -833,7 +833,7 @@ def test_a_payload_writes_every_die_the_play_uses():
     # missing from the legal ends GNU Backgammon's rule gives)
     assert not _bkgm_reads(position_from_gnubg("AwAA+HYBAAAAAA", "backgammon")[0], (5, 1),
                            "4/off")
-    from engine.cli._decide import gnu_ending
+    from engine.notation.movetext import gnu_ending
     for pid in ("AwAA+HYBAAAAAA", "t02oASACAAAAAA", "/z0AADDeaxsAAA", "Np7BQSCYZ/AAWA",
                 "UxJoRRQCAAAAAA", "NEioQgUBAAAAAA"):
         pos, _ = position_from_gnubg(pid, "backgammon")

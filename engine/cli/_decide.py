@@ -2,8 +2,9 @@
 :mod:`.external`): the best play of a roll, the cube action before a roll, the answer to
 a double, the value of a position; one :class:`~engine.search.nply.Search` per game and
 thread count, loaded on first use. A play is told to the other program as it can read
-it: a step for each die it uses (:func:`~engine.notation.movetext.die_steps`), and a game-ending play as the one
-of the same result that uses the most dice (:func:`gnu_ending`).
+it: a step for each die it uses (:func:`~engine.notation.movetext.die_steps`), and a
+game-ending play as the one of the same result that uses the most dice
+(:func:`~engine.notation.movetext.gnu_ending`).
 
 Plies are GNU Backgammon's (0-ply: the network), as everywhere in the engine; UBGI's
 root-inclusive ``engine.ply`` is translated in :mod:`.ubgi`.
@@ -25,11 +26,10 @@ from engine.cube.decision import (
 )
 from engine.cube.met import MatchError, default_table
 from engine.errors import NardyError
-from engine.movegen.generate import successor_arrays, successors
-from engine.notation.movetext import die_steps
+from engine.movegen.generate import successor_arrays
 from engine.play.resign import accepts, check_level, most, offer, play_on
 from engine.rules.position import Position
-from engine.rules.scoring import flip_probs, result
+from engine.rules.scoring import flip_probs
 from engine.rules.variants import get_rules
 from engine.search.bearoff_cube import (
     cube_analysis,
@@ -228,23 +228,3 @@ def resignation_offer(search: Search, position: Position, state: CubeState | Non
         return 0
     probs = np.asarray(search.evaluate(position, 0).probabilities, np.float64)
     return offer(probs, _resign_state(position, state), get_rules(position.variant))
-
-
-def gnu_ending(before: Position, after: Position, dice) -> Position:
-    """``after``, or, when it bears off the mover's last checker in backgammon, the play
-    of the same result that uses the most dice. docs/rules.md (3.3, 3.4) counts a play
-    that ends the game as using all its dice, so with 5-1 and a checker on my 2 point
-    against a blot on my 1 point both ``2/off`` and ``2/1 1/off`` (hitting) are legal;
-    GNU Backgammon's move generator (its external player's moves) and bkgm's (bgci's
-    ``check`` and dueller) list only the play that uses both dice, and refuse ``2/off``
-    ("not in legal children"). The
-    game ends either way with the same score (the blot is in the winner's home board or
-    on the bar), so nothing is lost by writing the play they accept."""
-    won = result(after)
-    if dice is None or won is None or before.variant != "backgammon":
-        return after
-    ends = [s for s in successors(before, dice) if s != after and result(s) == won]
-    if not ends:
-        return after
-    length = {s: len(die_steps(before, s, dice)) for s in [after, *ends]}
-    return max([after, *ends], key=lambda s: length[s])   # after first: kept on a tie

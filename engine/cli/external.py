@@ -49,12 +49,11 @@ from engine.cli._common import (
     parse_args,
     port_number,
 )
-from engine.cli._decide import gnu_ending
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
 from engine.errors import NardyError, clip, describe, quote
 from engine.notation.fibs import PREFIX, SCORE_CONVENTIONS, FibsView, parse_fibs_board
-from engine.notation.movetext import NO_MOVE, format_move
+from engine.notation.movetext import NO_MOVE, format_move, gnu_ending
 from engine.search import precompile
 from engine.search.nply import MAX_PLY, check_ply
 

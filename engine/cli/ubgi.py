@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
-from engine.cli._decide import gnu_ending
 from engine.cube.decision import CUBE_LIMIT, MATCH_CUBE_LIMIT, CubeState, cubeful_value
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
@@ -38,7 +37,7 @@ from engine.notation.gnubg_id import (
     match_conflict,
     position_from_gnubg,
 )
-from engine.notation.movetext import BAR, OFF, die_steps
+from engine.notation.movetext import BAR, OFF, die_steps, gnu_ending
 from engine.notation.xgid import XgidInfo, parse_xgid, xgid_conflict
 from engine.rules.position import Position
 from engine.rules.scoring import result

@@ -58,7 +58,13 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.errors import MoveError, NotationError, quote
-from engine.notation.movetext import NO_MOVE, format_move, jellyfish_move, parse_move
+from engine.notation.movetext import (
+    NO_MOVE,
+    format_move,
+    gnu_ending,
+    jellyfish_move,
+    parse_move,
+)
 from engine.rules.position import Position
 from engine.rules.scoring import result
 
@@ -498,8 +504,11 @@ def format_mat(record: MatchRecord) -> str:
 def played_action(player: int, before: Position, after: Position, dice,
                   line: int = 0) -> Action:
     """The :class:`Action` of a roll played from ``before`` to ``after``, its play in the
-    match files' notation (:func:`engine.notation.movetext.jellyfish_move`)."""
+    match files' notation (:func:`engine.notation.movetext.jellyfish_move`); a play
+    that ends the game written as the one of the same result other programs read
+    (:func:`engine.notation.movetext.gnu_ending`)."""
     d1, d2 = (int(x) for x in dice)       # a pair, or a Dice
+    after = gnu_ending(before, after, (d1, d2))
     return Action(player, "roll", line, (d1, d2), jellyfish_move(before, after, (d1, d2)))
 
 

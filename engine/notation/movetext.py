@@ -42,6 +42,7 @@ from engine.movegen.keys import key_order
 from engine.rules import _layout as L
 from engine.rules.dice import check_dice
 from engine.rules.position import Position
+from engine.rules.scoring import result
 from engine.rules.variants import CASCADE_GAME, CASCADE_OWN, HIT, HOLD, PIN, Rules, get_rules
 
 BAR = 25
@@ -565,6 +566,28 @@ def die_steps(before: Position, after: Position, dice) -> tuple[tuple[int, int],
         if len(found) > len(steps):
             steps = tuple((p, q) for p, q, _d, _h in found)
     return steps
+
+
+def gnu_ending(before: Position, after: Position, dice) -> Position:
+    """``after``, or, when it bears off the mover's last checker in backgammon, the play
+    of the same result that uses the most dice. docs/rules.md (3.3, 3.4) counts a play
+    that ends the game as using all its dice, so with 5-1 and a checker on my 2 point
+    against a blot on my 1 point both ``2/off`` and ``2/1 1/off`` (hitting) are legal;
+    GNU Backgammon's move generator (its external player's moves) and bkgm's (bgci's
+    ``check`` and dueller) list only the play that uses both dice, and refuse ``2/off``
+    ("not in legal children"; GNU Backgammon's ``import mat`` stops at it). The game
+    ends either way with the same score (the blot is in the winner's home board or on
+    the bar), so nothing is lost by writing the play they accept: the protocols send it
+    and match files record it."""
+    from engine.movegen.generate import successors
+    won = result(after)
+    if dice is None or won is None or before.variant != "backgammon":
+        return after
+    ends = [s for s in successors(before, dice) if s != after and result(s) == won]
+    if not ends:
+        return after
+    length = {s: len(die_steps(before, s, dice)) for s in [after, *ends]}
+    return max([after, *ends], key=lambda s: length[s])   # after first: kept on a tie
 
 
 def jellyfish_move(before: Position, after: Position, dice) -> str:
