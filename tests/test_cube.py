@@ -1100,17 +1100,50 @@ def test_the_opponent_s_free_double_is_made_only_where_it_pays_him():
     sure_gammon = np.array([0.0, 0.0, 0.0, 1.0, 0.0])
     even = np.array([0.5, 0.1, 0.0, 0.1, 0.0])
     # 3-away against 4-away, cube 1: he plays on for a gammon (we lose 2), and doubles
-    # an even game, which we take or pass as is better for us
-    assert _free_double_after([(1.0, sure_gammon, False)], table, 3, 4, 1) == \
+    # an even game, which we take or pass as is better for us (at efficiency 0 his
+    # cube, live when he plays on, is valued as a dead one)
+    assert _free_double_after([(1.0, sure_gammon, False)], table, 3, 4, 1, 0.0, False) == \
         pytest.approx(table.after(3, 4, -2))
     from engine.cube.decision import _ends, _fractions
     fw, fl = _fractions(even)
     played = [0.5 * x + 0.5 * y for x, y in (_ends(table, 3, 4, n, fw, fl) for n in (1, 2))]
     want = min(played[0], max(played[1], table.after(3, 4, -1)))
-    assert _free_double_after([(1.0, even, False)], table, 3, 4, 1) == pytest.approx(want)
+    assert _free_double_after([(1.0, even, False)], table, 3, 4, 1, 0.0, False) == \
+        pytest.approx(want)
     pos, info = parse_position("UAAAKMtiRQYAAA:cAngADAAMAAE")
     d = cube_advice(search_for("backgammon"), pos, CubeState.from_info(info), 0)
     assert d.mwc["no_double"] == pytest.approx(0.5120, abs=0.002)
+
+
+def test_free_double_lookahead_values_the_opponent_s_play_on_with_his_live_cube():
+    """Where the opponent's double is free (our cube dead, his live) and he plays on
+    rather than double, he keeps that live cube: the lookahead values playing on as the
+    Janowski line of a cube he holds (his cash point our dead take point at 2n), as GNU
+    Backgammon's 1-ply tree values his no double at its leaves, not as the game played
+    out at n with a dead cube. 2-away against 6-away in a 7-point match, the cube 2
+    his, 30% for us and 50% gammons against us, the same chances after our roll: he is
+    too good to redouble and plays on (0.632), where the dead line had him redouble and
+    us pass (0.669). Computed here from the table's entries."""
+    from engine.cube.decision import _free_double_after
+    from engine.cube.met import default_table
+    t = default_table()
+    M = lambda a, b: float(t.pre_crawford[a - 1][b - 1])
+    w, x = 0.3, 0.68
+    p = np.array([w, 0.0, 0.0, 0.5, 0.0])
+    single, gammon = 0.2 / 0.7, 0.5 / 0.7           # shares of our losses
+    lose2 = single * M(2, 4) + gammon * M(2, 2)     # he is 4-away, or 2-away
+    dead = w * 1.0 + (1 - w) * lose2                # any win of ours wins the match
+    drop = M(2, 4)                                  # we pass his redouble: lose 2
+    lose4 = single * M(2, 2) + gammon * 0.0         # taken at 4
+    tp = (drop - lose4) / (1.0 - lose4)             # our dead take point at 4
+    live = (lose2 + (drop - lose2) * w / tp if w < tp
+            else drop + (1.0 - drop) * (w - tp) / (1.0 - tp))
+    on = x * live + (1 - x) * dead
+    take4 = w * 1.0 + (1 - w) * lose4
+    want = min(on, max(take4, drop))
+    assert want < drop                              # he plays on: below the pass
+    assert _free_double_after([(1.0, p, False)], t, 2, 6, 2, x, False) == \
+        pytest.approx(want, abs=1e-12)
 
 
 def test_beaver_of_a_sure_loss_despite_rounding():

@@ -673,7 +673,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     rolls: list = []                        # after_roll(), called once when needed
     if ahead and state.owner != "me" and b > c >= a and 2 * c <= state.limit:
         rolls = after_roll()
-        nd_m = _free_double_after(rolls, table, a, b, c)
+        nd_m = _free_double_after(rolls, table, a, b, c, eff_nd, measured)
     win, lose = _ends(table, a, b, c, fw, fl)
     dead_m = float(p[0]) * win + (1 - float(p[0])) * lose
     mwc = {"no_double": nd_m, "double_take": None, "double_pass": None, "cubeless": dead_m}
@@ -813,16 +813,21 @@ def rolls_ahead(position: Position, probability_fn: ProbabilityFn,
 
 
 def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int,
-                       n: int) -> float:
+                       n: int, efficiency: float, measured: bool) -> float:
     """Our MWC (``a``-away against ``b``-away, the cube at ``n``, ours dead, the
     opponent's double free) over our next roll (:func:`rolls_ahead`): a play that ends
     the game scores at ``n``; otherwise, on his turn, he doubles to ``2n`` or plays on,
     whichever leaves us less: doubled, we take (a dead cube at ``2n``) or pass (losing
-    ``n``), whichever is better for us; not doubled, the game is played out at ``n``.
-    (He always doubled here: where he is better off playing on for a gammon, a double
-    we would pass gave us the pass's value, e.g. a 1-away leader at a post-Crawford
-    score valued at the pass, 0.677, facing a sure gammon, where GNU Backgammon gives
-    0.512.)"""
+    ``n``), whichever is better for us; not doubled, he keeps his live cube, the
+    Janowski line of a cube he holds at ``n`` (:func:`_mwc`, ``efficiency``,
+    ``measured``), as GNU Backgammon's 1-ply values his no double at its leaves.
+    (He always doubled here once: where he is better off playing on for a gammon, a
+    double we would pass gave us the pass's value, e.g. a 1-away leader at a
+    post-Crawford score valued at the pass, 0.677, facing a sure gammon, where GNU
+    Backgammon gives 0.512. Playing on was then valued as the game played out at ``n``
+    with his cube dead: fed GNU Backgammon's 0-ply chances at every node, double/take
+    was 0.060 from its 1-ply on average and up to 0.42, against 0.002 and 0.015 with
+    his cube live.)"""
     drop = table.after(a, b, -n)
     total = 0.0
     for weight, p, over in after_roll:
@@ -833,8 +838,10 @@ def _free_double_after(after_roll: list, table: MatchEquityTable, a: int, b: int
         if over:
             total += weight * played_out
         else:
+            on = _mwc(p, table, a, b, n, "them", False, efficiency, free_double=False,
+                      measured=measured)
             win, lose = _ends(table, a, b, 2 * n, fw, fl)
-            total += weight * min(played_out, max(w * win + (1 - w) * lose, drop))
+            total += weight * min(on, max(w * win + (1 - w) * lose, drop))
     return float(total)
 
 
@@ -850,7 +857,7 @@ def _double_take_mwc(p: np.ndarray, table: MatchEquityTable, state: CubeState,
     a, b = state.away
     c = state.value
     if after_roll is not None and b > 2 * c >= a and 4 * c <= state.limit:
-        return _free_double_after(after_roll(), table, a, b, 2 * c)
+        return _free_double_after(after_roll(), table, a, b, 2 * c, efficiency, measured)
     return _mwc(p, table, a, b, 2 * c, "them", False, efficiency, free_double, measured)
 
 
