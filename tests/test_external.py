@@ -356,6 +356,8 @@ def test_a_line_over_the_limit_is_refused_even_when_it_arrives_whole():
         server.server_close()
     assert replies[0] == f"Error: request longer than {MAX_REQUEST} bytes"
     assert replies[1] == "8/5 6/5"
+    # refused unread, it is still a request answered Error (the log and the count)
+    assert (server.log.requests, server.log.errors) == (3, 1)
 
 
 def test_the_command_line_serves_a_connection_then_exits():

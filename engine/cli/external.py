@@ -402,8 +402,7 @@ class _Handler(socketserver.BaseRequestHandler):
                 if end < 0:
                     if len(buf) > MAX_REQUEST:
                         if not skipping:
-                            self._reply(conn, "Error: request longer than "
-                                              f"{MAX_REQUEST} bytes")
+                            self._refuse(conn, peer)
                         skipping, buf = True, b""
                     break
                 raw, buf = buf[:end], buf[end + 1:]
@@ -411,8 +410,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     skipping = False
                     continue
                 if len(raw) > MAX_REQUEST:  # a whole line in one read: refused all the same
-                    if not self._reply(conn, f"Error: request longer than {MAX_REQUEST} "
-                                             f"bytes"):
+                    if not self._refuse(conn, peer):
                         return
                     continue
                 # GNU Backgammon ends each request with a NUL after its newline: the
@@ -431,6 +429,14 @@ class _Handler(socketserver.BaseRequestHandler):
                     return
                 if not self._reply(conn, reply):
                     return
+
+    def _refuse(self, conn: socket.socket, peer: str) -> bool:
+        """A request longer than :data:`MAX_REQUEST` bytes refused unread: answered,
+        logged and counted as an error like any other request."""
+        reply = f"Error: request longer than {MAX_REQUEST} bytes"
+        self.server.log.write(peer, f"<more than {MAX_REQUEST} bytes, not read>", reply,
+                              0.0)
+        return self._reply(conn, reply)
 
     @staticmethod
     def _reply(conn: socket.socket, text: str) -> bool:
