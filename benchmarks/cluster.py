@@ -223,7 +223,7 @@ def main() -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        print("needs Ray: pip install 'nardy[cluster]'", file=sys.stderr)
+        print("needs Ray: pip install -e '.[cluster]'", file=sys.stderr)
         raise SystemExit(2) from None
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores")
     for part in args.parts.split(","):

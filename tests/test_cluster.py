@@ -10,7 +10,7 @@ from engine.notation.gnubg_id import position_from_id
 from engine.search.nply import Search
 from engine.search.rollout import Rollout, RolloutSettings
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'nardy[cluster]')")
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[cluster]')")
 
 pytestmark = pytest.mark.xdist_group("cluster")
 

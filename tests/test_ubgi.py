@@ -12,6 +12,7 @@ process on standard input and output.
 import io
 import json
 import re
+import shlex
 import subprocess
 import sys
 from itertools import permutations
@@ -56,6 +57,24 @@ def answer(s: Session, line: str, word: str) -> str:
 def silent(s: Session, *lines: str) -> None:
     for line in lines:
         assert s.handle(line) == [], line
+
+
+def test_the_session_docs_ubgi_md_shows_is_today_s():
+    """docs/ubgi.md's copy-paste session, replayed: its replies after ``readyok`` (the
+    shipped network's plays, values and node counts) are the engine's today, but for
+    the milliseconds."""
+    doc = (ROOT / "docs" / "ubgi.md").read_text()
+    shown = re.search(r"printf '%s\\n' (.*?) \| bash scripts/run.sh python -m engine.ubgi\n"
+                      r"```\n\n```\n(.*?)```", doc, re.S)
+    assert shown, "docs/ubgi.md: the session block was not found"
+    lines = shlex.split(shown.group(1).replace("\\\n", " "))
+    s = Session()
+    replies = [x for line in lines for x in s.handle(line)]
+    want = shown.group(2).splitlines()
+    want = want[want.index("readyok") + 1:]
+    got = replies[replies.index("readyok") + 1:]
+    ms = re.compile(r"time_ms \d+")
+    assert [ms.sub("time_ms N", x) for x in got] == [ms.sub("time_ms N", x) for x in want]
 
 
 # --------------------------------------------------------------------- handshake

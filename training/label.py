@@ -268,7 +268,8 @@ def main(argv=None) -> int:
                                  description="Label positions with the engine's n-ply search.")
     ap.add_argument("--positions", required=True, help="position set (.npz)")
     ap.add_argument("--model", default=None, help="model (default: the released one)")
-    ap.add_argument("--ply", type=non_negative_int, default=2)
+    ap.add_argument("--ply", type=non_negative_int, default=2,
+                    help="depth of the search's value of each position (default: 2)")
     ap.add_argument("--workers", type=worker_count, default=min(usable_cores(), MAX_WORKERS),
                     help=f"worker processes of --backend local, 1 .. {MAX_WORKERS} (default: "
                          f"the cores this process may use)")

@@ -513,13 +513,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.positions",
                                  description="Sample positions for supervised training.")
     ap.add_argument("--model", default="models/backgammon.npz",
-                    help="network whose self-play gives the positions")
-    ap.add_argument("--games", type=non_negative_int, default=2000, help="self-play games")
-    ap.add_argument("--epsilon", type=float, default=0.1, help="exploration rate")
+                    help="network whose self-play gives the positions; its game is the "
+                         "set's (default: models/backgammon.npz)")
+    ap.add_argument("--games", type=non_negative_int, default=2000,
+                    help="self-play games (default: 2000)")
+    ap.add_argument("--epsilon", type=float, default=0.1,
+                    help="exploration rate (default: 0.1)")
     ap.add_argument("--keep", type=float, default=0.25,
-                    help="share of the met positions kept")
+                    help="share of the met positions kept (default: 0.25)")
     ap.add_argument("--setups", type=non_negative_int, default=0,
-                    help="random set-ups added")
+                    help="random set-ups added (default: 0)")
     ap.add_argument("--candidates", type=non_negative_int, default=0, metavar="K",
                     help="instead of each kept self-play position, the positions after "
                          "the K plays of its roll the network rates best, numbered by "
@@ -527,7 +530,7 @@ def main(argv=None) -> int:
     ap.add_argument("--classes", default="",
                     help="keep only these classes, comma-separated (" + ", ".join(CLASSES)
                     + "); default: all")
-    ap.add_argument("--seed", type=non_negative_int, default=1)
+    ap.add_argument("--seed", type=non_negative_int, default=1, help="(default: 1)")
     ap.add_argument("--out", required=True, help="position-set file (.npz)")
     args = ap.parse_args(argv)
     if args.games == 0 and args.setups == 0:

@@ -131,7 +131,7 @@ def main(argv=None) -> int:
                                    "training.selfplay), for the card's train command")
     ap.add_argument("--seed", type=seed64, default=1)
     ap.add_argument("--replaces", metavar="MODEL",
-                    help="the released model this one replaces (default: models/<variant>.npz "
+                    help="the released model this one replaces (default: <--out>/<variant>.npz "
                          "when it exists): measured head to head before it is overwritten")
     ap.add_argument("--replaces-games", type=duel_games, default=20_000)
     args = ap.parse_args(argv)

@@ -797,6 +797,27 @@ def errors(net: Network, data: PositionSet) -> dict:
     return out
 
 
+_SETTING_HELP = {
+    "hidden": "hidden units: 0 keeps --init's (128 without it); more widens --init's",
+    "encoder": "input encoding (ignored with --init)",
+    "init": "model file to start from ('': small random weights)",
+    "reencode": "with --init: an encoder extending its inputs, new weights at zero",
+    "epochs": "most epochs",
+    "batch": "positions per step",
+    "lr": "Adam's learning rate",
+    "weight_decay": "L2 penalty on the weights",
+    "valid": "share of the positions held out for validation",
+    "patience": "epochs without a better validation loss before stopping",
+    "seed": "seeds the split, the initial weights and the shuffles",
+    "rank": "weight of the ranking term over each decision's candidates (0: off)",
+    "rank_temp": "0: mean square ranking term; > 0: listwise, softmax at this temperature",
+    "split": "validation rows: random (a seeded permutation) or hash (by position, the "
+             "same whatever the sets are joined with: needed to fine-tune on sets "
+             "trained on)",
+}
+"""``--help`` of each :class:`Settings` field (its docstring says more)."""
+
+
 def main(argv=None) -> int:
     """``python -m training.supervised``: train a network on labelled position sets."""
     ap = argparse.ArgumentParser(prog="python -m training.supervised",
@@ -813,7 +834,8 @@ def main(argv=None) -> int:
                     help="start afresh: refused where --out already holds a run")
     d = Settings()
     for name, value in asdict(d).items():
-        ap.add_argument("--" + name.replace("_", "-"), type=type(value), default=value)
+        ap.add_argument("--" + name.replace("_", "-"), type=type(value), default=value,
+                        help=f"{_SETTING_HELP[name]} (default: {value!r})")
     args = ap.parse_args(argv)
     try:
         if not args.errors:

@@ -1,13 +1,13 @@
 """``python -m engine.analyse``: the plays of a position and roll, ranked, for people.
 
 Reads a position in any notation :func:`engine.notation.parse.parse_position` knows (Position
-JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, or ``start``) and a
-roll, and prints the legal plays in standard move notation, best first, in the manner of
-GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the mover), the gap to
-the best play, and the mover's and the opponent's win / gammon / backgammon chances. A
-backgammon ID that holds the cube (``PositionID:MatchID``, an XGID: money or a match
-score) has its plays ranked as GNU Backgammon ranks them there, by the mover's cubeful
-equity (the opponent's proper cube action after the play,
+JSON, GNU Backgammon Position ID or ``PositionID:MatchID``, XGID, FIBS board string, or
+``start``) and a roll, and prints the legal plays in standard move notation, best first,
+in the manner of GNU Backgammon's ``hint``: rank, play, equity (cubeless money, for the
+mover), the gap to the best play, and the mover's and the opponent's win / gammon /
+backgammon chances. A backgammon ID that holds the cube (``PositionID:MatchID``, an
+XGID: money or a match score) has its plays ranked as GNU Backgammon ranks them there,
+by the mover's cubeful equity (the opponent's proper cube action after the play,
 :func:`engine.cube.decision.play_value`; money play with the ID's cube and Jacoby rule),
 shown in a match on the cube's normalised scale beside the match winning chance.
 Every play is rated; ``--top N`` lists the first N (default :data:`DEFAULT_SHOWN`, which

@@ -1,7 +1,7 @@
 """Work spread over a Ray cluster: rollouts, position labelling (and, in
 :mod:`training.cluster`, self-play training).
 
-`Ray <https://docs.ray.io>`_ is an optional extra (``pip install 'nardy[cluster]'``);
+`Ray <https://docs.ray.io>`_ is an optional extra (``pip install -e '.[cluster]'``);
 nothing here imports it until a backend is made. The unit of work is the same pure
 function the local code runs, so the numbers do not depend on where or on how many
 workers they were computed:
@@ -48,7 +48,7 @@ def ray_module():
     try:
         import ray
     except ImportError:
-        raise ClusterError("the Ray backend needs Ray: pip install 'nardy[cluster]' "
+        raise ClusterError("the Ray backend needs Ray: pip install -e '.[cluster]' "
                            "(or pip install ray)") from None
     return ray
 
@@ -243,7 +243,7 @@ def add_arguments(parser, local: str) -> None:
     group); ``local`` says what the local backend is for that command."""
     parser.add_argument("--backend", choices=("local", "ray"), default="local",
                         help=f"local: {local} (default); ray: a Ray cluster "
-                             f"(pip install 'nardy[cluster]')")
+                             f"(pip install -e '.[cluster]')")
     parser.add_argument("--address", default=None,
                         help="with --backend ray: the cluster ('auto', host:port); "
                              "default: start one on this machine")

@@ -1013,7 +1013,7 @@ def race_bounds(s, off, o):
 # --------------------------------------------------------------------- CLI
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m engine.eval.bearoff",
-                                 description=__doc__.splitlines()[0])
+                                 description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--build", action="store_true",
                     help="build the tables and write them to the cache file")
     ap.add_argument("--path", default=None,
