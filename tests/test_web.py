@@ -632,6 +632,18 @@ def test_a_position_id_keeps_its_dice_cube_and_score(client):
     assert back["info"]["match_length"] == 7 and back["xgid"] == xgid
 
 
+def test_an_id_that_cannot_hold_the_state_is_left_out(client):
+    """A Match ID after a beaver (GNU Backgammon wrote it) and one with a Crawford flag
+    at 2-3 of 7 got a money game's XGID, cube centred; an XGID's cube of 65536 got a
+    money game's GNU Backgammon ID (helper 124's audit against gnubg 1.07)."""
+    for text in ("jGfwATDgc/ABMA:EREAAEAAAAAE", "4HPwATDgc/ABMA:sAHgACAAGAAA"):
+        r = client.post("/api/position", json={"position": text}).json()
+        assert r["gnubg_id"] == text and "xgid" not in r
+    big = "XGID=-b----E-C---eE---c-e----B-:16:1:1:00:0:0:0:0:20"
+    r = client.post("/api/position", json={"position": big}).json()
+    assert r["info"]["cube_value"] == 65536 and r["xgid"] == big and "gnubg_id" not in r
+
+
 @pytest.mark.parametrize("body, words", [
     ({"position": "start", "trials": 1296 * 7}, "at most"),
     ({"position": "start", "dice": [3, 1], "trials": 1296, "candidates": 7}, "at most"),

@@ -165,13 +165,16 @@ def as_match_info(info):
 
 def as_xgid_info(info):
     """``info`` (a MatchInfo, an XgidInfo or None) as an
-    :class:`~engine.notation.xgid.XgidInfo`, the mirror of :func:`as_match_info`."""
+    :class:`~engine.notation.xgid.XgidInfo`, the mirror of :func:`as_match_info`; None
+    when there is none, or when the Match ID holds what this XGID cannot: a beaver on
+    offer (the double answered by a redouble, the doubler to decide: GNU Backgammon's
+    own files hold it), a Crawford flag with neither side 1-away."""
     from engine.errors import NotationError
     from engine.notation.gnubg_id import MatchInfo
     from engine.notation.xgid import XgidInfo
     if info is None or isinstance(info, XgidInfo):
         return info
-    if not isinstance(info, MatchInfo):
+    if not isinstance(info, MatchInfo) or (info.doubled and info.cube_owner == "them"):
         return None
     try:
         return XgidInfo(cube_value=info.cube_value, cube_owner=info.cube_owner,

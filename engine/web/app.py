@@ -11,7 +11,9 @@ Routes (all JSON bodies are strict JSON, as the protocol reads them):
   trials over its candidates, at 0-ply inside (``too_large`` beyond): every session's
   engine waits for it.
 - ``POST /api/position``: ``{"position": text}`` read as Position JSON, a GNU Backgammon
-  ID, an XGID or a FIBS board string; the answer gives the position and its IDs.
+  ID, an XGID or a FIBS board string; the answer gives the position and its IDs (each
+  one only where it holds the state read with the position: no XGID for a beaver on
+  offer, no GNU Backgammon ID for a cube above 32768).
 - ``POST /api/sessions``: a game or match against the engine (:mod:`engine.web.session`;
   a game without a model file is refused, 404 ``no_model``);
   ``GET /api/sessions/{id}`` its state (``?after=serial`` waits for the next question);
@@ -295,8 +297,13 @@ def position(request: Request, body: Any) -> dict:
         from engine.notation.gnubg_id import format_gnubg
         from engine.notation.parse import as_match_info, as_xgid_info
         from engine.notation.xgid import format_xgid
-        out["gnubg_id"] = format_gnubg(pos, as_match_info(info))
-        out["xgid"] = format_xgid(pos, as_xgid_info(info))
+        # each ID where it can hold the position's state (the cube, score and dice
+        # read with it): not a money game's default in its place
+        match, xgid = as_match_info(info), as_xgid_info(info)
+        if info is None or match is not None:
+            out["gnubg_id"] = format_gnubg(pos, match)
+        if info is None or xgid is not None:
+            out["xgid"] = format_xgid(pos, xgid)
     if info is not None:
         out["info"] = {k: list(v) if isinstance(v, tuple) else v
                        for k, v in vars(info).items()}
