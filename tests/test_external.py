@@ -410,6 +410,21 @@ def test_a_file_at_the_socket_path_is_kept_and_refused(tmp_path):
     assert path.read_text() == "mine\n"
 
 
+@pytest.mark.parametrize("args, said", [
+    (["--log", "/nonexistent/x.log"],
+     "--log '/nonexistent/x.log': cannot append to it (No such file or directory)"),
+    (["--threads", "0"], "--threads 0: expected 1 .. 256"),
+])
+def test_a_bad_log_or_thread_count_is_named_before_the_warm_up(tmp_path, args, said):
+    """A --log file that cannot be opened printed a bare '[Errno 2] ...'; --threads 0
+    was refused only after the model had loaded."""
+    out = subprocess.run([sys.executable, "-m", "engine.external", "--socket",
+                          str(tmp_path / "s.sock"), *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert said in out.stderr.strip().splitlines()[-1], out.stderr
+
+
 def test_a_stale_socket_is_replaced_and_a_live_one_refused(tmp_path):
     """A socket a server left behind (nothing accepts on it) is replaced; one a server
     still listens on is refused, that server keeping it."""

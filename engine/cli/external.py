@@ -55,7 +55,7 @@ from engine.errors import NardyError, clip, describe, quote
 from engine.notation.fibs import PREFIX, SCORE_CONVENTIONS, FibsView, parse_fibs_board
 from engine.notation.movetext import NO_MOVE, format_move, gnu_ending
 from engine.search import precompile
-from engine.search.nply import MAX_PLY, check_ply
+from engine.search.nply import MAX_PLY, MAX_THREADS, check_ply
 
 VERSION = "0.1.0"
 INTERFACE = "2"
@@ -623,7 +623,9 @@ def main(argv=None) -> int:
                     help="whose points the board's score fields hold: gnubg (as GNU "
                          "Backgammon writes them for its external players, the default) "
                          "or fibs (the player's, then the opponent's)")
-    ap.add_argument("--threads", type=integer, default=None, help="search threads")
+    ap.add_argument("--threads", type=integer, default=None,
+                    help=f"search threads, 1 .. {MAX_THREADS} (default: the cores this "
+                         f"process may use, at most 4)")
     ap.add_argument("--log", metavar="FILE", help="append each request and reply to FILE "
                                                   "(JSON lines)")
     ap.add_argument("--once", action="store_true",
@@ -636,6 +638,8 @@ def main(argv=None) -> int:
         cube_ply = check_ply(args.ply if args.cube_ply is None else args.cube_ply)
     except NardyError as exc:
         ap.error(str(exc))
+    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
+        ap.error(f"--threads {args.threads}: expected 1 .. {MAX_THREADS}")
     settings = Settings(args.ply, cube_ply, args.jacoby, args.beavers, args.crawford_rule,
                         args.scores, args.threads)
     # bound first, so that a place it cannot listen on is refused before the warm-up
@@ -645,7 +649,8 @@ def main(argv=None) -> int:
     except ListenError as exc:
         ap.error(str(exc))
     except OSError as exc:                  # the --log file
-        print(f"engine.external: {exc}", file=sys.stderr)
+        print(f"engine.external: --log {quote(args.log)}: cannot append to it "
+              f"({exc.strerror or exc})", file=sys.stderr)
         return 2
     try:
         warm_up(settings)
