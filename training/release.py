@@ -118,7 +118,12 @@ def seed64(text: str) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.release", description=__doc__)
+    ap = argparse.ArgumentParser(
+        prog="python -m training.release",
+        description="Release a trained network into models/ (or --out) with a card of "
+                    "facts measured here and now: its strength against PubEval (or the "
+                    "heuristic and random play) and against the network it replaces, "
+                    "the training settings and wall time. training/README.md says more.")
     ap.add_argument("--run", required=True,
                     help="run folder of training.selfplay or training.supervised")
     ap.add_argument("--checkpoint", help="release this checkpoint of the run (a rung of "

@@ -195,7 +195,7 @@ def warm_start(fresh: Network, trained: Network) -> Network:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.selfplay",
-                                 description=__doc__.split("\n\n")[0],
+                                 description="Train a network by TD(lambda) self-play.",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variant", help="game to learn (default: backgammon)")
     ap.add_argument("--games", type=non_negative_int, default=None,

@@ -436,7 +436,8 @@ def main(argv=None) -> int:
     """Entry point of ``python -m engine.cube_cli``."""
     precompile.allow()       # a cold start compiles on two cores
     ap = argparse.ArgumentParser(prog="python -m engine.cube_cli",
-                                 description=__doc__.split("\n\n")[0])
+                                 description="Cube decisions of a backgammon position: "
+                                             "money or match, at 0-3 ply or rolled out.")
     ap.add_argument("--position", required=True,
                     help="GNU Backgammon Position ID (or PositionID:MatchID), XGID, "
                          "FIBS board string (board:...) or Position JSON")
