@@ -169,6 +169,11 @@ def test_a_raccoon_is_answered_by_the_beaverer():
                 assert _session(sock, [DOUBLED, RACCOONED]) == ["beaver", "take"]
             with socket.create_connection(servers[0].server_address) as sock:
                 assert _session(sock, [RACCOONED]) == ["drop"]
+            with socket.create_connection(servers[0].server_address) as sock:
+                # a refused line between them: the beaver is no longer the context
+                from engine.cli.external import MAX_REQUEST
+                assert _session(sock, [DOUBLED, " " * (MAX_REQUEST + 1), RACCOONED])[::2] \
+                    == ["beaver", "drop"]
         finally:
             servers[0].shutdown()
             servers[0].server_close()

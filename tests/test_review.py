@@ -34,6 +34,7 @@ from engine.notation.matfile import (
 )
 from engine.notation.movetext import format_move, parse_move
 from engine.rules.position import Position
+from engine.rules.scoring import result
 
 DATA = Path(__file__).parent / "data" / "matches"
 FIVE = DATA / "gnubg_5_point.mat"
@@ -274,6 +275,8 @@ def test_a_game_ending_play_is_written_as_gnu_backgammon_reads_it():
     off, hit = (parse_move(t, last, (5, 1)) for t in ("2/off", "2/1*/off"))
     assert off != hit
     assert [played_action(0, last, a, (5, 1)).move for a in (off, hit)] == ["2/1* 1/0"] * 2
+    written = parse_move("2/1* 1/0", last, (5, 1))     # read back: the same result
+    assert written == hit and result(written) == result(off)
     alone = Position.from_literal("x 2:1; o 24:2 6:3 5:3 4:3 3:2 2:2")   # 1 point closed
     assert played_action(0, alone, parse_move("2/off", alone, (5, 1)), (5, 1)).move == "2/0"
 

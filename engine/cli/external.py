@@ -403,13 +403,14 @@ class _Handler(socketserver.BaseRequestHandler):
                     if len(buf) > MAX_REQUEST:
                         if not skipping:
                             self._refuse(conn, peer)
-                        skipping, buf = True, b""
+                        skipping, buf, previous = True, b"", None
                     break
                 raw, buf = buf[:end], buf[end + 1:]
                 if skipping:
                     skipping = False
                     continue
                 if len(raw) > MAX_REQUEST:  # a whole line in one read: refused all the same
+                    previous = None         # no raccoon after it: it answered no beaver
                     if not self._refuse(conn, peer):
                         return
                     continue

@@ -1255,15 +1255,15 @@ class Search:
         """The ``ply``-ply value of ``position`` for its side to move, before it rolls
         (0-ply: the static evaluation; n-ply: the 21 rolls' best plays at n - 1). The
         starting position of the games whose first player rolls both dice (long nardy,
-        gul bara, plakoto, fevga) is valued by its rolls at 0-ply too: no network
-        has it among its inputs (:meth:`_values`)."""
+        gul bara, plakoto, fevga) is valued by its rolls at 0-ply too: the released
+        networks have not met it (:meth:`_values`)."""
         state = self._check(position)
         settings = self._settings(ply, settings)
         tree = self._tree(settings, static=True)
-        o = self._values(tree, state[None, :], settings.ply)[0]
+        out, evaluated = self._values(tree, state[None, :], settings.ply)
         tree.close()
-        p = tuple(float(x) for x in o)
-        return Evaluation(p, float(equities(o)), settings.ply, int(tree.ctx.stats[S_STATIC]))
+        p = tuple(float(x) for x in out[0])
+        return Evaluation(p, float(equities(out[0])), settings.ply, evaluated)
 
     def values_of(self, states: np.ndarray, ply: int | None = None,
                   settings: SearchSettings | None = None) -> np.ndarray:
@@ -1275,7 +1275,7 @@ class Search:
         settings = self._settings(ply, settings)
         states = check_states(states, self.evaluator.rules, "values_of: states")
         tree = self._tree(settings, static=True)
-        out = self._values(tree, states, settings.ply)
+        out, _ = self._values(tree, states, settings.ply)
         tree.close()
         return out
 
@@ -1289,33 +1289,37 @@ class Search:
         start = position_state(Position.start(self.variant), self.evaluator.rules)
         return start[:L.KEY_LEN].copy()
 
-    def _values(self, tree: _Tree, states: np.ndarray, ply: int) -> np.ndarray:
-        """``tree.values(states, ply)``, the starting position of a game whose first
-        player rolls both dice valued by its 21 rolls at 0-ply: every position a
-        network learns from follows a play, and no play leads back to both full
-        starting points, so that one position lies outside what the network has
-        seen (long nardy's was rated -0.35 against +0.27 by its rolls)."""
+    def _values(self, tree: _Tree, states: np.ndarray, ply: int) -> tuple:
+        """``(tree.values(states, ply), positions rated statically)``, the starting
+        position of a game whose first player rolls both dice valued by its 21 rolls
+        at 0-ply: the released networks learnt from positions after a play (their
+        self-play, and their supervised rounds' candidate sets), and no play leads
+        back to both full starting points, so they have not met it (long nardy's was
+        rated -0.35 against +0.27 by its rolls)."""
         out = tree.values(states, ply)
+        evaluated = int(tree.ctx.stats[S_STATIC])    # before _rate's trees reset it
         if ply == 0 and self._opening is not None:
             first = (states[:, :L.KEY_LEN] == self._opening).all(axis=1)
             if first.any():
-                out[first] = self._by_rolls()
-        return out
+                out[first], rated = self._by_rolls()
+                evaluated += rated
+        return out, evaluated
 
-    def _by_rolls(self) -> np.ndarray:
-        """The outputs of the game's start for its first player before his roll: over
-        the 21 rolls, the chances after the best play of each, as a 0-ply decision
-        rates and picks it (the decision's own kernels: a cold start compiles no
-        more than a 0-ply analysis does, where the 1-ply search's kernel took 45 s
-        more)."""
+    def _by_rolls(self) -> tuple:
+        """``(outputs, positions rated)`` of the game's start for its first player
+        before his roll: over the 21 rolls, the chances after the best play of each,
+        as a 0-ply decision rates and picks it (the decision's own kernels: a cold
+        start compiles no more than a 0-ply analysis does, where the 1-ply search's
+        kernel took 45 s more)."""
         start = Position.start(self.variant)
         state = self._check(start)
         settings = self._settings(0, None)
-        acc = np.zeros(N_OUTPUTS)
+        acc, rated = np.zeros(N_OUTPUTS), 0
         for d1, d2, weight in _ROLLS.tolist():
-            _, probs, eq, _, _ = self._rate(state, (d1, d2), settings, start)
+            _, probs, eq, _, n = self._rate(state, (d1, d2), settings, start)
             acc += weight * probs[int(np.argmax(eq))]
-        return np.clip(acc / 36.0, 0.0, 1.0)
+            rated += n
+        return np.clip(acc / 36.0, 0.0, 1.0), rated
 
     def __repr__(self) -> str:
         return f"Search({self.evaluator!r}, {self.settings!r})"
