@@ -418,7 +418,7 @@ def test_a_file_at_the_socket_path_is_kept_and_refused(tmp_path):
 @pytest.mark.parametrize("args, said", [
     (["--log", "/nonexistent/x.log"],
      "--log '/nonexistent/x.log': cannot append to it (No such file or directory)"),
-    (["--threads", "0"], "--threads 0: expected 1 .. 256"),
+    (["--threads", "0"], "--threads: '0': expected a number of search threads, 1 .. 256"),
 ])
 def test_a_bad_log_or_thread_count_is_named_before_the_warm_up(tmp_path, args, said):
     """A --log file that cannot be opened printed a bare '[Errno 2] ...'; --threads 0

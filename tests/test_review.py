@@ -397,7 +397,8 @@ def test_the_review_s_move_filters_reach_its_search(capsys):
 def test_the_command_line_errors(tmp_path, capsys):
     assert main([str(tmp_path / "none.mat")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    for flags, words in ((["--ply", "4"], "--ply 4"), (["--threads", "0"], "--threads 0")):
+    for flags, words in ((["--ply", "4"], "--ply 4"),
+                         (["--threads", "0"], "--threads: '0': expected a number of search")):
         with pytest.raises(SystemExit):
             main([str(FIVE), *flags])
         assert words in capsys.readouterr().err

@@ -165,6 +165,16 @@ def worker_count(text: str) -> int:
     return int(digits)
 
 
+def thread_count(text: str) -> int:
+    """An ``argparse`` type: a search's threads (``--threads``), 1 ..
+    :data:`MAX_WORKERS`, the bound :data:`engine.search.nply.MAX_THREADS` also is."""
+    digits = text.strip()
+    if not (is_whole(digits) and len(digits) <= 30 and 1 <= int(digits) <= MAX_WORKERS):
+        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a number of search "
+                                         f"threads, 1 .. {MAX_WORKERS}")
+    return int(digits)
+
+
 MAX_PORT = 65535
 """The highest TCP port (a port is 16 bits)."""
 

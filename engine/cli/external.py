@@ -48,6 +48,7 @@ from engine.cli._common import (
     listen_host,
     parse_args,
     port_number,
+    thread_count,
 )
 from engine.cube.decision import CubeState
 from engine.cube.met import default_table
@@ -55,7 +56,7 @@ from engine.errors import NardyError, clip, describe, quote
 from engine.notation.fibs import PREFIX, SCORE_CONVENTIONS, FibsView, parse_fibs_board
 from engine.notation.movetext import NO_MOVE, format_move, gnu_ending
 from engine.search import precompile
-from engine.search.nply import MAX_PLY, MAX_THREADS, check_ply
+from engine.search.nply import MAX_PLY, check_ply
 
 VERSION = "0.1.0"
 INTERFACE = "2"
@@ -624,9 +625,9 @@ def main(argv=None) -> int:
                     help="whose points the board's score fields hold: gnubg (as GNU "
                          "Backgammon writes them for its external players, the default) "
                          "or fibs (the player's, then the opponent's)")
-    ap.add_argument("--threads", type=integer, default=None,
-                    help=f"search threads, 1 .. {MAX_THREADS} (default: the cores this "
-                         f"process may use, at most 4)")
+    ap.add_argument("--threads", type=thread_count, default=None,
+                    help="search threads (default: the cores this process may use, at "
+                         "most 4)")
     ap.add_argument("--log", metavar="FILE", help="append each request and reply to FILE "
                                                   "(JSON lines)")
     ap.add_argument("--once", action="store_true",
@@ -639,8 +640,6 @@ def main(argv=None) -> int:
         cube_ply = check_ply(args.ply if args.cube_ply is None else args.cube_ply)
     except NardyError as exc:
         ap.error(str(exc))
-    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
-        ap.error(f"--threads {args.threads}: expected 1 .. {MAX_THREADS}")
     settings = Settings(args.ply, cube_ply, args.jacoby, args.beavers, args.crawford_rule,
                         args.scores, args.threads)
     # bound first, so that a place it cannot listen on is refused before the warm-up

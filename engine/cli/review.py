@@ -85,7 +85,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from engine.cli._common import integer, parse_args, run
+from engine.cli._common import integer, parse_args, run, thread_count
 from engine.cli._decide import (
     answer,
     cube_advice,
@@ -104,7 +104,6 @@ from engine.rules.scoring import flip_probs
 from engine.search.bearoff_cube import cubeful_play_value
 from engine.search.nply import (
     DEFAULT_FILTERS,
-    MAX_THREADS,
     Search,
     SearchError,
     format_filters,
@@ -822,13 +821,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--beavers", action=argparse.BooleanOptionalAction, default=None,
                     help="money play: beavers, where the file does not say (default: on "
                          "when it holds one)")
-    ap.add_argument("--threads", type=integer, default=None,
+    ap.add_argument("--threads", type=thread_count, default=None,
                     help="search threads (default: the engine's)")
     args = parse_args(ap, argv)
     if not 0 <= args.ply <= 3:
         ap.error(f"--ply {args.ply}: expected 0..3")
-    if args.threads is not None and not 1 <= args.threads <= MAX_THREADS:
-        ap.error(f"--threads {args.threads}: expected 1..{MAX_THREADS}")
     filters = None
     if args.filters is not None:
         try:
