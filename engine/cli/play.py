@@ -857,7 +857,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
                          "(redouble at once, keeping the cube)")
     ap.add_argument("--save", metavar="FILE.mat",
                     help="backgammon: write the games to this match file after each "
-                         "(and at quit, once a play is made), for GNU Backgammon, XG or python -m engine.review "
+                         "(and at quit, once a play is made), for GNU Backgammon, XG or "
+                         "python -m engine.review "
                          "(a name ending .sgf: GNU Backgammon's own SGF). Its folder must "
                          "exist and be writable (checked before play); a later failed "
                          "write is reported and play goes on, the games written again "
