@@ -1260,7 +1260,7 @@ class Search:
         state = self._check(position)
         settings = self._settings(ply, settings)
         tree = self._tree(settings, static=True)
-        out, evaluated = self._values(tree, state[None, :], settings.ply)
+        out, evaluated = self._values(tree, state[None, :], settings)
         tree.close()
         p = tuple(float(x) for x in out[0])
         return Evaluation(p, float(equities(out[0])), settings.ply, evaluated)
@@ -1275,7 +1275,7 @@ class Search:
         settings = self._settings(ply, settings)
         states = check_states(states, self.evaluator.rules, "values_of: states")
         tree = self._tree(settings, static=True)
-        out, _ = self._values(tree, states, settings.ply)
+        out, _ = self._values(tree, states, settings)
         tree.close()
         return out
 
@@ -1289,23 +1289,23 @@ class Search:
         start = position_state(Position.start(self.variant), self.evaluator.rules)
         return start[:L.KEY_LEN].copy()
 
-    def _values(self, tree: _Tree, states: np.ndarray, ply: int) -> tuple:
-        """``(tree.values(states, ply), positions rated statically)``, the starting
-        position of a game whose first player rolls both dice valued by its 21 rolls
-        at 0-ply: the released networks learnt from positions after a play (their
-        self-play, and their supervised rounds' candidate sets), and no play leads
-        back to both full starting points, so they have not met it (long nardy's was
-        rated -0.35 against +0.27 by its rolls)."""
-        out = tree.values(states, ply)
+    def _values(self, tree: _Tree, states: np.ndarray, settings: SearchSettings) -> tuple:
+        """``(tree.values(states, settings.ply), positions rated statically)``, the
+        starting position of a game whose first player rolls both dice valued by its
+        21 rolls at 0-ply: the released networks learnt from positions after a play
+        (their self-play, and their supervised rounds' candidate sets), and no play
+        leads back to both full starting points, so they have not met it (long
+        nardy's was rated -0.35 against +0.27 by its rolls)."""
+        out = tree.values(states, settings.ply)
         evaluated = int(tree.ctx.stats[S_STATIC])    # before _rate's trees reset it
-        if ply == 0 and self._opening is not None:
+        if settings.ply == 0 and self._opening is not None:
             first = (states[:, :L.KEY_LEN] == self._opening).all(axis=1)
             if first.any():
-                out[first], rated = self._by_rolls()
+                out[first], rated = self._by_rolls(settings)
                 evaluated += rated
         return out, evaluated
 
-    def _by_rolls(self) -> tuple:
+    def _by_rolls(self, settings: SearchSettings) -> tuple:
         """``(outputs, positions rated)`` of the game's start for its first player
         before his roll: over the 21 rolls, the chances after the best play of each,
         as a 0-ply decision rates and picks it (the decision's own kernels: a cold
@@ -1313,7 +1313,6 @@ class Search:
         kernel took 45 s more)."""
         start = Position.start(self.variant)
         state = self._check(start)
-        settings = self._settings(0, None)
         acc, rated = np.zeros(N_OUTPUTS), 0
         for d1, d2, weight in _ROLLS.tolist():
             _, probs, eq, _, n = self._rate(state, (d1, d2), settings, start)
