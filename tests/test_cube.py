@@ -433,14 +433,16 @@ def test_a_short_bear_off_in_money_play_is_decided_exactly():
 def test_an_xgid_s_usual_max_cube_keeps_a_short_bear_off_exact():
     """An XGID always carries a max cube (XG writes 10: 1024), and a cube with any
     maximum was decided by the model: the same race as a GNU Backgammon ID got the
-    exact equities, as an XGID Janowski's (no double 0.50 where it is 0.38). Nine or
-    more doubles left change nothing; a max cube of 8 still does."""
+    exact equities, as an XGID Janowski's (no double 0.50 where it is 0.38). Five or
+    more doubles left change no equity by more than 1e-4 (a cube of 4 under the usual
+    1024 was still the model's); a max cube of 8 does."""
     from engine.eval import bearoff
     from engine.notation.xgid import XgidInfo, format_xgid
     pos = Position.from_literal("x 5:1 4:1; o 6:1 1:1")
     nd, dt = bearoff.load().money_cube(pos, "centre")
     for info, exact in ((XgidInfo(), True), (XgidInfo(max_cube=512), True),
                         (XgidInfo(cube_value=2, cube_owner="me"), True),
+                        (XgidInfo(cube_value=32, cube_owner="me"), True),
                         (XgidInfo(max_cube=8), False)):
         r = _ask({"cmd": "cube", "position": format_xgid(pos, info)})
         got = r["equities"]["no_double"]

@@ -40,13 +40,16 @@ from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
 from engine.rules.position import Position
 
-EXACT_CUBE_HEADROOM = 512
+EXACT_CUBE_HEADROOM = 32
 """The least ``max cube / cube value`` with which a short bear-off's money cube is
 decided by the two-sided table, whose cube has no maximum (:func:`money_bearoff`).
-Nine doubles left change no equity of those races by more than 4e-13 (after a double,
-eight: 2e-9); an XGID's usual max cube, 1024 (XG writes 10), leaves ten at a centred
-cube, where nothing changes (2026-12-07, the table's recursion with the doubles left
-counted; five left still moved equities by 1e-4, two by 0.06)."""
+Five doubles left change no equity of those races by more than 1e-4, nine by 4e-13
+(2026-12-07, the table's recursion with the doubles left counted; two left moved them
+by 0.06); below it the cube model decides, whose Janowski line missed the table by up
+to 0.12 (a money bear-off at a cube of 4 under an XGID's usual max cube, 1024, when
+this bound was 512: ``XGID=-A-B-BA---------------abb-:2:-1:1:53:0:0:0:0:10``, 5/off
+3/off, -0.868 where the table and GNU Backgammon, which ignores the max cube, give
+-0.985; helper 125's audit)."""
 
 
 def money_bearoff(position: Position, state: CubeState) -> tuple | None:
