@@ -156,23 +156,25 @@ kernels and work spaces, so a mistyped count (100000 for 10) would start process
 the machine's memory ran out, where a one-line error costs nothing."""
 
 
-def worker_count(text: str) -> int:
-    """An ``argparse`` type: a number of worker processes, 1 .. :data:`MAX_WORKERS`."""
+def _count(text: str, what: str) -> int:
+    """``text`` as a whole number 1 .. :data:`MAX_WORKERS`, else an argparse error
+    naming ``what`` it counts."""
     digits = text.strip()
     if not (is_whole(digits) and len(digits) <= 30 and 1 <= int(digits) <= MAX_WORKERS):
-        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a number of worker "
-                                         f"processes, 1 .. {MAX_WORKERS}")
+        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a number of {what}, "
+                                         f"1 .. {MAX_WORKERS}")
     return int(digits)
+
+
+def worker_count(text: str) -> int:
+    """An ``argparse`` type: a number of worker processes, 1 .. :data:`MAX_WORKERS`."""
+    return _count(text, "worker processes")
 
 
 def thread_count(text: str) -> int:
     """An ``argparse`` type: a search's threads (``--threads``), 1 ..
     :data:`MAX_WORKERS`, the bound :data:`engine.search.nply.MAX_THREADS` also is."""
-    digits = text.strip()
-    if not (is_whole(digits) and len(digits) <= 30 and 1 <= int(digits) <= MAX_WORKERS):
-        raise argparse.ArgumentTypeError(f"{quote(text)}: expected a number of search "
-                                         f"threads, 1 .. {MAX_WORKERS}")
-    return int(digits)
+    return _count(text, "search threads")
 
 
 MAX_PORT = 65535
