@@ -1212,6 +1212,33 @@ def test_a_play_into_a_short_match_bear_off_is_valued_at_the_table_s_efficiencie
     assert match_efficiencies(Position.from_literal("x 6:7; o 6:1"), match(4, 4)) is None
 
 
+def test_cubeful_play_values_are_cubeful_play_value_play_by_play():
+    """The batch (the review's luck, the game loop's cubeful choice) gives each play's
+    :func:`cubeful_play_value` exactly: plays into a short bear-off (the table's exact
+    money value, its efficiencies in a match), races, contact and a game-ending play."""
+    from engine.movegen.generate import successors
+    from engine.notation.parse import parse_position
+    from engine.search.bearoff_cube import cubeful_play_value, cubeful_play_values
+    rng = np.random.default_rng(11)
+    plays = []
+    for pid, dice in (("SAAAoAIAAAAAAA", (1, 1)), ("GwAAgAYAAAAAAA", (4, 1)),
+                      ("4HPwATDgc/ABMA", (6, 5))):
+        plays += successors(parse_position(pid)[0], dice)
+    plays += successors(Position.from_literal("x 1:1; o 6:4"), (2, 1))     # ends the game
+    assert any(p.is_over() for p in plays)
+    for state in (MONEY, CubeState(2, "them"), CubeState(1, "centre", 7, (3, 5)),
+                  CubeState(2, "me", 5, (1, 1))):
+        win = rng.uniform(0.1, 0.9, len(plays))
+        chances = np.stack([win, 0.2 * win, 0.0 * win, 0.1 * (1 - win), 0.0 * win], axis=1)
+        got, mwc = cubeful_play_values(chances, plays, state)
+        for i, after in enumerate(plays):
+            want = cubeful_play_value(chances[i], after, state)
+            assert got[i] == want[0], (state, i)
+            assert (mwc is None) == state.money and (mwc is None or mwc[i] == want[1])
+    with pytest.raises(CubeError, match="one row of five for each position"):
+        cubeful_play_values(np.zeros((2, 5)), plays[:3], MONEY)
+
+
 def test_a_short_match_bear_off_s_cube_is_decided_at_the_table_s_efficiencies():
     """The engine's own cube decisions in a short bear-off in match play (the ``cube``
     command, the protocols' cube advice and answers, the game loop's policy) used the
@@ -1285,3 +1312,133 @@ def test_cube_analysis_refuses_a_bad_position_or_state_with_typed_errors():
             cube_analysis(Position.start(), bad, fn)
         with pytest.raises(CubeError, match="expected a CubeState"):
             cube_efficiencies(Position.start(), bad)
+
+
+def test_check_probabilities_clips_and_refuses_as_numpy_would():
+    """The five-number check (plain Python arithmetic, for speed) against the same rule
+    in numpy: finite numbers within 1e-6 of [0, 1], clipped into [0, 1] and into order
+    (gammons at most the wins, backgammons at most the gammons, on both sides)."""
+    def reference(p):
+        p = np.clip(np.array(p, np.float64), 0.0, 1.0)
+        p[1] = min(p[1], p[0])
+        p[2] = min(p[2], p[1])
+        p[3] = min(p[3], 1.0 - p[0])
+        p[4] = min(p[4], p[3])
+        return p
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        p = rng.uniform(-1e-6, 1 + 1e-6, 5) * rng.integers(0, 2, 5)
+        got = check_probabilities(p)
+        assert got.dtype == np.float64 and got.shape == (5,)
+        np.testing.assert_array_equal(got, reference(p))
+        assert got is not p and list(check_probabilities(list(p))) == list(got)
+    for bad, words in (([0.5] * 4, "five finite"), ([[0.5] * 5] * 2, "five finite"),
+                       ([0.5, np.nan, 0, 0, 0], "five finite"),
+                       ([0.5, 0, 0, np.inf, 0], "five finite"), ("abc", "five numbers"),
+                       ([0.5, -0.01, 0, 0, 0], r"in \[0, 1\]"),
+                       ([1.01, 0, 0, 0, 0], r"in \[0, 1\]")):
+        with pytest.raises(CubeError, match=words):
+            check_probabilities(bad)
+
+
+def test_play_value_checks_the_efficiencies_it_is_given():
+    after = Position.start().flip()
+    p = probs(0.6)
+    for x in (-0.1, 1.5, float("nan")):
+        with pytest.raises(CubeError, match="efficiency"):
+            play_value(p, after, MONEY, efficiency=x)
+        with pytest.raises(CubeError, match="efficiency"):
+            play_value(p, after, MONEY, efficiency=0.6, double_efficiency=x)
+    state = CubeState(2, "me", 7, (1, 3))
+    assert state.flip() is state.flip() and state.flip().flip() == state
+
+
+def test_the_match_cube_s_line_is_numpy_s_interpolation():
+    """:func:`engine.cube.decision._interp` (plain Python) gives what ``numpy.interp``
+    gives on the knots of a cubeful match line, at the knots, between and beyond them."""
+    from engine.cube.decision import _interp
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        inner = sorted(rng.uniform(0, 1, rng.integers(0, 3)).tolist())
+        xs = [0.0, *inner, 1.0]
+        ys = sorted(rng.uniform(0, 1, len(xs)).tolist())
+        for x in [*xs, *rng.uniform(-0.1, 1.1, 20).tolist()]:
+            assert _interp(x, xs, ys) == float(np.interp(x, xs, ys))
+
+
+def _states():
+    """Money and match cube states of every kind the plays' values branch on."""
+    out = [CubeState(), CubeState(jacoby=False), CubeState(2, "me"), CubeState(4, "them"),
+           CubeState(beavers=True), CubeState(2, "them", beavers=True),
+           CubeState(8, "me", max_value=16), CubeState(1, "centre", max_value=1)]
+    for length in (1, 2, 3, 5, 7, 11):
+        for me in range(length):
+            for them in range(length):
+                out.append(CubeState(1, "centre", length, (me, them)))
+                for value in (2, 4):
+                    for owner in ("me", "them"):
+                        out.append(CubeState(value, owner, length, (me, them)))
+                if length - 1 in (me, them) and (me, them) != (length - 1, length - 1):
+                    out.append(CubeState(1, "centre", length, (me, them), crawford=True))
+    return out
+
+
+def test_play_values_are_play_value_to_the_last_bit():
+    """:func:`play_values` (the review's luck rates every play of the 21 rolls with it)
+    gives :func:`play_value`'s numbers exactly, over random chances (gammons and
+    backgammons, none, certain wins and losses), efficiencies (a dead cube's 0 among
+    them), and money and match states of every kind; and the positions' own
+    efficiencies by default, games over included."""
+    from engine.cube.decision import play_values
+    from engine.movegen.generate import successors
+    rng = np.random.default_rng(7)
+
+    def chances(n):
+        w = rng.uniform(0, 1, n)
+        w[:3] = (0.0, 1.0, 0.5)
+        wg = w * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
+        wb = wg * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
+        lg = (1 - w) * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
+        lb = lg * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
+        return np.stack([w, wg, wb, lg, lb], axis=1)
+
+    afters = [s for s in successors(Position.start(), (3, 1))][:4]
+    checked = 0
+    for state in _states():
+        p = chances(40)
+        after = [afters[i % len(afters)] for i in range(len(p))]
+        x = rng.choice([0.0, 0.6, 0.68, rng.uniform(0, 1)], len(p))
+        got, mwc = play_values(p, after, state, efficiencies=x)
+        for i in range(len(p)):
+            want = play_value(p[i], after[i], state, efficiency=float(x[i]))
+            assert got[i] == want[0], (state, p[i], x[i])
+            assert (mwc is None) == (want[1] is None)
+            assert mwc is None or mwc[i] == want[1]
+            checked += 1
+    assert checked > 5000
+    # beavers: a take worth nothing to the doubler, beavered or not doubled at all
+    # (the opponent's chances after the play, seen from him, at a dead cube)
+    for t, action in (([0.485191, 0.475845, 0.077262, 0.495070, 0.041124], "no_double_beaver"),
+                      ([0.363043, 0.320436, 0.053990, 0.132154, 0.030838], "double_beaver")):
+        assert cube_decision(t, CubeState(beavers=True), 0.0).action == action
+        mine = [[1 - t[0], t[3], t[4], t[1], t[2]]]
+        got, _ = play_values(mine, afters[:1], CubeState(beavers=True), efficiencies=[0.0])
+        assert got[0] == play_value(mine[0], afters[0], CubeState(beavers=True),
+                                    efficiency=0.0)[0]
+    # the positions' own efficiencies (contact, race, a bear-off), and a game over
+    race = Position("backgammon", (0, 2, 3, 3, 2, 2, 1, 2) + (0,) * 16,
+                    (0, 1, 2, 3, 3, 2, 2, 2) + (0,) * 16)
+    won = Position("backgammon", (0,) * 24, (2,) + (0,) * 23, (0, 0), (15, 13))
+    plays = [afters[0], race, won]
+    for state in (CubeState(), CubeState(2, "me", 7, (2, 4))):
+        p = chances(3)
+        got, mwc = play_values(p, plays, state)
+        for i, after in enumerate(plays):
+            want = play_value(p[i], after, state)
+            assert got[i] == want[0] and (mwc is None or mwc[i] == want[1])
+    with pytest.raises(CubeError, match="n x 5"):
+        play_values([0.5] * 5, afters[:1], CubeState())
+    with pytest.raises(CubeError, match="2 positions for 1 rows"):
+        play_values([[0.5] * 5], afters[:2], CubeState())
+    with pytest.raises(CubeError, match=r"in \[0, 1\]"):
+        play_values([[0.5] * 5, [0.5, 2.0, 0, 0, 0]], afters[:2], CubeState())

@@ -121,7 +121,7 @@ from engine.rules.position import Position
 from engine.rules.scoring import Kind, flip_probs, kind_words
 from engine.rules.variants import VARIANTS, Rules, get_rules
 from engine.search import precompile
-from engine.search.bearoff_cube import cubeful_play_value
+from engine.search.bearoff_cube import cubeful_play_values
 
 MATCH_CUBE_LIMIT_LENGTH = default_table().length
 """The longest match ``--cube`` plays (the match equity table's reach)."""
@@ -193,12 +193,12 @@ class Engine:
         cubeless equity for a network, heuristic pips for the heuristic; with the
         ``cube`` of backgammon (money play, or a match the match equity table covers),
         the mover's cubeful equity on the cube's normalised scale
-        (:func:`engine.search.bearoff_cube.cubeful_play_value`: exact into a short
+        (:func:`engine.search.bearoff_cube.cubeful_play_values`: exact into a short
         bear-off in money play), as the other engines rank there."""
         if self.network is not None and self.cubeful(cube) and dice is not None:
             mover = flip_probs(np.asarray(self.network.probabilities(list(succ)),
                                           dtype=np.float64))
-            return np.array([cubeful_play_value(p, s, cube)[0] for p, s in zip(mover, succ)])
+            return cubeful_play_values(mover, succ, cube)[0]
         if self.network is not None:
             v = np.asarray(self.network.evaluate(list(succ)), dtype=np.float64)
         else:

@@ -101,7 +101,7 @@ from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
-from engine.search.bearoff_cube import cubeful_play_value
+from engine.search.bearoff_cube import cubeful_play_value, cubeful_play_values
 from engine.search.nply import (
     DEFAULT_FILTERS,
     Search,
@@ -561,22 +561,21 @@ def _roll_values(search: Search, position: Position, state: CubeState | None) ->
     from engine.movegen.generate import successor_arrays
     from engine.rules.scoring import equities
     blocks = [successor_arrays(position, d) for d in ROLLS]
-    mine = flip_probs(np.asarray(search.values_of(np.concatenate(blocks), 0), np.float64))
-    eq = equities(mine)
+    rows = np.concatenate(blocks)
+    mine = flip_probs(np.asarray(search.values_of(rows, 0), np.float64))
+    if state is None:
+        afters = None
+        values = equities(mine)
+    else:                               # every play of every roll, in one call
+        afters = [Position.from_array(r, position.variant) for r in rows]
+        values = cubeful_play_values(mine, afters, state)[0]
     out, k = [], 0
     for (d1, d2), block in zip(ROLLS, blocks):
-        n = len(block)
-        order = [int(np.argmax(eq[k:k + n]))] if state is None else range(n)
-        best = None
-        for i in order:
-            after = Position.from_array(block[i], position.variant)
-            p = mine[k + i]
-            v = (float(eq[k + i]) if state is None
-                 else cubeful_play_value(p, after, state)[0])
-            if best is None or v > best[0]:
-                best = (v, p, after)
-        out.append(((1 if d1 == d2 else 2) / 36.0,) + best)
-        k += n
+        i = k + int(np.argmax(values[k:k + len(block)]))       # the first best
+        after = (afters[i] if afters is not None
+                 else Position.from_array(rows[i], position.variant))
+        out.append(((1 if d1 == d2 else 2) / 36.0, float(values[i]), mine[i], after))
+        k += len(block)
     return out
 
 

@@ -32,7 +32,10 @@ search plugs in by passing another function.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -209,9 +212,7 @@ class CubeState:
 
     def flip(self) -> "CubeState":
         """The same state seen from the opponent."""
-        owner = {"centre": "centre", "me": "them", "them": "me"}[self.owner]
-        return CubeState(self.value, owner, self.match_length, self.score[::-1],
-                         self.crawford, self.jacoby, self.beavers, self.max_value)
+        return _flipped(self)
 
     @classmethod
     def from_info(cls, info: Any, jacoby: bool | None = None,
@@ -236,6 +237,15 @@ class CubeState:
         score = tuple(score) if isinstance(score, (tuple, list)) else score
         return cls(value, owner, m, score, bool(crawford), bool(jac), bool(beav) and not m,
                    getattr(info, "max_cube", None))
+
+
+@lru_cache(maxsize=256)
+def _flipped(state: CubeState) -> CubeState:
+    """:meth:`CubeState.flip`, made once a state (the cube code flips the state of every
+    play it values; a state is immutable, so the flipped one can be shared)."""
+    owner = {"centre": "centre", "me": "them", "them": "me"}[state.owner]
+    return CubeState(state.value, owner, state.match_length, state.score[::-1],
+                     state.crawford, state.jacoby, state.beavers, state.max_value)
 
 
 def _check_state(state: Any) -> None:
@@ -299,25 +309,30 @@ def check_probabilities(probs: Any, strict: bool = False) -> np.ndarray:
     """``probs`` as ``float64[5]``: five finite numbers in [0, 1]. Out of order
     (a gammon share above the wins, a backgammon above the gammons) raises with
     ``strict``; otherwise it is clipped into order, as GNU Backgammon's sanity check
-    does with network outputs (independent sigmoids need not be consistent)."""
+    does with network outputs (independent sigmoids need not be consistent). (On five
+    numbers Python's own arithmetic is several times faster than numpy's reductions,
+    and the cube code checks every play's chances.)"""
     try:
         p = np.array(probs, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
         raise CubeError(f"probabilities {quote(probs)}: expected five numbers") from None
-    if p.shape != (5,) or not np.all(np.isfinite(p)):
+    if p.shape != (5,):
+        raise CubeError(f"probabilities {quote(probs)}: expected five finite numbers")
+    values = p.tolist()
+    if not all(map(math.isfinite, values)):
         raise CubeError(f"probabilities {quote(probs)}: expected five finite numbers")
     tol = 1e-6
-    if p.min() < -tol or p.max() > 1 + tol:
-        raise CubeError(f"probabilities {p.tolist()}: expected numbers in [0, 1]")
-    if strict and (p[1] > p[0] + tol or p[2] > p[1] + tol or p[3] > 1 - p[0] + tol
-                   or p[4] > p[3] + tol):
-        raise CubeError(f"probabilities {p.tolist()}: expected win >= win_gammon >= "
+    if min(values) < -tol or max(values) > 1 + tol:
+        raise CubeError(f"probabilities {values}: expected numbers in [0, 1]")
+    w, wg, wb, lg, lb = values
+    if strict and (wg > w + tol or wb > wg + tol or lg > 1 - w + tol or lb > lg + tol):
+        raise CubeError(f"probabilities {values}: expected win >= win_gammon >= "
                         f"win_backgammon and 1 - win >= lose_gammon >= lose_backgammon")
-    p = np.clip(p, 0.0, 1.0)
-    p[1] = min(p[1], p[0])
-    p[2] = min(p[2], p[1])
-    p[3] = min(p[3], 1.0 - p[0])
-    p[4] = min(p[4], p[3])
+    w, wg, wb, lg, lb = (min(max(v, 0.0), 1.0) for v in values)
+    wg = min(wg, w)
+    wb = min(wb, wg)
+    lg = min(lg, 1.0 - w)
+    p[0], p[1], p[2], p[3], p[4] = w, wg, wb, lg, min(lb, lg)
     return p
 
 
@@ -387,7 +402,11 @@ def money_cubeful_equity(probs: Any, owner: str = "centre", efficiency: float = 
     GNU Backgammon's ``Cl2CfMoney``). ``jacoby`` matters only for a centred cube."""
     p = check_probabilities(probs)
     _check_owner(owner)
-    efficiency = check_efficiency(efficiency)
+    return _money_cubeful(p, owner, check_efficiency(efficiency), jacoby)
+
+
+def _money_cubeful(p: np.ndarray, owner: str, efficiency: float, jacoby: bool) -> float:
+    """:func:`money_cubeful_equity` of arguments already checked."""
     jac = jacoby and owner == "centre"
     dead = float(2 * p[0] - 1) if jac else cubeless_equity(p)
     if not _EPS < p[0] < 1 - _EPS:
@@ -457,6 +476,26 @@ def match_cubeful_mwc(probs: Any, table: MatchEquityTable, away_me: int, away_th
     return _mwc(p, table, away_me, away_them, int(cube), owner, crawford, efficiency)
 
 
+def _interp(x: float, xs: list, ys: list) -> float:
+    """``numpy.interp(x, xs, ys)`` for one point on increasing knots, computed as numpy
+    computes it, in plain Python (several times faster on the four knots of
+    :func:`_mwc`, which the cube code calls for every play it values)."""
+    if x <= xs[0]:
+        return float(ys[0])
+    if x >= xs[-1]:
+        return float(ys[-1])
+    j = bisect_right(xs, x) - 1
+    if xs[j] == x:
+        return float(ys[j])
+    slope = (ys[j + 1] - ys[j]) / (xs[j + 1] - xs[j])
+    value = slope * (x - xs[j]) + ys[j]
+    if math.isnan(value):
+        value = slope * (x - xs[j + 1]) + ys[j + 1]
+        if math.isnan(value) and ys[j] == ys[j + 1]:
+            value = ys[j]
+    return float(value)
+
+
 def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
          cube: int, owner: str, crawford: bool, efficiency: float,
          free_double: bool = True, measured: bool = False) -> float:
@@ -490,7 +529,7 @@ def _mwc(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
         ys.append(table.after(away_me, away_them, cube))
     xs.append(1.0)
     ys.append(win)
-    live = float(np.interp(w, xs, ys))
+    live = _interp(w, xs, ys)
     value = efficiency * live + (1.0 - efficiency) * dead
     if free_double and owner in ("centre", "them") and away_them > cube and away_me <= cube:
         # The opponent's double is free: winning ``cube`` already wins us the match, so
@@ -635,18 +674,30 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
     _check_state(state)
     _check_table(table)
     efficiency = check_efficiency(efficiency)
-    taken = efficiency if double_efficiency is None else check_efficiency(double_efficiency)
+    if double_efficiency is not None:
+        double_efficiency = check_efficiency(double_efficiency)
+    return _decide(p, state, efficiency, table, take_point, after_roll, free_double,
+                   double_efficiency)
+
+
+def _decide(p: np.ndarray, state: CubeState, efficiency: float,
+            table: MatchEquityTable | None, take_point: bool = True, after_roll: Any = None,
+            free_double: bool = True,
+            double_efficiency: float | None = None) -> CubeDecision:
+    """:func:`cube_decision` of arguments already checked (:func:`play_value` makes one
+    a play)."""
+    taken = efficiency if double_efficiency is None else double_efficiency
     fw, fl = _fractions(p)
     can = state.can_double()
     # a cube at its maximum value is dead: no one can turn it, whoever holds it
     eff_nd = 0.0 if state.at_max else efficiency
-    taker_dead = can and state.doubled().at_max
+    taker_dead = can and 2 * state.value >= state.limit      # state.doubled().at_max
     eff_dt = 0.0 if taker_dead else taken
     if state.money:
-        nd = money_cubeful_equity(p, state.owner, eff_nd, state.jacoby)
+        nd = _money_cubeful(p, state.owner, eff_nd, state.jacoby)
         dt = dp = tp = None
         if can:
-            dt = 2.0 * money_cubeful_equity(p, "them", eff_dt, False)
+            dt = 2.0 * _money_cubeful(p, "them", eff_dt, False)
             dp = 1.0
             w = sum(f * k for f, k in zip(fw, (1, 2, 3)))
             l = sum(f * k for f, k in zip(fl, (1, 2, 3)))
@@ -655,7 +706,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         else:
             action = "no_double"
         return CubeDecision(action, nd, dt, dp, tp, 0.5, cubeless_equity(p), efficiency,
-                            tuple(float(v) for v in p))
+                            tuple(p.tolist()))
     table = table or default_table()
     a, b = state.away
     c = state.value
@@ -692,7 +743,7 @@ def cube_decision(probs: Any, state: CubeState = CubeState(), efficiency: float 
         action = "no_double"
     gp = gammon_price(table, a, b, 2 * c if can else c)[0]
     return CubeDecision(action, norm(nd_m), dt, dp, tp, float(gp), norm(dead_m), efficiency,
-                        tuple(float(v) for v in p), mwc)
+                        tuple(p.tolist()), mwc)
 
 
 def _live(state: CubeState, efficiency: float, double_efficiency: float | None) -> bool:
@@ -759,8 +810,10 @@ def play_value(probs: Any, after: Position, state: CubeState,
         # the free double there is the mover's, after the opponent's roll: left
         # unvalued, as GNU Backgammon's 0-ply leaves it (valued at his chances before
         # the roll, every play leaving him short of his take point was worth the same)
-        decision = cube_decision(theirs, state.flip(), x, met, take_point=False,
-                                 free_double=False, double_efficiency=double_efficiency)
+        if double_efficiency is not None:
+            double_efficiency = check_efficiency(double_efficiency)
+        decision = _decide(theirs, state.flip(), check_efficiency(x), met, take_point=False,
+                           free_double=False, double_efficiency=double_efficiency)
         equity, his = cubeful_value(decision)
         if his is None:                       # money play
             return -equity, None
@@ -776,6 +829,235 @@ def normalised(mwc: float, state: CubeState, table: MatchEquityTable | None = No
     a, b = state.away
     lo, hi = met.after(a, b, -state.value), met.after(a, b, state.value)
     return 2.0 * (mwc - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+
+
+# --------------------------------------------------------------------- many plays at once
+# The review rates every play of all 21 rolls cubefully for a roll's luck, about five
+# hundred a position: :func:`play_values` values them as :func:`play_value` does, on
+# arrays, each formula below that function's (and its callees') written over rows in
+# the same order of operations, so that both give the same numbers to the last bit
+# (tests/test_cube.py holds them to it over random chances, cube states and scores).
+def _fractions_rows(p: np.ndarray) -> tuple[tuple, tuple]:
+    """:func:`_fractions` of each row of ``p`` (n x 5)."""
+    w, l = p[:, 0], 1.0 - p[:, 0]
+    won, lost = w > _EPS, l > _EPS
+    ws, ls = np.where(won, w, 1.0), np.where(lost, l, 1.0)
+    fw = (np.where(won, (w - p[:, 1]) / ws, 1.0), np.where(won, (p[:, 1] - p[:, 2]) / ws, 0.0),
+          np.where(won, p[:, 2] / ws, 0.0))
+    fl = (np.where(lost, (l - p[:, 3]) / ls, 1.0), np.where(lost, (p[:, 3] - p[:, 4]) / ls, 0.0),
+          np.where(lost, p[:, 4] / ls, 0.0))
+    return fw, fl
+
+
+def _ends_rows(table: MatchEquityTable, a: int, b: int, n: int, fw, fl) -> tuple:
+    """:func:`_ends` of each row's win and loss shares."""
+    w1, w2, w3, l1, l2, l3 = table.outcomes(a, b, n)
+    return fw[0] * w1 + fw[1] * w2 + fw[2] * w3, fl[0] * l1 + fl[1] * l2 + fl[2] * l3
+
+
+def _take_point_rows(table: MatchEquityTable, a: int, b: int, n: int, fw, fl,
+                     efficiency: float = 1.0) -> np.ndarray:
+    """:func:`_take_point` of each row's win and loss shares."""
+    win, lose = _ends_rows(table, a, b, n, fw, fl)
+    drop = table.after(a, b, -(n // 2))
+    dead_slope = win - lose
+    if a <= n:
+        slope = dead_slope
+    else:
+        cp = 1.0 - _take_point_rows(table, b, a, 2 * n, fl, fw, 1.0)
+        cash = table.after(a, b, n)
+        cp = np.maximum(cp, _EPS)
+        slope = efficiency * (cash - lose) / cp + (1.0 - efficiency) * dead_slope
+    positive = slope > 0.0
+    point = (drop - lose) / np.where(positive, slope, 1.0)
+    return np.where(positive, np.minimum(1.0, np.maximum(0.0, point)), 0.0)
+
+
+def _interp_rows(x: np.ndarray, knots: list) -> np.ndarray:
+    """:func:`_interp` of each row: ``knots`` ``[(xs, ys, present), ...]`` in increasing
+    order, each a row's knot where ``present``; the first at 0 and the last at 1 are
+    every row's."""
+    (x0, y0, _), (x1, y1, _) = knots[0], knots[-1]
+    left_x, left_y = np.broadcast_to(x0, x.shape), y0
+    right_x, right_y = np.broadcast_to(x1, x.shape), y1
+    for kx, ky, present in knots[1:-1]:               # the last present one at or below x
+        below = present & (kx <= x)
+        left_x, left_y = np.where(below, kx, left_x), np.where(below, ky, left_y)
+    for kx, ky, present in reversed(knots[1:-1]):     # the first present one above x
+        above = present & (kx > x)
+        right_x, right_y = np.where(above, kx, right_x), np.where(above, ky, right_y)
+    span = np.where(right_x > left_x, right_x - left_x, 1.0)
+    inner = (right_y - left_y) / span * (x - left_x) + left_y
+    return np.where(x <= x0, y0, np.where(x >= x1, y1, inner))
+
+
+def _mwc_rows(p: np.ndarray, table: MatchEquityTable, away_me: int, away_them: int,
+              cube: int, owner: str, crawford: bool, efficiency: np.ndarray) -> np.ndarray:
+    """:func:`_mwc` of each row, its efficiency each row's, with ``free_double`` False
+    and ``measured`` False (as :func:`play_value` asks it where no table gives the
+    efficiencies)."""
+    fw, fl = _fractions_rows(p)
+    win, lose = _ends_rows(table, away_me, away_them, cube, fw, fl)
+    w = p[:, 0]
+    dead = w * win + (1.0 - w) * lose
+    if crawford or away_me == away_them == 2:
+        return dead
+    n = len(w)
+    tp = cp = None
+    if owner in ("centre", "them") and away_them > cube:
+        tp = _take_point_rows(table, away_me, away_them, 2 * cube, fw, fl)
+    if owner in ("centre", "me") and away_me > cube:
+        cp = 1.0 - _take_point_rows(table, away_them, away_me, 2 * cube, fl, fw)
+    if tp is not None and cp is not None:
+        overlap = tp >= cp
+        mid = 0.5 * (tp + cp)
+        tp, cp = np.where(overlap, mid - 1e-9, tp), np.where(overlap, mid + 1e-9, cp)
+    knots: list = [(0.0, lose, None)]
+    if tp is not None:
+        knots.append((tp, np.full(n, table.after(away_me, away_them, -cube)),
+                      (0.0 < tp) & (tp < 1.0)))
+    if cp is not None:
+        knots.append((cp, np.full(n, table.after(away_me, away_them, cube)),
+                      (0.0 < cp) & (cp < 1.0)))
+    knots.append((1.0, win, None))
+    live = _interp_rows(w, knots)
+    value = efficiency * live + (1.0 - efficiency) * dead
+    return np.where(efficiency <= 0.0, dead, value)
+
+
+def _money_cubeful_rows(p: np.ndarray, owner: str, efficiency: np.ndarray,
+                        jacoby: bool) -> np.ndarray:
+    """:func:`_money_cubeful` (and :func:`_money_live`) of each row."""
+    jac = jacoby and owner == "centre"
+    p0, p1, p2, p3, p4 = p.T
+    dead = 2 * p0 - 1 if jac else 2 * p0 - 1 + p1 - p3 + p2 - p4
+    inside = (_EPS < p0) & (p0 < 1 - _EPS)
+    safe = np.where(inside, p0, 0.5)
+    w = 1.0 + (p1 + p2) / safe
+    l = 1.0 + (p3 + p4) / (1.0 - safe)
+    tp = (l - 0.5) / (w + l + 0.5)
+    cp = (l + 1.0) / (w + l + 0.5)
+    x = safe
+    if owner == "centre":
+        low = -1.0 if jac else -l + (l - 1.0) * x / tp
+        high = 1.0 if jac else 1.0 + (w - 1.0) * (x - cp) / (1.0 - cp)
+        live = np.where(x < tp, low,
+                        np.where(x < cp, -1.0 + 2.0 * (x - tp) / (cp - tp), high))
+    elif owner == "me":
+        live = np.where(x < cp, -l + (1.0 + l) * x / cp,
+                        1.0 + (w - 1.0) * (x - cp) / (1.0 - cp))
+    else:
+        live = np.where(x < tp, -l + (l - 1.0) * x / tp,
+                        -1.0 + (w + 1.0) * (x - tp) / (1.0 - tp))
+    return np.where(inside, dead * (1.0 - efficiency) + live * efficiency, dead)
+
+
+def _chosen_rows(no_double: np.ndarray, double_take: np.ndarray, double_pass: float,
+                 beavers: bool, gammons: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                               np.ndarray]:
+    """:func:`classify` of each row reduced to what :func:`cubeful_value` reads of it:
+    ``(takes, passes, beavered)``, where the proper action's value is the double/take,
+    the pass, twice the double/take, and not doubling elsewhere."""
+    passed = double_take >= double_pass
+    cash = passed & ((double_pass >= no_double - TIE) | ~gammons)
+    beaver = (beavers & (-2.0 - TIE <= double_take) & (double_take <= TIE)) & ~passed
+    doubled = ~passed & (double_take >= no_double - TIE)
+    beavered = doubled & beaver & ~(2.0 * double_take < no_double)
+    takes = doubled & ~beaver
+    return takes, cash, beavered
+
+
+def _check_rows(rows: np.ndarray) -> np.ndarray:
+    """:func:`check_probabilities` of each row (n x 5), clipped into order as it clips."""
+    finite = np.isfinite(rows).all(axis=1)
+    inside = ((rows >= -1e-6) & (rows <= 1 + 1e-6)).all(axis=1)
+    for i in np.flatnonzero(~(finite & inside))[:1]:
+        check_probabilities(rows[i])                  # raises, naming the numbers
+    p = np.clip(rows, 0.0, 1.0)
+    p[:, 1] = np.minimum(p[:, 1], p[:, 0])
+    p[:, 2] = np.minimum(p[:, 2], p[:, 1])
+    p[:, 3] = np.minimum(p[:, 3], 1.0 - p[:, 0])
+    p[:, 4] = np.minimum(p[:, 4], p[:, 3])
+    return p
+
+
+def play_values(probs: Any, afters: Any, state: CubeState,
+                table: MatchEquityTable | None = None,
+                efficiencies: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`play_value` of many plays at once, with the same numbers: ``probs`` the
+    mover's chances after each play (n x 5), ``afters`` the positions after them,
+    ``efficiencies`` the opponent's cube efficiency in each (default
+    :func:`cube_efficiency` of each; never a short bear-off's pair, which
+    :func:`engine.search.bearoff_cube.cubeful_play_values` values one by one).
+    Returns ``(equities, match winning chances or None in money play)``, as arrays."""
+    rows = np.asarray(probs, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[1] != 5:
+        raise CubeError(f"probabilities of shape {rows.shape}: expected n x 5")
+    afters = list(afters)
+    if len(afters) != len(rows):
+        raise CubeError(f"{len(afters)} positions for {len(rows)} rows of probabilities")
+    _check_state(state)
+    _check_table(table)
+    met = table or default_table()
+    if not state.money and max(state.away) > met.length:
+        raise MatchError(f"match to {state.match_length}: the table {met.name!r} "
+                         f"covers matches to {met.length}")
+    n = len(rows)
+    p = _check_rows(rows)
+    if efficiencies is None:
+        x = np.array([0.0 if a.is_over() else cube_efficiency(a) for a in afters], np.float64)
+    else:
+        x = np.array([check_efficiency(e) for e in efficiencies], np.float64).reshape(n)
+    equity = np.zeros(n)
+    mwc = None if state.money else np.zeros(n)
+    over = np.array([a.is_over() for a in afters], bool)
+    for i in np.flatnonzero(over):
+        equity[i], m = play_value(p[i], afters[i], state, met)
+        if mwc is not None:
+            mwc[i] = m
+    live = ~over
+    if live.any():
+        with np.errstate(divide="ignore", invalid="ignore"):   # in the lines not taken
+            _live_values(p[live], x[live], state, met, live, equity, mwc)
+    return equity, mwc
+
+
+def _live_values(q: np.ndarray, xs: np.ndarray, state: CubeState, met: MatchEquityTable,
+                 live: np.ndarray, equity: np.ndarray, mwc: np.ndarray | None) -> None:
+    """:func:`play_values` of the plays that leave the game on (rows ``q``, the
+    opponent's efficiencies ``xs``), written into ``equity`` and ``mwc`` at ``live``."""
+    theirs = np.stack([1 - q[:, 0], q[:, 3], q[:, 4], q[:, 1], q[:, 2]], axis=1)
+    his = state.flip()
+    can = his.can_double()
+    eff_nd = np.zeros_like(xs) if his.at_max else xs
+    eff_dt = np.zeros_like(xs) if (can and 2 * his.value >= his.limit) else xs
+    gammons = theirs[:, 1] > 0.0
+    if his.money:
+        nd = _money_cubeful_rows(theirs, his.owner, eff_nd, his.jacoby)
+        if can:
+            dt = 2.0 * _money_cubeful_rows(theirs, "them", eff_dt, False)
+            takes, cash, beavered = _chosen_rows(nd, dt, 1.0, his.beavers, gammons)
+            nd = np.where(takes, dt, np.where(cash, 1.0, np.where(beavered, 2.0 * dt, nd)))
+        equity[live] = -nd
+        return
+    assert mwc is not None
+    a, b = his.away
+    c = his.value
+    lo, hi = met.after(a, b, -c), met.after(a, b, c)
+    nd_m = _mwc_rows(theirs, met, a, b, c, his.owner, his.crawford, eff_nd)
+    chosen = nd_m
+    if can:
+        dt_m = _mwc_rows(theirs, met, a, b, 2 * c, "them", False, eff_dt)
+
+        def norm(m):
+            return 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else np.zeros_like(m)
+        takes, cash, _ = _chosen_rows(norm(nd_m), norm(dt_m), 1.0, False, gammons)
+        chosen = np.where(takes, dt_m, np.where(cash, hi, nd_m))
+    m = 1.0 - chosen
+    a, b = state.away
+    lo, hi = met.after(a, b, -state.value), met.after(a, b, state.value)
+    equity[live] = 2.0 * (m - lo) / (hi - lo) - 1.0 if hi > lo else 0.0
+    mwc[live] = m
 
 
 ROLLS = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1))

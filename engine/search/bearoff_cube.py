@@ -35,6 +35,7 @@ from engine.cube.decision import (
     money_answer,
     money_cubeful_equity,
     play_value,
+    play_values,
 )
 from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
@@ -112,6 +113,35 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
     model = CubeDecision("no_double", 0.0, None, None, None, 0.5, 0.0, 0.0, (0.0,) * 5)
     decision = exact_cube(after, state.flip(), model)
     return None if decision is model else -cubeful_value(decision)[0]
+
+
+def cubeful_play_values(probs, afters, state: CubeState,
+                        table: MatchEquityTable | None = None
+                        ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`cubeful_play_value` of many plays at once, with the same numbers: the
+    plays into a short bear-off one by one (the table's), the others by
+    :func:`engine.cube.decision.play_values`. ``probs`` n x 5, ``afters`` the n positions
+    after the plays; returns ``(equities, match winning chances or None in money
+    play)`` as arrays (a bear-off's exact money value has no match winning chance)."""
+    rows = np.asarray(probs, dtype=np.float64)
+    afters = list(afters)
+    if rows.ndim != 2 or rows.shape[1] != 5 or len(afters) != len(rows):
+        raise CubeError(f"probabilities of shape {rows.shape} for {len(afters)} positions: "
+                        f"expected one row of five for each position")
+    short = np.array([a.variant == "backgammon" and not a.is_over() and _short_race(a)
+                      for a in afters], bool)
+    rest = np.flatnonzero(~short)
+    equity, mwc = play_values(rows[rest], [afters[i] for i in rest], state, table)
+    equities = np.zeros(len(rows))
+    equities[rest] = equity
+    mwcs = None if mwc is None else np.zeros(len(rows))
+    if mwcs is not None:
+        mwcs[rest] = mwc
+    for i in np.flatnonzero(short):
+        equities[i], m = cubeful_play_value(rows[i], afters[i], state, table)
+        if mwcs is not None:
+            mwcs[i] = np.nan if m is None else m
+    return equities, mwcs
 
 
 def match_efficiencies(position: Position, state: CubeState) -> tuple[float, float] | None:
