@@ -12,6 +12,7 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,16 @@ from engine.rules.scoring import result
 DATA = Path(__file__).parent / "data" / "matches"
 FIVE = DATA / "gnubg_5_point.mat"
 MONEY = DATA / "gnubg_money.mat"
+
+# the tests that read one file's 0-ply review share it: one worker runs them all
+pytestmark = pytest.mark.xdist_group("review")
+
+
+@lru_cache(maxsize=None)
+def _reviewed(path: Path) -> tuple:
+    """The 0-ply review of the match file ``path`` by the shipped network, made once
+    (several tests read the same review; none changes it)."""
+    return tuple(review(read_mat(path), search_for("backgammon"), 0))
 
 
 def _line(left: str = "", right: str = "", number: int | None = None) -> str:
@@ -314,8 +325,7 @@ def test_the_review_of_a_gnubg_match(capsys):
     """Every decision of the file rated: the plays the engine would make cost nothing,
     forced ones are not counted, the totals add up, and the JSON says the same."""
     record = read_mat(FIVE)
-    search = search_for("backgammon")
-    assessed = review(record, search, 0)
+    assessed = _reviewed(FIVE)
     decisions = list(replay(record))
 
     def key(d):
@@ -630,7 +640,7 @@ def test_luck_is_the_roll_against_the_mean_of_the_21():
         assert abs(sum(w * x for w, x in zip(weights, lucks))) < 1e-9
         assert roll_luck(search, d.position, d.dice[::-1]) == roll_luck(
             search, d.position, d.dice)
-    assessed = review(record, search, 0)
+    assessed = _reviewed(FIVE)
     plays = [a for a in assessed if a.decision.kind == "play"]
     openings = {}
     for a in plays:
@@ -712,7 +722,7 @@ def test_each_decision_carries_an_xgid_that_reads_back():
     for path in (FIVE, MONEY):
         record = read_mat(path)
         reviewer = Reviewer(record, search)
-        for a in review(record, search, 0):
+        for a in _reviewed(path):
             d = a.decision
             pos, info = parse_position(a.xgid)
             board = (tuple(pos.me), tuple(pos.them), tuple(pos.bar), tuple(pos.off))
@@ -756,7 +766,7 @@ def test_gnu_backgammon_s_statistics():
     assert [luck_rating(x) for x in (0.061, 0.031, 0.0, -0.031, -0.061)] == [
         "Go to Las Vegas", "Good dice, man!", "None", "Bad dice, man!", "Go to bed"]
     record = read_mat(FIVE)
-    assessed = review(record, search_for("backgammon"), 0)
+    assessed = _reviewed(FIVE)
     for a in assessed:
         if a.decision.kind == "answer" or a.decision.action == "double":
             assert a.close
@@ -795,7 +805,7 @@ def test_gnu_backgammon_s_cube_statistics(monkeypatch):
     import engine.cli.review as rv
     record = read_mat(FIVE)
     search = search_for("backgammon")
-    assessed = review(record, search, 0)
+    assessed = _reviewed(FIVE)
     t = totals(record, assessed)
     assert [(x.doubles, x.takes, x.passes) for x in t] == [(2, 1, 2), (3, 1, 1)]
     for player, x in enumerate(t):
@@ -879,7 +889,7 @@ def test_statistics_in_match_winning_chance_and_points():
     for path, moves, plays, actual in ((FIVE, (94, 96), (86, 88), (-0.5, 0.5)),
                                        (MONEY, (77, 78), (56, 74), (2.0, -2.0))):
         record = read_mat(path)
-        assessed = review(record, search, 0)
+        assessed = _reviewed(path)
         reviewer = Reviewer(record, search)
         for a in assessed:
             d = a.decision
