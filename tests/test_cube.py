@@ -25,6 +25,7 @@ from engine.cube.decision import (
     play_value,
 )
 from engine.cube.met import MatchError, default_table, kazaross_xg2
+from engine.errors import PositionError
 from engine.rules.position import Position
 
 
@@ -1235,8 +1236,11 @@ def test_cubeful_play_values_are_cubeful_play_value_play_by_play():
             want = cubeful_play_value(chances[i], after, state)
             assert got[i] == want[0], (state, i)
             assert (mwc is None) == state.money and (mwc is None or mwc[i] == want[1])
-    with pytest.raises(CubeError, match="one row of five for each position"):
+    with pytest.raises(CubeError, match="3 positions for 2 rows"):
         cubeful_play_values(np.zeros((2, 5)), plays[:3], MONEY)
+    with pytest.raises(PositionError, match=r"afters\[1\]"):
+        cubeful_play_values(np.zeros((2, 5)), [plays[0], "x"], MONEY)
+    assert [len(v) for v in cubeful_play_values([], [], MONEY)[:1]] == [0]
 
 
 def test_a_short_match_bear_off_s_cube_is_decided_at_the_table_s_efficiencies():
@@ -1370,7 +1374,10 @@ def _states():
     """Money and match cube states of every kind the plays' values branch on."""
     out = [CubeState(), CubeState(jacoby=False), CubeState(2, "me"), CubeState(4, "them"),
            CubeState(beavers=True), CubeState(2, "them", beavers=True),
-           CubeState(8, "me", max_value=16), CubeState(1, "centre", max_value=1)]
+           CubeState(8, "me", max_value=16), CubeState(1, "centre", max_value=1),
+           CubeState(1 << 29, "them"), CubeState(8, "me", 25, (3, 9)),
+           CubeState(16, "them", 25, (10, 2)), CubeState(2, "me", 9, (4, 4), max_value=4),
+           CubeState(1, "centre", 9, (4, 6), max_value=2)]
     for length in (1, 2, 3, 5, 7, 11):
         for me in range(length):
             for them in range(length):
@@ -1396,7 +1403,7 @@ def test_play_values_are_play_value_to_the_last_bit():
     def chances(n):
         w = rng.uniform(0, 1, n)
         w[:3] = (0.0, 1.0, 0.5)
-        wg = w * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
+        wg = np.minimum(w * rng.uniform(0, 1.2, n), 1) * rng.integers(0, 2, n)  # some > win
         wb = wg * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
         lg = (1 - w) * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
         lb = lg * rng.uniform(0, 1, n) * rng.integers(0, 2, n)
@@ -1440,5 +1447,39 @@ def test_play_values_are_play_value_to_the_last_bit():
         play_values([0.5] * 5, afters[:1], CubeState())
     with pytest.raises(CubeError, match="2 positions for 1 rows"):
         play_values([[0.5] * 5], afters[:2], CubeState())
-    with pytest.raises(CubeError, match=r"in \[0, 1\]"):
+    with pytest.raises(CubeError, match=r"row 1: .*in \[0, 1\]"):
         play_values([[0.5] * 5, [0.5, 2.0, 0, 0, 0]], afters[:2], CubeState())
+    for bad, words in ((["abc"] * 5, "rows of five numbers"), ([[0.5] * 5, [0.5] * 4],
+                                                               "rows of five numbers"),
+                       ([[1j] * 5], "rows of five numbers")):
+        with pytest.raises(CubeError, match=words):
+            play_values(bad, afters[:len(bad)], CubeState())
+    with pytest.raises(PositionError, match=r"afters\[0\]"):
+        play_values([[0.5] * 5], ["start"], CubeState())
+    for x, words in ((0.6, "one number a play"), ([0.6, 0.6], "2 efficiencies for 1 plays"),
+                     ([2.0], "efficiency")):
+        with pytest.raises(CubeError, match=words):
+            play_values([[0.5] * 5], afters[:1], CubeState(), efficiencies=x)
+    assert play_values(np.zeros((0, 5)), [], CubeState())[0].shape == (0,)
+
+
+def test_a_play_is_valued_by_the_opponent_s_cube_decision_on_his_checked_chances():
+    """:func:`play_value` is minus the opponent's :func:`cube_decision` on his side of
+    the chances, checked as any chances are (his gammons at most ``1 - (1 - win)``,
+    one bit below the mover's ``win`` at times: all wins gammons, as the check makes a
+    network's gammon output above its wins), to the last bit."""
+    from engine.cube.decision import cubeful_value, normalised
+    rng = np.random.default_rng(2)
+    after = Position.start().flip()
+    for state in (CubeState(jacoby=False), CubeState(2, "them"), MONEY,
+                  CubeState(1, "centre", 7, (2, 4))):
+        for _ in range(300):
+            w = float(rng.uniform(0, 1))
+            p = [w, w, w * rng.uniform(0, 1), (1 - w) * rng.uniform(0, 1), 0.0]
+            theirs = check_probabilities([1 - w, p[3], p[4], p[1], p[2]])
+            d = cube_decision(theirs, state.flip(), 0.68, take_point=False,
+                              free_double=False)
+            equity, his = cubeful_value(d)
+            got = play_value(p, after, state, efficiency=0.68)
+            assert got == ((-equity, None) if his is None
+                           else (normalised(1.0 - his, state), 1.0 - his))

@@ -806,7 +806,7 @@ def play_value(probs: Any, after: Position, state: CubeState,
         m = float(p[0]) * win + (1 - float(p[0])) * lose
     else:
         x = cube_efficiency(after) if efficiency is None else efficiency
-        theirs = np.array([1 - p[0], p[3], p[4], p[1], p[2]])
+        theirs = _theirs(p[None, :])[0]
         # the free double there is the mover's, after the opponent's roll: left
         # unvalued, as GNU Backgammon's 0-ply leaves it (valued at his chances before
         # the roll, every play leaving him short of his take point was worth the same)
@@ -819,6 +819,16 @@ def play_value(probs: Any, after: Position, state: CubeState,
             return -equity, None
         m = 1.0 - his
     return normalised(m, state, met), float(m)
+
+
+def _theirs(p: np.ndarray) -> np.ndarray:
+    """The opponent's chances (rows) from the mover's checked ones (n x 5), in order as
+    :func:`check_probabilities` puts them: his gammons at most ``1 - (1 - win)``, which
+    is not always the mover's ``win`` in floating point."""
+    theirs = np.stack([1 - p[:, 0], p[:, 3], p[:, 4], p[:, 1], p[:, 2]], axis=1)
+    theirs[:, 3] = np.minimum(theirs[:, 3], 1.0 - theirs[:, 0])
+    theirs[:, 4] = np.minimum(theirs[:, 4], theirs[:, 3])
+    return theirs
 
 
 def normalised(mwc: float, state: CubeState, table: MatchEquityTable | None = None) -> float:
@@ -956,8 +966,9 @@ def _chosen_rows(no_double: np.ndarray, double_take: np.ndarray, double_pass: fl
                  beavers: bool, gammons: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                np.ndarray]:
     """:func:`classify` of each row reduced to what :func:`cubeful_value` reads of it:
-    ``(takes, passes, beavered)``, where the proper action's value is the double/take,
-    the pass, twice the double/take, and not doubling elsewhere."""
+    ``(takes, cashes, beavered)``, the rows whose proper action is double/take,
+    double/pass and double/beaver (valued at the double/take, the pass and twice the
+    double/take); every other action (too good included) is valued at no double."""
     passed = double_take >= double_pass
     cash = passed & ((double_pass >= no_double - TIE) | ~gammons)
     beaver = (beavers & (-2.0 - TIE <= double_take) & (double_take <= TIE)) & ~passed
@@ -967,12 +978,30 @@ def _chosen_rows(no_double: np.ndarray, double_take: np.ndarray, double_pass: fl
     return takes, cash, beavered
 
 
+def probability_rows(probs: Any) -> np.ndarray:
+    """``probs``, the chances after each of n plays, as ``float64[n, 5]`` (no plays: ``[]``),
+    else :class:`CubeError`; each row's numbers are :func:`play_values`' to check."""
+    try:
+        rows = np.asarray(probs, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CubeError(f"probabilities {quote(probs)}: expected rows of five numbers") \
+            from None
+    if rows.size == 0:
+        rows = rows.reshape(0, 5)
+    if rows.ndim != 2 or rows.shape[1] != 5:
+        raise CubeError(f"probabilities of shape {rows.shape}: expected n x 5")
+    return rows
+
+
 def _check_rows(rows: np.ndarray) -> np.ndarray:
     """:func:`check_probabilities` of each row (n x 5), clipped into order as it clips."""
     finite = np.isfinite(rows).all(axis=1)
     inside = ((rows >= -1e-6) & (rows <= 1 + 1e-6)).all(axis=1)
     for i in np.flatnonzero(~(finite & inside))[:1]:
-        check_probabilities(rows[i])                  # raises, naming the numbers
+        try:
+            check_probabilities(rows[i])
+        except CubeError as e:                        # the numbers, and which play's
+            raise CubeError(f"row {i}: {e}") from None
     p = np.clip(rows, 0.0, 1.0)
     p[:, 1] = np.minimum(p[:, 1], p[:, 0])
     p[:, 2] = np.minimum(p[:, 2], p[:, 1])
@@ -990,12 +1019,13 @@ def play_values(probs: Any, afters: Any, state: CubeState,
     :func:`cube_efficiency` of each; never a short bear-off's pair, which
     :func:`engine.search.bearoff_cube.cubeful_play_values` values one by one).
     Returns ``(equities, match winning chances or None in money play)``, as arrays."""
-    rows = np.asarray(probs, dtype=np.float64)
-    if rows.ndim != 2 or rows.shape[1] != 5:
-        raise CubeError(f"probabilities of shape {rows.shape}: expected n x 5")
+    rows = probability_rows(probs)
     afters = list(afters)
     if len(afters) != len(rows):
         raise CubeError(f"{len(afters)} positions for {len(rows)} rows of probabilities")
+    for i, after in enumerate(afters):
+        if not isinstance(after, Position):
+            raise PositionError(f"afters[{i}] {quote(after)}: expected a Position")
     _check_state(state)
     _check_table(table)
     met = table or default_table()
@@ -1007,14 +1037,21 @@ def play_values(probs: Any, afters: Any, state: CubeState,
     if efficiencies is None:
         x = np.array([0.0 if a.is_over() else cube_efficiency(a) for a in afters], np.float64)
     else:
-        x = np.array([check_efficiency(e) for e in efficiencies], np.float64).reshape(n)
+        try:
+            given = list(efficiencies)
+        except TypeError:
+            raise CubeError(f"efficiencies {quote(efficiencies)}: expected one number a "
+                            f"play") from None
+        if len(given) != n:
+            raise CubeError(f"{len(given)} efficiencies for {n} plays")
+        x = np.array([check_efficiency(e) for e in given], np.float64).reshape(n)
     equity = np.zeros(n)
     mwc = None if state.money else np.zeros(n)
     over = np.array([a.is_over() for a in afters], bool)
-    for i in np.flatnonzero(over):
-        equity[i], m = play_value(p[i], afters[i], state, met)
+    for k in np.flatnonzero(over).tolist():             # games over: their points
+        equity[k], m = play_value(p[k], afters[k], state, met)
         if mwc is not None:
-            mwc[i] = m
+            mwc[k] = m
     live = ~over
     if live.any():
         with np.errstate(divide="ignore", invalid="ignore"):   # in the lines not taken
@@ -1026,7 +1063,7 @@ def _live_values(q: np.ndarray, xs: np.ndarray, state: CubeState, met: MatchEqui
                  live: np.ndarray, equity: np.ndarray, mwc: np.ndarray | None) -> None:
     """:func:`play_values` of the plays that leave the game on (rows ``q``, the
     opponent's efficiencies ``xs``), written into ``equity`` and ``mwc`` at ``live``."""
-    theirs = np.stack([1 - q[:, 0], q[:, 3], q[:, 4], q[:, 1], q[:, 2]], axis=1)
+    theirs = _theirs(q)
     his = state.flip()
     can = his.can_double()
     eff_nd = np.zeros_like(xs) if his.at_max else xs

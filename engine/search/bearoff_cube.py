@@ -17,6 +17,7 @@ choice of a decision's efficiencies, and :func:`cube_analysis`) and the plays in
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from engine.cube.decision import (
     money_cubeful_equity,
     play_value,
     play_values,
+    probability_rows,
 )
 from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
@@ -115,7 +117,7 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
     return None if decision is model else -cubeful_value(decision)[0]
 
 
-def cubeful_play_values(probs, afters, state: CubeState,
+def cubeful_play_values(probs: Any, afters: Any, state: CubeState,
                         table: MatchEquityTable | None = None
                         ) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`cubeful_play_value` of many plays at once, with the same numbers: the
@@ -123,11 +125,13 @@ def cubeful_play_values(probs, afters, state: CubeState,
     :func:`engine.cube.decision.play_values`. ``probs`` n x 5, ``afters`` the n positions
     after the plays; returns ``(equities, match winning chances or None in money
     play)`` as arrays (a bear-off's exact money value has no match winning chance)."""
-    rows = np.asarray(probs, dtype=np.float64)
+    rows = probability_rows(probs)
     afters = list(afters)
-    if rows.ndim != 2 or rows.shape[1] != 5 or len(afters) != len(rows):
-        raise CubeError(f"probabilities of shape {rows.shape} for {len(afters)} positions: "
-                        f"expected one row of five for each position")
+    if len(afters) != len(rows):
+        raise CubeError(f"{len(afters)} positions for {len(rows)} rows of probabilities")
+    for i, after in enumerate(afters):
+        if not isinstance(after, Position):
+            raise PositionError(f"afters[{i}] {quote(after)}: expected a Position")
     short = np.array([a.variant == "backgammon" and not a.is_over() and _short_race(a)
                       for a in afters], bool)
     rest = np.flatnonzero(~short)
@@ -139,8 +143,8 @@ def cubeful_play_values(probs, afters, state: CubeState,
         mwcs[rest] = mwc
     for i in np.flatnonzero(short):
         equities[i], m = cubeful_play_value(rows[i], afters[i], state, table)
-        if mwcs is not None:
-            mwcs[i] = np.nan if m is None else m
+        if mwcs is not None and m is not None:      # (an exact value is money play's)
+            mwcs[i] = m
     return equities, mwcs
 
 
