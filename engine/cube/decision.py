@@ -806,7 +806,9 @@ def play_value(probs: Any, after: Position, state: CubeState,
         m = float(p[0]) * win + (1 - float(p[0])) * lose
     else:
         x = cube_efficiency(after) if efficiency is None else efficiency
-        theirs = _theirs(p[None, :])[0]
+        w, wg, wb, lg, lb = p.tolist()          # _theirs of one row, in plain Python
+        his_lg = min(wg, 1.0 - (1.0 - w))
+        theirs = np.array([1.0 - w, lg, lb, his_lg, min(wb, his_lg)])
         # the free double there is the mover's, after the opponent's roll: left
         # unvalued, as GNU Backgammon's 0-ply leaves it (valued at his chances before
         # the roll, every play leaving him short of his take point was worth the same)
