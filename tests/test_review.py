@@ -828,11 +828,15 @@ def test_gnu_backgammon_s_cube_statistics(monkeypatch):
                                (double, (0.4, 0.6), ""),
                                (take, (0.5, 1.2), "wrong takes"),
                                (drop, (0.5, 0.8), "wrong passes"),
-                               (drop, (0.5, 1.2), "")]:
+                               (drop, (0.5, 1.2), ""),
+                               # a tie but for rounding (a last roll's cash): no error
+                               (chance, (1.0 - 1e-16, 1.3), ""),
+                               (take, (0.5, 1.0 + 2e-16), ""), (drop, (0.5, 1.0 - 2e-16), "")]:
         advice = SimpleNamespace(no_double=nd, double_take=dt, double_pass=1.0)
         monkeypatch.setattr(rv, "cube_advice", lambda *_, advice=advice: advice)
         a = reviewer.assess(d)
         assert (a.error, a.cost > 0) == (error, bool(error)), (d.action, nd, dt)
+        assert error or a.best == a.chosen
         x = rv.Totals()
         x.add(a)
         assert {k: n for k, (n, _, _) in x.cube_errors.items() if n} == (

@@ -93,7 +93,7 @@ from engine.cli._decide import (
     rank_cubefully,
     search_for,
 )
-from engine.cube.decision import ROLLS, CubeState, cubeless_equity, normalised
+from engine.cube.decision import ROLLS, TIE, CubeState, cubeless_equity, normalised
 from engine.cube.met import default_table
 from engine.errors import NardyError
 from engine.notation.matfile import Decision, MatchRecord, crawford_games, replay
@@ -528,7 +528,9 @@ class Reviewer:
             best = "double" if doubled >= nd else "no_double"   # a tie: double/pass
             v = doubled if d.action == "double" else nd
             close = d.action == "double" or bool(best_value - min(dt, 1.0) < CLOSE)
-            cost = max(0.0, best_value - v)
+            cost = best_value - v
+            if cost <= TIE:         # equal but for rounding (a last roll's cash): no error
+                cost, best = 0.0, d.action
             error = ""                  # GNU Backgammon's kind of error (CUBE_ERRORS)
             if cost and d.action == "double":       # above TG: no double beats the pass
                 error = "wrong doubles above TG" if nd > 1.0 else "wrong doubles below DP"
@@ -541,7 +543,9 @@ class Reviewer:
         if v is None:
             raise NardyError(f"line {d.line}: a beaver where beavers are not allowed "
                              f"(the file's ; [Beaver \"Off\"] header, or --no-beavers)")
-        cost = max(0.0, v - doubled)
+        cost = v - doubled
+        if cost <= TIE:             # equal but for rounding: the answer given is as good
+            cost, best_answer = 0.0, d.action
         error = "" if not cost else "wrong passes" if d.action == "drop" else "wrong takes"
         return Assessment(d, cost, _words(d.action), _words(best_answer), -v, -doubled,
                           ply=self.ply, close=True, error=error)
