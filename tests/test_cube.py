@@ -1483,3 +1483,54 @@ def test_a_play_is_valued_by_the_opponent_s_cube_decision_on_his_checked_chances
             got = play_value(p, after, state, efficiency=0.68)
             assert got == ((-equity, None) if his is None
                            else (normalised(1.0 - his, state), 1.0 - his))
+
+
+def _game_positions(seed: int, games: int = 30) -> list:
+    """Backgammon positions after each play of random games (contact, races, bear-offs,
+    last rolls, games over), as the move generator gives them (the opponent on roll)."""
+    from engine.movegen.generate import successors
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(games):
+        pos = Position.start()
+        while not pos.is_over():
+            succ = successors(pos, (int(rng.integers(1, 7)), int(rng.integers(1, 7))))
+            out += succ[:3]
+            pos = succ[int(rng.integers(len(succ)))]
+    return out
+
+
+def test_efficiencies_of_rows_are_cube_efficiency_of_each():
+    from engine.cube.decision import efficiencies_of_rows
+    plays = [p for p in _game_positions(4) if not p.is_over()]
+    got = efficiencies_of_rows(np.array([p.to_array() for p in plays]))
+    want = [cube_efficiency(p) for p in plays]
+    assert got.tolist() == want
+    assert {0.0, 0.6, 0.68} <= set(want) and any(0.6 < x < 0.7 for x in want)
+
+
+def test_cubeful_play_values_of_rows_are_those_of_the_positions():
+    """The review's luck values every play of the 21 rolls from the move generator's
+    rows, without a position object each: the same numbers as
+    :func:`cubeful_play_values` of the positions, games over and short bear-offs (the
+    table's) included."""
+    from engine.search.bearoff_cube import (
+        _short_race,
+        cubeful_play_values,
+        cubeful_play_values_of_rows,
+    )
+    plays = _game_positions(5, 12)
+    assert any(p.is_over() for p in plays)
+    assert any(_short_race(p) and not p.is_over() for p in plays)
+    rows = np.array([p.to_array() for p in plays])
+    rng = np.random.default_rng(6)
+    win = rng.uniform(0, 1, len(plays))
+    chances = np.stack([win, 0.3 * win, 0.05 * win, 0.2 * (1 - win), 0.01 * (1 - win)], 1)
+    for state in (MONEY, CubeState(2, "me"), CubeState(1, "centre", 5, (3, 4)),
+                  CubeState(2, "them", 9, (2, 6))):
+        got = cubeful_play_values_of_rows(chances, rows, state)
+        want = cubeful_play_values(chances, plays, state)
+        assert got[0].tolist() == want[0].tolist()
+        assert (got[1] is None and want[1] is None) or got[1].tolist() == want[1].tolist()
+    with pytest.raises(CubeError, match="state rows of shape"):
+        cubeful_play_values_of_rows(chances[:2], rows[:3], MONEY)

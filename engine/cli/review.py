@@ -101,7 +101,7 @@ from engine.notation.sgf import read_match
 from engine.notation.xgid import XgidInfo, format_xgid
 from engine.rules.position import Position
 from engine.rules.scoring import flip_probs
-from engine.search.bearoff_cube import cubeful_play_value, cubeful_play_values
+from engine.search.bearoff_cube import cubeful_play_value, cubeful_play_values_of_rows
 from engine.search.nply import (
     DEFAULT_FILTERS,
     Search,
@@ -568,17 +568,14 @@ def _roll_values(search: Search, position: Position, state: CubeState | None) ->
     rows = np.concatenate(blocks)
     mine = flip_probs(np.asarray(search.values_of(rows, 0), np.float64))
     if state is None:
-        afters = None
         values = equities(mine)
     else:                               # every play of every roll, in one call
-        afters = [Position.from_array(r, position.variant) for r in rows]
-        values = cubeful_play_values(mine, afters, state)[0]
+        values = cubeful_play_values_of_rows(mine, rows, state)[0]
     out, k = [], 0
     for (d1, d2), block in zip(ROLLS, blocks):
         i = k + int(np.argmax(values[k:k + len(block)]))       # the first best
-        after = (afters[i] if afters is not None
-                 else Position.from_array(rows[i], position.variant))
-        out.append(((1 if d1 == d2 else 2) / 36.0, float(values[i]), mine[i], after))
+        out.append(((1 if d1 == d2 else 2) / 36.0, float(values[i]), mine[i],
+                    Position.from_array(rows[i], position.variant)))
         k += len(block)
     return out
 

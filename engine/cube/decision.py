@@ -42,7 +42,8 @@ import numpy as np
 
 from engine.cube.met import MatchEquityTable, MatchError, default_table, gammon_price
 from engine.errors import NardyError, PositionError, quote
-from engine.rules.position import Position
+from engine.rules import _layout as L
+from engine.rules.position import CHECKERS, Position
 
 ACTIONS = ("no_double", "double_take", "double_pass", "too_good_take", "too_good_pass",
            "double_beaver", "no_double_beaver")
@@ -1058,6 +1059,72 @@ def play_values(probs: Any, afters: Any, state: CubeState,
     if live.any():
         with np.errstate(divide="ignore", invalid="ignore"):   # in the lines not taken
             _live_values(p[live], x[live], state, met, live, equity, mwc)
+    return equity, mwc
+
+
+def efficiencies_of_rows(rows: np.ndarray) -> np.ndarray:
+    """:func:`cube_efficiency` of backgammon positions given as the engine's ``int16``
+    state rows (n x :data:`engine.rules._layout.STATE_LEN`, each seen from its side on
+    roll, as the move generator lists the positions after a play), over the rows at
+    once: the review values every play of the 21 rolls by its opponent's efficiency
+    (tests/test_cube.py holds it to :func:`cube_efficiency` of each position)."""
+    rows = np.asarray(rows)
+    me = rows[:, L.ME + 1:L.ME + 25].astype(np.int64)
+    them = rows[:, L.THEM + 1:L.THEM + 25].astype(np.int64)
+    bar_me, bar_them = rows[:, L.ME + L.BAR] > 0, rows[:, L.THEM + L.BAR] > 0
+    points = np.arange(1, 25)
+
+    def back(board, bar):                   # the farthest checker's point, 25 on the bar
+        far = np.where(board > 0, points, 0).max(axis=1)
+        return np.where(bar, 25, far)
+    race = back(me, bar_me) + back(them, bar_them) <= 25
+    outside_them = them[:, 6:].any(axis=1)
+    home = ~bar_me & ~bar_them & ~me[:, 6:].any(axis=1) & ~outside_them
+    # last_roll: the opponent bears off with any roll (one checker on 1-3, or two on 1
+    # and 1-2)
+    count = them[:, :6].sum(axis=1)
+    one_low = (count == 1) & (them[:, :3].sum(axis=1) == 1)
+    two_low = (count == 2) & (them[:, 0] >= 1) & (them[:, :2].sum(axis=1) == 2)
+    last = race & ~bar_them & ~outside_them & (one_low | two_low)
+    pips = (me * points).sum(axis=1) + 25 * rows[:, L.ME + L.BAR].astype(np.int64)
+    x = np.minimum(RACE_MAX, np.maximum(RACE_MIN, RACE_COEFFICIENT + RACE_FACTOR * pips))
+    x = np.where(home, BEAROFF_EFFICIENCY, x)
+    x = np.where(last, 0.0, x)
+    return np.where(race, x, CONTACT_EFFICIENCY)
+
+
+def play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
+                        table: MatchEquityTable | None = None
+                        ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`play_values` of backgammon plays given as the positions' state rows (the
+    move generator's, the opponent on roll), each at its own efficiency
+    (:func:`efficiencies_of_rows`), without making a :class:`Position` of each: a play
+    that ends the game is valued as :func:`play_value` values it."""
+    p = _check_rows(probability_rows(probs))
+    rows = np.asarray(rows)
+    if rows.ndim != 2 or rows.shape != (len(p), L.STATE_LEN):
+        raise CubeError(f"state rows of shape {rows.shape} for {len(p)} rows of "
+                        f"probabilities: expected {len(p)} x {L.STATE_LEN}")
+    _check_state(state)
+    _check_table(table)
+    met = table or default_table()
+    if not state.money and max(state.away) > met.length:
+        raise MatchError(f"match to {state.match_length}: the table {met.name!r} "
+                         f"covers matches to {met.length}")
+    n = len(p)
+    equity = np.zeros(n)
+    mwc = None if state.money else np.zeros(n)
+    over = ((rows[:, L.ME + L.OFF] == CHECKERS) | (rows[:, L.THEM + L.OFF] == CHECKERS))
+    for k in np.flatnonzero(over).tolist():             # games over: their points
+        equity[k], m = play_value(p[k], Position.from_array(rows[k], "backgammon"), state,
+                                  met)
+        if mwc is not None:
+            mwc[k] = m
+    live = ~over
+    if live.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            _live_values(p[live], efficiencies_of_rows(rows[live]), state, met, live,
+                         equity, mwc)
     return equity, mwc
 
 

@@ -37,10 +37,12 @@ from engine.cube.decision import (
     money_cubeful_equity,
     play_value,
     play_values,
+    play_values_of_rows,
     probability_rows,
 )
 from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
+from engine.rules import _layout as L
 from engine.rules.position import Position
 
 EXACT_CUBE_HEADROOM = 32
@@ -144,6 +146,38 @@ def cubeful_play_values(probs: Any, afters: Any, state: CubeState,
     for i in np.flatnonzero(short):
         equities[i], m = cubeful_play_value(rows[i], afters[i], state, table)
         if mwcs is not None and m is not None:      # (an exact value is money play's)
+            mwcs[i] = m
+    return equities, mwcs
+
+
+def cubeful_play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
+                                table: MatchEquityTable | None = None
+                                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`cubeful_play_values` of backgammon plays given as the positions' state
+    rows (the move generator's): the plays into a short bear-off one by one, the
+    others by :func:`engine.cube.decision.play_values_of_rows`, no :class:`Position`
+    made for them."""
+    rows = np.asarray(rows)
+    p = probability_rows(probs)
+    if rows.ndim != 2 or rows.shape != (len(p), L.STATE_LEN):
+        raise CubeError(f"state rows of shape {rows.shape} for {len(p)} rows of "
+                        f"probabilities: expected {len(p)} x {L.STATE_LEN}")
+    me, them = rows[:, L.ME + 1:L.ME + 25], rows[:, L.THEM + 1:L.THEM + 25]
+    off = np.maximum(rows[:, L.ME + L.OFF], rows[:, L.THEM + L.OFF])
+    short = ((rows[:, L.ME + L.BAR] == 0) & (rows[:, L.THEM + L.BAR] == 0)
+             & ~me[:, 6:].any(axis=1) & ~them[:, 6:].any(axis=1)
+             & (me[:, :6].sum(axis=1) <= 6) & (them[:, :6].sum(axis=1) <= 6) & (off < 15))
+    rest = np.flatnonzero(~short)
+    equity, mwc = play_values_of_rows(p[rest], rows[rest], state, table)
+    equities = np.zeros(len(p))
+    equities[rest] = equity
+    mwcs = None if mwc is None else np.zeros(len(p))
+    if mwcs is not None:
+        mwcs[rest] = mwc
+    for i in np.flatnonzero(short).tolist():
+        after = Position.from_array(rows[i], "backgammon")
+        equities[i], m = cubeful_play_value(p[i], after, state, table)
+        if mwcs is not None and m is not None:
             mwcs[i] = m
     return equities, mwcs
 
