@@ -1532,5 +1532,9 @@ def test_cubeful_play_values_of_rows_are_those_of_the_positions():
         want = cubeful_play_values(chances, plays, state)
         assert got[0].tolist() == want[0].tolist()
         assert (got[1] is None and want[1] is None) or got[1].tolist() == want[1].tolist()
-    with pytest.raises(CubeError, match="state rows of shape"):
+    with pytest.raises(CubeError, match="3 positions for 2 rows"):
         cubeful_play_values_of_rows(chances[:2], rows[:3], MONEY)
+    with pytest.raises(CubeError, match="state rows of shape"):
+        cubeful_play_values_of_rows(chances[:2], rows[:2, :100], MONEY)
+    with pytest.raises(CubeError, match="backgammon only"):
+        cubeful_play_values(chances[:1], [Position.start("portes")], MONEY)

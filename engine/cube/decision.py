@@ -1013,53 +1013,33 @@ def _check_rows(rows: np.ndarray) -> np.ndarray:
     return p
 
 
-def play_values(probs: Any, afters: Any, state: CubeState,
-                table: MatchEquityTable | None = None,
-                efficiencies: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`play_value` of many plays at once, with the same numbers: ``probs`` the
-    mover's chances after each play (n x 5), ``afters`` the positions after them,
-    ``efficiencies`` the opponent's cube efficiency in each (default
-    :func:`cube_efficiency` of each; never a short bear-off's pair, which
-    :func:`engine.search.bearoff_cube.cubeful_play_values` values one by one).
-    Returns ``(equities, match winning chances or None in money play)``, as arrays."""
-    rows = probability_rows(probs)
+def state_rows(afters: Any) -> np.ndarray:
+    """The backgammon positions ``afters`` as the engine's state rows (n x
+    :data:`engine.rules._layout.STATE_LEN`), for :func:`play_values_of_rows`; a
+    non-position, or another game's (the cube is backgammon's), is refused by name."""
     afters = list(afters)
-    if len(afters) != len(rows):
-        raise CubeError(f"{len(afters)} positions for {len(rows)} rows of probabilities")
     for i, after in enumerate(afters):
         if not isinstance(after, Position):
             raise PositionError(f"afters[{i}] {quote(after)}: expected a Position")
-    _check_state(state)
-    _check_table(table)
-    met = table or default_table()
-    if not state.money and max(state.away) > met.length:
-        raise MatchError(f"match to {state.match_length}: the table {met.name!r} "
-                         f"covers matches to {met.length}")
-    n = len(rows)
-    p = _check_rows(rows)
-    if efficiencies is None:
-        x = np.array([0.0 if a.is_over() else cube_efficiency(a) for a in afters], np.float64)
-    else:
-        try:
-            given = list(efficiencies)
-        except TypeError:
-            raise CubeError(f"efficiencies {quote(efficiencies)}: expected one number a "
-                            f"play") from None
-        if len(given) != n:
-            raise CubeError(f"{len(given)} efficiencies for {n} plays")
-        x = np.array([check_efficiency(e) for e in given], np.float64).reshape(n)
-    equity = np.zeros(n)
-    mwc = None if state.money else np.zeros(n)
-    over = np.array([a.is_over() for a in afters], bool)
-    for k in np.flatnonzero(over).tolist():             # games over: their points
-        equity[k], m = play_value(p[k], afters[k], state, met)
-        if mwc is not None:
-            mwc[k] = m
-    live = ~over
-    if live.any():
-        with np.errstate(divide="ignore", invalid="ignore"):   # in the lines not taken
-            _live_values(p[live], x[live], state, met, live, equity, mwc)
-    return equity, mwc
+        if after.variant != "backgammon":
+            raise CubeError(f"afters[{i}]: variant {after.variant!r} has no cube "
+                            f"(backgammon only)")
+    if not afters:
+        return np.zeros((0, L.STATE_LEN), np.int16)
+    return np.array([a.to_array() for a in afters])
+
+
+def play_values(probs: Any, afters: Any, state: CubeState,
+                table: MatchEquityTable | None = None,
+                efficiencies: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`play_value` of many backgammon plays at once, with the same numbers:
+    ``probs`` the mover's chances after each play (n x 5), ``afters`` the positions
+    after them, ``efficiencies`` the opponent's cube efficiency in each (default
+    :func:`cube_efficiency` of each; never a short bear-off's pair, which
+    :func:`engine.search.bearoff_cube.cubeful_play_values` values one by one).
+    Returns ``(equities, match winning chances or None in money play)``, as arrays
+    (:func:`play_values_of_rows` of the positions' rows)."""
+    return play_values_of_rows(probs, state_rows(afters), state, table, efficiencies)
 
 
 def efficiencies_of_rows(rows: np.ndarray) -> np.ndarray:
@@ -1094,24 +1074,36 @@ def efficiencies_of_rows(rows: np.ndarray) -> np.ndarray:
 
 
 def play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
-                        table: MatchEquityTable | None = None
-                        ) -> tuple[np.ndarray, np.ndarray | None]:
+                        table: MatchEquityTable | None = None,
+                        efficiencies: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`play_values` of backgammon plays given as the positions' state rows (the
     move generator's, the opponent on roll), each at its own efficiency
-    (:func:`efficiencies_of_rows`), without making a :class:`Position` of each: a play
-    that ends the game is valued as :func:`play_value` values it."""
-    p = _check_rows(probability_rows(probs))
+    (:func:`efficiencies_of_rows`) unless ``efficiencies`` are given, without making a
+    :class:`Position` of each: a play that ends the game is valued as
+    :func:`play_value` values it."""
+    p = probability_rows(probs)
     rows = np.asarray(rows)
-    if rows.ndim != 2 or rows.shape != (len(p), L.STATE_LEN):
-        raise CubeError(f"state rows of shape {rows.shape} for {len(p)} rows of "
-                        f"probabilities: expected {len(p)} x {L.STATE_LEN}")
+    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
+        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
+    if len(rows) != len(p):
+        raise CubeError(f"{len(rows)} positions for {len(p)} rows of probabilities")
+    p = _check_rows(p)
+    n = len(p)
+    if efficiencies is not None:
+        try:
+            given = list(efficiencies)
+        except TypeError:
+            raise CubeError(f"efficiencies {quote(efficiencies)}: expected one number a "
+                            f"play") from None
+        if len(given) != n:
+            raise CubeError(f"{len(given)} efficiencies for {n} plays")
+        x = np.array([check_efficiency(e) for e in given], np.float64).reshape(n)
     _check_state(state)
     _check_table(table)
     met = table or default_table()
     if not state.money and max(state.away) > met.length:
         raise MatchError(f"match to {state.match_length}: the table {met.name!r} "
                          f"covers matches to {met.length}")
-    n = len(p)
     equity = np.zeros(n)
     mwc = None if state.money else np.zeros(n)
     over = ((rows[:, L.ME + L.OFF] == CHECKERS) | (rows[:, L.THEM + L.OFF] == CHECKERS))
@@ -1122,9 +1114,9 @@ def play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
             mwc[k] = m
     live = ~over
     if live.any():
-        with np.errstate(divide="ignore", invalid="ignore"):
-            _live_values(p[live], efficiencies_of_rows(rows[live]), state, met, live,
-                         equity, mwc)
+        xs = efficiencies_of_rows(rows[live]) if efficiencies is None else x[live]
+        with np.errstate(divide="ignore", invalid="ignore"):   # in the lines not taken
+            _live_values(p[live], xs, state, met, live, equity, mwc)
     return equity, mwc
 
 

@@ -36,9 +36,9 @@ from engine.cube.decision import (
     money_answer,
     money_cubeful_equity,
     play_value,
-    play_values,
     play_values_of_rows,
     probability_rows,
+    state_rows,
 )
 from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
@@ -122,32 +122,11 @@ def exact_play_value(after: Position, state: CubeState) -> float | None:
 def cubeful_play_values(probs: Any, afters: Any, state: CubeState,
                         table: MatchEquityTable | None = None
                         ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`cubeful_play_value` of many plays at once, with the same numbers: the
-    plays into a short bear-off one by one (the table's), the others by
-    :func:`engine.cube.decision.play_values`. ``probs`` n x 5, ``afters`` the n positions
-    after the plays; returns ``(equities, match winning chances or None in money
-    play)`` as arrays (a bear-off's exact money value has no match winning chance)."""
-    rows = probability_rows(probs)
-    afters = list(afters)
-    if len(afters) != len(rows):
-        raise CubeError(f"{len(afters)} positions for {len(rows)} rows of probabilities")
-    for i, after in enumerate(afters):
-        if not isinstance(after, Position):
-            raise PositionError(f"afters[{i}] {quote(after)}: expected a Position")
-    short = np.array([a.variant == "backgammon" and not a.is_over() and _short_race(a)
-                      for a in afters], bool)
-    rest = np.flatnonzero(~short)
-    equity, mwc = play_values(rows[rest], [afters[i] for i in rest], state, table)
-    equities = np.zeros(len(rows))
-    equities[rest] = equity
-    mwcs = None if mwc is None else np.zeros(len(rows))
-    if mwcs is not None:
-        mwcs[rest] = mwc
-    for i in np.flatnonzero(short):
-        equities[i], m = cubeful_play_value(rows[i], afters[i], state, table)
-        if mwcs is not None and m is not None:      # (an exact value is money play's)
-            mwcs[i] = m
-    return equities, mwcs
+    """:func:`cubeful_play_value` of many backgammon plays at once, with the same
+    numbers: ``probs`` n x 5, ``afters`` the n positions after the plays; returns
+    ``(equities, match winning chances or None in money play)`` as arrays
+    (:func:`cubeful_play_values_of_rows` of the positions' rows)."""
+    return cubeful_play_values_of_rows(probs, state_rows(afters), state, table)
 
 
 def cubeful_play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
@@ -159,9 +138,10 @@ def cubeful_play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
     made for them."""
     rows = np.asarray(rows)
     p = probability_rows(probs)
-    if rows.ndim != 2 or rows.shape != (len(p), L.STATE_LEN):
-        raise CubeError(f"state rows of shape {rows.shape} for {len(p)} rows of "
-                        f"probabilities: expected {len(p)} x {L.STATE_LEN}")
+    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
+        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
+    if len(rows) != len(p):
+        raise CubeError(f"{len(rows)} positions for {len(p)} rows of probabilities")
     me, them = rows[:, L.ME + 1:L.ME + 25], rows[:, L.THEM + 1:L.THEM + 25]
     off = np.maximum(rows[:, L.ME + L.OFF], rows[:, L.THEM + L.OFF])
     short = ((rows[:, L.ME + L.BAR] == 0) & (rows[:, L.THEM + L.BAR] == 0)
