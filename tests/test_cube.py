@@ -1538,3 +1538,25 @@ def test_cubeful_play_values_of_rows_are_those_of_the_positions():
         cubeful_play_values_of_rows(chances[:2], rows[:2, :100], MONEY)
     with pytest.raises(CubeError, match="backgammon only"):
         cubeful_play_values(chances[:1], [Position.start("portes")], MONEY)
+
+
+def test_a_cubeful_ranking_is_the_one_play_at_a_time_ranking():
+    """:func:`engine.cli._decide.rank_cubefully` ranks over arrays what
+    :meth:`Search.analyse` ranks one play at a time by
+    :func:`engine.search.bearoff_cube.cubeful_play_value`: the same order, the same
+    cubeful equities and match winning chances, at 0- and 1-ply, money and match."""
+    from engine.cli import _decide
+    from engine.search.bearoff_cube import cubeful_play_value
+    search = _decide.search_for("backgammon")
+    for pos, dice in ((Position.start(), (6, 4)),
+                      (Position.from_literal("x 6:4 5:3 4:2 13:4 24:2; o 6:5 4:3 8:4 11:3"),
+                       (2, 2))):
+        for state in (MONEY, CubeState(2, "them"), CubeState(1, "centre", 5, (3, 4))):
+            for ply in (0, 1):
+                got = _decide.rank_cubefully(search, pos, dice, ply, state).candidates
+                want = search.analyse(pos, dice, ply, rank=lambda after, p: cubeful_play_value(
+                    p, after, state)[0]).candidates
+                assert [c.position for c in got] == [c.position for c in want]
+                for c in got:
+                    assert (c.cubeful_equity, c.mwc) == cubeful_play_value(
+                        c.probabilities, c.position, state)

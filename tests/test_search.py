@@ -686,6 +686,19 @@ def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
     assert sorted(map(repr, seen[-3:])) == sorted(repr(c.position) for c in deep)
     with pytest.raises(SearchError, match="rank = 3"):
         plain.analyse(pos, dice, rank=3)
+    # the same ranking over arrays: the plays' state rows and chances at once
+    calls = []
+
+    def rows_rank(rows, chances):
+        calls.append(len(rows))
+        assert rows.shape == (len(chances), L.STATE_LEN) and chances.shape[1] == 5
+        return -chances[:, 0]
+    b = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(3, 10.0),)),
+                      rank_rows=rows_rank)
+    assert b.candidates == a.candidates and calls == [len(worst_first.candidates), 3]
+    for bad in ({"rank_rows": 3}, {"rank_rows": rows_rank, "rank": lambda after, p: 0.0}):
+        with pytest.raises(SearchError, match="rank_rows"):
+            plain.analyse(pos, dice, **bad)
 
 
 def test_pending_segment_is_its_own_decision():

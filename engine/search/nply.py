@@ -1196,7 +1196,9 @@ class Search:
     def analyse(self, position: Position, dice, ply: int | None = None,
                 settings: SearchSettings | None = None, top: int | None = None,
                 rank: Callable[[Position, tuple], float] | None = None,
-                also: Position | None = None) -> Analysis:
+                also: Position | None = None,
+                rank_rows: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+                ) -> Analysis:
         """Every legal play of ``position`` for ``dice`` (a pair, :class:`Dice`, or None
         for a pending segment), rated and ranked best first. ``top`` limits how many
         candidates get move text and objects (all are still rated). ``rank``: a
@@ -1204,7 +1206,10 @@ class Search:
         value ranks the plays in place of their cubeless equity, in the root's move
         filters and among the plays rated at the full depth (ties by that equity), e.g.
         an equity at a match score, which the search does not know
-        (:func:`engine.cli._decide.rank_cubefully`). ``also``: a play (the position
+        (:func:`engine.cli._decide.rank_cubefully`). ``rank_rows``: the same for many
+        plays at once, a function of their state rows (n x
+        :data:`engine.rules._layout.STATE_LEN`) and the mover's chances (n x 5) giving
+        their n values (not both). ``also``: a play (the position
         after it) listed after the first ``top`` when it is not among them, as GNU
         Backgammon's analysis lists the play made; a position that is no play of the
         roll is not listed."""
@@ -1215,19 +1220,23 @@ class Search:
         if rank is not None and not callable(rank):
             raise SearchError(f"rank = {quote(rank)}: expected a function (position after "
                               f"the play, its probabilities) -> value, or None")
-        def values(rows, chances) -> np.ndarray:    # rank of each play given as arrays
+        if rank_rows is not None and (rank is not None or not callable(rank_rows)):
+            raise SearchError(f"rank_rows = {quote(rank_rows)}: expected a function (state "
+                              f"rows, probabilities) -> values, or None, and no rank beside")
+
+        def one_by_one(rows, chances) -> np.ndarray:    # rank of each play given as arrays
             assert rank is not None
             return np.array([float(rank(Position.from_array(r, position.variant),
                                         tuple(float(x) for x in p)))
                              for r, p in zip(rows, chances)])
-        kids, probs, eq, plies, evaluated = self._rate(
-            state, d, settings, position, values if rank is not None else None)
+        values = rank_rows if rank_rows is not None else one_by_one if rank else None
+        kids, probs, eq, plies, evaluated = self._rate(state, d, settings, position, values)
         n = len(kids)
         key = eq[:n]
-        if rank is not None:
+        if values is not None:
             key = eq[:n].copy()
             full = np.flatnonzero(plies[:n] == settings.ply)
-            key[full] = values(kids[full], probs[full])
+            key[full] = np.asarray(values(kids[full], probs[full]), np.float64)
         # more plies first, then the higher value, equity, generation order
         order = np.lexsort((np.arange(n), -eq[:n], -key, -plies[:n]))
         if top is not None:
