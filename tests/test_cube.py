@@ -1560,3 +1560,22 @@ def test_a_cubeful_ranking_is_the_one_play_at_a_time_ranking():
                 for c in got:
                     assert (c.cubeful_equity, c.mwc) == cubeful_play_value(
                         c.probabilities, c.position, state)
+
+
+def test_bad_chances_are_named_by_their_row_among_all_the_plays():
+    """A batch's bad chances are named by their row among all the plays given, short
+    bear-offs (valued by the table in money play) counted and checked too; no plays is
+    no values."""
+    from engine.search.bearoff_cube import cubeful_play_values, cubeful_play_values_of_rows
+    short = Position.from_literal("x 1:1 2:1; o 1:1 2:1")
+    good, bad = [0.5, 0.1, 0.0, 0.1, 0.0], [0.5, 0.1, 0.0, 0.1, 2.0]
+    for plays, rows in (([short, short, Position.start()], [good, good, bad]),
+                        ([short, Position.start(), short], [good, good, bad])):
+        with pytest.raises(CubeError, match=r"row 2: "):
+            cubeful_play_values(rows, plays, MONEY)
+    for state in (MONEY, CubeState(1, "centre", 5, (0, 0))):
+        got = cubeful_play_values_of_rows(np.zeros((0, 5)), [], state)
+        assert got[0].shape == (0,) and (got[1] is None) == state.money
+    from engine.cube.decision import efficiencies_of_rows
+    with pytest.raises(CubeError, match="state rows of shape"):
+        efficiencies_of_rows(Position.start().to_array())

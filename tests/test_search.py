@@ -696,8 +696,9 @@ def test_a_rank_function_orders_the_plays_of_the_full_depth(plain):
     b = plain.analyse(pos, dice, settings=SearchSettings(1, (MoveFilter(3, 10.0),)),
                       rank_rows=rows_rank)
     assert b.candidates == a.candidates and calls == [len(worst_first.candidates), 3]
-    for bad in ({"rank_rows": 3}, {"rank_rows": rows_rank, "rank": lambda after, p: 0.0}):
-        with pytest.raises(SearchError, match="rank_rows"):
+    for bad, words in (({"rank_rows": 3}, "rank_rows = 3"),
+                       ({"rank_rows": rows_rank, "rank": lambda after, p: 0.0}, "both")):
+        with pytest.raises(SearchError, match=words):
             plain.analyse(pos, dice, **bad)
 
 

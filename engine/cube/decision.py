@@ -1029,6 +1029,22 @@ def state_rows(afters: Any) -> np.ndarray:
     return np.array([a.to_array() for a in afters])
 
 
+def check_play_rows(probs: Any, rows: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The chances after n backgammon plays (n x 5) and the positions' state rows (n x
+    :data:`engine.rules._layout.STATE_LEN`) as arrays, each row's chances checked and
+    clipped as :func:`check_probabilities` does (an error names the row), else
+    :class:`CubeError`. No plays at all is two empty arrays."""
+    p = probability_rows(probs)
+    rows = np.asarray(rows)
+    if rows.size == 0:
+        rows = rows.reshape(0, L.STATE_LEN)
+    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
+        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
+    if len(rows) != len(p):
+        raise CubeError(f"{len(rows)} positions for {len(p)} rows of probabilities")
+    return _check_rows(p), rows
+
+
 def play_values(probs: Any, afters: Any, state: CubeState,
                 table: MatchEquityTable | None = None,
                 efficiencies: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -1049,6 +1065,8 @@ def efficiencies_of_rows(rows: np.ndarray) -> np.ndarray:
     once: the review values every play of the 21 rolls by its opponent's efficiency
     (tests/test_cube.py holds it to :func:`cube_efficiency` of each position)."""
     rows = np.asarray(rows)
+    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
+        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
     me = rows[:, L.ME + 1:L.ME + 25].astype(np.int64)
     them = rows[:, L.THEM + 1:L.THEM + 25].astype(np.int64)
     bar_me, bar_them = rows[:, L.ME + L.BAR] > 0, rows[:, L.THEM + L.BAR] > 0
@@ -1081,13 +1099,7 @@ def play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
     (:func:`efficiencies_of_rows`) unless ``efficiencies`` are given, without making a
     :class:`Position` of each: a play that ends the game is valued as
     :func:`play_value` values it."""
-    p = probability_rows(probs)
-    rows = np.asarray(rows)
-    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
-        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
-    if len(rows) != len(p):
-        raise CubeError(f"{len(rows)} positions for {len(p)} rows of probabilities")
-    p = _check_rows(p)
+    p, rows = check_play_rows(probs, rows)
     n = len(p)
     if efficiencies is not None:
         try:

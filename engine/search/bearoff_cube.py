@@ -29,6 +29,7 @@ from engine.cube.decision import (
     DoubleAnswer,
     ProbabilityFn,
     analyse_cube,
+    check_play_rows,
     classify,
     cube_efficiency,
     cubeful_value,
@@ -37,13 +38,12 @@ from engine.cube.decision import (
     money_cubeful_equity,
     play_value,
     play_values_of_rows,
-    probability_rows,
     state_rows,
 )
 from engine.cube.met import MatchEquityTable
 from engine.errors import PositionError, quote
 from engine.rules import _layout as L
-from engine.rules.position import Position
+from engine.rules.position import CHECKERS, Position
 
 EXACT_CUBE_HEADROOM = 32
 """The least ``max cube / cube value`` with which a short bear-off's money cube is
@@ -136,17 +136,13 @@ def cubeful_play_values_of_rows(probs: Any, rows: np.ndarray, state: CubeState,
     rows (the move generator's): the plays into a short bear-off one by one, the
     others by :func:`engine.cube.decision.play_values_of_rows`, no :class:`Position`
     made for them."""
-    rows = np.asarray(rows)
-    p = probability_rows(probs)
-    if rows.ndim != 2 or rows.shape[1] != L.STATE_LEN:
-        raise CubeError(f"state rows of shape {rows.shape}: expected n x {L.STATE_LEN}")
-    if len(rows) != len(p):
-        raise CubeError(f"{len(rows)} positions for {len(p)} rows of probabilities")
+    p, rows = check_play_rows(probs, rows)     # every row, short bear-offs too
     me, them = rows[:, L.ME + 1:L.ME + 25], rows[:, L.THEM + 1:L.THEM + 25]
     off = np.maximum(rows[:, L.ME + L.OFF], rows[:, L.THEM + L.OFF])
     short = ((rows[:, L.ME + L.BAR] == 0) & (rows[:, L.THEM + L.BAR] == 0)
              & ~me[:, 6:].any(axis=1) & ~them[:, 6:].any(axis=1)
-             & (me[:, :6].sum(axis=1) <= 6) & (them[:, :6].sum(axis=1) <= 6) & (off < 15))
+             & (me[:, :6].sum(axis=1) <= 6) & (them[:, :6].sum(axis=1) <= 6)
+             & (off < CHECKERS))
     rest = np.flatnonzero(~short)
     equity, mwc = play_values_of_rows(p[rest], rows[rest], state, table)
     equities = np.zeros(len(p))

@@ -1220,16 +1220,19 @@ class Search:
         if rank is not None and not callable(rank):
             raise SearchError(f"rank = {quote(rank)}: expected a function (position after "
                               f"the play, its probabilities) -> value, or None")
-        if rank_rows is not None and (rank is not None or not callable(rank_rows)):
+        if rank_rows is not None and not callable(rank_rows):
             raise SearchError(f"rank_rows = {quote(rank_rows)}: expected a function (state "
-                              f"rows, probabilities) -> values, or None, and no rank beside")
+                              f"rows, probabilities) -> values, or None")
+        if rank is not None and rank_rows is not None:
+            raise SearchError("rank and rank_rows both given: expected one ranking")
 
         def one_by_one(rows, chances) -> np.ndarray:    # rank of each play given as arrays
             assert rank is not None
             return np.array([float(rank(Position.from_array(r, position.variant),
                                         tuple(float(x) for x in p)))
                              for r, p in zip(rows, chances)])
-        values = rank_rows if rank_rows is not None else one_by_one if rank else None
+        values = (rank_rows if rank_rows is not None
+                  else one_by_one if rank is not None else None)
         kids, probs, eq, plies, evaluated = self._rate(state, d, settings, position, values)
         n = len(kids)
         key = eq[:n]
