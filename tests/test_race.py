@@ -1,5 +1,5 @@
 """The race formulas of ``engine.eval.race``: pip counts, effective pip counts, Kleinman,
-Thorp, Keith and 8-9-12, and ``engine.cube_cli --race``.
+Thorp, Keith, 8-9-12 and Isight, and ``engine.cube_cli --race``.
 
 The expected counts of the first tests are GNU Backgammon 1.07's (``set board ID``,
 then ``show kleinman``, ``show thorp``, ``show keith``, ``show 8912``), where it
@@ -100,8 +100,61 @@ def test_keith_rounds_the_seventh_down_and_takes_at_two():
 
 def test_kleinman():
     assert kleinman(100, 100) == pytest.approx(0.5 * (1 + math.erf(4 / (2 * 196 ** 0.5))))
-    assert kleinman(2, 2) == 0.0
-    assert kleinman(50, 120) > 0.99 and kleinman(120, 50) < 0.01
+    assert kleinman(2, 2) is None and kleinman(3, 2) is not None
+    c = race_counts(_race({1: 1}, {1: 1}, off=(14, 14)))     # the side on roll cannot lose
+    assert c.kleinman is None and c.to_json()["kleinman"] is None
+    assert "Kleinman: cubeless winning chance of the side on roll n/a" in format_race(c)
+
+
+# Position ID -> GNU Backgammon 1.07's show isight: L, T, estimated winning chance (%),
+# its advice
+ISIGHT = {
+    "4HPwATDgc/ABMA": (167, 167, 24.3, "No double, take"),
+    "27YAAHB3BwAAAA": (36, 36, 68.0, "Double, take"),       # 30 + 1 + 2 + 1 + 2 gaps
+    "Pr8AAODfHQAAAA": (40, 42, 70.7, "Redouble, take"),
+    "VTUDAHi/KQAAAA": (46, 57, 86.7, "Double, pass"),       # T: 53 + 4 crossovers
+    "EP8fAADw8w8AAA": (101, 115, 74.3, "Redouble, take"),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(ISIGHT))
+def test_isight_agrees_with_gnu_backgammon(pid):
+    lead, trail, chance, advice = ISIGHT[pid]
+    c = race_counts(position_from_id(pid))
+    assert (c.isight.leader, c.isight.trailer) == (lead, trail)
+    assert round(c.isight_chance, 1) == chance
+    # GNU Backgammon names one action: the redouble where the side on roll would
+    # redouble, else the double
+    owned = advice.startswith("Redouble")
+    assert c.isight.advice(owned) == advice
+    assert not owned or c.isight.double
+
+
+def test_isight_counts_each_adjustment():
+    # on roll: 21 pips; 3 on the 1-point (+2), 3 on the 2-point (+1), 4 on the 3-point
+    # (+1); no 4- or 6-point where the opponent holds his (+2); 10 checkers left against
+    # 5 (+5)
+    c = race_counts(_race({1: 3, 2: 3, 3: 4}, {4: 1, 6: 4}, off=(5, 10)))
+    assert c.isight.leader == 21 + 2 + 1 + 1 + 2 + 5
+    # the opponent: 28 pips; his empty 5-point is no gap (the side on roll has none)
+    assert c.isight.trailer == 28
+    # a checker on the 9-point counts one crossover more than the opponent's
+    c = race_counts(_race({9: 1, 6: 14}, {6: 15}))
+    assert (c.isight.leader, c.isight.trailer) == (9 + 84 + 1, 90)
+
+
+def test_isight_thresholds_are_exact():
+    # the same checkers on both sides: L = T, a chance of 80 - L/3, exactly 68 at L = 36,
+    # 70 at 30 and 76 at 12 (double from 68, redouble from 70, take up to 76); a pip more
+    # is a third of a point less
+    for checkers, chance, double, redouble, take in (
+            ({6: 6}, 68.0, True, False, True), ({6: 6, 1: 1}, 68 - 1 / 3, False, False, True),
+            ({6: 5}, 70.0, True, True, True), ({6: 5, 1: 1}, 70 - 1 / 3, True, False, True),
+            ({6: 2}, 76.0, True, True, True), ({6: 1, 5: 1}, 76 + 1 / 3, True, True, False)):
+        left = sum(checkers.values())
+        c = race_counts(_race(checkers, checkers, off=(15 - left, 15 - left)))
+        assert c.isight_chance == pytest.approx(chance)
+        assert (c.isight.double, c.isight.redouble, c.isight.take) == (double, redouble, take)
 
 
 def test_advice_words():
@@ -133,6 +186,7 @@ def test_cube_cli_race(capsys):
     race = json.loads(capsys.readouterr().out)["race"]
     assert race["pips"] == [86, 100] and race["kleinman"] == 0.8273
     assert race["keith"]["leader"] == 90 + 90 // 7
+    assert race["isight"]["leader"] >= 86 and 0 < race["isight"]["chance"] < 100
     assert main(args[:-1]) == 0
     assert "Kleinman" not in capsys.readouterr().out
 

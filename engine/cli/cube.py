@@ -21,9 +21,9 @@ Probabilities come from the released model through :class:`engine.search.nply.Se
 ``--ply`` (0-ply by default), or are given with ``--probabilities``.
 
 ``--race`` adds the race formulas players count at the table (:mod:`engine.eval.race`:
-pip counts, effective pip counts, Kleinman's winning chance, the Thorp, Keith and 8-9-12
-cube rules), as GNU Backgammon's ``show kleinman`` / ``thorp`` / ``keith`` / ``8912``
-give them::
+pip counts, effective pip counts, Kleinman's winning chance, the Thorp, Keith, 8-9-12 and
+Isight cube rules), as GNU Backgammon's ``show kleinman`` / ``thorp`` / ``keith`` /
+``8912`` / ``isight`` give them::
 
     python -m engine.cube_cli --position NqVSlQB3/wIAAA --race
 
@@ -470,7 +470,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the protocol reply as JSON")
     ap.add_argument("--race", action="store_true",
                     help="add the race formulas players count (pip counts, effective "
-                         "pip counts, Kleinman, Thorp, Keith, 8-9-12: engine.eval.race)")
+                         "pip counts, Kleinman, Thorp, Keith, 8-9-12, Isight: engine.eval.race)")
     ro = ap.add_argument_group("rollouts")
     ro.add_argument("--rollout", action="store_true",
                     help="roll the decision out, as GNU Backgammon does: the no-double "

@@ -1,6 +1,6 @@
 """The race formulas players count at the table, as GNU Backgammon shows them
-(``show pipcount``, ``show kleinman``, ``show thorp``, ``show keith``, ``show 8912``, the
-effective pip counts of its race theory window).
+(``show pipcount``, ``show kleinman``, ``show thorp``, ``show keith``, ``show 8912``,
+``show isight``, the effective pip counts of its race theory window).
 
 Each is a rule of thumb for a backgammon race (no contact left), from the side on roll's
 point of view: it is the would-be doubler, "the leader" of the formulas' own wording,
@@ -13,7 +13,8 @@ and the opponent is "the trailer".
   home; *wastage* is the EPC less the pip count.
 - **Kleinman**: the side on roll's cubeless winning chance ``(1 + erf(K)) / 2`` with
   ``K = (D + 4) / (2 sqrt(S - 4))``, ``D`` the opponent's pips less his and ``S`` their
-  sum (the normal form of Kleinman's count, as GNU Backgammon computes it).
+  sum (the normal form of Kleinman's count, as GNU Backgammon computes it); none where
+  ``S`` is 4 or less, where the formula has no value.
 - **Thorp** (Edward O. Thorp): each side's pips, plus 2 a checker left, plus 1 a checker
   on the 1-point, less 1 a home point held; the side on roll adds a tenth when his count
   is above 30 (``L``; the opponent's ``T``). Double when ``L <= T + 2``, redouble when
@@ -25,11 +26,21 @@ and the opponent is "the trailer".
   take when ``L - T >= 2``.
 - **8-9-12**: the side on roll's lead as a share of his own pips: double from 8%,
   redouble from 9%, take up to 12%.
+- **Isight**: each side's pips, plus the checkers it has left beyond the other side's,
+  plus 2 a checker beyond the second on the 1-point, 1 a checker beyond the second on
+  the 2-point, 1 a checker beyond the third on the 3-point, 1 for each of its 4-, 5- and
+  6-points it leaves empty where the other side holds his, and the crossovers it has
+  beyond the other side's (a checker counts 0 in the home quarter, 1, 2, 3 in the
+  next ones, 4 on the bar); the side on roll's count ``L``, the opponent's ``T``. The
+  estimated winning chance is ``80 - L/3 + 2 (T - L)`` percent (not held to 0..100):
+  double from 68, redouble from 70, take up to 76.
 
 Where GNU Backgammon differs at a boundary, the authors' rules above are followed: it
-adds Keith's seventh without rounding and calls ``L - T = 2`` a pass by Keith, calls
-``T = L + 2`` a pass by Thorp, and at a lead of exactly 8% (75 pips against 81) finds no
-double by 8-9-12.
+adds Keith's seventh without rounding (in single precision: a count of 42 comes to a
+hair above 48) and calls ``L - T = 2`` a pass by Keith, calls ``T = L + 2`` a pass by
+Thorp, at a lead of exactly 8% (75 pips against 81) finds no double by 8-9-12 and
+between 8% and 12% names its redouble and double the other way round, and prints a
+Kleinman chance of 0 where the pips total 4 or fewer.
 
 The formulas are backgammon's (and portes', the same board and race without a cube);
 other games are refused. They are computed for any position, as GNU Backgammon computes
@@ -96,12 +107,18 @@ class RaceCounts:
     epc: tuple[float | None, float | None]
     """Effective pip counts; None for a side with checkers outside its home board (the
     bear-off tables hold home boards only)."""
-    kleinman: float
-    """The side on roll's cubeless winning chance by Kleinman's count."""
+    kleinman: float | None
+    """The side on roll's cubeless winning chance by Kleinman's count; None where both
+    sides' pips total 4 or fewer (the formula has no value there)."""
     thorp: CubeRule
     keith: CubeRule
     rule_8912: CubeRule
     """The 8-9-12 rule: its ``leader`` is the side on roll's lead in percent."""
+    isight: CubeRule
+    """The Isight counts and their advice."""
+    isight_chance: float
+    """The side on roll's winning chance estimated from the Isight counts, in percent (as
+    the formula gives it: below 0 or above 100 far from its range, the short races)."""
 
     @property
     def wastage(self) -> tuple[float | None, float | None]:
@@ -114,8 +131,9 @@ class RaceCounts:
             return None if x is None else round(x, 4)
         return {"race": self.race, "pips": list(self.pips),
                 "epc": [r(x) for x in self.epc], "wastage": [r(x) for x in self.wastage],
-                "kleinman": round(self.kleinman, 4), "thorp": self.thorp.to_json(),
-                "keith": self.keith.to_json(), "8-9-12": self.rule_8912.to_json()}
+                "kleinman": r(self.kleinman), "thorp": self.thorp.to_json(),
+                "keith": self.keith.to_json(), "8-9-12": self.rule_8912.to_json(),
+                "isight": {**self.isight.to_json(), "chance": round(self.isight_chance, 4)}}
 
 
 def _sides(position: Position) -> tuple[tuple, tuple]:
@@ -127,12 +145,13 @@ def _pips(side: tuple) -> int:
     return sum((i + 1) * n for i, n in enumerate(side))
 
 
-def kleinman(pips_on_roll: int, pips_other: int) -> float:
-    """The side on roll's cubeless winning chance by Kleinman's count (0 where both
-    counts together are 4 pips or fewer, as GNU Backgammon has it)."""
+def kleinman(pips_on_roll: int, pips_other: int) -> float | None:
+    """The side on roll's cubeless winning chance by Kleinman's count; None where both
+    counts together are 4 pips or fewer (its square root has no value there; GNU
+    Backgammon prints 0, though with 2 pips against 2 the side on roll cannot lose)."""
     total = pips_on_roll + pips_other
     if total <= 4:
-        return 0.0
+        return None
     k = (pips_other - pips_on_roll + 4) / (2 * math.sqrt(total - 4))
     return 0.5 * (1 + math.erf(k))
 
@@ -169,6 +188,24 @@ def _8912(pips: tuple[int, int]) -> CubeRule:
     return CubeRule(ahead, float(pips[1]), ahead >= 8, ahead >= 9, ahead <= 12)
 
 
+def isight_count(side: tuple, other: tuple) -> int:
+    """Isight's count of ``side`` (25 counts, the bar last), which reads ``other``'s
+    checkers left, home points and crossovers too."""
+    left, crossovers = sum(side), sum(n * (i // 6) for i, n in enumerate(side))
+    other_left = sum(other)
+    other_crossovers = sum(n * (i // 6) for i, n in enumerate(other))
+    return (_pips(side) + max(left - other_left, 0)
+            + 2 * max(side[0] - 2, 0) + max(side[1] - 2, 0) + max(side[2] - 3, 0)
+            + sum(1 for i in (3, 4, 5) if side[i] == 0 and other[i])
+            + max(crossovers - other_crossovers, 0))
+
+
+def _isight(me: tuple, them: tuple) -> tuple[CubeRule, float]:
+    lead, t = isight_count(me, them), isight_count(them, me)
+    thirds = 240 - lead + 6 * (t - lead)           # three times the chance: no rounding
+    return (CubeRule(lead, t, thirds >= 204, thirds >= 210, thirds <= 228), thirds / 3)
+
+
 def effective_pips(position: Position, side: int) -> float | None:
     """Side ``side``'s (0: on roll) effective pip count, from the one-sided bear-off
     tables; None when a checker of it is outside its home board or on the bar."""
@@ -192,7 +229,8 @@ def race_counts(position: Position) -> RaceCounts:
     pips = position.pip_counts()
     return RaceCounts(is_race(position), pips,
                       (effective_pips(position, 0), effective_pips(position, 1)),
-                      kleinman(*pips), _thorp(me, them), _keith(me, them), _8912(pips))
+                      kleinman(*pips), _thorp(me, them), _keith(me, them), _8912(pips),
+                      *_isight(me, them))
 
 
 def format_race(c: RaceCounts, owner: str = "centre") -> str:
@@ -212,8 +250,12 @@ def format_race(c: RaceCounts, owner: str = "centre") -> str:
                                "counts are for races"]
     lines += [f"pip counts: on roll {c.pips[0]}, opponent {c.pips[1]}",
               f"effective pip counts: on roll {epc(0)}, opponent {epc(1)}",
-              f"Kleinman: cubeless winning chance of the side on roll {c.kleinman:.4f}",
+              "Kleinman: cubeless winning chance of the side on roll " + (
+                  "n/a (4 pips or fewer in all)" if c.kleinman is None
+                  else f"{c.kleinman:.4f}"),
               f"Thorp: L {c.thorp.leader:.1f}, T {c.thorp.trailer:.0f}: {rule(c.thorp)}",
               f"Keith: L {c.keith.leader:.0f}, T {c.keith.trailer:.0f}: {rule(c.keith)}",
-              f"8-9-12: ahead {c.rule_8912.leader:.1f}%: {rule(c.rule_8912)}"]
+              f"8-9-12: ahead {c.rule_8912.leader:.1f}%: {rule(c.rule_8912)}",
+              f"Isight: L {c.isight.leader:.0f}, T {c.isight.trailer:.0f}, estimated "
+              f"winning chance {c.isight_chance:.1f}%: {rule(c.isight)}"]
     return "\n".join(lines)
