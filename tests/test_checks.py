@@ -149,6 +149,9 @@ _START = Position.start()
     (dict(off=(0, "0")), "field 'off'"),
     (dict(bar=(0.25, 0)), "field 'bar'"),
     (dict(me="0" * 24), "field 'me'.*expected a list"),
+    (dict(me=((), *_START.me[1:])), r"field 'me'.*entry \(\)"),     # ragged: numpy's ndim raised
+    (dict(bar=(0, [0])), r"field 'bar'.*entry \[0\]"),
+    (dict(me=np.zeros((24, 1), dtype=int)), "(?s)field 'me'.*expected a list"),
 ])
 def test_position_state_refuses_numbers_the_array_would_coerce(fields, words):
     """numpy's assignment takes 5.5 as 5 and "5" as 5: the state array of such a

@@ -220,6 +220,13 @@ def test_non_finite_numbers_are_not_json():
         strict(reply_text(reply))
     reply = handle_line('{"id": 1e308, "cmd": "met", "length": 1}')
     assert reply["id"] == 1e308 and "error" not in reply
+    # an integer beyond a float's range too (helper 133: 401 digits were echoed back,
+    # which a client's JSON library reads as infinite)
+    reply = handle_line('{"id": -1' + "0" * 400 + ', "cmd": "met", "length": 1}')
+    assert reply["id"] is None and reply["error"]["code"] == "bad_json"
+    assert "too large for a 64-bit float" in reply["error"]["message"]
+    big = 10 ** 300
+    assert handle_line(f'{{"id": {big}, "cmd": "met", "length": 1}}')["id"] == big
 
 
 def test_a_reply_that_is_not_json_is_an_internal_error(monkeypatch, capsys):
@@ -331,6 +338,13 @@ def test_a_line_over_the_limit_is_skipped_with_one_reply():
     assert codes(replies) == [None, "line_too_long", "line_too_long", None, "line_too_long"]
     assert replies[0]["id"] == 1 and replies[3]["id"] == 4
     assert f"{5 * MAX_LINE + 1:,} bytes" in replies[2]["error"]["message"]
+    # the CR of a CR LF ending is not part of the line (helper 133: a line of the limit
+    # then CR LF was refused), but a CR inside the limit's count is
+    replies = serve_bytes(padded(MAX_LINE, 6) + b"\r\n" + padded(MAX_LINE + 1, 7) + b"\r\n"
+                          + padded(MAX_LINE, 8) + b"\r\r\n" + b'{"id":9,"cmd":"met","length":1}\n')
+    assert codes(replies) == [None, "line_too_long", "line_too_long", None]
+    assert replies[0]["id"] == 6 and replies[3]["id"] == 9
+    assert f"{MAX_LINE + 3:,} bytes" in replies[1]["error"]["message"]
 
 
 def _fuzz_lines(rng: random.Random) -> list:
@@ -474,6 +488,17 @@ def test_null_fields_count_as_absent_and_a_byte_order_mark_is_skipped():
     from engine.cli.protocol import handle_bytes
     reply = handle_bytes(b'\xef\xbb\xbf{"id": 2, "cmd": "met", "length": 1}')
     assert reply["id"] == 2 and "pre_crawford" in reply
+    # a mark and whitespace is a blank line (helper 133: it was answered bad_json)
+    assert handle_bytes(b"\xef\xbb\xbf") is None and handle_bytes(b"\xef\xbb\xbf \t\r") is None
+    # null inside the cube and match objects too (helper 133: refused, but for max)
+    match = {"length": 7, "score": [2, 3], "crawford": False}
+    nulls = ask(cmd="cube", position="4HPwATDgc/ABMA", cube={"value": None, "owner": None},
+                match={"length": 7, "score": None, "crawford": None})
+    assert "error" not in nulls
+    assert nulls == ask(cmd="cube", position="4HPwATDgc/ABMA", match={"length": 7})
+    assert nulls != ask(cmd="cube", position="4HPwATDgc/ABMA", match=match)
+    assert ask(cmd="cube", position="4HPwATDgc/ABMA",
+               match={"length": None})["error"]["code"] == "invalid_match"
 
 
 def test_a_finished_cascade_with_dice_left_over_rolls_out_to_its_result():

@@ -220,6 +220,13 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _float_sized_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > sys.float_info.max:
+        raise ValueError(f"number {clip(text, 40)} is too large for a 64-bit float")
+    return value
+
+
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
@@ -229,9 +236,11 @@ def _finite_float(text: str) -> float:
 
 def parse_request(line: str) -> Any:
     """``json.loads`` of strict JSON: ``NaN``, ``Infinity`` and numbers beyond a float's
-    range (``1e400``) raise :class:`ValueError`, so nothing the engine echoes (an ``id``)
-    can make its reply invalid JSON."""
-    return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+    range (``1e400``, or an integer of 309 digits) raise :class:`ValueError`, so nothing
+    the engine echoes (an ``id``) can make its reply invalid JSON, or be read by a
+    client's JSON library as infinite."""
+    return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float,
+                      parse_int=_float_sized_int)
 
 
 def handle_line(line: str) -> dict:
@@ -266,10 +275,10 @@ def handle_bytes(raw: bytes) -> dict | None:
     """The reply to one line of standard input as bytes (its newline removed), or None
     for a blank line (JSON whitespace only), which gets no reply. A line that is not
     UTF-8 gets ``bad_encoding``."""
-    if not raw.strip(b" \t\r\n"):
-        return None
     if raw.startswith(b"\xef\xbb\xbf"):       # a byte order mark (Windows tools write one)
         raw = raw[3:]
+    if not raw.strip(b" \t\r\n"):
+        return None
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -312,16 +321,18 @@ def serve(stdin=None, stdout=None) -> None:
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     while True:
-        raw = stdin.readline(MAX_LINE + 1)
+        raw = stdin.readline(MAX_LINE + 2)        # a line of MAX_LINE, then CR LF
         if not raw:
             return
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            size = len(raw) + _skip_line(stdin)
+        ended = raw.endswith(b"\n")
+        body = raw[:-1] if ended else raw
+        if len(body) - (ended and body.endswith(b"\r")) > MAX_LINE:
+            size = len(raw) + (0 if ended else _skip_line(stdin))
             reply = _error(None, "line_too_long", f"a request line of {size:,} bytes "
                                                   f"(starting {quote(raw[:40])}) is "
                                                   f"longer than the {MAX_LINE:,} read")
         else:
-            reply = handle_bytes(raw[:-1] if raw.endswith(b"\n") else raw)
+            reply = handle_bytes(body)
             if reply is None:
                 continue
         stdout.write(reply_text(reply).encode("ascii") + b"\n")

@@ -344,7 +344,9 @@ class Position:
 
 
 def _int_list(value: Any, name: str, length: int | None) -> tuple:
-    if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1:
+    # a list's entries are checked one by one below (np.ndim of a ragged list raises)
+    if not isinstance(value, (list, tuple, np.ndarray)) or (
+            isinstance(value, np.ndarray) and value.ndim != 1):
         raise PositionError(f"field {name!r} = {quote(value)}: expected a list")
     if length is not None and len(value) != length:
         raise PositionError(f"field {name!r} = {quote(value)}: expected {length} entries, "
