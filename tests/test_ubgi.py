@@ -784,6 +784,23 @@ def test_a_byte_order_mark_at_the_start_of_the_input_is_skipped():
     assert lines[0] == "value engine.ply 1" and lines[1].startswith("error bad_command ")
 
 
+def test_a_line_over_the_limit_is_one_error_and_the_cr_of_crlf_is_not_counted():
+    """A line of 1 MiB, then CR LF, was refused (the CR counted towards the limit, as in
+    the JSON protocol: helper 133); a longer line is one ``bad_command``, read to its
+    end in pieces, and the next line is served."""
+    from engine.cli.ubgi import MAX_LINE
+    line = b"get engine.ply" + b" " * (MAX_LINE - 14)
+    assert len(line) == MAX_LINE
+    out = io.BytesIO()
+    serve(io.BytesIO(line + b"\r\n" + line + b"  \r\n" + b"x" * (3 * MAX_LINE)
+                     + b"\nget engine.ply\n"), out, session())
+    lines = out.getvalue().decode().splitlines()
+    assert lines[0] == "value engine.ply 1" and lines[3] == "value engine.ply 1"
+    assert lines[1] == (f"error bad_command a line of {MAX_LINE + 4:,} bytes is longer "
+                        f"than the {MAX_LINE:,} read")
+    assert f"a line of {3 * MAX_LINE + 1:,} bytes" in lines[2] and len(lines) == 4
+
+
 def test_money_session_may_say_length_zero():
     s = session()
     silent(s, "newsession type money length 0", "newsession type money length 0 jacoby off")

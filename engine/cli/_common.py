@@ -3,8 +3,9 @@ the argument types the parsers check with (and :func:`parse_args`, which lets an
 option's value start with ``-``), the checks of an output path before any
 work and the one-line error of a failed write (:func:`output_folder`,
 :func:`output_file`, :func:`writing`), a run folder held by one program at a time
-(:func:`folder_lock`), and the error of a protocol request
-(:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's.
+(:func:`folder_lock`), the error of a protocol request
+(:class:`RequestError`, :func:`field`), for the protocol's commands and the cube's, and
+the bounded line reader of the line protocols (:func:`read_line`).
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
 ``engine.cube_cli``, ``engine.play``, ``engine.protocol``, ``engine.ubgi``,
@@ -22,7 +23,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, BinaryIO, Callable, Iterator, NoReturn
 
 from engine.errors import NardyError, quote
 
@@ -66,6 +67,27 @@ def field(req: dict, name: str, default: Any = ...) -> Any:
     if default is ...:
         raise RequestError("missing_field", f"request lacks the field {quote(name)}")
     return default
+
+
+def read_line(stdin: BinaryIO, limit: int) -> tuple[bytes, int] | None:
+    """The next line of ``stdin`` for a line protocol (``engine.protocol``,
+    ``engine.ubgi``): ``(line, 0)``, the line without its LF; or, for a line of more
+    than ``limit`` bytes (the CR of a CR LF ending not counted), ``(head, size)``: its
+    first ``limit + 2`` bytes and its size, the rest read to its end in bounded pieces
+    and dropped, never held; None at the end of the input."""
+    raw = stdin.readline(limit + 2)             # a line of the limit, then CR LF
+    if not raw:
+        return None
+    ended = raw.endswith(b"\n")
+    line = raw[:-1] if ended else raw
+    if len(line) - (ended and line.endswith(b"\r")) <= limit:
+        return line, 0
+    size = len(raw)
+    while not ended:
+        piece = stdin.readline(1 << 16)
+        size += len(piece)
+        ended = not piece or piece.endswith(b"\n")
+    return raw, size
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: list[str] | None = None

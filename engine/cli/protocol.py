@@ -19,7 +19,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
-from engine.cli._common import RequestError, field, parse_args
+from engine.cli._common import RequestError, field, parse_args, read_line
 from engine.errors import NardyError, clip, describe, quote
 from engine.movegen.generate import cascade_threads, successor_arrays
 from engine.movegen.keys import key_order, keys_sha256
@@ -304,16 +304,6 @@ def reply_text(reply: dict) -> str:
             return json.dumps(_error(None, "internal_error", message), separators=(",", ":"))
 
 
-def _skip_line(stdin) -> int:
-    """Read ``stdin`` to the end of the line in bounded pieces; the bytes skipped."""
-    skipped = 0
-    while True:
-        piece = stdin.readline(1 << 16)
-        skipped += len(piece)
-        if not piece or piece.endswith(b"\n"):
-            return skipped
-
-
 def serve(stdin=None, stdout=None) -> None:
     """Serve requests from the binary stream ``stdin`` (default: standard input's
     bytes) to the binary stream ``stdout`` until end of file, one reply line per line
@@ -321,18 +311,16 @@ def serve(stdin=None, stdout=None) -> None:
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     while True:
-        raw = stdin.readline(MAX_LINE + 2)        # a line of MAX_LINE, then CR LF
-        if not raw:
+        read = read_line(stdin, MAX_LINE)
+        if read is None:
             return
-        ended = raw.endswith(b"\n")
-        body = raw[:-1] if ended else raw
-        if len(body) - (ended and body.endswith(b"\r")) > MAX_LINE:
-            size = len(raw) + (0 if ended else _skip_line(stdin))
+        raw, size = read
+        if size:
             reply = _error(None, "line_too_long", f"a request line of {size:,} bytes "
                                                   f"(starting {quote(raw[:40])}) is "
                                                   f"longer than the {MAX_LINE:,} read")
         else:
-            reply = handle_bytes(body)
+            reply = handle_bytes(raw)
             if reply is None:
                 continue
         stdout.write(reply_text(reply).encode("ascii") + b"\n")

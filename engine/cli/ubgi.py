@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable
 
 from engine.cli import _decide
+from engine.cli._common import read_line
 from engine.cube.decision import CUBE_LIMIT, MATCH_CUBE_LIMIT, CubeState, cubeful_value
 from engine.cube.met import GNUBG_LONGEST_MATCH
 from engine.errors import NardyError, clip, describe, quote
@@ -818,15 +819,6 @@ class Session:
 
 
 # --------------------------------------------------------------------- the streams
-def _skip_line(stdin: BinaryIO) -> int:
-    skipped = 0
-    while True:
-        piece = stdin.readline(1 << 16)
-        skipped += len(piece)
-        if not piece or piece.endswith(b"\n"):
-            return skipped
-
-
 def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
           session: Session | None = None) -> Session:
     """Run a :class:`Session` over the binary streams (default: standard input and
@@ -837,11 +829,11 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
     session = session or Session()
     first = True
     while not session.quit:
-        raw = stdin.readline(MAX_LINE + 1)
-        if not raw:
+        read = read_line(stdin, MAX_LINE)
+        if read is None:
             break
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            size = len(raw) + _skip_line(stdin)
+        raw, size = read
+        if size:
             replies = [f"error bad_command a line of {size:,} bytes is longer than the "
                        f"{MAX_LINE:,} read"]
         else:
