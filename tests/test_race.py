@@ -9,9 +9,11 @@ Keith's rule rounds down (193)."""
 import json
 import math
 
+import numpy as np
 import pytest
 
 from engine.cli.cube import main
+from engine.eval import bearoff, onesided
 from engine.eval.race import (
     PIPS_PER_ROLL,
     RaceError,
@@ -49,7 +51,7 @@ def test_counts_agree_with_gnu_backgammon(pid):
 def test_the_opening_is_no_race_and_its_counts_are_gnu_backgammons():
     c = race_counts(Position.start("backgammon"))
     assert not c.race
-    assert c.pips == (167, 167) and c.epc == (None, None)
+    assert c.pips == (167, 167) and c.epc[0] == c.epc[1] > 167 + 5
     assert (c.keith.leader, c.keith.trailer) == (193, 169)
     assert not c.keith.double and c.keith.take
     assert "not a race" in format_race(c)
@@ -70,11 +72,66 @@ def test_effective_pips_come_from_the_bear_off_tables():
     assert c.race
     assert c.epc[0] == pytest.approx(PIPS_PER_ROLL, abs=1e-5)
     assert c.wastage[0] == pytest.approx(PIPS_PER_ROLL - 2, abs=1e-5)
-    assert c.epc[1] is not None and c.epc[1] > c.pips[1]   # 15 checkers waste pips
-    # a checker outside the home board: the tables do not cover it
+    assert c.epc[1] > c.pips[1]                            # 15 checkers waste pips
+    # a checker on the 7-point is home after the first die of any roll: the rollout's
+    # first rolls run through the 36, so its mean is exact: one roll, then the tables'
+    # mean rolls from where the roll leaves the checker
     c = race_counts(_race({7: 1}, {1: 1}, off=(14, 14)))
-    assert c.epc[0] is None and c.epc[1] == pytest.approx(PIPS_PER_ROLL, abs=1e-5)
-    assert c.wastage[0] is None
+    table = bearoff.load()
+    left = [max(7 - (4 * a if a == b else a + b), 0) for a in range(1, 7) for b in range(1, 7)]
+    rolls = 1 + np.mean([table.expected_rolls([int(p == q) for q in range(1, 7)])
+                         for p in left])
+    assert c.epc[0] == pytest.approx(rolls * PIPS_PER_ROLL, abs=1e-9)
+    assert c.epc[1] == pytest.approx(PIPS_PER_ROLL, abs=1e-5)
+
+
+# Position ID -> the side's EPC by GNU Backgammon 1.07's one-sided rollout (show
+# onesidedrollout; 5,760 trials, its own rule for the checkers outside) for a side
+# with checkers outside home, which the engine's rollout, by its own rule, matches
+# within about a pip
+GNU_EPC = {
+    ("/9YAAMCR5WYAAA", 0): 108.814,     # the largest gap of 864 sides (helper 130)
+    ("DV0yALAlAAAAAA", 1): 85.16,
+    ("t7sOAADuDgAAAA", 1): 63.883,
+}
+
+
+@pytest.mark.parametrize("pid, side", sorted(GNU_EPC))
+def test_effective_pips_outside_home_by_a_one_sided_rollout(pid, side):
+    c = race_counts(position_from_id(pid))
+    assert abs(c.epc[side] - GNU_EPC[pid, side]) < 1.1
+    assert c.epc == race_counts(position_from_id(pid)).epc      # the same at every call
+    assert 5 < c.wastage[side] < 20
+
+
+def test_one_sided_rollouts():
+    # fourteen checkers on the 18-point: 252 pips and about a third of a roll's pips
+    # more (GNU Backgammon 1.07 says 247.3, fewer than the pips: no race is run in fewer
+    # pips than it has, so its figure is short)
+    side = [0] * 25
+    side[17] = 14
+    rolls = onesided.mean_rolls(side)
+    assert 252 < rolls * PIPS_PER_ROLL < 252 + 12
+    assert onesided.mean_rolls(side, trials=360, seed=2) != rolls       # other dice
+    assert abs(onesided.mean_rolls(side, trials=360, seed=2) - rolls) < 0.5
+    # a checker further back never needs fewer rolls
+    back = [0] * 25
+    back[18], back[5] = 1, 14
+    less = [0] * 25
+    less[12], less[5] = 1, 14
+    assert onesided.mean_rolls(back) > onesided.mean_rolls(less)
+    # all home: the tables' exact mean; the bar counts as the 25-point
+    home = [0] * 25
+    home[5] = 15
+    assert onesided.mean_rolls(home) == bearoff.load().expected_rolls([0] * 5 + [15])
+    bar = [0] * 25
+    bar[24] = 1
+    assert onesided.mean_rolls(bar) > 2
+    for bad in ([0] * 24, [16] + [0] * 24, [-1] + [0] * 24):
+        with pytest.raises(ValueError, match="25 counts"):
+            onesided.mean_rolls(bad)
+    with pytest.raises(ValueError, match="trials"):
+        onesided.mean_rolls(home, trials=0)
 
 
 def test_keith_and_thorp_by_their_definitions():

@@ -8,9 +8,10 @@ and the opponent is "the trailer".
 
 - **Pip counts**: the pips each side must move to bear off (a checker on the bar 25).
 - **Effective pip count** (EPC, Walter Trice): the mean number of rolls a side needs to
-  bear off alone, times the 49/6 pips of an average roll, from the exact one-sided
-  bear-off tables (:mod:`engine.eval.bearoff`), so for a side whose checkers are all
-  home; *wastage* is the EPC less the pip count.
+  bear off alone, times the 49/6 pips of an average roll: exact from the one-sided
+  bear-off tables (:mod:`engine.eval.bearoff`) for a side whose checkers are all home,
+  else by a one-sided rollout of 5,760 trials (:mod:`engine.eval.onesided`, as GNU
+  Backgammon's race theory window has it); *wastage* is the EPC less the pip count.
 - **Kleinman**: the side on roll's cubeless winning chance ``(1 + erf(K)) / 2`` with
   ``K = (D + 4) / (2 sqrt(S - 4))``, ``D`` the opponent's pips less his and ``S`` their
   sum (the normal form of Kleinman's count, as GNU Backgammon computes it); none where
@@ -53,7 +54,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import NardyError, quote
-from engine.eval import bearoff
+from engine.eval import onesided
 from engine.eval.pubeval import is_race
 from engine.rules.position import Position
 from engine.rules.variants import get_rules, race_geometry
@@ -104,9 +105,9 @@ class RaceCounts:
     """Whether the position is a race (no contact left): where the formulas mean
     something."""
     pips: tuple[int, int]
-    epc: tuple[float | None, float | None]
-    """Effective pip counts; None for a side with checkers outside its home board (the
-    bear-off tables hold home boards only)."""
+    epc: tuple[float, float]
+    """Effective pip counts (a side with checkers outside its home board's by a
+    one-sided rollout)."""
     kleinman: float | None
     """The side on roll's cubeless winning chance by Kleinman's count; None where both
     sides' pips total 4 or fewer (the formula has no value there)."""
@@ -121,10 +122,9 @@ class RaceCounts:
     the formula gives it: below 0 or above 100 far from its range, the short races)."""
 
     @property
-    def wastage(self) -> tuple[float | None, float | None]:
-        """EPC less the pip count, per side (None where there is no EPC)."""
-        return tuple(None if e is None else e - p          # type: ignore[return-value]
-                     for e, p in zip(self.epc, self.pips))
+    def wastage(self) -> tuple[float, float]:
+        """EPC less the pip count, per side."""
+        return self.epc[0] - self.pips[0], self.epc[1] - self.pips[1]
 
     def to_json(self) -> dict:
         def r(x):
@@ -206,13 +206,12 @@ def _isight(me: tuple, them: tuple) -> tuple[CubeRule, float]:
     return (CubeRule(lead, t, thirds >= 204, thirds >= 210, thirds <= 228), thirds / 3)
 
 
-def effective_pips(position: Position, side: int) -> float | None:
-    """Side ``side``'s (0: on roll) effective pip count, from the one-sided bear-off
-    tables; None when a checker of it is outside its home board or on the bar."""
+def effective_pips(position: Position, side: int) -> float:
+    """Side ``side``'s (0: on roll) effective pip count: from the one-sided bear-off
+    tables when its checkers are all home, else by a one-sided rollout
+    (:func:`engine.eval.onesided.mean_rolls`, the same at every call)."""
     board = position.me if side == 0 else position.them
-    if position.bar[side] or any(board[6:]):
-        return None
-    return bearoff.load().expected_rolls(board[:6]) * PIPS_PER_ROLL
+    return onesided.mean_rolls((*board, position.bar[side])) * PIPS_PER_ROLL
 
 
 def race_counts(position: Position) -> RaceCounts:
@@ -242,9 +241,7 @@ def format_race(c: RaceCounts, owner: str = "centre") -> str:
         return ("the opponent owns the cube" if owner == "them" else r.advice(owned))
 
     def epc(i: int) -> str:
-        e = c.epc[i]
-        return "n/a (checkers outside home)" if e is None else (
-            f"{e:.1f} (wastage {e - c.pips[i]:.1f})")
+        return f"{c.epc[i]:.1f} (wastage {c.wastage[i]:.1f})"
 
     lines = [] if c.race else ["note: not a race (the armies are still in contact): the "
                                "counts are for races"]
