@@ -71,6 +71,37 @@ def test_a_reader_that_goes_away_ends_the_program_quietly(module, tmp_path):
     assert proc.returncode == 1 and err == b"", err.decode()
 
 
+def test_ctrl_c_ends_a_program_with_the_shells_status_and_no_trace(capsys):
+    """Ctrl-C inside a numba kernel's call reaches Python as a SystemError over the
+    KeyboardInterrupt (helper 132: training.label ended in that trace, status 1)."""
+    from engine.cli._common import run
+
+    def in_kernel():
+        try:
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("<function _numba_unpickle> returned a result with an "
+                                  "exception set") from exc
+        except SystemError as exc:
+            raise SystemError("CPUDispatcher(<function expand>) returned a result with "
+                              "an exception set") from exc
+
+    def plain():
+        raise KeyboardInterrupt
+
+    for main in (in_kernel, plain):
+        with pytest.raises(SystemExit) as exc:
+            run(main)
+        assert exc.value.code == 130 and capsys.readouterr().err == "interrupted\n"
+
+    def other():
+        raise SystemError("a bug")           # not an interrupt: its trace stays
+
+    with pytest.raises(SystemError, match="a bug"):
+        run(other)
+
+
 def test_non_negative_int():
     assert non_negative_int("0") == 0 and non_negative_int(" 42 ") == 42
     for bad in ("-1", "1.5", "x", "", "\u0663", "1e3"):

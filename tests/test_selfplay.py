@@ -716,6 +716,35 @@ def test_the_strength_history_counts_the_games_of_the_weights_it_measured(tmp_pa
         assert row[0] <= start, (final.history, seen)
 
 
+def test_a_signal_during_the_compile_stops_the_run_after_it(tmp_path, monkeypatch):
+    """SIGTERM (or Ctrl-C) while numba compiled the kernels was raised inside llvmlite's
+    callbacks: dropped (the run went on to its end) or a trace (helper 132). Held
+    during the compile, it stops the run as soon as the compile is done, before any
+    worker starts or any game is played."""
+    from training.selfplay import _interrupt
+    from training.trainer import Trainer
+    cfg = TrainConfig(size="tiny", eval_games=2, checkpoint_minutes=60)
+    trainer = Trainer(checkpoint.RunState(cfg, Network.create("backgammon", 40)),
+                      tmp_path, 1)
+    real = trainer.compile
+    compiled = []
+
+    def compile_signalled():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)                     # the handler has run by now
+        real()
+        compiled.append(True)                # not cut short
+
+    monkeypatch.setattr(trainer, "compile", compile_signalled)
+    old = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            trainer.run(1000, quiet=True)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert compiled and trainer.games() == 0 and not trainer._procs
+
+
 def _released(models) -> dict:
     """The files of the folder ``models`` and their bytes (hidden ones included)."""
     return {p.name: p.read_bytes() for p in sorted(models.iterdir()) if p.is_file()}

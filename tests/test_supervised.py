@@ -241,6 +241,16 @@ def test_labels_are_the_search_values_whatever_the_workers(tmp_path):
             label(ps, kw.pop("model"), kw.pop("ply"), workers=1, chunk=5, parts=parts, **kw)
     with pytest.raises(PositionSetError, match="ply"):
         label(ps, None, 9)
+    # the same model file named another way, or a copy of it, is the same labelling
+    # (helper 132: refused for the path's text)
+    import shutil
+    byname = tmp_path / "byname"
+    named = label(ps, "models/backgammon.npz", 1, workers=1, chunk=5, parts=byname)
+    shutil.copy("models/backgammon.npz", tmp_path / "copy.npz")
+    for model in (str(Path("models/backgammon.npz").resolve()), str(tmp_path / "copy.npz")):
+        again = label(ps, model, 1, workers=1, chunk=5, parts=byname)
+        assert again.info["labels"]["labelled_now"] == 0
+        np.testing.assert_array_equal(again.targets, named.targets)
     # --prune: the values of the search that picks its plays with the pruning network
     pruned = label(ps, None, 1, workers=1, chunk=5, prune=True)
     np.testing.assert_allclose(pruned.targets, Search.load("backgammon", prune=True)
@@ -362,7 +372,8 @@ def test_supervised_resume_continues_as_if_not_stopped(tmp_path):
         np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
     from training.supervised import SupervisedError
     other = Settings(**{**full.__dict__, "lr": 0.02})
-    with pytest.raises(SupervisedError, match="other settings"):
+    # the setting that differs is named (helper 132: the whole settings were printed)
+    with pytest.raises(SupervisedError, match=r"other settings: lr [0-9.e-]+ \(now 0.02\);"):
         train(ps, tmp_path / "b", other, log=lambda s: None)
     # the split is a setting: a run of the random split is not resumed with the hash one
     with pytest.raises(SupervisedError, match="other settings"):
@@ -893,6 +904,20 @@ def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys
     assert label_main(["--positions", str(tmp_path / "p.npz"), "--model",
                        "models/plakoto.npz", "--workers", "2", "--out", out]) == 2
     assert "is for plakoto" in capsys.readouterr().err
+    assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
+                       "--workers", "1", "--out", out]) == 0
+    # a labelled set is not replaced by the labels of other positions or another depth,
+    # its chunk folder gone or not (helper 132: 2-ply labels were silently replaced);
+    # the same labelling again is a rerun
+    import shutil
+    shutil.rmtree(out + ".parts")
+    setup_positions_set("backgammon", 7, seed=6).save(tmp_path / "q.npz")
+    before = (tmp_path / "l.npz").read_bytes()
+    for positions, ply in (("q.npz", "0"), ("p.npz", "1")):
+        assert label_main(["--positions", str(tmp_path / positions), "--ply", ply,
+                           "--workers", "1", "--out", out]) == 2
+        assert "holds the labels of other positions" in capsys.readouterr().err
+        assert (tmp_path / "l.npz").read_bytes() == before
     assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
                        "--workers", "1", "--out", out]) == 0
 

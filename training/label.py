@@ -32,6 +32,7 @@ from engine.cli._common import (
     folder_lock,
     non_negative_int,
     output_folder,
+    run as run_cli,
     worker_count,
     writing,
 )
@@ -126,7 +127,8 @@ def _settings(variant: str, model: str | None, ply: int, race: bool, prune: bool
 def _same_settings(parts: Path, settings: dict) -> None:
     """Record ``settings`` in the chunk folder ``parts``, or check them against the ones
     recorded there: chunks of another labelling (another model, depth or rollout) are
-    not taken for this one's."""
+    not taken for this one's. The model is compared by its bytes' digest, not its path
+    (the same file named another way, or a copy of it, labels alike)."""
     import json
     f = parts / "settings.json"
     if f.exists() and any(parts.glob("part-*.npz")):
@@ -134,9 +136,9 @@ def _same_settings(parts: Path, settings: dict) -> None:
             old = json.loads(f.read_text())
         except ValueError:
             old = None
-        if old != settings:
-            diff = sorted(k for k in settings if not isinstance(old, dict)
-                          or old.get(k) != settings[k])
+        diff = sorted(k for k in settings if k != "model" and (
+            not isinstance(old, dict) or old.get(k) != settings[k]))
+        if diff:
             raise PositionSetError(f"{parts} holds the chunks of another labelling "
                                    f"(differing: {', '.join(diff)}); remove it or give "
                                    f"another --out")
@@ -262,6 +264,36 @@ def same_file(a, b) -> bool:
         return False
 
 
+def _keep_other_labels(out: Path, positions: PositionSet, ply: int, prune: bool,
+                       rollout) -> None:
+    """Refuse an ``out`` that holds the labels of other positions, or of another depth
+    or rollout (hours of labels; with its chunk folder gone nothing else guards them).
+    The same positions labelled the same way may be written again: that is a rerun."""
+    if not out.is_file():
+        return
+    old = PositionSet.load(out)
+    if old.targets is None:
+        return
+    how = old.info.get("labels", {})
+    want = ({"ply": ply, "trials": None} if rollout is None else
+            {"trials": rollout.trials, "truncate": rollout.truncate, "seed": rollout.seed})
+    same = (old.variant == positions.variant and old.states.shape == positions.states.shape
+            and np.array_equal(old.states, positions.states)
+            and all(how.get(k) == v for k, v in want.items())
+            and bool(how.get("prune")) == bool(prune))
+    if not same:
+        raise PositionSetError(f"--out {quote(str(out))} holds the labels of other "
+                               f"positions or of another labelling ({len(old):,} "
+                               f"positions, {_described(how)}); refusing to overwrite "
+                               f"them: remove it or choose another --out")
+
+
+def _described(how: dict) -> str:
+    if how.get("trials"):
+        return f"{how['trials']}-trial rollouts"
+    return f"{how.get('ply', '?')}-ply" + (", pruned" if how.get("prune") else "")
+
+
 def main(argv=None) -> int:
     """``python -m training.label``: label a position set by the engine's search."""
     ap = argparse.ArgumentParser(prog="python -m training.label",
@@ -312,6 +344,7 @@ def main(argv=None) -> int:
         if args.rollout:            # checked before the chunk folder is made
             from engine.search.rollout import RolloutSettings
             rollout = RolloutSettings(args.rollout, args.truncate, seed=args.seed)
+        _keep_other_labels(Path(args.out), ps, args.ply, args.prune, rollout)
         with folder_lock(parts, "--out's chunk folder", "--out"):   # one labelling at a time
             backend = make_backend(args.backend, args.address)
             bar = tqdm(total=len(ps), unit="pos", desc=f"{what} labels",
@@ -337,4 +370,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

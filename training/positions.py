@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import non_negative_int, output_file, writing
+from engine.cli._common import non_negative_int, output_file, run as run_cli, writing
 from engine.errors import NardyError, PositionError, VariantError, quote
 from engine.eval.network import MAX_ARRAY_BYTES, Network, NetworkFileError, atomic_savez, read_npz
 from engine.movegen.generate import successor_arrays
@@ -572,4 +572,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

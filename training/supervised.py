@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli._common import folder_lock, output_folder, writing
+from engine.cli._common import folder_lock, output_folder, run as run_cli, writing
 from engine.errors import NardyError, clip, quote
 from engine.eval.encoding import encoder_problem, get_encoder
 from engine.eval.network import Network, NetworkFileError, atomic_savez, check_hidden, read_npz
@@ -620,9 +620,12 @@ def _load(path: Path, model: _Model, opt, settings: Settings, digest: str,
     def fixed(d):                       # a run may be resumed with more epochs
         return {"rank": 0.0, "rank_temp": 0.0, "split": "random",
                 **{k: v for k, v in d.items() if k != "epochs"}}
-    if fixed(run["settings"]) != fixed(asdict(settings)):
-        raise SupervisedError(f"{path}: made with other settings {run.get('settings')}; "
-                              f"start a new folder or pass the same settings")
+    old, new = fixed(run["settings"]), fixed(asdict(settings))
+    if old != new:
+        diff = ", ".join(f"{k} {quote(old.get(k))} (now {quote(new.get(k))})"
+                         for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
+        raise SupervisedError(f"{path}: made with other settings: {diff}; start a new "
+                              f"folder or pass the same settings")
     steps = _check_arrays(path, got, model, run["epoch"], steps_per_epoch)
     model.set_arrays(got["w1"], got["b1"], got["w2"], got["b2"])
     torch = model.torch
@@ -867,4 +870,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

@@ -335,8 +335,13 @@ class Trainer:
         """Train until ``target`` games in all, checkpointing and measuring on the way.
         A worker that dies stops the run: the final checkpoint is written, then
         :class:`WorkerDied` says which worker; a checkpoint that cannot be written (a
-        full disk) raises :class:`engine.cli._common.WriteError`."""
-        self.compile()
+        full disk) raises :class:`engine.cli._common.WriteError`. A signal during the
+        compile stops the run once it is done (raised inside numba's compiler, through
+        llvmlite's callbacks, it was dropped or ended in a trace)."""
+        with HeldSignals() as held:
+            self.compile()
+        if held.signalled:
+            raise KeyboardInterrupt
         t0 = time.time()
         elapsed0 = self.state.elapsed
         self._start(target)

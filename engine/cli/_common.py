@@ -9,7 +9,8 @@ the bounded line reader of the line protocols (:func:`read_line`).
 
 :func:`run` is the ``if __name__ == "__main__"`` of ``engine.analyse``,
 ``engine.cube_cli``, ``engine.play``, ``engine.protocol``, ``engine.ubgi``,
-``engine.external``, ``training.selfplay`` and ``training.release``. Piped into ``head`` (or a protocol client that hangs up), a
+``engine.external``, ``training.selfplay``, ``training.release``, ``training.positions``,
+``training.label`` and ``training.supervised``. Piped into ``head`` (or a protocol client that hangs up), a
 program's next write raises :class:`BrokenPipeError`; Python's advice ("Note on
 SIGPIPE" in the :mod:`signal` docs) is to catch it, point standard output at
 ``/dev/null`` so that the flush at exit cannot raise again, and exit with status 1.
@@ -44,7 +45,25 @@ def run(main: Callable[[], int | None]) -> NoReturn:
     except KeyboardInterrupt:             # Ctrl-C: the shell's status, no traceback
         print("interrupted", file=sys.stderr)
         code = 130
+    except SystemError as exc:
+        # Ctrl-C inside a numba kernel's call reaches Python as a SystemError ("returned
+        # a result with an exception set"), or a chain of them, over the KeyboardInterrupt
+        if not _interrupted(exc):
+            raise
+        print("interrupted", file=sys.stderr)
+        code = 130
     sys.exit(code)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised over, a KeyboardInterrupt."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__      # type: ignore[assignment]
+    return False
 
 
 class RequestError(NardyError):
