@@ -128,6 +128,9 @@ def _play_out(client, state, rng, take=True, limit=2000, double=0.0):
         if state["finished"]:
             return state
         sid = state["id"]
+        # the game named is the board's (helper 135: a tavli game the person started
+        # was named as the game before it until a turn of it was played)
+        assert state["waiting"] is None or state["variant"] == state["board"]["variant"]
         if state["waiting"] == "double":
             state = client.post(f"/api/sessions/{sid}/act",
                                 json={"double": rng.random() < double}).json()
@@ -448,6 +451,64 @@ def test_a_match_without_the_cube_is_played_for_the_score():
                 "13/10 13/9"
         finally:
             money.close()
+    finally:
+        session.close()
+
+
+def test_a_tavli_game_the_person_starts_is_named_as_its_board():
+    """A tavli game the person starts (having won the last) asks for the person's play
+    before any turn of it is played: the session named it as the game before (portes
+    over a plakoto board; helper 135). The engine here plays its worst play, the person
+    the search's best, so the person wins and starts the next game."""
+    from engine.search.nply import Search
+    from engine.web.session import GameSession
+    searches = {}
+
+    def search(variant):
+        return searches.setdefault(variant, Search.load(variant))
+
+    class Worst:                  # the search, but for the play it picks
+        def __init__(self, variant):
+            self.real = search(variant)
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def best(self, position, dice, ply):
+            return self.real.analyse(position, dice).candidates[-1]
+
+    def steps_to(walk, key, steps):
+        turn = walk.walk(steps)
+        if not turn.steps:
+            return steps if walk.successors[turn.end].key() == key else None
+        for step in turn.steps:
+            found = steps_to(walk, key, [*steps, list(step)])
+            if found is not None:
+                return found
+        return None
+
+    session = GameSession(mode="tavli", length=3, seed=4, search_of=Worst)
+    try:
+        starts = 0
+        for _ in range(400):
+            session.wait(None, 60)
+            state = session.state()
+            if state["finished"]:
+                break
+            assert state["variant"] == state["board"]["variant"], state["log"][-3:]
+            need = session._need
+            if state["waiting"] == "accept":              # the engine resigns
+                session.act({"accept": True, "serial": state["serial"]}, timeout=60)
+                continue
+            assert state["waiting"] == "move", state["waiting"]
+            if state["game"] > 1 and not any(e["game"] == state["game"]
+                                             for e in state["log"]):
+                starts += 1                    # the person's first play of the game
+                break
+            best = search(need.position.variant).best(need.position, need.dice, 0)
+            steps = steps_to(need.walk, best.position.key(), [])
+            session.act({"move": steps, "serial": state["serial"]}, timeout=60)
+        assert starts == 1 and not session.state()["error"]
     finally:
         session.close()
 

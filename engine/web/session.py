@@ -343,7 +343,9 @@ class GameSession:
         with self._cond:
             self._serial += 1
             need.serial = self._serial
-            self.board = need.position
+            # the game's name too: a tavli game the person starts asks before any turn
+            # of it is played (it stayed the last game's; helper 135)
+            self.board, self.variant = need.position, need.position.variant
             self._need, self._answer = need, None
             self._cond.notify_all()
             while self._answer is None and not self._closed:
