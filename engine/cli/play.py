@@ -16,8 +16,10 @@ prompt type a move in the usual notation (``24/18 13/11``, ``bar/22*``, ``6/off`
 ``<n>``        play the legal play numbered ``n`` in that list
 ``hint [k]``   the engine's top ``k`` plays (default 5) with their values
 ``board``      draw the board again
-``resign [l]`` resign: ``single`` (default), ``gammon`` or ``backgammon`` (nardy:
-               ``mars``, ``koks``; or 1, 2, 3), the engine accepting or declining
+``resign [l]`` resign: ``single`` (default), ``gammon`` or ``backgammon`` (tavli:
+               ``double``; nardy: ``oyn``, ``mars``, ``koks`` where the rules
+               score one; or 1, 2, 3; ``help`` names the game's), the engine
+               accepting or declining
 ``help``       this list
 ``quit``       leave (also at the end of the input)
 =============  =================================================================
@@ -135,9 +137,23 @@ HINTS = 5
 _HELP = ("Type a move (e.g. 24/18 13/11, bar/22*, 6/off, 8/5(2), or GNU Backgammon's "
          "'move 24 18 13 11'), or: moves (list the legal plays; the first 1,000 of a gul "
          "bara cascade, 'moves all' for every one), <n> (play number n of that list), hint "
-         "[k], board (or 'show board'), show pipcount, resign [single|gammon|backgammon], "
+         "[k], board (or 'show board'), show pipcount, resign [{levels}], "
          "help, quit. At the cube prompts, GNU Backgammon's words: hint, accept, reject, "
          "agree, decline, beaver.")
+_LEVEL_WORDS = {"backgammon": "single|gammon|backgammon", "portes": "single|double",
+                "plakoto": "single|double", "fevga": "single|double",
+                "long_nardy": "oyn|mars", "gul_bara": "oyn|mars"}
+"""The words of each game's resignation levels that :data:`RESIGN_WORDS` reads, for the
+help (long nardy's ``koks`` added where its rules score one)."""
+
+
+def help_text(rules) -> str:
+    """The commands at a move prompt, the resignation levels in ``rules``' game's words."""
+    levels = _LEVEL_WORDS[rules.variant] + ("|koks" if most(rules) == 3
+                                            and rules.variant != "backgammon" else "")
+    return _HELP.format(levels=levels)
+
+
 RESIGN_WORDS = {"single": 1, "normal": 1, "oyn": 1, "gammon": 2, "double": 2, "mars": 2,
                 "backgammon": 3, "koks": 3}
 """What ``resign`` takes, by level: these words or any start of one (GNU Backgammon's
@@ -572,11 +588,11 @@ class Session:
 
         while True:
             line = self.ask("> ")
-            word = line.lower()
+            word = " ".join(line.lower().split())       # 'moves  all' is 'moves all'
             if word in ("quit", "q", "exit"):
                 raise Quit
             if word in ("help", "?", ""):
-                self.say(_HELP)
+                self.say(help_text(get_rules(pos.variant)))
                 continue
             if word in ("board", "show board"):
                 self.say(render(pos))
@@ -930,7 +946,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     code = 0
     try:
         try:
-            session.say(f"You are X, the engine ({', '.join(names)}) is O. {_HELP}")
+            session.say(f"You are X, the engine ({', '.join(names)}) is O. "
+                        f"{help_text(get_rules(games[0]))}")
             if args.variant == TAVLI or args.match is not None:
                 session.play_match(games, args.match or 5)
             else:
