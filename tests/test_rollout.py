@@ -31,6 +31,35 @@ def _combo(d):
     return (d[:, 0] - 1) * 6 + d[:, 1] - 1
 
 
+def test_standard_errors_follow_the_stratified_rolls(search):
+    """The first two rolls are stratified, so a result that depends on them alone has
+    no error left once every stratum is seen; the trials taken as independent
+    overstated the error of truncated rollouts up to tenfold (helper 134)."""
+    from engine.search.rollout import _se
+    t = np.arange(1296)
+    first = _combo(trial_dice(3, t, 0)).astype(float)
+    second = _combo(trial_dice(3, t, 1)).astype(float)
+    assert _se(first) == 0 and _se(np.sin(first) + second ** 2) < 1e-12   # additive
+    assert _se(first[:72]) == 0                          # every first roll twice
+    noise = np.random.default_rng(5).normal(size=2592)
+    assert _se(noise) == pytest.approx(noise.std(ddof=1) / np.sqrt(2592), rel=0.05)
+    assert _se(noise[:100]) == noise[:100].std(ddof=1) / 10        # no complete design
+    # one roll and the network's value: every trial of a first roll alike
+    r = Rollout(search, RolloutSettings(trials=1296, truncate=1, seed=2)).position(
+        Position.start())
+    assert r.se["equity"] < 1e-12 and r.se_plain["equity"] < 1e-12      # was 0.0026
+    # two rolls: the error reported is the spread of the means over seeds (it was
+    # three to four times that spread without the luck adjustment)
+    means, errors = [], []
+    for seed in range(20):
+        r = Rollout(search, RolloutSettings(trials=504, truncate=2, seed=seed,
+                                            variance_reduction=False)).position(
+            Position.start())
+        means.append(r.equity)
+        errors.append(r.se["equity"])
+    assert 0.4 < np.std(means, ddof=1) / np.mean(errors) < 1.5
+
+
 def test_first_two_rolls_are_stratified():
     t = np.arange(1296)
     first, second = _combo(trial_dice(7, t, 0)), _combo(trial_dice(7, t, 1))
