@@ -300,6 +300,11 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     out, err = capsys.readouterr()
     assert "ranked by cubeful match equity: the mover 4-away, the opponent 2-away, cube 1, centred" in out
     assert "MWC" in out and "    3. " not in out and "match" not in err
+    # deeper, the chances are the search's, the cube valued on them at the root (not
+    # GNU Backgammon's cubeful n-ply), said so (helper 136)
+    assert main(["--position", text, "--ply", "1", "--top", "1"]) == 0
+    assert ("ranked by cubeful match equity (1-ply cubeless chances, the cube valued on "
+            "them as at 0-ply)") in capsys.readouterr().out
     # at 1-ply the plays the filter cut carry match equities from their 0-ply chances
     assert main(["--position", text, "--ply", "1", "--json"]) == 0
     cands = json.loads(capsys.readouterr().out)["candidates"]
@@ -310,6 +315,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     assert main(["--position", "4HPwATDgc/ABMA", "--dice", "31"]) == 0
     out, err = capsys.readouterr()
     assert "match" not in err and "MWC" not in out and "cubeful" not in out
+    assert "ranked by cubeless money equity (the position holds no cube" in out
     text = format_gnubg(Position.start(), MatchInfo(match_length=65, dice=(3, 1)))
     assert main(["--position", text]) == 0
     out, err = capsys.readouterr()
@@ -379,6 +385,7 @@ def test_rolls_lists_each_roll_s_best_play_and_their_mean_is_one_ply_deeper(mode
         assert json.loads(out)["candidates"][0]["move"] == r["move"]
     code, out, _ = run(capsys, "--position", pos, "--rolls")
     assert "the 21 rolls before the roll" in out and "mean over the 36 rolls" in out
+    assert "(vs the mean " in out         # the play list's (...) is to the best play
 
 
 def test_rolls_of_an_id_with_the_cube_are_ranked_cubefully(models, capsys):

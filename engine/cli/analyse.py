@@ -322,7 +322,11 @@ def main(argv=None) -> int:
         return 0
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
     if result.candidates and result.candidates[0].cubeful_equity is not None:
-        print(_ranking_line(_cube_state(pos, info)))
+        print(_ranking_line(_cube_state(pos, info), args.ply))
+    elif pos.variant == "backgammon" and result.candidates:
+        # a gnubg user reads Eq. as cubeful (helper 136)
+        print("ranked by cubeless money equity (the position holds no cube: give its "
+              "Match ID too, or an XGID, for the cube's equities)")
     print(format_analysis(result))
     _say_cut(len(result.candidates), result.plays)
     return 0
@@ -338,16 +342,21 @@ def _cube_state(pos: Position, info) -> CubeState | None:
     return state if cubeful(state, pos.variant) else None
 
 
-def _ranking_line(st: CubeState | None) -> str:
-    """What the plays are ranked by, said above them."""
+def _ranking_line(st: CubeState | None, ply: int = 0) -> str:
+    """What the plays are ranked by, said above them; deeper than 0-ply, that the
+    search's chances are cubeless and the cube is valued on them at the root (GNU
+    Backgammon weighs the cube at every ply: its n-ply cubeful equities differ)."""
     assert st is not None
     owner = {"centre": "centred", "me": "the mover's", "them": "the opponent's"}[st.owner]
+    deep = (f" ({ply}-ply cubeless chances, the cube valued on them as at 0-ply)"
+            if ply else "")
     if st.money:
         jacoby = ", Jacoby rule" if st.jacoby and st.owner == "centre" else ""
-        return (f"ranked by cubeful money equity: cube {st.value}, {owner}{jacoby}; Eq. in "
-                f"units of the cube")
+        return (f"ranked by cubeful money equity{deep}: cube {st.value}, {owner}{jacoby}; "
+                f"Eq. in units of the cube")
     a, b = st.away
-    return (f"ranked by cubeful match equity: the mover {a}-away, the opponent {b}-away, "
+    return (f"ranked by cubeful match equity{deep}: the mover {a}-away, the opponent "
+            f"{b}-away, "
             f"cube {st.value}, {owner}{' (Crawford)' if st.crawford else ''}; Eq. on the "
             f"cube's normalised scale (a pass of a double +1.000), MWC the match "
             f"winning chance")
@@ -405,7 +414,7 @@ def _rolls(args, pos: Position, search: Search, rolls: list[RollBest]) -> int:
     width = max(len(r.best.move) for r in rolls)
     for r in rolls:
         print(f"  {r.dice[0]}-{r.dice[1]}  {r.best.move:<{width}}  Eq.: {r.value:+.3f}  "
-              f"({r.value - mean:+.3f})")
+              f"(vs the mean {r.value - mean:+.3f})")
     print(f"mean over the 36 rolls: {mean:+.3f}")
     return 0
 
