@@ -320,6 +320,7 @@ def test_plays_at_a_match_score_are_ranked_by_match_equity(capsys):
     assert main(["--position", text]) == 0
     out, err = capsys.readouterr()
     assert "longer than the match equity table covers" in err and "MWC" not in out
+    assert "holds no cube" not in out         # it holds one (helper 137)
     text = format_gnubg(Position.start(), MatchInfo(match_length=7, score=(3, 5)))
     assert main(["--position", text]) == 0
     assert "the evaluation is cubeless" in capsys.readouterr().err

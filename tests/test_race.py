@@ -127,6 +127,13 @@ def test_one_sided_rollouts():
     bar = [0] * 25
     bar[24] = 1
     assert onesided.mean_rolls(bar) > 2
+    # checkers on the bar enter before any other moves (helper 137: with two on the
+    # bar and one on the 7-point, 3-1 left one on the bar)
+    from engine.eval.onesided import _play
+    b = np.zeros(26, np.int64)
+    b[25], b[7], b[6] = 2, 1, 12
+    _play(b, np.array([3, 1, 0, 0]), 2, np.zeros(bearoff.N_POSITIONS))
+    assert b[25] == 0 and b[22] == 1 and b[24] == 1 and b[7] == 1
     for bad in ([0] * 24, [16] + [0] * 24, [-1] + [0] * 24):
         with pytest.raises(ValueError, match="25 counts"):
             onesided.mean_rolls(bad)

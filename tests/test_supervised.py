@@ -920,6 +920,13 @@ def test_position_and_label_commands_refuse_what_they_cannot_do(tmp_path, capsys
         assert (tmp_path / "l.npz").read_bytes() == before
     assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0",
                        "--workers", "1", "--out", out]) == 0
+    # a join of labelled sets says no one labelling: refused, not a trace (helper 137)
+    from training.positions import PositionSet
+    joined = PositionSet.join([PositionSet.load(out), PositionSet.load(out)])
+    joined.save(tmp_path / "j.npz")
+    assert label_main(["--positions", str(tmp_path / "p.npz"), "--ply", "0", "--workers",
+                       "1", "--out", str(tmp_path / "j.npz")]) == 2
+    assert "whose labelling it does not say" in capsys.readouterr().err
 
 
 def test_label_and_supervised_refuse_a_folder_another_run_holds(tmp_path, capsys):

@@ -274,7 +274,12 @@ def _keep_other_labels(out: Path, positions: PositionSet, ply: int, prune: bool,
     old = PositionSet.load(out)
     if old.targets is None:
         return
-    how = old.info.get("labels", {})
+    how = old.info.get("labels")
+    if not isinstance(how, dict):          # a join of several labellings, or none said
+        raise PositionSetError(f"--out {quote(str(out))} holds a labelled set of "
+                               f"{len(old):,} positions whose labelling it does not say "
+                               f"as one (a join of sets?); refusing to overwrite it: "
+                               f"remove it or choose another --out")
     want = ({"ply": ply, "trials": None} if rollout is None else
             {"trials": rollout.trials, "truncate": rollout.truncate, "seed": rollout.seed})
     same = (old.variant == positions.variant and old.states.shape == positions.states.shape

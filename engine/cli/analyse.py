@@ -323,7 +323,7 @@ def main(argv=None) -> int:
     print(f"{result.plays} legal play(s), {result.evaluated} positions rated")
     if result.candidates and result.candidates[0].cubeful_equity is not None:
         print(_ranking_line(_cube_state(pos, info), args.ply))
-    elif pos.variant == "backgammon" and result.candidates:
+    elif pos.variant == "backgammon" and result.candidates and info is None:
         # a gnubg user reads Eq. as cubeful (helper 136)
         print("ranked by cubeless money equity (the position holds no cube: give its "
               "Match ID too, or an XGID, for the cube's equities)")

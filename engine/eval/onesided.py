@@ -7,7 +7,7 @@ checkers are home, the one-sided bear-off tables (:mod:`engine.eval.bearoff`) gi
 exact mean number of rolls left, played to minimise it; until then each trial plays
 the side's rolls by a fixed rule, and its value is the rolls it took to get home plus
 the table's mean from the board it got home with. The rule, for each die while a
-checker is outside (only those move):
+checker is outside (only those move; a checker on the bar enters first):
 
 1. a checker that lands exactly on the 6-point, home without a pip lost;
 2. else the rearmost checker that crosses into another quarter of the board with it
@@ -71,9 +71,12 @@ def _crossings(b):
 
 @njit(cache=True)
 def _step_outside(b, die):
-    """Play ``die`` with a checker outside home, by the module's rule."""
+    """Play ``die`` with a checker outside home, by the module's rule (from the bar
+    while a checker is there: it enters first)."""
     best = -1
-    if b[6 + die] > 0 and 6 + die <= 25:
+    if b[25] > 0:
+        best = 25
+    elif b[6 + die] > 0:
         best = 6 + die
     else:
         for p in range(25, 6, -1):

@@ -567,10 +567,12 @@ def _se(x: np.ndarray) -> float:
 
     - a multiple of 1,296 trials from 2,592: within the strata of the pairs of first
       rolls (every pair has as many trials);
-    - a multiple of 36 from 144: from what is left of each trial once the means of its
-      first roll and of its second roll are taken out (each block of 36 trials sees every
-      first and every second roll once), on ``n - 71`` degrees of freedom;
-    - a multiple of 36 from 72: within the strata of the first rolls;
+    - 1,296 trials (every pair of first rolls once): from what is left of each trial
+      once the means of its first roll and of its second roll are taken out, on 1,225
+      degrees of freedom (with fewer blocks of 36 the two rolls' means do not take
+      both effects out: helper 137);
+    - a multiple of 36 from 72: within the strata of the first rolls (the second roll's
+      balance within them left in: an error somewhat overstated);
     - else the trials taken as independent (which overstates the error; with strata of
       unequal trials the mean also moves with which rolls got a trial more, an error
       no stratum's spread holds).
@@ -585,7 +587,7 @@ def _se(x: np.ndarray) -> float:
     t = np.arange(n)
     if n >= 2 * 1296 and n % 1296 == 0:
         return _within(x, t % 1296, 1296)
-    if n >= 144 and n % 36 == 0:
+    if n == 1296:
         first, second = t % 36, (t + t // 36) % 36
         left = (x - _means(x, first)[first] - _means(x, second)[second] + x.mean())
         return float(math.sqrt((left ** 2).sum() / (n - 71) / n))
