@@ -226,11 +226,6 @@ def _no_unknown_fields(obj: dict, name: str, known: tuple, error: type) -> None:
                     f"{list(known)}")
 
 
-def _absent_as(value: Any, default: Any) -> Any:
-    """A field's value, or ``default`` where it is null or absent."""
-    return default if value is None else value
-
-
 def state_from_request(req: dict, info: Any = None) -> CubeState:
     """The :class:`CubeState` of a ``cube`` request: ``cube`` (with its optional
     ``max``, the highest value the cube may reach, as an XGID's max cube: a cube at it
@@ -247,8 +242,8 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
                             f'{{"value": 1, "owner": "centre"}}')
         _no_unknown_fields(cube, "cube", _CUBE_FIELDS, CubeError)
         # a null field counts as absent (docs/protocol.md), as max's always did
-        value = _absent_as(cube.get("value"), 1)
-        owner = _owner(_absent_as(cube.get("owner"), "centre"))
+        value = field(cube, "value", 1)
+        owner = _owner(field(cube, "owner", "centre"))
         if cube.get("max") is not None:
             top = cube["max"]       # a power of two from the value: CubeState checks it
             top_given = True
@@ -268,11 +263,11 @@ def state_from_request(req: dict, info: Any = None) -> CubeState:
             length = match["length"]
             if isinstance(length, bool) or not isinstance(length, int) or length < 1:
                 raise MatchError(f"match length {quote(length)}: expected a positive integer")
-            sc = _absent_as(match.get("score"), [0, 0])
+            sc = field(match, "score", [0, 0])
             if not isinstance(sc, (list, tuple)) or len(sc) != 2:
                 raise MatchError(f"score {quote(sc)}: expected [me, them]")
             score = tuple(sc)
-            crawford = _absent_as(match.get("crawford"), False)
+            crawford = field(match, "crawford", False)
             if not isinstance(crawford, bool):
                 raise MatchError(f"crawford {quote(crawford)}: expected true or false")
     jacoby = field(req, "jacoby", base.jacoby if info is not None else True)
